@@ -1,0 +1,13 @@
+import type { Db } from 'mongodb';
+import type { WorkspaceEvent } from '../events/types.js';
+import { EventStore } from '../store/events.js';
+
+/** Activities: all I/O the workflows need, bound to the worker's MongoDB. */
+export function createActivities(db: Db) {
+  const events = new EventStore(db);
+  return {
+    async recordWorkspaceEvent(event: WorkspaceEvent): Promise<void> {
+      await events.record(event);
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Services } from '../services.js';
+import type { AppState } from './context.js';
+import { problemResponses } from './middleware/problems.js';
+import { requestLog } from './middleware/request-log.js';
+import { adminRoutes } from './routes/admin.js';
+import { artifactRoutes } from './routes/artifacts.js';
+import { authRoutes } from './routes/auth.js';
+import { containerRoutes } from './routes/containers.js';
+import { eventRoutes } from './routes/events.js';
+import { healthRoutes } from './routes/health.js';
+import { mountRoutes, type RouteDef } from './routes/route.js';
+
+/** The whole REST surface, one table: tests walk it to check every route's access. */
+export const routes: RouteDef[] = [
+  ...healthRoutes,
+  ...authRoutes,
+  ...adminRoutes,
+  ...containerRoutes('workspace'),
+  ...containerRoutes('collection'),
+  ...eventRoutes,
+  ...artifactRoutes,
+];
+
+export function createApp(services: Services): Koa<AppState, { services: Services }> {
+  const app = new Koa<AppState, { services: Services }>({ proxy: false });
+  app.context.services = services;
+  app.silent = true; // errors are logged by our own middleware, with the request id
+  const router = new Router<AppState>();
+  mountRoutes(router, routes, services.config.MAX_BODY_BYTES);
+  app.use(requestLog as Koa.Middleware);
+  app.use(problemResponses as Koa.Middleware);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

@@ -1,0 +1,29 @@
+import type { Next } from 'koa';
+import { Problem, problems } from '../../errors/problem.js';
+import type { AppContext } from '../context.js';
+
+/**
+ * Turns every failure into RFC 9457 problem+json. Unknown routes (404) and wrong methods (405, set by
+ * the router's allowedMethods) become problems too. Unexpected errors are logged with the request id
+ * and answered with a generic 500: no message or stack reaches the client.
+ */
+export async function problemResponses(ctx: AppContext, next: Next): Promise<void> {
+  let problem: Problem | undefined;
+  try {
+    await next();
+    if (ctx.status === 405) problem = problems.methodNotAllowed(ctx.method, ctx.response.get('Allow').split(/,\s*/).filter(Boolean));
+    else if (ctx.status === 501) problem = new Problem(501, 'not-implemented', 'Method not implemented', `${ctx.method} is not supported.`);
+    else if (ctx.status === 404 && ctx.body == null) problem = problems.routeNotFound(ctx.path);
+  } catch (err) {
+    problem = err instanceof Problem ? err : undefined;
+    if (!problem) {
+      ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'unhandled error');
+      problem = problems.internal();
+    }
+  }
+  if (!problem) return;
+  ctx.status = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+  ctx.body = { ...problem.body(ctx.path), request_id: ctx.state.requestId };
+  ctx.type = 'application/problem+json';
+}

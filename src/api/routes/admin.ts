@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { hashPassword } from '../../auth/passwords.js';
+import { problems } from '../../errors/problem.js';
+import { isDuplicateKey } from '../../store/mongo.js';
+import { parse } from '../validate.js';
+import type { RouteDef } from './route.js';
+
+const newUser = z.strictObject({
+  email: z.email(),
+  password: z.string().min(12, 'must be at least 12 characters').max(1024),
+  is_admin: z.boolean().default(false),
+});
+
+export const adminRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/users',
+    access: 'admin',
+    body: 'json',
+    handler: async (ctx) => {
+      const input = parse(newUser, ctx.state.body, 'body');
+      try {
+        const user = await ctx.services.users.create(input.email, await hashPassword(input.password), input.is_admin);
+        ctx.status = 201;
+        ctx.body = { id: user._id, email: user.email, is_admin: user.is_admin, created_at: user.created_at.toISOString() };
+      } catch (err) {
+        if (isDuplicateKey(err)) throw problems.conflict('user-exists', `A user with e-mail ${input.email} already exists.`);
+        throw err;
+      }
+    },
+  },
+  {
+    method: 'post',
+    path: '/admin/signing-keys/rotate',
+    access: 'admin',
+    handler: async (ctx) => {
+      const kid = await ctx.services.signingKeys.rotate();
+      ctx.body = { kid, jwks: ctx.services.signingKeys.jwks() };
+    },
+  },
+];

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { decoyHash, verifyPassword } from '../../auth/passwords.js';
+import { problems } from '../../errors/problem.js';
+import { parse } from '../validate.js';
+import type { RouteDef } from './route.js';
+
+const loginBody = z.strictObject({ email: z.email(), password: z.string().min(1).max(1024) });
+
+export const authRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/auth/login',
+    access: 'public',
+    body: 'json',
+    handler: async (ctx) => {
+      const { email, password } = parse(loginBody, ctx.state.body, 'body');
+      const user = await ctx.services.users.findByEmail(email);
+      // The same work is done for an unknown e-mail, so response time does not reveal accounts.
+      const ok = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
+      if (!user || !ok) throw problems.invalidCredentials();
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await ctx.services.tokens.issue(user._id, { kind: 'user' });
+    },
+  },
+  {
+    method: 'get',
+    path: '/.well-known/jwks.json',
+    access: 'public',
+    handler: (ctx) => {
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = ctx.services.signingKeys.jwks();
+    },
+  },
+];

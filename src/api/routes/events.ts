@@ -1,0 +1,19 @@
+import { problems } from '../../errors/problem.js';
+import { presentEvent, presentPage } from '../presenters.js';
+import { idParam, parse } from '../validate.js';
+import { pageQuery } from './containers.js';
+import type { RouteDef } from './route.js';
+
+export const eventRoutes: RouteDef[] = [
+  {
+    method: 'get',
+    path: '/workspaces/:id/events',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
+      if (!(await ctx.services.containers.get('workspace', ctx.state.principal!, id))) throw problems.notFound('workspace', id);
+      ctx.body = presentPage(await ctx.services.events.recent(id, limit, cursor), presentEvent);
+    },
+  },
+];

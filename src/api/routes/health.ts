@@ -1,0 +1,62 @@
+import type { Services } from '../../services.js';
+import type { RouteDef } from './route.js';
+
+const checkTimeoutMs = 2000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Each dependency the API needs, checked concurrently. */
+export async function readiness(services: Services): Promise<Record<string, 'up' | 'down'>> {
+  const checks = {
+    mongodb: () => services.db.command({ ping: 1 }),
+    temporal: () => services.temporal.connection.workflowService.getSystemInfo({}),
+  };
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await within(check(), checkTimeoutMs);
+        return [name, 'up'] as const;
+      } catch {
+        return [name, 'down'] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+export const healthRoutes: RouteDef[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    access: 'public',
+    handler: (ctx) => {
+      ctx.body = { status: 'ok' };
+    },
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    access: 'public',
+    handler: async (ctx) => {
+      const checks = await readiness(ctx.services);
+      const down = Object.entries(checks).filter(([, s]) => s === 'down').map(([name]) => name);
+      if (down.length > 0) {
+        ctx.status = 503;
+        ctx.type = 'application/problem+json';
+        ctx.body = {
+          type: 'urn:platform:problem:not-ready',
+          title: 'Not ready',
+          status: 503,
+          detail: `Unreachable: ${down.join(', ')}.`,
+          checks,
+        };
+        return;
+      }
+      ctx.body = { status: 'ready', checks };
+    },
+  },
+];

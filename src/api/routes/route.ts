@@ -1,0 +1,31 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Scope } from '../../auth/principal.js';
+import type { AppContext, AppState } from '../context.js';
+import { authenticate, requireAdmin, requireScope } from '../middleware/authenticate.js';
+import { parseBody, type BodyKind } from '../middleware/body.js';
+
+/**
+ * One REST route: its method, path, the access it needs and the body it takes. Every route of the API
+ * is declared this way, so the access table is data that tests can walk.
+ */
+export interface RouteDef {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  /** 'public' routes take no token; 'user' routes need a signed-in user with no particular scope. */
+  access: Scope | 'public' | 'user' | 'admin';
+  body?: BodyKind;
+  handler: (ctx: AppContext) => Promise<void> | void;
+}
+
+export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number): void {
+  for (const route of routes) {
+    const chain: Middleware[] = [];
+    if (route.access !== 'public') chain.push(authenticate as Middleware);
+    if (route.access === 'admin') chain.push(requireAdmin as Middleware);
+    else if (route.access !== 'public' && route.access !== 'user') chain.push(requireScope(route.access) as Middleware);
+    if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
+    chain.push(route.handler as unknown as Middleware);
+    router[route.method](route.path, ...chain);
+  }
+}

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { problems } from '../errors/problem.js';
+
+/** Parses with a zod schema; the failure is a 400 naming every bad field, the first in `detail`. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const params = result.error.issues.map((issue) => ({
+    name: issue.path.length ? issue.path.map(String).join('.') : where,
+    reason: issue.message,
+  }));
+  throw problems.validation(`${where} ${params[0]!.name}: ${params[0]!.reason}`, params);
+}
+
+export const idParam = z.object({ id: z.uuid({ error: 'must be a UUID' }) });

@@ -1,0 +1,58 @@
+import { errors, jwtVerify, SignJWT, decodeProtectedHeader, type JWTPayload } from 'jose';
+import { randomUUID } from 'node:crypto';
+import type { SigningKeys } from './signing-keys.js';
+
+export interface IssuedToken {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+export class TokenError extends Error {}
+
+/** Issues and verifies the platform's RS256 access tokens. Nothing but RS256 is ever accepted. */
+export class TokenService {
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly issuer: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async issue(subject: string, claims: Record<string, unknown> = {}): Promise<IssuedToken> {
+    const { kid, privateKey } = await this.keys.signingKey();
+    const token = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+      .setSubject(subject)
+      .setIssuer(this.issuer)
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .setExpirationTime(`${this.ttlSeconds}s`)
+      .sign(privateKey);
+    return { access_token: token, token_type: 'bearer', expires_in: this.ttlSeconds };
+  }
+
+  /** Verifies signature, algorithm, issuer and expiry; throws TokenError with a client-safe reason. */
+  async verify(token: string): Promise<JWTPayload & { sub: string }> {
+    let kid: string | undefined;
+    try {
+      const header = decodeProtectedHeader(token);
+      if (header.alg !== 'RS256') throw new TokenError('token algorithm is not RS256');
+      kid = header.kid;
+    } catch (err) {
+      if (err instanceof TokenError) throw err;
+      throw new TokenError('token is malformed');
+    }
+    if (!kid) throw new TokenError('token has no kid');
+    const key = await this.keys.verificationKey(kid);
+    if (!key) throw new TokenError('token was signed by an unknown key');
+    try {
+      const { payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: this.issuer, requiredClaims: ['sub', 'exp'] });
+      return payload as JWTPayload & { sub: string };
+    } catch (err) {
+      if (err instanceof errors.JWTExpired) throw new TokenError('token has expired');
+      if (err instanceof errors.JWSSignatureVerificationFailed) throw new TokenError('token signature is invalid');
+      if (err instanceof errors.JWTClaimValidationFailed) throw new TokenError(`token claim ${err.claim} is invalid`);
+      throw new TokenError('token is invalid');
+    }
+  }
+}

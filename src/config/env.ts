@@ -1,0 +1,73 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Every environment variable the platform reads. `.env.example` lists the same names and defaults. */
+export const envSchema = z.object({
+  PLATFORM_ENV: z.enum(['development', 'production']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: port.default(8080),
+  PLATFORM_API_URI: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
+  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a plain database name').default('platform'),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('platform'),
+  TEMPORAL_TLS: bool.default(false),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
+  PLATFORM_MASTER_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
+    .optional(),
+  PLATFORM_PREVIOUS_MASTER_KEYS: z.string().optional(),
+  PLATFORM_ADMIN_EMAIL: z.email().optional(),
+  PLATFORM_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(3600),
+  SIGNING_KEY_ROTATION_DAYS: z.coerce.number().int().min(0).default(30),
+  ALLOW_STDIO_MCP_SERVERS: bool.default(false),
+  EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
+  PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config extends Env {
+  apiUri: string;
+  mongodbUri: string;
+  temporalAddress: string;
+  isDev: boolean;
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once. A bad value becomes one line naming the variable and the problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`invalid configuration: ${name}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const isDev = e.PLATFORM_ENV === 'development';
+  if (!isDev) {
+    for (const required of ['MONGODB_URI', 'TEMPORAL_ADDRESS', 'PLATFORM_MASTER_KEY'] as const) {
+      if (!e[required]) throw new ConfigError(`invalid configuration: ${required}: required when PLATFORM_ENV=production`);
+    }
+  }
+  return {
+    ...e,
+    isDev,
+    apiUri: (e.PLATFORM_API_URI ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+    mongodbUri: e.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/',
+    temporalAddress: e.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+  };
+}

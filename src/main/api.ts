@@ -1,0 +1,31 @@
+// Production entry point of the API process. The worker runs separately (src/main/worker.ts).
+import type { Server } from 'node:http';
+import { createApp } from '../api/app.js';
+import { ConfigError, loadConfig } from '../config/env.js';
+import { createLogger } from '../logging/logger.js';
+import { bootstrap, closeServices, createServices } from '../platform.js';
+
+export async function startApi(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const services = createServices(config, logger);
+  const admin = await bootstrap(services);
+  const server: Server = createApp(services).listen(config.PORT, config.HOST);
+  await new Promise((resolve) => server.once('listening', resolve));
+  logger.info({ url: config.apiUri, mcp: `${config.apiUri}/mcp`, admin_email: admin?.email, admin_credentials_file: admin?.credentialsFile }, 'API listening');
+  const rotation = setInterval(() => void services.signingKeys.rotateIfOlderThan(config.SIGNING_KEY_ROTATION_DAYS).catch((err) => logger.error({ err }, 'signing key rotation failed')), 3_600_000);
+  rotation.unref();
+  const stop = () => {
+    logger.info('API stopping');
+    server.close(() => void closeServices(services).then(() => process.exit(0)));
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+startApi().catch((err) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(`API failed to start: ${(err as Error).message}`);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+// Production entry point of the Temporal worker process.
+import { ConfigError, loadConfig } from '../config/env.js';
+import { createLogger } from '../logging/logger.js';
+import { createMongoClient } from '../store/mongo.js';
+import { createPlatformWorker } from '../temporal/worker.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const mongo = createMongoClient(config.mongodbUri);
+  const { worker, connection } = await createPlatformWorker(config, mongo.db(config.MONGODB_DB), logger);
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
+  // The worker shuts down gracefully on SIGINT/SIGTERM by itself (Runtime's default shutdown signals).
+  await worker.run();
+  await connection.close();
+  await mongo.close();
+}
+
+main().catch((err) => {
+  if (err instanceof ConfigError) console.error(err.message);
+  else console.error(`worker failed: ${(err as Error).message}`);
+  process.exit(1);
+});

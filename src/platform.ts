@@ -1,0 +1,48 @@
+import { SigningKeys } from './auth/signing-keys.js';
+import { TokenService } from './auth/tokens.js';
+import { ensureAdmin, type AdminBootstrap } from './bootstrap/admin.js';
+import { loadKeyRing } from './bootstrap/master-key.js';
+import type { Config } from './config/env.js';
+import { EventPublisher } from './events/publisher.js';
+import type { Logger } from './logging/logger.js';
+import type { Services } from './services.js';
+import { ArtifactStore } from './store/artifacts.js';
+import { ContainerStore } from './store/containers.js';
+import { EventStore } from './store/events.js';
+import { createMongoClient, ensureIndexes } from './store/mongo.js';
+import { UserStore } from './store/users.js';
+import { createTemporalClient } from './temporal/connection.js';
+
+/** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
+export function createServices(config: Config, logger: Logger): Services {
+  const mongo = createMongoClient(config.mongodbUri);
+  const db = mongo.db(config.MONGODB_DB);
+  const temporal = createTemporalClient(config);
+  const signingKeys = new SigningKeys(db, loadKeyRing(config, logger), config.ACCESS_TOKEN_TTL_SECONDS);
+  return {
+    config,
+    logger,
+    mongo,
+    db,
+    temporal,
+    signingKeys,
+    tokens: new TokenService(signingKeys, config.apiUri, config.ACCESS_TOKEN_TTL_SECONDS),
+    users: new UserStore(db),
+    containers: new ContainerStore(db),
+    artifacts: new ArtifactStore(db),
+    events: new EventStore(db),
+    publisher: new EventPublisher(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER),
+  };
+}
+
+/** First-start work, idempotent and safe to run from several replicas at once. */
+export async function bootstrap(services: Services): Promise<AdminBootstrap | null> {
+  await ensureIndexes(services.db);
+  await services.signingKeys.init();
+  await services.signingKeys.rotateIfOlderThan(services.config.SIGNING_KEY_ROTATION_DAYS);
+  return ensureAdmin(services.config, services.users, services.logger);
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await Promise.allSettled([services.mongo.close(), services.temporal.connection.close()]);
+}

@@ -1,0 +1,27 @@
+import type { Client } from '@temporalio/client';
+import type { Db, MongoClient } from 'mongodb';
+import type { SigningKeys } from './auth/signing-keys.js';
+import type { TokenService } from './auth/tokens.js';
+import type { Config } from './config/env.js';
+import type { EventPublisher } from './events/publisher.js';
+import type { Logger } from './logging/logger.js';
+import type { ArtifactStore } from './store/artifacts.js';
+import type { ContainerStore } from './store/containers.js';
+import type { EventStore } from './store/events.js';
+import type { UserStore } from './store/users.js';
+
+/** Everything a request handler may use, built once per process by createServices. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  mongo: MongoClient;
+  db: Db;
+  temporal: Client;
+  signingKeys: SigningKeys;
+  tokens: TokenService;
+  users: UserStore;
+  containers: ContainerStore;
+  artifacts: ArtifactStore;
+  events: EventStore;
+  publisher: EventPublisher;
+}

