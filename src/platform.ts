@@ -11,7 +11,7 @@ import { ContainerStore } from './store/containers.js';
 import { EventStore } from './store/events.js';
 import { createMongoClient, ensureIndexes } from './store/mongo.js';
 import { UserStore } from './store/users.js';
-import { createTemporalClient } from './temporal/connection.js';
+import { createTemporalClient, createTemporalProbe } from './temporal/connection.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
@@ -25,6 +25,7 @@ export function createServices(config: Config, logger: Logger): Services {
     mongo,
     db,
     temporal,
+    temporalProbe: createTemporalProbe(config),
     signingKeys,
     tokens: new TokenService(signingKeys, config.apiUri, config.ACCESS_TOKEN_TTL_SECONDS),
     users: new UserStore(db),
@@ -44,5 +45,5 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
 }
 
 export async function closeServices(services: Services): Promise<void> {
-  await Promise.allSettled([services.mongo.close(), services.temporal.connection.close()]);
+  await Promise.allSettled([services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
 }

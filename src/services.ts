@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { Db, MongoClient } from 'mongodb';
 import type { SigningKeys } from './auth/signing-keys.js';
 import type { TokenService } from './auth/tokens.js';
@@ -17,6 +17,8 @@ export interface Services {
   mongo: MongoClient;
   db: Db;
   temporal: Client;
+  /** A retry-free connection used only to probe readiness. */
+  temporalProbe: Connection;
   signingKeys: SigningKeys;
   tokens: TokenService;
   users: UserStore;

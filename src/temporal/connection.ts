@@ -17,3 +17,11 @@ export function createTemporalClient(config: Config): Client {
   const connection = Connection.lazy(temporalConnectionOptions(config));
   return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 }
+
+/**
+ * For readiness checks only: no retry interceptor, so a probe fails fast within its deadline and
+ * leaves no retry timer behind when the process closes the connection.
+ */
+export function createTemporalProbe(config: Config): Connection {
+  return Connection.lazy({ ...temporalConnectionOptions(config), interceptors: [] });
+}

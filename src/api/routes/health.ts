@@ -4,6 +4,7 @@ import type { RouteDef } from './route.js';
 const checkTimeoutMs = 2000;
 
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  promise.catch(() => undefined); // a check that loses the race may still fail later: not an unhandled rejection
   let timer: NodeJS.Timeout;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
@@ -13,7 +14,10 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 export async function readiness(services: Services): Promise<Record<string, 'up' | 'down'>> {
   const checks = {
     mongodb: () => services.db.command({ ping: 1 }),
-    temporal: () => services.temporal.connection.workflowService.getSystemInfo({}),
+    temporal: () => {
+      const probe = services.temporalProbe;
+      return probe.withDeadline(Date.now() + checkTimeoutMs, () => probe.workflowService.getSystemInfo({}));
+    },
   };
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
