@@ -19,6 +19,7 @@ export const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('platform'),
   TEMPORAL_TLS: bool.default(false),
+  TEMPORAL_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
   TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),

@@ -8,7 +8,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const mongo = createMongoClient(config.mongodbUri);
-  const { worker, connection } = await createPlatformWorker(config, mongo.db(config.MONGODB_DB), logger);
+  const bundle = config.TEMPORAL_WORKFLOW_BUNDLE ? { codePath: config.TEMPORAL_WORKFLOW_BUNDLE } : undefined;
+  const { worker, connection } = await createPlatformWorker(config, mongo.db(config.MONGODB_DB), logger, bundle);
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   // The worker shuts down gracefully on SIGINT/SIGTERM by itself (Runtime's default shutdown signals).
   await worker.run();

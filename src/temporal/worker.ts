@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Db } from 'mongodb';
 import { createActivities } from '../activities/index.js';
 import type { Config } from '../config/env.js';
@@ -28,12 +28,25 @@ async function ensureSearchAttributes(connection: NativeConnection, namespace: s
   }
 }
 
+let runtimeInstalled = false;
+
+/** Routes the Temporal SDK's own log lines (worker state, bundling) through our JSON logger. Once per process. */
+function installRuntimeLogger(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => logger[levels[entry.level]]({ temporal: entry.meta }, entry.message)),
+  });
+}
+
 export interface PlatformWorker {
   worker: Worker;
   connection: NativeConnection;
 }
 
 export async function createPlatformWorker(config: Config, db: Db, logger: Logger, workflowBundle?: WorkflowBundleOption): Promise<PlatformWorker> {
+  installRuntimeLogger(logger);
   const { address, tls } = temporalConnectionOptions(config);
   const apiKey = config.TEMPORAL_API_KEY;
   const connection = await NativeConnection.connect({ address, tls, apiKey });

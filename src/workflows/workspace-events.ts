@@ -14,7 +14,7 @@ export interface WorkspaceEventsInput {
 }
 
 const { recordWorkspaceEvent } = proxyActivities<ReturnType<typeof createActivities>>({
-  startToCloseTimeout: '30 seconds',
+  startToCloseTimeout: '10 seconds', // one upsert; short, so a killed worker's attempt is retried soon
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
@@ -31,11 +31,9 @@ export async function workspaceEvents(input: WorkspaceEventsInput): Promise<void
   let handled = 0;
   for (;;) {
     await condition(() => queue.length > 0);
-    while (queue.length > 0) {
-      await recordWorkspaceEvent(queue[0]!);
-      queue.shift();
-      handled++;
-    }
+    await recordWorkspaceEvent(queue[0]!);
+    queue.shift();
+    handled++;
     if (handled >= input.continueAsNewAfter || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof workspaceEvents>({ ...input, pending: queue });
