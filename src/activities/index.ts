@@ -6,8 +6,8 @@ import { EventStore } from '../store/events.js';
 export function createActivities(db: Db) {
   const events = new EventStore(db);
   return {
-    async recordWorkspaceEvent(event: WorkspaceEvent): Promise<void> {
-      await events.record(event);
+    async recordWorkspaceEvents(batch: WorkspaceEvent[]): Promise<void> {
+      await events.record(batch);
     },
   };
 }

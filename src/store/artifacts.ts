@@ -1,9 +1,10 @@
+import { randomInt } from 'node:crypto';
 import { generateKeyBetween } from 'fractional-indexing';
 import type { Db, Filter, Sort } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../auth/principal.js';
 import { isDuplicateKey } from './mongo.js';
-import type { ContainerKind } from './containers.js';
+import { containerCollection, type ContainerDoc, type ContainerKind } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 
 export interface Provenance {
@@ -35,14 +36,22 @@ export interface NewArtifact {
   content_type: string;
   content: string;
   context: Record<string, unknown>;
-  collection_id: string;
-  container_kind: ContainerKind;
   source: Provenance['source'];
 }
 
 export type ArtifactPatch = Partial<Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context'>>;
 
 const keyRetries = 5;
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * A key after `last`, with a short random fraction appended so that concurrent appends that read the
+ * same `last` still get distinct keys (a fraction may not end in '0').
+ */
+export function appendKey(last: string | null): string {
+  const jitter = Array.from({ length: 3 }, (_, i) => base62[i === 2 ? randomInt(1, 62) : randomInt(0, 62)]).join('');
+  return generateKeyBetween(last, null) + jitter;
+}
 
 /** Artifact persistence. Callers have already checked the principal may use the container. */
 export class ArtifactStore {
@@ -52,26 +61,39 @@ export class ArtifactStore {
     return this.db.collection<ArtifactDoc>('artifacts');
   }
 
-  /** Appends at the end of the container; a concurrent append that took the same key makes us retry. */
-  async create(principal: Principal, input: NewArtifact): Promise<ArtifactDoc> {
+  /**
+   * Appends at the end of the container, after the container's last handed-out key (no sort over its
+   * artifacts). A key collision, vanishingly rare with the jitter, is retried with a fresh key.
+   */
+  async create(principal: Principal, container: ContainerDoc, input: NewArtifact): Promise<ArtifactDoc> {
     const now = new Date();
+    const { source, ...fields } = input;
     for (let attempt = 0; ; attempt++) {
-      const last = await this.artifacts.find({ collection_id: input.collection_id }, { projection: { order_key: 1 } }).sort({ order_key: -1 }).limit(1).next();
-      const { source, ...fields } = input;
       const doc: ArtifactDoc = {
         _id: uuidv7(),
         ...fields,
-        order_key: generateKeyBetween(last?.order_key ?? null, null),
+        collection_id: container._id,
+        container_kind: container.kind,
+        order_key: appendKey(container.last_order_key),
         revision: 1,
         provenance: { created_by: principal.subject, created_at: now, updated_by: principal.subject, updated_at: now, source },
       };
       try {
         await this.artifacts.insertOne(doc);
+        await this.raiseLastKey(doc);
         return doc;
       } catch (err) {
         if (!isDuplicateKey(err) || attempt >= keyRetries) throw err;
       }
     }
+  }
+
+  /** Records the artifact's key as the container's last, unless a higher one is already there. */
+  private async raiseLastKey(doc: ArtifactDoc): Promise<void> {
+    await containerCollection(this.db, doc.container_kind).updateOne(
+      { _id: doc.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: doc.order_key } }] },
+      { $set: { last_order_key: doc.order_key } },
+    );
   }
 
   get(id: string): Promise<ArtifactDoc | null> {
@@ -125,7 +147,9 @@ export class ArtifactStore {
       .limit(1)
       .next();
     const key = generateKeyBetween(lower, next?.order_key ?? null);
-    return this.artifacts.findOneAndUpdate({ _id: doc._id }, { $set: { order_key: key } }, { returnDocument: 'after' });
+    const moved = await this.artifacts.findOneAndUpdate({ _id: doc._id }, { $set: { order_key: key } }, { returnDocument: 'after' });
+    if (moved) await this.raiseLastKey(moved);
+    return moved;
   }
 
   async delete(id: string): Promise<boolean> {

@@ -17,6 +17,8 @@ export interface ContainerDoc {
   description: string;
   metadata: Record<string, unknown>;
   owner_id: string;
+  /** Highest artifact order key handed out here: appends read it instead of sorting the artifacts. */
+  last_order_key: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -29,12 +31,16 @@ export interface ContainerInput {
 
 const collectionNames: Record<ContainerKind, string> = { workspace: 'workspaces', collection: 'collections' };
 
+export function containerCollection(db: Db, kind: ContainerKind) {
+  return db.collection<ContainerDoc>(collectionNames[kind]);
+}
+
 /** Every read is filtered by what the principal may see: what they own. */
 export class ContainerStore {
   constructor(private readonly db: Db) {}
 
   private coll(kind: ContainerKind) {
-    return this.db.collection<ContainerDoc>(collectionNames[kind]);
+    return containerCollection(this.db, kind);
   }
 
   private visible(principal: Principal): Filter<ContainerDoc> {
@@ -50,6 +56,7 @@ export class ContainerStore {
       description: input.description ?? '',
       metadata: input.metadata ?? {},
       owner_id: principal.subject,
+      last_order_key: null,
       created_at: now,
       updated_at: now,
     };

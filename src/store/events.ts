@@ -14,10 +14,16 @@ export class EventStore {
     return this.db.collection<EventDoc>('events');
   }
 
-  /** Idempotent on the event id: an activity retried after a crash records the event once. */
-  async record(event: WorkspaceEvent): Promise<void> {
-    const { id, ...rest } = event;
-    await this.events.updateOne({ _id: id }, { $setOnInsert: { ...rest, recorded_at: new Date() } }, { upsert: true });
+  /** Idempotent on the event ids: an activity retried after a crash records each event once. */
+  async record(events: WorkspaceEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const recorded_at = new Date();
+    await this.events.bulkWrite(
+      events.map(({ id, ...rest }) => ({
+        updateOne: { filter: { _id: id }, update: { $setOnInsert: { ...rest, recorded_at } }, upsert: true },
+      })),
+      { ordered: false },
+    );
   }
 
   /** Most recent first. */

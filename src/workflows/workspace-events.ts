@@ -2,6 +2,8 @@ import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, s
 import type { createActivities } from '../activities/index.js';
 import type { WorkspaceEvent } from '../events/types.js';
 
+const batchSize = 100;
+
 export const artifactEventSignal = defineSignal<[WorkspaceEvent]>('artifactEvent');
 export const pendingEventsQuery = defineQuery<number>('pendingEvents');
 
@@ -13,7 +15,7 @@ export interface WorkspaceEventsInput {
   pending?: WorkspaceEvent[];
 }
 
-const { recordWorkspaceEvent } = proxyActivities<ReturnType<typeof createActivities>>({
+const { recordWorkspaceEvents } = proxyActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '10 seconds', // one upsert; short, so a killed worker's attempt is retried soon
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -31,9 +33,12 @@ export async function workspaceEvents(input: WorkspaceEventsInput): Promise<void
   let handled = 0;
   for (;;) {
     await condition(() => queue.length > 0);
-    await recordWorkspaceEvent(queue[0]!);
-    queue.shift();
-    handled++;
+    // Everything queued so far goes in one activity (bounded), so a busy workspace is not throttled
+    // to one round trip per event.
+    const batch = queue.slice(0, Math.min(batchSize, input.continueAsNewAfter - handled));
+    await recordWorkspaceEvents(batch);
+    queue.splice(0, batch.length);
+    handled += batch.length;
     if (handled >= input.continueAsNewAfter || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof workspaceEvents>({ ...input, pending: queue });

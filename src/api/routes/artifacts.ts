@@ -79,13 +79,11 @@ export const artifactRoutes: RouteDef[] = [
         : await ctx.services.containers.defaultWorkspace(principal);
       if (!container) throw problems.notFound('workspace or collection', input.collection_id);
       const content = validateContent(input.content_type, input.content, { allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS });
-      const doc = await ctx.services.artifacts.create(principal, {
+      const doc = await ctx.services.artifacts.create(principal, container, {
         title: input.title,
         content_type: input.content_type,
         content,
         context: input.context,
-        collection_id: container._id,
-        container_kind: container.kind,
         source: { kind: 'api', request_id: ctx.state.requestId, ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
       });
       await emit(ctx, 'artifact_created', doc, principal);

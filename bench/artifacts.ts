@@ -1,0 +1,115 @@
+// Artifact create and get through the whole platform (auth, validation, MongoDB, event signal to
+// Temporal), next to a raw Koa + driver baseline measured in the same run. Prints req/s, p50/p99 and
+// the platform/baseline ratio.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createApp } from '../src/api/app.js';
+import { loadConfig } from '../src/config/env.js';
+import { createLogger } from '../src/logging/logger.js';
+import { bootstrap, closeServices, createServices } from '../src/platform.js';
+import { createPlatformWorker } from '../src/temporal/worker.js';
+import { freePort, startEngines } from '../temporal-dev/engines.js';
+import { baselineServer } from './baseline.js';
+import { load, type LoadResult } from './load.js';
+
+const count = Number(process.env.BENCH_REQUESTS ?? 2000);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const password = 'bench password 1234';
+
+async function main(): Promise<void> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
+  const engines = await startEngines({
+    devDir: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev'),
+    stateDir,
+    temporalPort: await freePort(),
+    temporalUiPort: null,
+    mongoPort: await freePort(),
+    startTemporal: !process.env.TEMPORAL_ADDRESS,
+    startMongo: !process.env.MONGODB_URI,
+    log: (line) => console.log(`[bench] ${line}`),
+  });
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    MONGODB_URI: process.env.MONGODB_URI ?? engines.mongodbUri!,
+    MONGODB_DB: 'bench_platform',
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? engines.temporalAddress!,
+    TEMPORAL_TASK_QUEUE: 'bench',
+    PLATFORM_ADMIN_EMAIL: 'bench@example.test',
+    PLATFORM_ADMIN_PASSWORD: password,
+    PLATFORM_DEV_DIR: stateDir,
+  });
+  const services = createServices(config, createLogger('warn'));
+  await services.db.dropDatabase();
+  await bootstrap(services);
+  const server = createApp(services).listen(port, '127.0.0.1');
+  const { worker, connection } = await createPlatformWorker(config, services.db, services.logger);
+  const running = worker.run();
+  const baseDb = services.mongo.db('bench_baseline');
+  await baseDb.dropDatabase();
+  const basePort = await freePort();
+  const base = await baselineServer(baseDb, basePort);
+
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    const login = await (await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password }) })).json();
+    const headers = { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' };
+    const ws = await (await fetch(`${url}/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json();
+    const body = (i: number) => JSON.stringify({ title: `Artifact ${i}`, content_type: 'text/markdown', content: `# Artifact ${i}\n\n${'lorem ipsum '.repeat(40)}`, collection_id: ws.id });
+
+    const ids: string[] = [];
+    const baseIds: string[] = [];
+    const post = async (target: string, h: Record<string, string>, i: number, into: string[]) => {
+      const res = await fetch(target, { method: 'POST', headers: h, body: body(i) });
+      const json = await res.json();
+      into.push(json.id ?? json._id);
+      return res.status === 201;
+    };
+    const get = async (target: string, h: Record<string, string>) => {
+      const res = await fetch(target, { headers: h });
+      await res.arrayBuffer();
+      return res.status === 200;
+    };
+
+    // Warm both up, then measure.
+    await load(100, concurrency, (i) => post(`${url}/artifacts`, headers, i, []));
+    await load(100, concurrency, (i) => post(`http://127.0.0.1:${basePort}/items`, { 'content-type': 'application/json' }, i, []));
+    const results: [string, LoadResult, LoadResult][] = [];
+    results.push([
+      'create',
+      await load(count, concurrency, (i) => post(`${url}/artifacts`, headers, i, ids)),
+      await load(count, concurrency, (i) => post(`http://127.0.0.1:${basePort}/items`, { 'content-type': 'application/json' }, i, baseIds)),
+    ]);
+    // Let the worker finish recording the create phase's events, so gets are measured on their own.
+    const expected = ids.length + 100;
+    while ((await services.db.collection('events').countDocuments()) < expected) await new Promise((r) => setTimeout(r, 250));
+    results.push([
+      'get',
+      await load(count, concurrency, (i) => get(`${url}/artifacts/${ids[i % ids.length]}`, headers)),
+      await load(count, concurrency, (i) => get(`http://127.0.0.1:${basePort}/items/${baseIds[i % baseIds.length]}`, {})),
+    ]);
+
+    console.log(`\n${count} requests per row, ${concurrency} concurrent clients, engine: ${engines.mongoEngine ?? 'external MongoDB'}\n`);
+    console.log('op      | platform req/s  p50 ms  p99 ms | baseline req/s  p50 ms  p99 ms | throughput ratio | errors');
+    for (const [op, p, b] of results) {
+      const f = (r: LoadResult) => `${r.perSecond.toFixed(0).padStart(14)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`;
+      console.log(`${op.padEnd(7)} |${f(p)} |${f(b)} | ${(p.perSecond / b.perSecond).toFixed(2).padStart(16)} | ${p.errors + b.errors}`);
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+    await new Promise((r) => server.close(r));
+    await new Promise((r) => base.close(r));
+    await closeServices(services);
+    await engines.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
