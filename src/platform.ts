@@ -11,6 +11,11 @@ import { ContainerStore } from './store/containers.js';
 import { EventStore } from './store/events.js';
 import { createMongoClient, ensureIndexes } from './store/mongo.js';
 import { UserStore } from './store/users.js';
+import { ApiKeyStore } from './store/api-keys.js';
+import { AuditStore } from './store/audit.js';
+import { ConsentStore } from './store/consents.js';
+import { SecretStore } from './store/secrets.js';
+import { ServerCredentialStore } from './store/server-credentials.js';
 import { createTemporalClient, createTemporalProbe } from './temporal/connection.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
@@ -18,7 +23,8 @@ export function createServices(config: Config, logger: Logger): Services {
   const mongo = createMongoClient(config.mongodbUri);
   const db = mongo.db(config.MONGODB_DB);
   const temporal = createTemporalClient(config);
-  const signingKeys = new SigningKeys(db, loadKeyRing(config, logger), config.ACCESS_TOKEN_TTL_SECONDS);
+  const ring = loadKeyRing(config, logger);
+  const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
   return {
     config,
     logger,
@@ -33,6 +39,11 @@ export function createServices(config: Config, logger: Logger): Services {
     artifacts: new ArtifactStore(db),
     events: new EventStore(db),
     publisher: new EventPublisher(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER),
+    serverCredentials: new ServerCredentialStore(db),
+    apiKeys: new ApiKeyStore(db),
+    consents: new ConsentStore(db),
+    secrets: new SecretStore(db, ring),
+    audit: new AuditStore(db),
   };
 }
 

@@ -9,6 +9,11 @@ import type { ArtifactStore } from './store/artifacts.js';
 import type { ContainerStore } from './store/containers.js';
 import type { EventStore } from './store/events.js';
 import type { UserStore } from './store/users.js';
+import type { ApiKeyStore } from './store/api-keys.js';
+import type { AuditStore } from './store/audit.js';
+import type { ConsentStore } from './store/consents.js';
+import type { SecretStore } from './store/secrets.js';
+import type { ServerCredentialStore } from './store/server-credentials.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -26,4 +31,9 @@ export interface Services {
   artifacts: ArtifactStore;
   events: EventStore;
   publisher: EventPublisher;
+  serverCredentials: ServerCredentialStore;
+  apiKeys: ApiKeyStore;
+  consents: ConsentStore;
+  secrets: SecretStore;
+  audit: AuditStore;
 }

@@ -11,12 +11,22 @@ import { containerRoutes } from './routes/containers.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { mountRoutes, type RouteDef } from './routes/route.js';
+import { apiKeyRoutes } from './routes/api-keys.js';
+import { consentRoutes } from './routes/consents.js';
+import { secretRoutes } from './routes/secrets.js';
+import { serverCredentialRoutes } from './routes/server-credentials.js';
+import { tokenRoutes } from './routes/token.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
   ...healthRoutes,
   ...authRoutes,
+  ...tokenRoutes,
   ...adminRoutes,
+  ...serverCredentialRoutes,
+  ...apiKeyRoutes,
+  ...consentRoutes,
+  ...secretRoutes,
   ...containerRoutes('workspace'),
   ...containerRoutes('collection'),
   ...eventRoutes,

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Scopes of SPEC §2.8. A human user's own token carries all of them. */
 export const scopes = [
   'artifact:read',
@@ -10,18 +12,113 @@ export const scopes = [
 ] as const;
 export type Scope = (typeof scopes)[number];
 
+const fineKinds = ['resource', 'tool', 'prompt'] as const;
+const fineActions = { read: 'artifact:read', write: 'artifact:write', manage: 'artifact:manage', invoke: 'artifact:invoke' } as const;
+type FineAction = keyof typeof fineActions;
+
+/** `resource|tool|prompt : mime : action`, e.g. `resource:text/*:read` (SPEC §2.8). */
+export interface FineScope {
+  kind: (typeof fineKinds)[number];
+  mime: string;
+  action: FineAction;
+}
+
+const finePattern = /^(resource|tool|prompt):([a-z0-9*][a-z0-9!#$&^_.+*-]*(?:\/[a-z0-9*][a-z0-9!#$&^_.+*-]*)?):(read|write|manage|invoke)$/i;
+
+export function parseFineScope(value: string): FineScope | null {
+  const m = finePattern.exec(value.replace(/\s+/g, ''));
+  return m ? { kind: m[1]!.toLowerCase() as FineScope['kind'], mime: m[2]!.toLowerCase(), action: m[3]!.toLowerCase() as FineAction } : null;
+}
+
+/** A scope string as credentials declare it: one of §2.8, or the fine-grained form. */
+export const scopeString = z
+  .string()
+  .refine((s) => (scopes as readonly string[]).includes(s) || parseFineScope(s) !== null, {
+    error: `must be one of ${scopes.join(', ')}, or resource|tool|prompt:<mime>:<read|write|manage|invoke>`,
+  });
+
+function mimeMatches(pattern: string, contentType: string): boolean {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (pattern === '*' || pattern === '*/*') return true;
+  if (pattern.endsWith('/*')) return type.startsWith(pattern.slice(0, -1));
+  return type === pattern;
+}
+
+/** What a principal may do: coarse scopes, plus fine scopes limited to content types. */
+export class ScopeSet {
+  readonly coarse: ReadonlySet<Scope>;
+  readonly fine: readonly FineScope[];
+
+  constructor(values: readonly string[]) {
+    this.coarse = new Set(values.filter((v): v is Scope => (scopes as readonly string[]).includes(v)));
+    this.fine = values.map(parseFineScope).filter((f): f is FineScope => f !== null);
+  }
+
+  static all(): ScopeSet {
+    return new ScopeSet(scopes);
+  }
+
+  /** Whether the scope is held at all, for some content type at least (the route-level check). */
+  allows(scope: Scope): boolean {
+    return this.coarse.has(scope) || this.fine.some((f) => fineActions[f.action] === scope);
+  }
+
+  /** Whether the scope is held for artifacts of this content type. Artifact routes use `resource` scopes, invocation `tool`/`prompt`. */
+  allowsType(scope: Scope, contentType: string, kinds: FineScope['kind'][] = ['resource']): boolean {
+    if (this.coarse.has(scope)) return true;
+    return this.fine.some((f) => fineActions[f.action] === scope && kinds.includes(f.kind) && mimeMatches(f.mime, contentType));
+  }
+
+  /** Content-type patterns the scope is limited to, or null when held for every type. */
+  typeLimits(scope: Scope, kinds: FineScope['kind'][] = ['resource']): string[] | null {
+    if (this.coarse.has(scope)) return null;
+    return this.fine.filter((f) => fineActions[f.action] === scope && kinds.includes(f.kind)).map((f) => f.mime);
+  }
+
+  toJSON(): string[] {
+    return [...this.coarse, ...this.fine.map((f) => `${f.kind}:${f.mime}:${f.action}`)];
+  }
+}
+
+/** The scopes a credential is granted, normalised (fine scopes lower-cased, duplicates dropped). */
+export const scopeList = z
+  .array(scopeString)
+  .min(1, 'must grant at least one scope')
+  .max(50)
+  .transform((values) => [...new Set(new ScopeSet(values).toJSON())]);
+
+/** `workspaces` and `collections`, each `*` or a list of ids (SPEC §2.6). */
+export const resourceFiltersSchema = z.strictObject({
+  workspaces: z.union([z.literal('*'), z.array(z.uuid({ error: 'must be a UUID' })).max(1000)]).default('*'),
+  collections: z.union([z.literal('*'), z.array(z.uuid({ error: 'must be a UUID' })).max(1000)]).default('*'),
+});
+export type ResourceFilters = z.infer<typeof resourceFiltersSchema>;
+export const unfiltered: ResourceFilters = { workspaces: '*', collections: '*' };
+
+export type ActorKind = 'user' | 'server_credential' | 'api_key';
+
 /**
  * Who is asking, resolved once per request by the bearer middleware. Every route and store query
  * decides access from this alone (DESIGN principle 4).
  */
 export interface Principal {
-  kind: 'user';
-  /** The person's UUID: the JWT `sub`. */
+  /** The authenticated party: a user, or a credential (server credential client_id, API key id). */
+  actor: { kind: ActorKind; id: string };
+  /**
+   * The person whose grants apply and who owns what gets created: the user; a credential's creator;
+   * or the person named by X-On-Behalf-Of.
+   */
   subject: string;
-  scopes: ReadonlySet<Scope>;
+  /** True when the subject came from X-On-Behalf-Of. */
+  onBehalfOf: boolean;
+  scopes: ScopeSet;
+  filters: ResourceFilters;
+  /** Only a human administrator's own token. */
   isAdmin: boolean;
 }
 
 export function userPrincipal(subject: string, isAdmin: boolean): Principal {
-  return { kind: 'user', subject, scopes: new Set(scopes), isAdmin };
+  return { actor: { kind: 'user', id: subject }, subject, onBehalfOf: false, scopes: ScopeSet.all(), filters: unfiltered, isAdmin };
 }
+
+export const isHuman = (p: Principal) => p.actor.kind === 'user';

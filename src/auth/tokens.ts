@@ -18,7 +18,7 @@ export class TokenService {
     private readonly ttlSeconds: number,
   ) {}
 
-  async issue(subject: string, claims: Record<string, unknown> = {}): Promise<IssuedToken> {
+  async issue(subject: string, claims: Record<string, unknown> = {}, ttlSeconds = this.ttlSeconds): Promise<IssuedToken> {
     const { kid, privateKey } = await this.keys.signingKey();
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
@@ -26,9 +26,9 @@ export class TokenService {
       .setIssuer(this.issuer)
       .setIssuedAt()
       .setJti(randomUUID())
-      .setExpirationTime(`${this.ttlSeconds}s`)
+      .setExpirationTime(`${ttlSeconds}s`)
       .sign(privateKey);
-    return { access_token: token, token_type: 'bearer', expires_in: this.ttlSeconds };
+    return { access_token: token, token_type: 'bearer', expires_in: ttlSeconds };
   }
 
   /** Verifies signature, algorithm, issuer and expiry; throws TokenError with a client-safe reason. */

@@ -8,6 +8,6 @@ export const authorizerContent = z.strictObject({
   scopes: z.array(z.string().min(1)),
   client_id: z.string().min(1),
   pkce: z.boolean(),
-  secret_id: z.string().min(1).optional(),
+  secret_id: z.uuid({ error: 'must be a secret id (UUID)' }).optional(),
 });
 export type AuthorizerContent = z.infer<typeof authorizerContent>;

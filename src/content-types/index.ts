@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { problems, type InvalidParam } from '../errors/problem.js';
 import { authorizerContent } from './authorizer.js';
-import { mcpServerContent } from './mcp-server.js';
+import { mcpServerContent, type McpServerContent } from './mcp-server.js';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -23,9 +23,12 @@ export type PlatformContentType = keyof typeof platformContentTypes;
 
 const platformPrefix = 'application/vnd.platform.';
 export const mcpServerType = 'application/vnd.platform.mcp-server+json';
+export const authorizerType = 'application/vnd.platform.authorizer+json';
 
 export interface ContentPolicy {
   allowStdioMcpServers: boolean;
+  /** Collections may be shared: they carry secret references only, never raw credentials. */
+  inCollection: boolean;
 }
 
 /**
@@ -50,11 +53,7 @@ export function validateContent(contentType: string, content: string, policy: Co
       }));
       throw problems.validation(`content is not a valid ${base}: ${params[0]!.name} ${params[0]!.reason}`, params);
     }
-    if (base === mcpServerType && (parsed.data as { transport: { type: string } }).transport.type === 'stdio' && !policy.allowStdioMcpServers) {
-      throw problems.validation('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).', [
-        { name: 'content.transport.type', reason: 'stdio is not allowed here' },
-      ]);
-    }
+    if (base === mcpServerType) checkMcpServer(parsed.data as McpServerContent, policy);
     return JSON.stringify(parsed.data);
   }
   if (base === 'application/json' || base.endsWith('+json')) parseJson(content);
@@ -69,4 +68,43 @@ function parseJson(content: string): unknown {
       { name: 'content', reason: 'is not valid JSON' },
     ]);
   }
+}
+
+function checkMcpServer(server: McpServerContent, policy: ContentPolicy): void {
+  const { transport, auth } = server;
+  if (transport.type === 'stdio' && !policy.allowStdioMcpServers) {
+    throw problems.validation('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).', [
+      { name: 'content.transport.type', reason: 'stdio is not allowed here' },
+    ]);
+  }
+  if (!policy.inCollection) return;
+  const raw: InvalidParam[] = [];
+  if (transport.type === 'stdio') {
+    for (const [name, value] of Object.entries(transport.env)) {
+      if (typeof value === 'string') raw.push({ name: `content.transport.env.${name}`, reason: 'must be a secret reference ({"secret_id": ...}) in a collection' });
+    }
+  }
+  if (auth?.type === 'static') raw.push({ name: 'content.auth', reason: 'static credentials are for development; use api_key or oauth2 in a collection' });
+  if (raw.length > 0) throw problems.validation('A collection carries no raw secrets: store them with POST /secrets and reference them.', raw);
+}
+
+/** Every stored secret that typed content references, with the field that names it. */
+export function secretReferences(contentType: string, content: string): { id: string; field: string }[] {
+  const base = contentType.split(';')[0]!.trim().toLowerCase();
+  if (base === mcpServerType) {
+    const { transport, auth } = JSON.parse(content) as McpServerContent;
+    const refs: { id: string; field: string }[] = [];
+    if (transport.type === 'stdio') {
+      for (const [name, value] of Object.entries(transport.env)) {
+        if (typeof value !== 'string') refs.push({ id: value.secret_id, field: `content.transport.env.${name}` });
+      }
+    }
+    if (auth?.type === 'api_key') refs.push({ id: auth.secret_id, field: 'content.auth.secret_id' });
+    return refs;
+  }
+  if (base === authorizerType) {
+    const { secret_id } = JSON.parse(content) as { secret_id?: string };
+    return secret_id ? [{ id: secret_id, field: 'content.secret_id' }] : [];
+  }
+  return [];
 }

@@ -68,6 +68,13 @@ export const problems = {
     }),
   invalidCredentials: () => new Problem(401, 'invalid-credentials', 'Invalid email or password'),
   forbidden: (detail: string) => new Problem(403, 'forbidden', 'Forbidden', detail),
+  insufficientScope: (scope: string) =>
+    new Problem(403, 'insufficient-scope', 'Insufficient scope', `This operation needs the ${scope} scope.`, { required_scope: scope }, {
+      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+    }),
+  humanRequired: () =>
+    new Problem(403, 'human-required', 'A signed-in person is required', 'Server credentials and API keys cannot manage credentials.'),
+  onBehalfOfRefused: (detail: string) => new Problem(403, 'on-behalf-of-refused', 'Acting for this person is not allowed', detail),
   notFound: (what: string, id?: string) =>
     new Problem(404, 'not-found', 'Not found', id ? `No ${what} with id ${id} is visible to you.` : `No such ${what}.`),
   routeNotFound: (path: string) => new Problem(404, 'route-not-found', 'No such route', `Nothing is served at ${path}.`),

@@ -13,7 +13,22 @@ export interface Provenance {
   updated_by: string;
   updated_at: Date;
   /** Where the content came from: the channel and, when known, the request or artifact behind it. */
-  source: { kind: 'api' | 'mcp' | 'agent' | 'commit'; request_id?: string; derived_from?: string };
+  source: {
+    kind: 'api' | 'mcp' | 'agent' | 'commit';
+    request_id?: string;
+    derived_from?: string;
+    /** The credential that made the change when it was not the person's own token. */
+    via?: { kind: 'server_credential' | 'api_key'; id: string };
+  };
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A content-type pattern (`text/markdown`, `text/*`, `*`) as a query on the stored content_type. */
+function contentTypeMatch(pattern: string): Filter<ArtifactDoc> {
+  if (pattern === '*' || pattern === '*/*') return {};
+  if (pattern.endsWith('/*')) return { content_type: { $regex: `^${escapeRegex(pattern.slice(0, -1))}`, $options: 'i' } };
+  return { content_type: { $regex: `^${escapeRegex(pattern)}\\s*(;|$)`, $options: 'i' } };
 }
 
 export interface ArtifactDoc {
@@ -100,11 +115,16 @@ export class ArtifactStore {
     return this.artifacts.findOne({ _id: id });
   }
 
-  async list(collectionIds: string[], contentType: string | undefined, limit: number, cursor?: string): Promise<Page<ArtifactDoc>> {
+  /**
+   * Artifacts of the given containers. `typeLimits` (content-type patterns from fine-grained scopes,
+   * such as `text/*`) narrows the result to what the principal may read.
+   */
+  async list(collectionIds: string[], types: { contentType?: string; typeLimits: string[] | null }, limit: number, cursor?: string): Promise<Page<ArtifactDoc>> {
     // Within one container the order is the fractional index; across containers, creation order (UUIDv7).
     const single = collectionIds.length === 1;
     const filter: Filter<ArtifactDoc>[] = [{ collection_id: { $in: collectionIds } }];
-    if (contentType) filter.push({ content_type: contentType });
+    if (types.contentType) filter.push({ content_type: types.contentType });
+    if (types.typeLimits) filter.push(types.typeLimits.length ? { $or: types.typeLimits.map(contentTypeMatch) } : { _id: { $in: [] } });
     if (cursor && single) {
       const [key, id] = decodeCursor(cursor, 2) as [string, string];
       filter.push({ $or: [{ order_key: { $gt: key } }, { order_key: key, _id: { $gt: id } }] });

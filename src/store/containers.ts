@@ -1,5 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import type { Share } from '../auth/grants.js';
 import type { Principal } from '../auth/principal.js';
 import { isDuplicateKey } from './mongo.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
@@ -17,6 +18,9 @@ export interface ContainerDoc {
   description: string;
   metadata: Record<string, unknown>;
   owner_id: string;
+  shares: Share[];
+  /** Everyone who may see the container besides its owner (derived from shares, for queries). */
+  readers: string[];
   /** Highest artifact order key handed out here: appends read it instead of sorting the artifacts. */
   last_order_key: string | null;
   created_at: Date;
@@ -43,8 +47,14 @@ export class ContainerStore {
     return containerCollection(this.db, kind);
   }
 
-  private visible(principal: Principal): Filter<ContainerDoc> {
-    return { owner_id: principal.subject };
+  /**
+   * What the principal may see: containers its person owns or was granted, narrowed by the
+   * credential's resource filters. Every read goes through this.
+   */
+  private visible(kind: ContainerKind, principal: Principal): Filter<ContainerDoc> {
+    const filter = principal.filters[collectionNames[kind] as 'workspaces' | 'collections'];
+    const mine: Filter<ContainerDoc> = { $or: [{ owner_id: principal.subject }, { readers: principal.subject }] };
+    return filter === '*' ? mine : { $and: [mine, { _id: { $in: filter } }] };
   }
 
   async create(kind: ContainerKind, principal: Principal, input: ContainerInput, id = uuidv7()): Promise<ContainerDoc> {
@@ -56,6 +66,8 @@ export class ContainerStore {
       description: input.description ?? '',
       metadata: input.metadata ?? {},
       owner_id: principal.subject,
+      shares: [],
+      readers: [],
       last_order_key: null,
       created_at: now,
       updated_at: now,
@@ -81,7 +93,7 @@ export class ContainerStore {
   }
 
   get(kind: ContainerKind, principal: Principal, id: string): Promise<ContainerDoc | null> {
-    return this.coll(kind).findOne({ $and: [{ _id: id }, this.visible(principal)] });
+    return this.coll(kind).findOne({ $and: [{ _id: id }, this.visible(kind, principal)] });
   }
 
   /** Finds a visible workspace or collection by id: artifacts name their container by id alone. */
@@ -90,24 +102,43 @@ export class ContainerStore {
   }
 
   async list(kind: ContainerKind, principal: Principal, limit: number, cursor?: string): Promise<Page<ContainerDoc>> {
-    const filter: Filter<ContainerDoc>[] = [this.visible(principal)];
+    const filter: Filter<ContainerDoc>[] = [this.visible(kind, principal)];
     if (cursor) filter.push({ _id: { $gt: decodeCursor(cursor, 1)[0]! } });
     const docs = await this.coll(kind).find({ $and: filter }).sort({ _id: 1 }).limit(limit + 1).toArray();
     const items = docs.slice(0, limit);
     return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
   }
 
-  async update(kind: ContainerKind, principal: Principal, id: string, patch: Partial<ContainerInput>): Promise<ContainerDoc | null> {
+  /** Callers have checked the principal's U grant on a container it can see. */
+  async update(kind: ContainerKind, id: string, patch: Partial<ContainerInput>): Promise<ContainerDoc | null> {
+    return this.coll(kind).findOneAndUpdate({ _id: id }, { $set: { ...patch, updated_at: new Date() } }, { returnDocument: 'after' });
+  }
+
+  /** Grants `flags` to a person, replacing what they had. */
+  async share(kind: ContainerKind, id: string, share: Share): Promise<ContainerDoc | null> {
+    const doc = await this.coll(kind).findOne({ _id: id });
+    if (!doc) return null;
+    const shares = [...doc.shares.filter((s) => s.person_id !== share.person_id), share];
+    return this.saveShares(kind, id, shares);
+  }
+
+  async unshare(kind: ContainerKind, id: string, personId: string): Promise<ContainerDoc | null> {
+    const doc = await this.coll(kind).findOne({ _id: id });
+    if (!doc) return null;
+    return this.saveShares(kind, id, doc.shares.filter((s) => s.person_id !== personId));
+  }
+
+  private saveShares(kind: ContainerKind, id: string, shares: Share[]) {
     return this.coll(kind).findOneAndUpdate(
-      { $and: [{ _id: id }, this.visible(principal)] },
-      { $set: { ...patch, updated_at: new Date() } },
+      { _id: id },
+      { $set: { shares, readers: shares.map((s) => s.person_id), updated_at: new Date() } },
       { returnDocument: 'after' },
     );
   }
 
   /** Ids of every container of a kind the principal can see: store queries on artifacts filter by these. */
   async visibleIds(kind: ContainerKind, principal: Principal): Promise<string[]> {
-    const docs = await this.coll(kind).find(this.visible(principal), { projection: { _id: 1 } }).toArray();
+    const docs = await this.coll(kind).find(this.visible(kind, principal), { projection: { _id: 1 } }).toArray();
     return docs.map((d) => d._id);
   }
 }

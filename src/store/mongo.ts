@@ -21,5 +21,12 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('artifacts').createIndex({ collection_id: 1, order_key: 1 }, { unique: true, name: 'order_unique' }),
     db.collection('artifacts').createIndex({ content_type: 1, _id: 1 }, { name: 'content_type' }),
     db.collection('events').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
+    db.collection('workspaces').createIndex({ readers: 1 }, { name: 'readers' }),
+    db.collection('collections').createIndex({ readers: 1 }, { name: 'readers' }),
+    db.collection('server_credentials').createIndex({ owner_id: 1 }, { name: 'owner' }),
+    db.collection('api_keys').createIndex({ owner_id: 1 }, { name: 'owner' }),
+    db.collection('consents').createIndex({ person_id: 1 }, { name: 'person' }),
+    db.collection('secrets').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
+    db.collection('audit_log').createIndex({ person_id: 1, _id: -1 }, { name: 'person_recent' }),
   ]);
 }

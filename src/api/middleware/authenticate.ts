@@ -1,40 +1,82 @@
 import type { Next } from 'koa';
-import { userPrincipal, type Scope } from '../../auth/principal.js';
+import { principalFromBearer } from '../../auth/credentials.js';
+import { isHuman, type Principal, type Scope } from '../../auth/principal.js';
 import { TokenError } from '../../auth/tokens.js';
 import { problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Resolves `Authorization: Bearer <jwt>` into ctx.state.principal, or answers 401 with WWW-Authenticate. */
+/**
+ * Resolves `Authorization: Bearer <jwt | api key>` and `X-On-Behalf-Of` into ctx.state.principal, or
+ * answers 401 with WWW-Authenticate. Requests made on someone's behalf are audited.
+ */
 export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   const header = ctx.get('authorization');
   if (!header) throw problems.unauthorized('A bearer token is required.', 'invalid_request');
   const match = bearer.exec(header);
   if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
-  let claims;
+  let principal: Principal;
   try {
-    claims = await ctx.services.tokens.verify(match[1]!);
+    principal = await principalFromBearer(ctx.services, match[1]!);
   } catch (err) {
     if (err instanceof TokenError) throw problems.unauthorized(err.message);
     throw err;
   }
-  const user = await ctx.services.users.findById(claims.sub);
-  if (!user) throw problems.unauthorized('The token subject no longer exists.');
-  ctx.state.principal = userPrincipal(user._id, user.is_admin);
-  return next();
+  const onBehalfOf = ctx.get('x-on-behalf-of');
+  if (onBehalfOf) principal = await actFor(ctx, principal, onBehalfOf);
+  ctx.state.principal = principal;
+  if (!principal.onBehalfOf) return next();
+  try {
+    await next();
+  } finally {
+    await ctx.services.audit.record({
+      credential_kind: principal.actor.kind,
+      credential_id: principal.actor.id,
+      person_id: principal.subject,
+      method: ctx.method,
+      path: ctx.path,
+      status: ctx.status,
+      request_id: ctx.state.requestId,
+    });
+  }
+}
+
+/**
+ * X-On-Behalf-Of (SPEC §5.5): a credential acts for a person who has consented to it (or for its own
+ * creator). Access becomes the credential's scopes and filters over the person's own grants.
+ */
+async function actFor(ctx: AppContext, principal: Principal, personId: string): Promise<Principal> {
+  if (isHuman(principal)) throw problems.onBehalfOfRefused('X-On-Behalf-Of is for server credentials and API keys, not a person\'s own token.');
+  if (!uuid.test(personId)) throw problems.validation('X-On-Behalf-Of must be a person id (UUID).', [{ name: 'X-On-Behalf-Of', reason: 'must be a UUID' }]);
+  if (personId !== principal.subject) {
+    const [person, consented] = await Promise.all([
+      ctx.services.users.findById(personId),
+      ctx.services.consents.has(personId, principal.actor.kind, principal.actor.id),
+    ]);
+    if (!person || !consented) {
+      throw problems.onBehalfOfRefused(`Person ${personId} has not authorized ${principal.actor.kind} ${principal.actor.id} to act for them.`);
+    }
+  }
+  return { ...principal, subject: personId, onBehalfOf: true };
 }
 
 export function requireScope(scope: Scope) {
   return (ctx: AppContext, next: Next) => {
-    if (!ctx.state.principal!.scopes.has(scope)) {
-      throw problems.forbidden(`This operation needs the ${scope} scope.`);
-    }
+    if (!ctx.state.principal!.scopes.allows(scope)) throw problems.insufficientScope(scope);
     return next();
   };
 }
 
+/** Credential management and other person-only operations (SPEC §5.4). */
+export function requireHuman(ctx: AppContext, next: Next) {
+  if (!isHuman(ctx.state.principal!)) throw problems.humanRequired();
+  return next();
+}
+
 export function requireAdmin(ctx: AppContext, next: Next) {
+  if (!isHuman(ctx.state.principal!)) throw problems.humanRequired();
   if (!ctx.state.principal!.isAdmin) throw problems.forbidden('This operation needs an administrator.');
   return next();
 }

@@ -13,28 +13,27 @@ const mediaTypes: Record<BodyKind, string> = { json: 'application/json', form: '
  */
 export function parseBody(kind: BodyKind, limit: number) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    const declared = Number(ctx.get('content-length') || 0);
-    if (declared > limit) throw problems.payloadTooLarge(limit);
-    const raw = await readLimited(ctx, limit);
-    if (raw.length === 0 && kind === 'json') {
-      ctx.state.body = {};
-      return next();
-    }
-    const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-    const jsonLike = type === 'application/json' || type.endsWith('+json');
-    if (kind === 'json' && !jsonLike) throw problems.unsupportedMediaType(mediaTypes.json);
-    if (kind === 'form' && type !== mediaTypes.form) throw problems.unsupportedMediaType(mediaTypes.form);
-    if (kind === 'form') {
-      ctx.state.body = Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
-      return next();
-    }
-    try {
-      ctx.state.body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw problems.malformedJson();
-    }
+    ctx.state.body = await readBody(ctx, kind, limit);
     return next();
   };
+}
+
+/** Reads and parses the request body, throwing a problem (413, 415, 400) when it cannot. */
+export async function readBody(ctx: AppContext, kind: BodyKind, limit: number): Promise<unknown> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > limit) throw problems.payloadTooLarge(limit);
+  const raw = await readLimited(ctx, limit);
+  if (raw.length === 0 && kind === 'json') return {};
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  const jsonLike = type === 'application/json' || type.endsWith('+json');
+  if (kind === 'json' && !jsonLike) throw problems.unsupportedMediaType(mediaTypes.json);
+  if (kind === 'form' && type !== mediaTypes.form) throw problems.unsupportedMediaType(mediaTypes.form);
+  if (kind === 'form') return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw problems.malformedJson();
+  }
 }
 
 async function readLimited(ctx: AppContext, limit: number): Promise<Buffer> {

@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal.js';
-import { validateContent } from '../../content-types/index.js';
+import { requireGrant } from '../../auth/grants.js';
+import type { Principal, Scope } from '../../auth/principal.js';
+import type { ContainerDoc } from '../../store/containers.js';
+import { secretReferences, validateContent } from '../../content-types/index.js';
 import { problems } from '../../errors/problem.js';
 import type { EventKind } from '../../events/types.js';
-import type { ArtifactDoc, ArtifactPatch } from '../../store/artifacts.js';
+import type { ArtifactDoc, ArtifactPatch, Provenance } from '../../store/artifacts.js';
 import { maxPageSize, defaultPageSize } from '../../store/pagination.js';
 import type { AppContext } from '../context.js';
 import { presentArtifact, presentPage } from '../presenters.js';
@@ -37,13 +39,21 @@ const listQuery = z.object({
 });
 const moveBody = z.strictObject({ after_id: z.uuid({ error: 'must be a UUID or null' }).nullable() });
 
-/** A visible artifact, or 404: invisible and missing look the same. */
-async function visibleArtifact(ctx: AppContext, id: string): Promise<ArtifactDoc> {
+/**
+ * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
+ * the container is visible and the principal may read this content type.
+ */
+async function visibleArtifact(ctx: AppContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
+  const principal = ctx.state.principal!;
   const doc = await ctx.services.artifacts.get(id);
-  if (!doc || !(await ctx.services.containers.get(doc.container_kind, ctx.state.principal!, doc.collection_id))) {
-    throw problems.notFound('artifact', id);
-  }
-  return doc;
+  const container = doc && (await ctx.services.containers.get(doc.container_kind, principal, doc.collection_id));
+  if (!doc || !container || !principal.scopes.allowsType('artifact:read', doc.content_type)) throw problems.notFound('artifact', id);
+  return { doc, container };
+}
+
+/** The principal may `scope` this content type (fine-grained scopes may limit it to some types). */
+function requireTypeScope(principal: Principal, scope: Scope, contentType: string): void {
+  if (!principal.scopes.allowsType(scope, contentType)) throw problems.insufficientScope(`${scope} (for ${contentType})`);
 }
 
 function requireDraft(doc: ArtifactDoc): void {
@@ -65,6 +75,29 @@ async function emit(ctx: AppContext, kind: EventKind, doc: ArtifactDoc, principa
   }
 }
 
+/** Provenance of a REST write: the request, and the credential when a person did not act directly. */
+function apiSource(ctx: AppContext): Provenance['source'] {
+  const { actor } = ctx.state.principal!;
+  return { kind: 'api', request_id: ctx.state.requestId, ...(actor.kind !== 'user' ? { via: { kind: actor.kind, id: actor.id } } : {}) };
+}
+
+/**
+ * Validates typed content for where it will live, and checks that every secret it references exists
+ * and belongs to the person writing it.
+ */
+async function checkedContent(ctx: AppContext, contentType: string, content: string, container: ContainerDoc): Promise<string> {
+  const checked = validateContent(contentType, content, {
+    allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
+    inCollection: container.kind === 'collection',
+  });
+  for (const { id, field } of secretReferences(contentType, checked)) {
+    if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
+      throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
+    }
+  }
+  return checked;
+}
+
 export const artifactRoutes: RouteDef[] = [
   {
     method: 'post',
@@ -78,13 +111,15 @@ export const artifactRoutes: RouteDef[] = [
         ? await ctx.services.containers.find(principal, input.collection_id)
         : await ctx.services.containers.defaultWorkspace(principal);
       if (!container) throw problems.notFound('workspace or collection', input.collection_id);
-      const content = validateContent(input.content_type, input.content, { allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS });
+      requireTypeScope(principal, 'artifact:write', input.content_type);
+      requireGrant(container, principal, 'C');
+      const content = await checkedContent(ctx, input.content_type, input.content, container);
       const doc = await ctx.services.artifacts.create(principal, container, {
         title: input.title,
         content_type: input.content_type,
         content,
         context: input.context,
-        source: { kind: 'api', request_id: ctx.state.requestId, ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
+        source: { ...apiSource(ctx), ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
       });
       await emit(ctx, 'artifact_created', doc, principal);
       ctx.status = 201;
@@ -110,7 +145,8 @@ export const artifactRoutes: RouteDef[] = [
         ]);
         ids = [...workspaces, ...collections];
       }
-      ctx.body = presentPage(await ctx.services.artifacts.list(ids, q.content_type, q.limit, q.cursor), presentArtifact);
+      const typeLimits = principal.scopes.typeLimits('artifact:read');
+      ctx.body = presentPage(await ctx.services.artifacts.list(ids, { contentType: q.content_type, typeLimits }, q.limit, q.cursor), presentArtifact);
     },
   },
   {
@@ -119,7 +155,7 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:read',
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      ctx.body = presentArtifact(await visibleArtifact(ctx, id));
+      ctx.body = presentArtifact((await visibleArtifact(ctx, id)).doc);
     },
   },
   {
@@ -131,14 +167,15 @@ export const artifactRoutes: RouteDef[] = [
       const principal = ctx.state.principal!;
       const { id } = parse(idParam, ctx.params, 'path');
       const patch: ArtifactPatch = parse(patchBody, ctx.state.body, 'body');
-      const current = await visibleArtifact(ctx, id);
+      const { doc: current, container } = await visibleArtifact(ctx, id);
       requireDraft(current);
+      requireTypeScope(principal, 'artifact:write', current.content_type);
+      if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
+      requireGrant(container, principal, 'U');
       if (patch.content !== undefined || patch.content_type !== undefined) {
-        patch.content = validateContent(patch.content_type ?? current.content_type, patch.content ?? current.content, {
-          allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
-        });
+        patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
       }
-      const doc = await ctx.services.artifacts.update(principal, id, patch, { kind: 'api', request_id: ctx.state.requestId });
+      const doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx));
       if (!doc) throw problems.notFound('artifact', id);
       await emit(ctx, 'artifact_updated', doc, principal, Object.keys(patch));
       ctx.body = presentArtifact(doc);
@@ -152,8 +189,10 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const { after_id } = parse(moveBody, ctx.state.body, 'body');
-      const current = await visibleArtifact(ctx, id);
+      const { doc: current, container } = await visibleArtifact(ctx, id);
       requireDraft(current);
+      requireTypeScope(ctx.state.principal!, 'artifact:write', current.content_type);
+      requireGrant(container, ctx.state.principal!, 'U');
       if (after_id === id) throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
       const doc = await ctx.services.artifacts.move(current, after_id);
       if (!doc) throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [{ name: 'after_id', reason: 'not in this workspace' }]);
@@ -167,8 +206,10 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:manage',
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      const current = await visibleArtifact(ctx, id);
+      const { doc: current, container } = await visibleArtifact(ctx, id);
       requireDraft(current);
+      requireTypeScope(ctx.state.principal!, 'artifact:manage', current.content_type);
+      requireGrant(container, ctx.state.principal!, 'D');
       if (await ctx.services.artifacts.delete(id)) await emit(ctx, 'artifact_deleted', current, ctx.state.principal!);
       ctx.status = 204;
     },

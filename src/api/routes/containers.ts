@@ -3,6 +3,8 @@ import { problems } from '../../errors/problem.js';
 import type { ContainerKind } from '../../store/containers.js';
 import { defaultPageSize, maxPageSize } from '../../store/pagination.js';
 import { presentContainer, presentPage } from '../presenters.js';
+import { requireGrant, flagsSchema } from '../../auth/grants.js';
+import type { AppContext } from '../context.js';
 import { idParam, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
@@ -19,6 +21,17 @@ export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(defaultPageSize),
   cursor: z.string().min(1).optional(),
 });
+
+const shareBody = z.strictObject({ person_id: z.uuid({ error: 'must be a person id (UUID)' }), flags: flagsSchema.default('RS') });
+const shareParams = z.object({ id: z.uuid({ error: 'must be a UUID' }), person_id: z.uuid({ error: 'must be a UUID' }) });
+
+/** The container, visible to the principal and administrable by its person (A grant), or 404/403. */
+async function administrable(ctx: AppContext, kind: ContainerKind, id: string) {
+  const doc = await ctx.services.containers.get(kind, ctx.state.principal!, id);
+  if (!doc) throw problems.notFound(kind, id);
+  requireGrant(doc, ctx.state.principal!, 'A');
+  return doc;
+}
 
 /** Workspaces and collections have the same REST surface (collection metadata is edited here, never over MCP). */
 export function containerRoutes(kind: ContainerKind): RouteDef[] {
@@ -63,9 +76,49 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const patch = parse(patchBody, ctx.state.body, 'body');
-        const doc = await ctx.services.containers.update(kind, ctx.state.principal!, id, patch);
-        if (!doc) throw problems.notFound(kind, id);
-        ctx.body = presentContainer(doc);
+        const current = await ctx.services.containers.get(kind, ctx.state.principal!, id);
+        if (!current) throw problems.notFound(kind, id);
+        requireGrant(current, ctx.state.principal!, 'U');
+        ctx.body = presentContainer((await ctx.services.containers.update(kind, id, patch))!);
+      },
+    },
+    {
+      method: 'get',
+      path: `${base}/:id/shares`,
+      access: 'artifact:manage',
+      handler: async (ctx) => {
+        const { id } = parse(idParam, ctx.params, 'path');
+        const doc = await administrable(ctx, kind, id);
+        ctx.body = { owner_id: doc.owner_id, items: doc.shares };
+      },
+    },
+    {
+      method: 'post',
+      path: `${base}/:id/shares`,
+      access: 'artifact:manage',
+      body: 'json',
+      handler: async (ctx) => {
+        const { id } = parse(idParam, ctx.params, 'path');
+        const share = parse(shareBody, ctx.state.body, 'body');
+        const doc = await administrable(ctx, kind, id);
+        if (share.person_id === doc.owner_id) throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
+        if (!(await ctx.services.users.findById(share.person_id))) {
+          throw problems.validation(`No person with id ${share.person_id}.`, [{ name: 'person_id', reason: 'unknown person' }]);
+        }
+        const updated = (await ctx.services.containers.share(kind, id, share))!;
+        ctx.body = { owner_id: updated.owner_id, items: updated.shares };
+      },
+    },
+    {
+      method: 'delete',
+      path: `${base}/:id/shares/:person_id`,
+      access: 'artifact:manage',
+      handler: async (ctx) => {
+        const { id, person_id } = parse(shareParams, ctx.params, 'path');
+        const doc = await administrable(ctx, kind, id);
+        if (!doc.shares.some((s) => s.person_id === person_id)) throw problems.notFound('share', person_id);
+        await ctx.services.containers.unshare(kind, id, person_id);
+        ctx.status = 204;
       },
     },
   ];

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext, AppState } from '../context.js';
-import { authenticate, requireAdmin, requireScope } from '../middleware/authenticate.js';
+import { authenticate, requireAdmin, requireHuman, requireScope } from '../middleware/authenticate.js';
 import { parseBody, type BodyKind } from '../middleware/body.js';
 
 /**
@@ -12,8 +12,11 @@ import { parseBody, type BodyKind } from '../middleware/body.js';
 export interface RouteDef {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  /** 'public' routes take no token; 'user' routes need a signed-in user with no particular scope. */
-  access: Scope | 'public' | 'user' | 'admin';
+  /**
+   * 'public': no token. A scope: any principal holding it. 'human': a person's own token, never a
+   * server credential or API key (SPEC §5.4). 'admin': a human administrator.
+   */
+  access: Scope | 'public' | 'human' | 'admin';
   body?: BodyKind;
   handler: (ctx: AppContext) => Promise<void> | void;
 }
@@ -23,7 +26,8 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     const chain: Middleware[] = [];
     if (route.access !== 'public') chain.push(authenticate as Middleware);
     if (route.access === 'admin') chain.push(requireAdmin as Middleware);
-    else if (route.access !== 'public' && route.access !== 'user') chain.push(requireScope(route.access) as Middleware);
+    else if (route.access === 'human') chain.push(requireHuman as Middleware);
+    else if (route.access !== 'public') chain.push(requireScope(route.access) as Middleware);
     if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
     chain.push(route.handler as unknown as Middleware);
     router[route.method](route.path, ...chain);

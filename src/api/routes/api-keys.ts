@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { principalFromApiKey } from '../../auth/credentials.js';
+import { randomBase62, sha256 } from '../../auth/opaque.js';
+import { resourceFiltersSchema, scopeList } from '../../auth/principal.js';
+import { TokenError } from '../../auth/tokens.js';
+import { problems } from '../../errors/problem.js';
+import type { ApiKeyDoc } from '../../store/api-keys.js';
+import { parse } from '../validate.js';
+import type { RouteDef } from './route.js';
+
+const createBody = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  scopes: scopeList,
+  resource_filters: resourceFiltersSchema.default({ workspaces: '*', collections: '*' }),
+});
+const exchangeBody = z.strictObject({ api_key: z.string().min(1).max(200) });
+const idParam = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/, 'must be an API key id') });
+
+/** Exchanged tokens are short-lived: the key stays the long-lived credential. */
+export const exchangedTokenSeconds = 900;
+
+function present(doc: ApiKeyDoc) {
+  return {
+    id: doc._id,
+    name: doc.name,
+    scopes: doc.scopes,
+    resource_filters: doc.resource_filters,
+    created_at: doc.created_at.toISOString(),
+    last_used_at: doc.last_used_at?.toISOString() ?? null,
+  };
+}
+
+/** API keys (SPEC §2.7, §5.3): a person creates, lists and revokes their own. */
+export const apiKeyRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/api-keys',
+    access: 'human',
+    body: 'json',
+    handler: async (ctx) => {
+      const input = parse(createBody, ctx.state.body, 'body');
+      const id = randomBytes(16).toString('hex');
+      const secret = randomBase62(32);
+      const doc: ApiKeyDoc = {
+        _id: id,
+        name: input.name,
+        scopes: input.scopes,
+        resource_filters: input.resource_filters,
+        secret_sha256: sha256(secret),
+        owner_id: ctx.state.principal!.subject,
+        created_at: new Date(),
+        last_used_at: null,
+      };
+      await ctx.services.apiKeys.create(doc);
+      ctx.status = 201;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { ...present(doc), key: `pk_${id}_${secret}` };
+    },
+  },
+  {
+    method: 'get',
+    path: '/api-keys',
+    access: 'human',
+    handler: async (ctx) => {
+      ctx.body = { items: (await ctx.services.apiKeys.listOwned(ctx.state.principal!.subject)).map(present) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api-keys/:id',
+    access: 'human',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      if (!(await ctx.services.apiKeys.delete(id, ctx.state.principal!.subject))) throw problems.notFound('API key', id);
+      ctx.status = 204;
+    },
+  },
+  {
+    method: 'post',
+    path: '/api-keys/exchange',
+    access: 'public',
+    body: 'json',
+    handler: async (ctx) => {
+      const { api_key } = parse(exchangeBody, ctx.state.body, 'body');
+      let principal;
+      try {
+        principal = await principalFromApiKey(ctx.services, api_key);
+      } catch (err) {
+        if (err instanceof TokenError) throw problems.unauthorized('The API key is not valid.');
+        throw err;
+      }
+      await ctx.services.apiKeys.touch(principal.actor.id);
+      const scope = principal.scopes.toJSON().join(' ');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { ...(await ctx.services.tokens.issue(principal.subject, { kind: 'api_key', akid: principal.actor.id, scope }, exchangedTokenSeconds)), scope };
+    },
+  },
+];

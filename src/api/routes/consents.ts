@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { problems } from '../../errors/problem.js';
+import type { ConsentDoc } from '../../store/consents.js';
+import type { AppContext } from '../context.js';
+import { parse } from '../validate.js';
+import type { RouteDef } from './route.js';
+
+const kinds = ['server_credential', 'api_key'] as const;
+const body = z.strictObject({ credential_kind: z.enum(kinds), credential_id: z.string().min(1).max(200) });
+const params = z.object({ credential_kind: z.enum(kinds), credential_id: z.string().min(1).max(200) });
+
+function present(doc: ConsentDoc) {
+  return { credential_kind: doc.credential_kind, credential_id: doc.credential_id, created_at: doc.created_at.toISOString() };
+}
+
+async function credentialExists(ctx: AppContext, kind: (typeof kinds)[number], id: string): Promise<boolean> {
+  return kind === 'server_credential' ? (await ctx.services.serverCredentials.get(id)) !== null : (await ctx.services.apiKeys.get(id)) !== null;
+}
+
+/**
+ * Consents: a person authorizes a server credential or API key to act on their behalf
+ * (X-On-Behalf-Of, SPEC §5.5). Only the person, with their own token, grants or revokes.
+ */
+export const consentRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/consents',
+    access: 'human',
+    body: 'json',
+    handler: async (ctx) => {
+      const input = parse(body, ctx.state.body, 'body');
+      if (!(await credentialExists(ctx, input.credential_kind, input.credential_id))) {
+        throw problems.validation(`No ${input.credential_kind} ${input.credential_id}.`, [{ name: 'credential_id', reason: 'unknown credential' }]);
+      }
+      ctx.status = 201;
+      ctx.body = present(await ctx.services.consents.grant({ person_id: ctx.state.principal!.subject, ...input }));
+    },
+  },
+  {
+    method: 'get',
+    path: '/consents',
+    access: 'human',
+    handler: async (ctx) => {
+      ctx.body = { items: (await ctx.services.consents.list(ctx.state.principal!.subject)).map(present) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/consents/:credential_kind/:credential_id',
+    access: 'human',
+    handler: async (ctx) => {
+      const { credential_kind, credential_id } = parse(params, ctx.params, 'path');
+      if (!(await ctx.services.consents.revoke(ctx.state.principal!.subject, credential_kind, credential_id))) {
+        throw problems.notFound('consent', credential_id);
+      }
+      ctx.status = 204;
+    },
+  },
+];

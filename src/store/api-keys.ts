@@ -1,0 +1,42 @@
+import type { Db } from 'mongodb';
+import type { ResourceFilters } from '../auth/principal.js';
+
+/** An API key (SPEC §2.7). The key is `pk_<_id>_<secret>`; only the SHA-256 of the secret is kept. */
+export interface ApiKeyDoc {
+  _id: string;
+  name: string;
+  scopes: string[];
+  resource_filters: ResourceFilters;
+  secret_sha256: string;
+  owner_id: string;
+  created_at: Date;
+  last_used_at: Date | null;
+}
+
+export class ApiKeyStore {
+  constructor(private readonly db: Db) {}
+
+  private get coll() {
+    return this.db.collection<ApiKeyDoc>('api_keys');
+  }
+
+  async create(doc: ApiKeyDoc): Promise<void> {
+    await this.coll.insertOne(doc);
+  }
+
+  get(id: string): Promise<ApiKeyDoc | null> {
+    return this.coll.findOne({ _id: id });
+  }
+
+  listOwned(ownerId: string): Promise<ApiKeyDoc[]> {
+    return this.coll.find({ owner_id: ownerId }).sort({ created_at: 1 }).toArray();
+  }
+
+  async touch(id: string): Promise<void> {
+    await this.coll.updateOne({ _id: id }, { $set: { last_used_at: new Date() } });
+  }
+
+  async delete(id: string, ownerId: string): Promise<boolean> {
+    return (await this.coll.deleteOne({ _id: id, owner_id: ownerId })).deletedCount === 1;
+  }
+}
