@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import type { Api } from './helpers/http.js';
+import { asServer, createApiKey, createServerCredential, exchange } from './helpers/credentials.js';
+import { startPlatform, type TestPlatform } from './helpers/platform.js';
+
+let platform: TestPlatform;
+let alice: Api & { userId: string };
+before(async () => {
+  platform = await startPlatform({}, { worker: false });
+  alice = await platform.newUser();
+});
+after(() => platform.close());
+
+const credDoc = (id: string) => platform.services.db.collection('server_credentials').findOne({ _id: id as never });
+
+describe('server credentials', () => {
+  it('creates a credential whose secret is shown once and stored only as a hash', async () => {
+    const reply = await alice.post('/server-credentials', {
+      client_id: 'acme-crm',
+      name: 'ACME CRM',
+      server_id: 'crm',
+      host_id: 'host-a',
+      scopes: ['artifact:read', 'search:read'],
+      resource_filters: { workspaces: '*', collections: [] },
+    });
+    assert.equal(reply.status, 201, reply.text);
+    assert.match(reply.body.client_secret, /^scs_[0-9A-Za-z]{43}$/);
+    assert.equal(reply.body.authority, platform.config.apiUri);
+    assert.deepEqual(reply.body.resource_filters, { workspaces: '*', collections: [] });
+    assert.equal(reply.body.last_used_at, null);
+    const doc = await credDoc('acme-crm');
+    assert.ok(!JSON.stringify(doc).includes(reply.body.client_secret));
+    assert.match(doc!.secret_hash, /^scrypt\$/);
+
+    const one = await alice.get('/server-credentials/acme-crm');
+    assert.equal(one.status, 200);
+    assert.equal(one.body.client_secret, undefined);
+    const list = await alice.get('/server-credentials');
+    assert.ok(list.body.items.some((c: { client_id: string }) => c.client_id === 'acme-crm'));
+    assert.ok(!list.text.includes('scs_'));
+    assert.equal((await alice.post('/server-credentials', { client_id: 'acme-crm', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] })).status, 409);
+  });
+
+  it('refuses bad input, writing nothing', async () => {
+    const before = await platform.services.db.collection('server_credentials').countDocuments();
+    const bad = [
+      { client_id: 'a b', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] },
+      { client_id: 'okid', name: 'x', server_id: 's', host_id: 'h', scopes: [] },
+      { client_id: 'okid', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:destroy'] },
+      { client_id: 'okid', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'], resource_filters: { workspaces: ['nope'] } },
+    ];
+    for (const body of bad) assert.equal((await alice.post('/server-credentials', body)).status, 400, JSON.stringify(body));
+    assert.equal(await platform.services.db.collection('server_credentials').countDocuments(), before);
+  });
+
+  it('keeps each credential to its creator', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const bob = await platform.newUser();
+    assert.equal((await bob.get(`/server-credentials/${cred.client_id}`)).status, 404);
+    assert.equal((await bob.post(`/server-credentials/${cred.client_id}/rotate`)).status, 404);
+    assert.equal((await bob.delete(`/server-credentials/${cred.client_id}`)).status, 404);
+    assert.ok(!(await bob.get('/server-credentials')).body.items.length);
+    assert.ok(await exchange(platform.url, cred).then((r) => r.status === 200), 'untouched');
+  });
+});
+
+describe('POST /auth/token', () => {
+  it('exchanges client credentials for a 3600 s RS256 JWT with no refresh token, and records last_used_at', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const reply = await exchange(platform.url, cred);
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.equal(reply.body.token_type, 'bearer');
+    assert.equal(reply.body.expires_in, 3600);
+    assert.equal(reply.body.refresh_token, undefined);
+    assert.equal(reply.headers.get('cache-control'), 'no-store');
+    assert.equal(decodeProtectedHeader(reply.body.access_token).alg, 'RS256');
+    const claims = decodeJwt(reply.body.access_token);
+    assert.equal(claims.sub, cred.client_id);
+    assert.equal(claims.exp! - claims.iat!, 3600);
+    const first = (await credDoc(cred.client_id))!.last_used_at as Date;
+    assert.ok(first instanceof Date);
+    await new Promise((r) => setTimeout(r, 20));
+    await exchange(platform.url, cred);
+    assert.ok(((await credDoc(cred.client_id))!.last_used_at as Date) > first, 'last_used_at moves on every exchange');
+  });
+
+  it('accepts HTTP Basic client authentication', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const res = await fetch(`${platform.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${cred.client_id}:${cred.client_secret}`).toString('base64')}` },
+      body: 'grant_type=client_credentials',
+    });
+    assert.equal(res.status, 200);
+  });
+
+  it('answers RFC 6749 errors', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const cases: [Record<string, string>, number, string][] = [
+      [{ client_secret: 'scs_wrong' }, 401, 'invalid_client'],
+      [{ client_id: 'no-such-client' }, 401, 'invalid_client'],
+      [{ grant_type: 'password' }, 400, 'unsupported_grant_type'],
+      [{ grant_type: '' }, 400, 'invalid_request'],
+      [{ scope: 'artifact:write' }, 400, 'invalid_scope'],
+    ];
+    for (const [extra, status, error] of cases) {
+      const reply = await exchange(platform.url, cred, extra);
+      assert.equal(reply.status, status, JSON.stringify(extra));
+      assert.equal(reply.body.error, error);
+      assert.ok(reply.body.error_description);
+    }
+    const json = await fetch(`${platform.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', ...cred }) });
+    assert.equal(json.status, 400);
+    assert.equal((await json.json()).error, 'invalid_request');
+  });
+
+  it('narrows the token to a requested subset of scopes', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read', 'artifact:write']);
+    const reply = await exchange(platform.url, cred, { scope: 'artifact:read' });
+    assert.equal(reply.body.scope, 'artifact:read');
+    const server = alice.withToken(reply.body.access_token);
+    assert.equal((await server.get('/workspaces')).status, 200);
+    const refused = await server.post('/workspaces', { name: 'nope' });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.type, 'urn:platform:problem:insufficient-scope');
+    assert.equal(refused.body.required_scope, 'artifact:write');
+    assert.match(refused.headers.get('www-authenticate') ?? '', /insufficient_scope/);
+  });
+});
+
+describe('rotation, deactivation, deletion', () => {
+  it('rotates: the old secret and its tokens fail at once, the new secret works', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const server = await asServer(platform.url, cred);
+    assert.equal((await server.get('/workspaces')).status, 200);
+    const rotated = await alice.post(`/server-credentials/${cred.client_id}/rotate`);
+    assert.equal(rotated.status, 200);
+    assert.match(rotated.body.client_secret, /^scs_/);
+    assert.notEqual(rotated.body.client_secret, cred.client_secret);
+    assert.equal((await exchange(platform.url, cred)).status, 401, 'old secret rejected');
+    assert.equal((await server.get('/workspaces')).status, 401, 'token from the old secret rejected');
+    const fresh = await asServer(platform.url, { client_id: cred.client_id, client_secret: rotated.body.client_secret });
+    assert.equal((await fresh.get('/workspaces')).status, 200);
+  });
+
+  it('deactivates with PATCH active=false and reactivates', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const server = await asServer(platform.url, cred);
+    const off = await alice.patch(`/server-credentials/${cred.client_id}`, { active: false });
+    assert.equal(off.body.active, false);
+    assert.equal((await server.get('/workspaces')).status, 401);
+    assert.equal((await exchange(platform.url, cred)).body.error, 'invalid_client');
+    await alice.patch(`/server-credentials/${cred.client_id}`, { active: true });
+    assert.equal((await server.get('/workspaces')).status, 401, 'tokens from before deactivation stay dead');
+    assert.equal((await (await asServer(platform.url, cred)).get('/workspaces')).status, 200);
+  });
+
+  it('applies scope changes to tokens already issued', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read', 'artifact:write']);
+    const server = await asServer(platform.url, cred);
+    assert.equal((await server.post('/workspaces', { name: 'w' })).status, 201);
+    await alice.patch(`/server-credentials/${cred.client_id}`, { scopes: ['artifact:read'] });
+    assert.equal((await server.post('/workspaces', { name: 'w' })).status, 403);
+  });
+
+  it('deletes permanently', async () => {
+    const cred = await createServerCredential(alice, ['artifact:read']);
+    const server = await asServer(platform.url, cred);
+    assert.equal((await alice.delete(`/server-credentials/${cred.client_id}`)).status, 204);
+    assert.equal((await alice.get(`/server-credentials/${cred.client_id}`)).status, 404);
+    assert.equal((await exchange(platform.url, cred)).status, 401);
+    assert.equal((await server.get('/workspaces')).status, 401);
+  });
+});
+
+describe('credential management needs a person', () => {
+  it('refuses a server credential and an API key, even with every scope', async () => {
+    const all = ['artifact:read', 'artifact:write', 'artifact:manage', 'artifact:invoke', 'search:read', 'stream:read', 'stream:ingest'];
+    const cred = await createServerCredential(alice, all);
+    const server = await asServer(platform.url, cred);
+    const key = alice.withToken((await createApiKey(alice, all)).key);
+    for (const caller of [server, key]) {
+      const before = await platform.services.db.collection('server_credentials').countDocuments();
+      const create = await caller.post('/server-credentials', { client_id: 'sneaky', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+      assert.equal(create.status, 403);
+      assert.equal(create.body.type, 'urn:platform:problem:human-required');
+      assert.equal((await caller.post(`/server-credentials/${cred.client_id}/rotate`)).status, 403, 'a server cannot rotate its own secret');
+      assert.equal((await caller.get('/server-credentials')).status, 403);
+      assert.equal((await caller.post('/api-keys', { name: 'k', scopes: ['artifact:read'] })).status, 403);
+      assert.equal(await platform.services.db.collection('server_credentials').countDocuments(), before);
+    }
+    assert.equal((await exchange(platform.url, cred)).status, 200, 'the secret was not rotated');
+  });
+});
