@@ -1,15 +1,12 @@
 // Artifact create and get through the whole platform (auth, validation, MongoDB, event signal to
 // Temporal), next to a raw Koa + driver baseline measured in the same run. Prints req/s, p50/p99 and
 // the platform/baseline ratio.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { createApp } from '../src/api/app.js';
 import { loadConfig } from '../src/config/env.js';
 import { createLogger } from '../src/logging/logger.js';
 import { bootstrap, closeServices, createServices } from '../src/platform.js';
 import { createPlatformWorker } from '../src/temporal/worker.js';
-import { freePort, startEngines } from '../temporal-dev/engines.js';
+import { freePort, startEphemeralEngines } from '../temporal-dev/engines.js';
 import { baselineServer } from './baseline.js';
 import { load, type LoadResult } from './load.js';
 
@@ -18,24 +15,15 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const password = 'bench password 1234';
 
 async function main(): Promise<void> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'platform-bench-'));
-  const engines = await startEngines({
-    devDir: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev'),
-    stateDir,
-    temporalPort: await freePort(),
-    temporalUiPort: null,
-    mongoPort: await freePort(),
-    startTemporal: !process.env.TEMPORAL_ADDRESS,
-    startMongo: !process.env.MONGODB_URI,
-    log: (line) => console.log(`[bench] ${line}`),
-  });
+  const engines = await startEphemeralEngines('bench', (line) => console.log(`[bench] ${line}`));
+  const { stateDir } = engines;
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),
     LOG_LEVEL: 'warn',
-    MONGODB_URI: process.env.MONGODB_URI ?? engines.mongodbUri!,
+    MONGODB_URI: engines.mongodbUri!,
     MONGODB_DB: 'bench_platform',
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? engines.temporalAddress!,
+    TEMPORAL_ADDRESS: engines.temporalAddress!,
     TEMPORAL_TASK_QUEUE: 'bench',
     PLATFORM_ADMIN_EMAIL: 'bench@example.test',
     PLATFORM_ADMIN_PASSWORD: password,
@@ -91,7 +79,7 @@ async function main(): Promise<void> {
       await load(count, concurrency, (i) => get(`http://127.0.0.1:${basePort}/items/${baseIds[i % baseIds.length]}`, {})),
     ]);
 
-    console.log(`\n${count} requests per row, ${concurrency} concurrent clients, engine: ${engines.mongoEngine ?? 'external MongoDB'}\n`);
+    console.log(`\n${count} requests per row, ${concurrency} concurrent clients, engine: ${engines.mongoEngine}\n`);
     console.log('op      | platform req/s  p50 ms  p99 ms | baseline req/s  p50 ms  p99 ms | throughput ratio | errors');
     for (const [op, p, b] of results) {
       const f = (r: LoadResult) => `${r.perSecond.toFixed(0).padStart(14)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`;
@@ -105,7 +93,6 @@ async function main(): Promise<void> {
     await new Promise((r) => base.close(r));
     await closeServices(services);
     await engines.stop();
-    rmSync(stateDir, { recursive: true, force: true });
   }
 }
 

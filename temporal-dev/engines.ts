@@ -1,8 +1,9 @@
 // Starts the embedded engines (Temporal dev server, MongoDB-wire server) installed by install.sh,
 // waits until each answers, and stops them. Used by `npm start`, `npm test` and `npm run bench`.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
@@ -195,4 +196,34 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     await engines.stop();
     throw err;
   }
+}
+
+/**
+ * Engines for one throwaway run (tests, benchmarks): free ports, no Web UI, state in a temporary
+ * folder removed on stop. Always its own engines: MONGODB_URI / TEMPORAL_ADDRESS are deliberately
+ * ignored, so a test run never touches a real database or cluster configured in the shell.
+ */
+export async function startEphemeralEngines(name: string, log: (line: string) => void): Promise<Engines & { stateDir: string }> {
+  const stateDir = mkdtempSync(join(tmpdir(), `platform-${name}-`));
+  const engines = await startEngines({
+    devDir: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev'),
+    stateDir,
+    temporalPort: await freePort(),
+    temporalUiPort: null,
+    mongoPort: await freePort(),
+    startTemporal: true,
+    startMongo: true,
+    log,
+  }).catch((err) => {
+    rmSync(stateDir, { recursive: true, force: true });
+    throw err;
+  });
+  return {
+    ...engines,
+    stateDir,
+    stop: async () => {
+      await engines.stop();
+      rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
 }

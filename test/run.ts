@@ -1,11 +1,10 @@
 // The test runner behind `npm test`: starts real engines on free ports in a temporary folder, bundles
 // the workflows once, runs every test file with node's test runner, then tears the engines down.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { freePort, startEngines } from '../temporal-dev/engines.js';
+import { startEphemeralEngines } from '../temporal-dev/engines.js';
 import { workflowsPath } from '../src/temporal/worker.js';
 
 const say = (line: string) => console.log(`[test] ${line}`);
@@ -21,17 +20,8 @@ function testFiles(dir: string): string[] {
 async function main(): Promise<number> {
   const filter = process.argv.slice(2);
   const files = testFiles('test').filter((f) => filter.length === 0 || filter.some((x) => f.includes(x))).sort();
-  const stateDir = mkdtempSync(join(tmpdir(), 'platform-test-'));
-  const engines = await startEngines({
-    devDir: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev'),
-    stateDir,
-    temporalPort: await freePort(),
-    temporalUiPort: null,
-    mongoPort: await freePort(),
-    startTemporal: true,
-    startMongo: !process.env.MONGODB_URI,
-    log: say,
-  });
+  const engines = await startEphemeralEngines('test', say);
+  const { stateDir } = engines;
   try {
     const { code } = await bundleWorkflowCode({ workflowsPath, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } });
     const bundlePath = join(stateDir, 'workflow-bundle.js');
@@ -44,7 +34,7 @@ async function main(): Promise<number> {
         stdio: 'inherit',
         env: {
           ...process.env,
-          TEST_MONGODB_URI: process.env.MONGODB_URI ?? engines.mongodbUri,
+          TEST_MONGODB_URI: engines.mongodbUri,
           TEST_TEMPORAL_ADDRESS: engines.temporalAddress,
           TEST_WORKFLOW_BUNDLE: bundlePath,
           TEST_STATE_DIR: stateDir,
@@ -59,7 +49,6 @@ async function main(): Promise<number> {
     return exitCode;
   } finally {
     await engines.stop();
-    rmSync(stateDir, { recursive: true, force: true });
   }
 }
 

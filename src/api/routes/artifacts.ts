@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { requireGrant } from '../../auth/grants.js';
+import { requireGrant, type GrantFlag } from '../../auth/grants.js';
 import type { Principal, Scope } from '../../auth/principal.js';
 import type { ContainerDoc } from '../../store/containers.js';
 import { secretReferences, validateContent } from '../../content-types/index.js';
@@ -56,10 +56,18 @@ function requireTypeScope(principal: Principal, scope: Scope, contentType: strin
   if (!principal.scopes.allowsType(scope, contentType)) throw problems.insufficientScope(`${scope} (for ${contentType})`);
 }
 
-function requireDraft(doc: ArtifactDoc): void {
-  if (doc.container_kind !== 'workspace') {
-    throw problems.conflict('immutable-artifact', `Artifact ${doc._id} is in a collection; collection artifacts are immutable.`);
+/**
+ * A workspace draft the principal may change: visible, not in a collection, within the principal's
+ * scope for its content type, and under the person's grant on the workspace.
+ */
+async function changeableDraft(ctx: AppContext, id: string, scope: Scope, flag: GrantFlag) {
+  const found = await visibleArtifact(ctx, id);
+  if (found.doc.container_kind !== 'workspace') {
+    throw problems.conflict('immutable-artifact', `Artifact ${id} is in a collection; collection artifacts are immutable.`);
   }
+  requireTypeScope(ctx.state.principal!, scope, found.doc.content_type);
+  requireGrant(found.container, ctx.state.principal!, flag);
+  return found;
 }
 
 /**
@@ -167,11 +175,8 @@ export const artifactRoutes: RouteDef[] = [
       const principal = ctx.state.principal!;
       const { id } = parse(idParam, ctx.params, 'path');
       const patch: ArtifactPatch = parse(patchBody, ctx.state.body, 'body');
-      const { doc: current, container } = await visibleArtifact(ctx, id);
-      requireDraft(current);
-      requireTypeScope(principal, 'artifact:write', current.content_type);
+      const { doc: current, container } = await changeableDraft(ctx, id, 'artifact:write', 'U');
       if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
-      requireGrant(container, principal, 'U');
       if (patch.content !== undefined || patch.content_type !== undefined) {
         patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
       }
@@ -189,10 +194,7 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const { after_id } = parse(moveBody, ctx.state.body, 'body');
-      const { doc: current, container } = await visibleArtifact(ctx, id);
-      requireDraft(current);
-      requireTypeScope(ctx.state.principal!, 'artifact:write', current.content_type);
-      requireGrant(container, ctx.state.principal!, 'U');
+      const { doc: current } = await changeableDraft(ctx, id, 'artifact:write', 'U');
       if (after_id === id) throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
       const doc = await ctx.services.artifacts.move(current, after_id);
       if (!doc) throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [{ name: 'after_id', reason: 'not in this workspace' }]);
@@ -206,10 +208,7 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:manage',
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      const { doc: current, container } = await visibleArtifact(ctx, id);
-      requireDraft(current);
-      requireTypeScope(ctx.state.principal!, 'artifact:manage', current.content_type);
-      requireGrant(container, ctx.state.principal!, 'D');
+      const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
       if (await ctx.services.artifacts.delete(id)) await emit(ctx, 'artifact_deleted', current, ctx.state.principal!);
       ctx.status = 204;
     },
