@@ -57,7 +57,7 @@ install_ferretdb() {
   echo "$FERRETDB_VERSION" >"$work/vendor/github.com/FerretDB/FerretDB/build/version/version.txt"
   (cd "$work" && go build -mod=vendor -o "$bin" github.com/FerretDB/FerretDB/cmd/ferretdb >&2)
   rm -rf "$work"
-  "$bin" --version | head -1 >&2
+  local version; version=$("$bin" --version); echo "${version%%$'\n'*}" >&2
 }
 
 install_temporal
