@@ -37,11 +37,12 @@ export const scopeString = z
     error: `must be one of ${scopes.join(', ')}, or resource|tool|prompt:<mime>:<read|write|manage|invoke>`,
   });
 
-function mimeMatches(pattern: string, contentType: string): boolean {
+/** Whether a content type matches a pattern: an exact type, `type/*`, or `*`. Parameters are ignored. */
+export function mimeMatches(pattern: string, contentType: string): boolean {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (pattern === '*' || pattern === '*/*') return true;
-  if (pattern.endsWith('/*')) return type.startsWith(pattern.slice(0, -1));
-  return type === pattern;
+  const p = pattern.toLowerCase();
+  if (p === '*' || p === '*/*') return true;
+  return p.endsWith('/*') ? type.startsWith(p.slice(0, -1)) : type === p;
 }
 
 /** What a principal may do: coarse scopes, plus fine scopes limited to content types. */

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import OpenAI from 'openai';
+import { terms } from './analyzer.js';
+
+/** Turns texts into unit-length vectors. The id names model and dimensions: vectors of another id are recomputed. */
+export interface Embedder {
+  readonly id: string;
+  readonly dimensions: number;
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export function normalize(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i]! /= norm;
+  return v;
+}
+
+function hash32(value: string): number {
+  return createHash('md5').update(value).digest().readUInt32LE(0);
+}
+
+/**
+ * The offline default: a deterministic hashing embedder (no model, no download). Stemmed words,
+ * adjacent word pairs and character trigrams of each word are hashed with a sign into a fixed number
+ * of dimensions and weighted by sublinear term frequency. It captures lexical and morphological
+ * similarity, not meaning; configure a real embedding model for that (EMBEDDINGS_PROVIDER=openai).
+ */
+export class HashingEmbedder implements Embedder {
+  readonly id: string;
+
+  constructor(readonly dimensions = 384) {
+    this.id = `hashing-v1-${dimensions}`;
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    return texts.map((text) => this.embedOne(text));
+  }
+
+  private embedOne(text: string): Float32Array {
+    const counts = new Map<string, number>();
+    const add = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
+    const words = terms(text);
+    words.forEach((word, i) => {
+      add(`w:${word}`, 1);
+      if (i > 0) add(`b:${words[i - 1]} ${word}`, 0.5);
+      const padded = `^${word}$`;
+      for (let j = 0; j + 3 <= padded.length; j++) add(`c:${padded.slice(j, j + 3)}`, 0.25);
+    });
+    const v = new Float32Array(this.dimensions);
+    for (const [feature, count] of counts) {
+      const h = hash32(feature);
+      const sign = h & 0x80000000 ? -1 : 1;
+      v[h % this.dimensions]! += sign * (1 + Math.log(count));
+    }
+    return normalize(v);
+  }
+}
+
+/** Any OpenAI-compatible embeddings endpoint (OpenAI, Azure, vLLM, Ollama, a local server). */
+export class OpenAIEmbedder implements Embedder {
+  readonly id: string;
+  private readonly client: OpenAI;
+
+  constructor(
+    private readonly model: string,
+    readonly dimensions: number,
+    options: { baseURL?: string; apiKey?: string },
+  ) {
+    this.id = `openai:${model}:${dimensions}`;
+    this.client = new OpenAI({ baseURL: options.baseURL, apiKey: options.apiKey ?? 'unused', maxRetries: 2, timeout: 30_000 });
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions, encoding_format: 'float' });
+    return res.data
+      .sort((a, b) => a.index - b.index)
+      .map((d) => {
+        if (d.embedding.length !== this.dimensions) throw new Error(`embedding has ${d.embedding.length} dimensions, expected ${this.dimensions}`);
+        return normalize(Float32Array.from(d.embedding));
+      });
+  }
+}

@@ -1,0 +1,68 @@
+/** The Reciprocal Rank Fusion constant of SPEC §1 and §8. */
+export const rrfK = 60;
+
+export interface Ranked {
+  id: string;
+  score: number;
+}
+
+export interface Fused {
+  id: string;
+  score: number;
+  /** Per retriever: 1-based rank and the retriever's own score. */
+  retrievers: Record<string, { rank: number; score: number }>;
+}
+
+/** RRF: score(d) = Σ over retrievers of 1 / (k + rank(d)), rank from 1. Ties keep the first list's order. */
+export function reciprocalRankFusion(rankings: Record<string, Ranked[]>, k = rrfK): Fused[] {
+  const fused = new Map<string, Fused>();
+  for (const [name, list] of Object.entries(rankings)) {
+    list.forEach((hit, index) => {
+      const entry = fused.get(hit.id) ?? { id: hit.id, score: 0, retrievers: {} };
+      entry.score += 1 / (k + index + 1);
+      entry.retrievers[name] = { rank: index + 1, score: hit.score };
+      fused.set(hit.id, entry);
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score);
+}
+
+export interface ApertureOptions {
+  /** Never cut below this many neighbours. */
+  minKeep: number;
+  /** Below this many candidates there is no curve to speak of: keep them all. */
+  minCandidates: number;
+  /** Scores spread less than this (max − min) are flat: no elbow, keep them all. */
+  flatSpread: number;
+}
+
+export const defaultAperture: ApertureOptions = { minKeep: 5, minCandidates: 8, flatSpread: 0.02 };
+
+/**
+ * How many of the descending `scores` to keep: up to the elbow of the curve, found as the point
+ * farthest below the chord from the first to the last score in normalised coordinates (the Kneedle
+ * difference curve for a decreasing convex curve, Satopää et al. 2011). Guards: too few candidates or
+ * flat scores keep everything; the cut never goes below `minKeep`.
+ */
+export function elbowCut(scores: number[], options: ApertureOptions = defaultAperture): number {
+  const n = scores.length;
+  if (n < options.minCandidates) return n;
+  const first = scores[0]!;
+  const last = scores[n - 1]!;
+  const spread = first - last;
+  if (spread < options.flatSpread) return n;
+  let best = -1;
+  let knee = n - 1;
+  for (let i = 0; i < n; i++) {
+    const x = i / (n - 1);
+    const y = (scores[i]! - last) / spread; // 1 at the top, 0 at the bottom
+    const chord = 1 - x;
+    const below = chord - y; // distance below the chord (scaled by a constant)
+    if (below > best) {
+      best = below;
+      knee = i;
+    }
+  }
+  if (best <= 0) return n; // concave or straight: no elbow
+  return Math.max(options.minKeep, knee + 1);
+}
