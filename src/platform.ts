@@ -6,7 +6,6 @@ import type { Config } from './config/env.js';
 import { EventPublisher } from './events/publisher.js';
 import type { Logger } from './logging/logger.js';
 import type { Services } from './services.js';
-import { ArtifactStore } from './store/artifacts.js';
 import { ContainerStore } from './store/containers.js';
 import { EventStore } from './store/events.js';
 import { createMongoClient, ensureIndexes } from './store/mongo.js';
@@ -17,6 +16,11 @@ import { ConsentStore } from './store/consents.js';
 import { SecretStore } from './store/secrets.js';
 import { ServerCredentialStore } from './store/server-credentials.js';
 import { createTemporalClient, createTemporalProbe } from './temporal/connection.js';
+import { createEmbedder } from './search/embedder.js';
+import { SearchService } from './search/service.js';
+import { ArtifactStore } from './store/artifacts.js';
+import { SearchChangeStore } from './store/search-changes.js';
+import type { ArtifactDoc } from './store/artifacts.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
@@ -24,6 +28,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const db = mongo.db(config.MONGODB_DB);
   const temporal = createTemporalClient(config);
   const ring = loadKeyRing(config, logger);
+  const artifacts = new ArtifactStore(db);
   const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
   return {
     config,
@@ -36,7 +41,7 @@ export function createServices(config: Config, logger: Logger): Services {
     tokens: new TokenService(signingKeys, config.apiUri, config.ACCESS_TOKEN_TTL_SECONDS),
     users: new UserStore(db),
     containers: new ContainerStore(db),
-    artifacts: new ArtifactStore(db),
+    artifacts,
     events: new EventStore(db),
     publisher: new EventPublisher(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER),
     serverCredentials: new ServerCredentialStore(db),
@@ -44,6 +49,10 @@ export function createServices(config: Config, logger: Logger): Services {
     consents: new ConsentStore(db),
     secrets: new SecretStore(db, ring),
     audit: new AuditStore(db),
+    search: new SearchService(
+      { config, logger, artifacts, changes: new SearchChangeStore(db), temporal, artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
+      createEmbedder(config),
+    ),
   };
 }
 
@@ -52,9 +61,12 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
   await ensureIndexes(services.db);
   await services.signingKeys.init();
   await services.signingKeys.rotateIfOlderThan(services.config.SIGNING_KEY_ROTATION_DAYS);
-  return ensureAdmin(services.config, services.users, services.logger);
+  const admin = await ensureAdmin(services.config, services.users, services.logger);
+  await services.search.start();
+  return admin;
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  services.search.stop();
   await Promise.allSettled([services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
 }

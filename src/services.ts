@@ -14,6 +14,7 @@ import type { AuditStore } from './store/audit.js';
 import type { ConsentStore } from './store/consents.js';
 import type { SecretStore } from './store/secrets.js';
 import type { ServerCredentialStore } from './store/server-credentials.js';
+import type { SearchService } from './search/service.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -36,4 +37,5 @@ export interface Services {
   consents: ConsentStore;
   secrets: SecretStore;
   audit: AuditStore;
+  search: SearchService;
 }

@@ -16,6 +16,7 @@ import { consentRoutes } from './routes/consents.js';
 import { secretRoutes } from './routes/secrets.js';
 import { serverCredentialRoutes } from './routes/server-credentials.js';
 import { tokenRoutes } from './routes/token.js';
+import { searchRoutes } from './routes/search.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -30,6 +31,7 @@ export const routes: RouteDef[] = [
   ...containerRoutes('workspace'),
   ...containerRoutes('collection'),
   ...eventRoutes,
+  ...searchRoutes,
   ...artifactRoutes,
 ];
 

@@ -35,6 +35,15 @@ export const envSchema = z.object({
   ALLOW_STDIO_MCP_SERVERS: bool.default(false),
   EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
+  SEARCH_BACKEND: z.enum(['memory', 'atlas']).default('memory'),
+  ATLAS_SEARCH_INDEX: z.string().min(1).default('artifacts_text'),
+  ATLAS_VECTOR_INDEX: z.string().min(1).default('artifacts_vector'),
+  SEARCH_SYNC_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
+  EMBEDDINGS_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4096).default(384),
+  EMBEDDINGS_BASE_URL: z.url().optional(),
+  EMBEDDINGS_API_KEY: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof envSchema>;

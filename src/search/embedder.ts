@@ -83,3 +83,16 @@ export class OpenAIEmbedder implements Embedder {
       });
   }
 }
+
+export function createEmbedder(config: {
+  EMBEDDINGS_PROVIDER: 'local' | 'openai';
+  EMBEDDINGS_MODEL: string;
+  EMBEDDINGS_DIMENSIONS: number;
+  EMBEDDINGS_BASE_URL?: string;
+  EMBEDDINGS_API_KEY?: string;
+}): Embedder {
+  if (config.EMBEDDINGS_PROVIDER === 'openai') {
+    return new OpenAIEmbedder(config.EMBEDDINGS_MODEL, config.EMBEDDINGS_DIMENSIONS, { baseURL: config.EMBEDDINGS_BASE_URL, apiKey: config.EMBEDDINGS_API_KEY });
+  }
+  return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
+}

@@ -66,3 +66,15 @@ export function elbowCut(scores: number[], options: ApertureOptions = defaultApe
   if (best <= 0) return n; // concave or straight: no elbow
   return Math.max(options.minKeep, knee + 1);
 }
+
+/**
+ * The hybrid step both backends share: cut the semantic list at its elbow (when asked), fuse it with
+ * the lexical list by RRF, keep the top `limit`.
+ */
+export function fuseRetrievers(lexical: Ranked[], semantic: Ranked[], limit: number, aperture: ApertureOptions | null) {
+  const kept = aperture ? semantic.slice(0, elbowCut(semantic.map((h) => h.score), aperture)) : semantic;
+  return {
+    fused: reciprocalRankFusion({ lexical, semantic: kept }).slice(0, limit),
+    counts: { lexical: lexical.length, semantic: semantic.length, semanticKept: kept.length },
+  };
+}

@@ -1,7 +1,7 @@
 import MiniSearch from 'minisearch';
 import { mimeMatches } from '../auth/principal.js';
 import { processTerm, tokenize } from './analyzer.js';
-import { elbowCut, reciprocalRankFusion, type ApertureOptions, type Ranked } from './fusion.js';
+import { fuseRetrievers, type ApertureOptions, type Ranked } from './fusion.js';
 import { boostPresets, type BoostPreset } from './presets.js';
 import { ExactVectorIndex } from './vectors.js';
 
@@ -33,12 +33,15 @@ export interface SearchQuery {
 /** The only artifacts a caller may find: in these containers, of these content types. */
 export interface SearchScope {
   containerIds: ReadonlySet<string>;
-  /** Content-type patterns (`text/*`, exact types); null: any. */
+  /** Content types the request asked for (patterns); null: any. */
   contentTypes: string[] | null;
+  /** Content types the caller's scopes allow (patterns); null: any. */
+  typeLimits: string[] | null;
 }
 
 export function inScope(scope: SearchScope, doc: Pick<SearchableDoc, 'collection_id' | 'content_type'>): boolean {
-  return scope.containerIds.has(doc.collection_id) && (scope.contentTypes === null || scope.contentTypes.some((p) => mimeMatches(p, doc.content_type)));
+  const matches = (patterns: string[] | null) => patterns === null || patterns.some((p) => mimeMatches(p, doc.content_type));
+  return scope.containerIds.has(doc.collection_id) && matches(scope.contentTypes) && matches(scope.typeLimits);
 }
 
 export interface SearchHit {
@@ -114,15 +117,8 @@ export class MemorySearchIndex {
       .search(query.text, { boost: { ...boostPresets[query.preset] }, filter: (r) => accept(r.id as string) })
       .slice(0, query.candidates)
       .map((r) => ({ id: r.id as string, score: r.score }));
-    let semantic: Ranked[] = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : [];
-    const semanticFound = semantic.length;
-    if (query.aperture) semantic = semantic.slice(0, elbowCut(semantic.map((h) => h.score), query.aperture));
-    const fused = reciprocalRankFusion({ lexical, semantic }).slice(0, query.limit);
-    return {
-      hits: fused.map((f) => ({ ...f, doc: this.docs.get(f.id)! })),
-      lexical: lexical.length,
-      semantic: semanticFound,
-      semanticKept: semantic.length,
-    };
+    const semantic: Ranked[] = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : [];
+    const { fused, counts } = fuseRetrievers(lexical, semantic, query.limit, query.aperture);
+    return { hits: fused.map((f) => ({ ...f, doc: this.docs.get(f.id)! })), ...counts };
   }
 }

@@ -44,6 +44,8 @@ export interface ArtifactDoc {
   /** Incremented on every update of a draft. */
   revision: number;
   provenance: Provenance;
+  /** The embedding of this revision's text, written by the indexing activity. */
+  search?: { embedder: string; content_hash: string; vector: number[]; revision: number; embedded_at: Date };
 }
 
 export interface NewArtifact {
@@ -170,6 +172,17 @@ export class ArtifactStore {
     const moved = await this.artifacts.findOneAndUpdate({ _id: doc._id }, { $set: { order_key: key } }, { returnDocument: 'after' });
     if (moved) await this.raiseLastKey(moved);
     return moved;
+  }
+
+  /** Stores an embedding, unless the artifact has moved on to another revision meanwhile. */
+  async storeEmbedding(id: string, revision: number, search: NonNullable<ArtifactDoc['search']>): Promise<boolean> {
+    const res = await this.artifacts.updateOne({ _id: id, revision }, { $set: { search } });
+    return res.modifiedCount === 1;
+  }
+
+  /** Every artifact, streamed: the search index is rebuilt from this at start. */
+  all(): AsyncIterable<ArtifactDoc> {
+    return this.artifacts.find({});
   }
 
   async delete(id: string): Promise<boolean> {

@@ -27,6 +27,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('api_keys').createIndex({ owner_id: 1 }, { name: 'owner' }),
     db.collection('consents').createIndex({ person_id: 1 }, { name: 'person' }),
     db.collection('secrets').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
+    db.collection('search_changes').createIndex({ artifact_id: 1 }, { name: 'artifact' }),
     db.collection('audit_log').createIndex({ person_id: 1, _id: -1 }, { name: 'person_recent' }),
   ]);
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Db } from 'mongodb';
 import { createActivities } from '../activities/index.js';
+import { createEmbedder } from '../search/embedder.js';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../logging/logger.js';
 import { temporalConnectionOptions } from './connection.js';
@@ -56,7 +57,7 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
-    activities: createActivities(db),
+    activities: createActivities(db, createEmbedder(config)),
   });
   return { worker, connection };
 }

@@ -1,2 +1,3 @@
 // Every workflow the worker runs. Bundled by @temporalio/worker: deterministic code only.
+export { indexArtifact } from './index-artifact.js';
 export { workspaceEvents } from './workspace-events.js';

@@ -71,15 +71,23 @@ async function changeableDraft(ctx: AppContext, id: string, scope: Scope, flag: 
 }
 
 /**
- * Workspace artifact writes feed the workspace's event workflow. The write has happened by now, so a
- * Temporal outage is logged rather than failing the request (docs/decisions.md).
+ * What follows a write: the search index, and for workspace artifacts the workspace's event
+ * workflow. The write has happened by now, so a failure here is logged rather than failing the
+ * request (docs/decisions.md).
  */
-async function emit(ctx: AppContext, kind: EventKind, doc: ArtifactDoc, principal: Principal, changed?: string[]) {
-  if (doc.container_kind !== 'workspace') return;
-  try {
-    await ctx.services.publisher.publish(kind, doc.collection_id, doc._id, principal.subject, changed);
-  } catch (err) {
-    ctx.services.logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, 'event not delivered');
+async function afterWrite(ctx: AppContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
+  const steps: [string, () => Promise<unknown>][] = [];
+  if (kind === 'artifact_deleted') steps.push(['search index', () => ctx.services.search.deleted(doc._id)]);
+  else if (changed?.join() !== 'order_key') steps.push(['search index', () => ctx.services.search.written(doc)]);
+  if (doc.container_kind === 'workspace') {
+    steps.push(['event', () => ctx.services.publisher.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
+  }
+  for (const [what, step] of steps) {
+    try {
+      await step();
+    } catch (err) {
+      ctx.services.logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
+    }
   }
 }
 
@@ -129,7 +137,7 @@ export const artifactRoutes: RouteDef[] = [
         context: input.context,
         source: { ...apiSource(ctx), ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
       });
-      await emit(ctx, 'artifact_created', doc, principal);
+      await afterWrite(ctx, 'artifact_created', doc);
       ctx.status = 201;
       ctx.set('Location', `/artifacts/${doc._id}`);
       ctx.body = presentArtifact(doc);
@@ -182,7 +190,7 @@ export const artifactRoutes: RouteDef[] = [
       }
       const doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx));
       if (!doc) throw problems.notFound('artifact', id);
-      await emit(ctx, 'artifact_updated', doc, principal, Object.keys(patch));
+      await afterWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
       ctx.body = presentArtifact(doc);
     },
   },
@@ -198,7 +206,7 @@ export const artifactRoutes: RouteDef[] = [
       if (after_id === id) throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
       const doc = await ctx.services.artifacts.move(current, after_id);
       if (!doc) throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [{ name: 'after_id', reason: 'not in this workspace' }]);
-      await emit(ctx, 'artifact_updated', doc, ctx.state.principal!, ['order_key']);
+      await afterWrite(ctx, 'artifact_updated', doc, ['order_key']);
       ctx.body = presentArtifact(doc);
     },
   },
@@ -209,7 +217,7 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
-      if (await ctx.services.artifacts.delete(id)) await emit(ctx, 'artifact_deleted', current, ctx.state.principal!);
+      if (await ctx.services.artifacts.delete(id)) await afterWrite(ctx, 'artifact_deleted', current);
       ctx.status = 204;
     },
   },

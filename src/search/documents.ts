@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { SearchableDoc } from './memory-index.js';
+
+/** Text that describes an artifact beyond its title: `context.description` when it is a string. */
+export function descriptionOf(doc: Pick<ArtifactDoc, 'context'>): string {
+  const d = doc.context?.description;
+  return typeof d === 'string' ? d : '';
+}
+
+/** Only so much text goes into one embedding: models have input limits and long tails add little. */
+const embeddedChars = 8_000;
+
+export function embeddingText(doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'>): string {
+  return [doc.title, descriptionOf(doc), doc.content].filter(Boolean).join('\n').slice(0, embeddedChars);
+}
+
+export function contentHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The index's view of an artifact; the stored vector counts only if it is this revision's, by this embedder. */
+export function searchable(doc: ArtifactDoc, embedderId: string): SearchableDoc {
+  const s = doc.search;
+  const current = s && s.embedder === embedderId && s.revision === doc.revision;
+  return {
+    id: doc._id,
+    title: doc.title,
+    description: descriptionOf(doc),
+    content: doc.content,
+    content_type: doc.content_type,
+    collection_id: doc.collection_id,
+    container_kind: doc.container_kind,
+    ...(current ? { vector: Float32Array.from(s.vector) } : {}),
+  };
+}

@@ -1,0 +1,103 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config/env.js';
+import type { Logger } from '../logging/logger.js';
+import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import type { SearchChangeStore } from '../store/search-changes.js';
+import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
+import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
+import { AtlasSearchBackend } from './atlas.js';
+import { searchable } from './documents.js';
+import type { Embedder } from './embedder.js';
+import { MemorySearchIndex, type SearchOutcome, type SearchQuery } from './memory-index.js';
+
+/** Changes written up to this long ago are read again on every poll: writers' clocks and commits interleave. */
+const overlapMs = 5000;
+/** The change log keeps this much history (replicas that fall further behind rebuild). */
+const retentionMs = 10 * 60_000;
+
+const timeOf = (uuidv7: string) => parseInt(uuidv7.slice(0, 8) + uuidv7.slice(9, 13), 16);
+
+/**
+ * Keeps this replica's search index current and answers searches. Writes made here are applied at
+ * once; writes and embeddings from elsewhere arrive through the change log, polled.
+ */
+export class SearchService {
+  readonly index: MemorySearchIndex;
+  private readonly atlas: AtlasSearchBackend | null;
+  private timer: NodeJS.Timeout | null = null;
+  private cursorMs = 0;
+  private readonly applied = new Map<string, number>();
+  private polls = 0;
+
+  constructor(
+    private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; temporal: Client; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
+    readonly embedder: Embedder,
+  ) {
+    this.index = new MemorySearchIndex(embedder.dimensions);
+    this.atlas = deps.config.SEARCH_BACKEND === 'atlas' ? new AtlasSearchBackend(deps.artifactsCollection(), deps.config) : null;
+  }
+
+  /** Loads every artifact, then follows the change log. */
+  async start(): Promise<void> {
+    if (this.atlas) return; // Atlas keeps its own indexes current
+    this.cursorMs = Date.now();
+    for await (const doc of this.deps.artifacts.all()) this.index.upsert(searchable(doc, this.embedder.id));
+    this.deps.logger.info({ artifacts: this.index.size, vectors: this.index.vectorCount }, 'search index built');
+    this.timer = setInterval(() => void this.poll().catch((err) => this.deps.logger.error({ err }, 'search index sync failed')), this.deps.config.SEARCH_SYNC_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Applies changes logged since the cursor (minus the overlap); each change once. */
+  async poll(): Promise<number> {
+    const changes = await this.deps.changes.since(this.cursorMs - overlapMs);
+    let count = 0;
+    for (const change of changes) {
+      if (this.applied.has(change._id)) continue;
+      await this.refresh(change.artifact_id);
+      const at = timeOf(change._id);
+      this.applied.set(change._id, at);
+      this.cursorMs = Math.max(this.cursorMs, at);
+      count++;
+    }
+    for (const [id, at] of this.applied) if (at < this.cursorMs - 2 * overlapMs) this.applied.delete(id);
+    if (++this.polls % 60 === 0) await this.deps.changes.prune(Date.now() - retentionMs);
+    return count;
+  }
+
+  private async refresh(artifactId: string): Promise<void> {
+    const doc = await this.deps.artifacts.get(artifactId);
+    if (doc) this.index.upsert(searchable(doc, this.embedder.id));
+    else this.index.remove(artifactId);
+  }
+
+  /** After a write through this replica: index now, tell the other replicas, embed in a workflow. */
+  async written(doc: ArtifactDoc): Promise<void> {
+    this.index.upsert(searchable(doc, this.embedder.id));
+    await this.deps.changes.record(doc._id);
+    await this.deps.temporal.workflow.start(indexArtifact, {
+      workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
+      taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{ artifactId: doc._id, revision: doc.revision }],
+      typedSearchAttributes: [
+        { key: ArtifactId, value: doc._id },
+        { key: RunKind, value: 'index-artifact' },
+      ],
+    });
+  }
+
+  async deleted(artifactId: string): Promise<void> {
+    this.index.remove(artifactId);
+    await this.deps.changes.record(artifactId);
+  }
+
+  async search(query: Omit<SearchQuery, 'vector'>): Promise<SearchOutcome> {
+    const [vector] = await this.embedder.embed([query.text]);
+    const full = { ...query, vector: vector ?? null };
+    return this.atlas ? this.atlas.search(full) : this.index.search(full);
+  }
+}

@@ -1,0 +1,37 @@
+import type { Db } from 'mongodb';
+import { v7 as uuidv7 } from 'uuid';
+
+/**
+ * An append-only log of artifacts whose searchable state changed (written, deleted, embedded).
+ * Every API replica tails it to keep its in-process index current; FerretDB has no change streams.
+ */
+export interface SearchChangeDoc {
+  _id: string; // UUIDv7: time-ordered
+  artifact_id: string;
+}
+
+/** The smallest UUIDv7 of a given millisecond: a cursor for "changes since time t". */
+export function uuidv7Floor(ms: number): string {
+  const hex = Math.max(0, ms).toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
+}
+
+export class SearchChangeStore {
+  constructor(private readonly db: Db) {}
+
+  private get coll() {
+    return this.db.collection<SearchChangeDoc>('search_changes');
+  }
+
+  async record(artifactId: string): Promise<void> {
+    await this.coll.insertOne({ _id: uuidv7(), artifact_id: artifactId });
+  }
+
+  since(ms: number): Promise<SearchChangeDoc[]> {
+    return this.coll.find({ _id: { $gte: uuidv7Floor(ms) } }).sort({ _id: 1 }).limit(10_000).toArray();
+  }
+
+  async prune(olderThanMs: number): Promise<void> {
+    await this.coll.deleteMany({ _id: { $lt: uuidv7Floor(olderThanMs) } });
+  }
+}
