@@ -36,6 +36,9 @@ export interface ApertureOptions {
   flatSpread: number;
 }
 
+/** How far below the chord (in normalised units) a point must sit to count as an elbow. */
+const minElbowDepth = 0.1;
+
 export const defaultAperture: ApertureOptions = { minKeep: 5, minCandidates: 8, flatSpread: 0.02 };
 
 /**
@@ -63,7 +66,7 @@ export function elbowCut(scores: number[], options: ApertureOptions = defaultApe
       knee = i;
     }
   }
-  if (best <= 0) return n; // concave or straight: no elbow
+  if (best < minElbowDepth) return n; // straight, concave or merely noisy: no elbow worth cutting at
   return Math.max(options.minKeep, knee + 1);
 }
 

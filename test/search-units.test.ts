@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { elbowCut, reciprocalRankFusion, rrfK } from '../src/search/fusion.js';
+import { HashingEmbedder } from '../src/search/embedder.js';
+import { MemorySearchIndex, type SearchableDoc, type SearchQuery } from '../src/search/memory-index.js';
+import { lexicalPipeline, vectorPipeline } from '../src/search/atlas.js';
+
+describe('reciprocal rank fusion', () => {
+  it('scores Σ 1/(60 + rank) with ranks from 1', () => {
+    assert.equal(rrfK, 60);
+    const fused = reciprocalRankFusion({
+      lexical: [{ id: 'a', score: 9 }, { id: 'b', score: 5 }, { id: 'c', score: 1 }],
+      semantic: [{ id: 'c', score: 0.9 }, { id: 'a', score: 0.8 }],
+    });
+    const byId = Object.fromEntries(fused.map((f) => [f.id, f]));
+    assert.equal(byId.a!.score, 1 / 61 + 1 / 62);
+    assert.equal(byId.b!.score, 1 / 62);
+    assert.equal(byId.c!.score, 1 / 63 + 1 / 61);
+    assert.deepEqual(fused.map((f) => f.id), ['a', 'c', 'b']);
+    assert.deepEqual(byId.c!.retrievers, { lexical: { rank: 3, score: 1 }, semantic: { rank: 1, score: 0.9 } });
+  });
+
+  it('ranks an item found by both retrievers above one found first by only one', () => {
+    const fused = reciprocalRankFusion({ lexical: [{ id: 'x', score: 1 }, { id: 'both', score: 1 }], semantic: [{ id: 'y', score: 1 }, { id: 'both', score: 1 }] });
+    assert.equal(fused[0]!.id, 'both');
+    assert.equal(fused[0]!.score, 2 / 62);
+  });
+});
+
+describe('elbow aperture', () => {
+  const options = { minKeep: 2, minCandidates: 5, flatSpread: 0.02 };
+
+  it('cuts a steep head from a flat tail', () => {
+    const scores = [0.95, 0.93, 0.9, 0.4, 0.38, 0.37, 0.36, 0.35, 0.35, 0.34];
+    assert.equal(elbowCut(scores, options), 4, 'keeps up to and including the knee point');
+  });
+
+  it('keeps everything when the scores are flat', () => {
+    assert.equal(elbowCut([0.5, 0.5, 0.499, 0.498, 0.497, 0.49], options), 6);
+  });
+
+  it('keeps everything when there are too few candidates', () => {
+    assert.equal(elbowCut([0.9, 0.1, 0.05, 0.01], options), 4);
+  });
+
+  it('keeps everything on a straight or concave curve', () => {
+    assert.equal(elbowCut([1, 0.9, 0.8, 0.7, 0.6, 0.5], options), 6);
+    assert.equal(elbowCut([1, 0.99, 0.97, 0.9, 0.7, 0.2], options), 6);
+  });
+
+  it('never keeps fewer than min_keep', () => {
+    assert.equal(elbowCut([1, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05], { ...options, minKeep: 4 }), 4);
+    assert.equal(elbowCut([1, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05], options), 2);
+  });
+});
+
+describe('hashing embedder', () => {
+  it('is deterministic, unit length, and closer for related texts', async () => {
+    const e = new HashingEmbedder(256);
+    const [a, a2, b, c] = await e.embed(['supersonic wing flutter', 'supersonic wing flutter', 'flutter of wings at supersonic speeds', 'heat conduction in slabs']);
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+    assert.deepEqual(a, a2);
+    assert.ok(Math.abs(dot(a!, a!) - 1) < 1e-5);
+    assert.ok(dot(a!, b!) > dot(a!, c!) + 0.2);
+  });
+});
+
+function doc(id: string, fields: Partial<SearchableDoc>): SearchableDoc {
+  return { id, title: '', description: '', content: '', content_type: 'text/plain', collection_id: 'w', container_kind: 'workspace', ...fields };
+}
+
+function query(text: string, preset: SearchQuery['preset']): SearchQuery {
+  return { text, vector: null, limit: 10, preset, candidates: 100, aperture: null, scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: null } };
+}
+
+describe('boost presets', () => {
+  const index = new MemorySearchIndex(8);
+  index.upsert(doc('in-description', { title: 'report', description: 'turbulence measurements', content: 'wind tunnel data tables and figures' }));
+  index.upsert(doc('in-content', { title: 'report', description: 'wind tunnel data', content: 'turbulence measurements turbulence spectra and more turbulence' }));
+
+  it('description-first ranks the description match first', () => {
+    assert.equal(index.search(query('turbulence', 'description-first')).hits[0]!.id, 'in-description');
+  });
+
+  it('content-heavy ranks the content match first', () => {
+    assert.equal(index.search(query('turbulence', 'content-heavy')).hits[0]!.id, 'in-content');
+  });
+
+  it('only returns what the scope allows', () => {
+    index.upsert(doc('elsewhere', { title: 'turbulence', collection_id: 'other' }));
+    index.upsert(doc('json', { title: 'turbulence', content_type: 'application/json' }));
+    const ids = index.search({ ...query('turbulence', 'balanced'), scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: ['text/*'] } }).hits.map((h) => h.id);
+    assert.ok(!ids.includes('elsewhere') && !ids.includes('json'));
+    assert.equal(ids.length, 2);
+  });
+});
+
+describe('Atlas pipelines', () => {
+  const config = { ATLAS_SEARCH_INDEX: 'text_idx', ATLAS_VECTOR_INDEX: 'vec_idx', EMBEDDINGS_DIMENSIONS: 4 };
+  const q: SearchQuery = {
+    text: 'wing flutter',
+    vector: Float32Array.from([0.5, 0.5, 0.5, 0.5]),
+    limit: 10,
+    preset: 'description-first',
+    candidates: 50,
+    aperture: null,
+    scope: { containerIds: new Set(['c1', 'c2']), contentTypes: ['text/*'], typeLimits: null },
+  };
+
+  it('builds a boosted compound $search filtered to the caller\'s containers', () => {
+    const [search, match, limit, project] = lexicalPipeline(q, config) as Record<string, any>[];
+    assert.equal(search!.$search.index, 'text_idx');
+    assert.deepEqual(search!.$search.compound.should, [
+      { text: { query: 'wing flutter', path: 'title', score: { boost: { value: 2 } } } },
+      { text: { query: 'wing flutter', path: 'context.description', score: { boost: { value: 3 } } } },
+      { text: { query: 'wing flutter', path: 'content', score: { boost: { value: 0.5 } } } },
+    ]);
+    assert.deepEqual(search!.$search.compound.filter, [{ in: { path: 'collection_id', value: ['c1', 'c2'] } }]);
+    assert.deepEqual(match, { $match: { $or: [{ content_type: { $regex: '^text/', $options: 'i' } }] } });
+    assert.deepEqual(limit, { $limit: 50 });
+    assert.deepEqual(project!.$project.score, { $meta: 'searchScore' });
+  });
+
+  it('builds a pre-filtered $vectorSearch', () => {
+    const [vs, , project] = vectorPipeline(q, config) as Record<string, any>[];
+    assert.deepEqual(vs!.$vectorSearch, {
+      index: 'vec_idx',
+      path: 'search.vector',
+      queryVector: [0.5, 0.5, 0.5, 0.5],
+      numCandidates: 500,
+      limit: 50,
+      filter: { collection_id: { $in: ['c1', 'c2'] } },
+    });
+    assert.deepEqual(project!.$project.score, { $meta: 'vectorSearchScore' });
+  });
+});
