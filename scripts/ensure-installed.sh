@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs what a fresh clone lacks: npm packages (when package-lock.json is newer than the install)
-# and the embedded engines (temporal-dev/install.sh, idempotent).
+# Installs what a fresh clone lacks: npm packages (when package-lock.json is newer than the install),
+# the embedded engines (temporal-dev/install.sh) and the embedding model (scripts/install-model.sh).
+# Each step is idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[setup] installing npm packages" >&2
-  npm ci --no-audit --no-fund >&2
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund >&2
 fi
 bash temporal-dev/install.sh
+bash scripts/install-model.sh

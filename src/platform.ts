@@ -51,7 +51,7 @@ export function createServices(config: Config, logger: Logger): Services {
     audit: new AuditStore(db),
     search: new SearchService(
       { config, logger, artifacts, changes: new SearchChangeStore(db), temporal, artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
-      createEmbedder(config),
+      () => createEmbedder(config),
     ),
   };
 }

@@ -25,6 +25,7 @@ async function workerProcess(): Promise<ChildProcess> {
       TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
       TEMPORAL_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
       PLATFORM_DEV_DIR: config.PLATFORM_DEV_DIR,
+      EMBEDDINGS_MODEL_DIR: config.EMBEDDINGS_MODEL_DIR,
     },
   });
   let output = '';

@@ -84,15 +84,27 @@ export class OpenAIEmbedder implements Embedder {
   }
 }
 
-export function createEmbedder(config: {
-  EMBEDDINGS_PROVIDER: 'local' | 'openai';
+/**
+ * The configured embedder: all-MiniLM-L6-v2 on onnxruntime (default, installed by
+ * scripts/install-model.sh), the hashing embedder, or an OpenAI-compatible endpoint.
+ */
+export async function createEmbedder(config: {
+  EMBEDDINGS_PROVIDER: 'minilm' | 'hashing' | 'openai';
   EMBEDDINGS_MODEL: string;
   EMBEDDINGS_DIMENSIONS: number;
+  EMBEDDINGS_MODEL_DIR?: string;
   EMBEDDINGS_BASE_URL?: string;
   EMBEDDINGS_API_KEY?: string;
-}): Embedder {
-  if (config.EMBEDDINGS_PROVIDER === 'openai') {
-    return new OpenAIEmbedder(config.EMBEDDINGS_MODEL, config.EMBEDDINGS_DIMENSIONS, { baseURL: config.EMBEDDINGS_BASE_URL, apiKey: config.EMBEDDINGS_API_KEY });
+  PLATFORM_DEV_DIR: string;
+}): Promise<Embedder> {
+  switch (config.EMBEDDINGS_PROVIDER) {
+    case 'openai':
+      return new OpenAIEmbedder(config.EMBEDDINGS_MODEL, config.EMBEDDINGS_DIMENSIONS, { baseURL: config.EMBEDDINGS_BASE_URL, apiKey: config.EMBEDDINGS_API_KEY });
+    case 'hashing':
+      return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
+    case 'minilm': {
+      const { MiniLmEmbedder, defaultModelDir } = await import('./minilm.js');
+      return MiniLmEmbedder.load(config.EMBEDDINGS_MODEL_DIR ?? defaultModelDir(config.PLATFORM_DEV_DIR));
+    }
   }
-  return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
 }

@@ -22,7 +22,8 @@ const timeOf = (uuidv7: string) => parseInt(uuidv7.slice(0, 8) + uuidv7.slice(9,
  * once; writes and embeddings from elsewhere arrive through the change log, polled.
  */
 export class SearchService {
-  readonly index: MemorySearchIndex;
+  private index_: MemorySearchIndex | null = null;
+  private embedder_: Embedder | null = null;
   private readonly atlas: AtlasSearchBackend | null;
   private timer: NodeJS.Timeout | null = null;
   private cursorMs = 0;
@@ -31,15 +32,26 @@ export class SearchService {
 
   constructor(
     private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; temporal: Client; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
-    readonly embedder: Embedder,
+    private readonly loadEmbedder: () => Promise<Embedder>,
   ) {
-    this.index = new MemorySearchIndex(embedder.dimensions);
     this.atlas = deps.config.SEARCH_BACKEND === 'atlas' ? new AtlasSearchBackend(deps.artifactsCollection(), deps.config) : null;
   }
 
-  /** Loads every artifact, then follows the change log. */
+  get embedder(): Embedder {
+    if (!this.embedder_) throw new Error('search service not started');
+    return this.embedder_;
+  }
+
+  get index(): MemorySearchIndex {
+    if (!this.index_) throw new Error('search service not started');
+    return this.index_;
+  }
+
+  /** Loads the embedder and every artifact, then follows the change log (Atlas: ensures its indexes). */
   async start(): Promise<void> {
-    if (this.atlas) return; // Atlas keeps its own indexes current
+    this.embedder_ = await this.loadEmbedder();
+    this.index_ = new MemorySearchIndex(this.embedder_.dimensions);
+    if (this.atlas) return this.atlas.ensureIndexes();
     this.cursorMs = Date.now();
     for await (const doc of this.deps.artifacts.all()) this.index.upsert(searchable(doc, this.embedder.id));
     this.deps.logger.info({ artifacts: this.index.size, vectors: this.index.vectorCount }, 'search index built');

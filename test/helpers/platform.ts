@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../src/api/app.js';
@@ -37,6 +37,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PLATFORM_ADMIN_EMAIL: adminEmail,
     PLATFORM_ADMIN_PASSWORD: adminPassword,
     PLATFORM_DEV_DIR: mkdtempSync(join(required('TEST_STATE_DIR'), 'platform-')),
+    // The model installed for the repository (scripts/install-model.sh), not one per test.
+    EMBEDDINGS_MODEL_DIR: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'models', 'all-MiniLM-L6-v2'),
     ...overrides,
   });
 }
@@ -68,7 +70,12 @@ export async function startPlatform(overrides: Record<string, string> = {}, opti
   const port = await freePort();
   const config = testConfig({ PORT: String(port), ...overrides });
   const services = createServices(config, createLogger(config.LOG_LEVEL, sink));
-  await bootstrap(services);
+  try {
+    await bootstrap(services);
+  } catch (err) {
+    await closeServices(services); // or the open connections keep the test process alive
+    throw err;
+  }
   const server: Server = createApp(services).listen(port, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${port}`;
