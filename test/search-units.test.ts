@@ -54,14 +54,21 @@ describe('elbow aperture', () => {
   });
 });
 
+const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
+
 describe('hashing embedder', () => {
   it('is deterministic, unit length, and closer for related texts', async () => {
     const e = new HashingEmbedder(256);
     const [a, a2, b, c] = await e.embed(['supersonic wing flutter', 'supersonic wing flutter', 'flutter of wings at supersonic speeds', 'heat conduction in slabs']);
-    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i]!, 0);
     assert.deepEqual(a, a2);
     assert.ok(Math.abs(dot(a!, a!) - 1) < 1e-5);
     assert.ok(dot(a!, b!) > dot(a!, c!) + 0.2);
+  });
+
+  it('weights repeats up, never flipping a feature\'s sign', async () => {
+    const e = new HashingEmbedder(256);
+    const [once, twice] = await e.embed(['wing', 'wing wing']);
+    assert.ok(dot(once!, twice!) > 0.95, 'the same words, only repeated, point the same way');
   });
 });
 

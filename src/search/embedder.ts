@@ -39,8 +39,13 @@ export class HashingEmbedder implements Embedder {
   }
 
   private embedOne(text: string): Float32Array {
-    const counts = new Map<string, number>();
-    const add = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
+    // Each feature: a kind weight (words 1, word pairs 0.5, trigrams 0.25) times 1 + ln(occurrences).
+    const features = new Map<string, { weight: number; count: number }>();
+    const add = (feature: string, weight: number) => {
+      const f = features.get(feature);
+      if (f) f.count++;
+      else features.set(feature, { weight, count: 1 });
+    };
     const words = terms(text);
     words.forEach((word, i) => {
       add(`w:${word}`, 1);
@@ -49,10 +54,10 @@ export class HashingEmbedder implements Embedder {
       for (let j = 0; j + 3 <= padded.length; j++) add(`c:${padded.slice(j, j + 3)}`, 0.25);
     });
     const v = new Float32Array(this.dimensions);
-    for (const [feature, count] of counts) {
+    for (const [feature, { weight, count }] of features) {
       const h = hash32(feature);
       const sign = h & 0x80000000 ? -1 : 1;
-      v[h % this.dimensions]! += sign * (1 + Math.log(count));
+      v[h % this.dimensions]! += sign * weight * (1 + Math.log(count));
     }
     return normalize(v);
   }

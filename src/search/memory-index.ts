@@ -99,7 +99,8 @@ export class MemorySearchIndex {
     else this.lexical.add(fields);
     if (doc.vector) this.vectors.upsert(doc.id, doc.vector);
     else this.vectors.remove(doc.id); // a stale vector would describe the previous revision
-    this.docs.set(doc.id, { ...doc, content: '' });
+    const { vector: _inMatrix, content: _inLexical, ...meta } = doc;
+    this.docs.set(doc.id, { ...meta, content: '' }); // the text and vector live in their indexes only
   }
 
   remove(id: string): void {

@@ -55,10 +55,20 @@ export class ExactVectorIndex {
   search(query: Float32Array, k: number, accept: (id: string) => boolean): Ranked[] {
     const d = this.dimensions;
     const top: Ranked[] = []; // kept sorted descending; k is small
+    const data = this.data;
     for (let i = 0; i < this.ids.length; i++) {
-      let dot = 0;
+      // Four accumulators: fewer dependent additions per step, measurably faster in V8.
+      let a = 0, b = 0, c = 0, e = 0;
       const base = i * d;
-      for (let j = 0; j < d; j++) dot += this.data[base + j]! * query[j]!;
+      let j = 0;
+      for (; j + 3 < d; j += 4) {
+        a += data[base + j]! * query[j]!;
+        b += data[base + j + 1]! * query[j + 1]!;
+        c += data[base + j + 2]! * query[j + 2]!;
+        e += data[base + j + 3]! * query[j + 3]!;
+      }
+      for (; j < d; j++) a += data[base + j]! * query[j]!;
+      const dot = a + b + c + e;
       if (top.length === k && dot <= top[k - 1]!.score) continue;
       const id = this.ids[i]!;
       if (!accept(id)) continue;

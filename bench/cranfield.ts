@@ -1,0 +1,64 @@
+// Loader for the Cranfield collection in ../shared/data/cranfield (see its README).
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const cranfieldDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'cranfield');
+
+export interface CranDoc {
+  id: string;
+  title: string;
+  content: string;
+}
+
+export interface CranQuery {
+  id: number;
+  text: string;
+}
+
+export interface Cranfield {
+  docs: CranDoc[];
+  queries: CranQuery[];
+  /** Query id → doc id → gain (5 − code for codes 1..4, 0 for −1). */
+  judgements: Map<number, Map<string, number>>;
+}
+
+/** Splits a SMART-format file into records of `.X` fields, one record per `.I` line. */
+function records(text: string): { id: string; fields: Record<string, string> }[] {
+  const out: { id: string; fields: Record<string, string> }[] = [];
+  let field = '';
+  for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+    const marker = /^\.([A-Z])\b\s*(.*)$/.exec(line);
+    if (marker?.[1] === 'I') {
+      out.push({ id: marker[2]!.trim(), fields: {} });
+      field = '';
+    } else if (marker) {
+      field = marker[1]!;
+      out.at(-1)!.fields[field] = marker[2] ?? '';
+    } else if (field && out.length > 0) {
+      const rec = out.at(-1)!;
+      rec.fields[field] = rec.fields[field] ? `${rec.fields[field]}\n${line}` : line;
+    }
+  }
+  return out;
+}
+
+const clean = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
+
+export function loadCranfield(dir = cranfieldDir): Cranfield {
+  const docs = records(readFileSync(resolve(dir, 'cran.all.1400'), 'utf8')).map((r) => ({ id: r.id, title: clean(r.fields.T), content: clean(r.fields.W) }));
+  // The .I numbers of cran.qry are not the judgement ids: queries are numbered 1..225 in file order.
+  const queries = records(readFileSync(resolve(dir, 'cran.qry'), 'utf8')).map((r, i) => ({ id: i + 1, text: clean(r.fields.W) }));
+  const judgements = new Map<number, Map<string, number>>();
+  for (const line of readFileSync(resolve(dir, 'cranqrel'), 'utf8').split('\n')) {
+    const [q, d, c] = line.trim().split(/\s+/);
+    if (!q || !d || !c) continue;
+    const code = Number(c);
+    const gain = code >= 1 && code <= 4 ? 5 - code : 0;
+    const perQuery = judgements.get(Number(q)) ?? new Map<string, number>();
+    perQuery.set(d, gain);
+    judgements.set(Number(q), perQuery);
+  }
+  if (docs.length !== 1400 || queries.length !== 225) throw new Error(`Cranfield: ${docs.length} docs, ${queries.length} queries (expected 1400, 225)`);
+  return { docs, queries, judgements };
+}

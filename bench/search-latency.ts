@@ -1,0 +1,187 @@
+// MemorySearchIndex cost at 1k, 10k and 100k synthetic artifacts: build time, memory, and hybrid
+// query latency (p50/p95 over 200 queries). Text is drawn deterministically (seeded PRNG, Zipf over
+// the Cranfield vocabulary); vectors are random unit vectors of dimension 384, since embedding cost
+// is not what is measured. Run with --expose-gc for meaningful memory figures.
+// BENCH_SIZES=1000,10000 overrides the sizes.
+import { processTerm } from '../src/search/analyzer.js';
+import { defaultAperture } from '../src/search/fusion.js';
+import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
+import { loadCranfield } from './cranfield.js';
+
+const dimensions = 384;
+const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const queryCount = 200;
+const warmup = 20;
+const targetP95Ms = 15;
+const collection = 'bench';
+
+/** mulberry32: small, fast, deterministic. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Samples words with probability ∝ 1 / rank (Zipf, s = 1); `words` sorted by descending frequency. */
+function zipf(words: string[], random: () => number): () => string {
+  const cumulative = new Float64Array(words.length);
+  let sum = 0;
+  words.forEach((_, r) => (cumulative[r] = sum += 1 / (r + 1)));
+  return () => {
+    const x = random() * sum;
+    let lo = 0;
+    let hi = words.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return words[lo]!;
+  };
+}
+
+function unitVector(random: () => number): Float32Array {
+  const v = new Float32Array(dimensions);
+  let norm = 0;
+  for (let i = 0; i < dimensions; i += 2) {
+    // Box–Muller: Gaussian components give directions uniform on the sphere.
+    const r = Math.sqrt(-2 * Math.log(1 - random()));
+    const theta = 2 * Math.PI * random();
+    v[i] = r * Math.cos(theta);
+    v[i + 1] = r * Math.sin(theta);
+    norm += v[i]! ** 2 + v[i + 1]! ** 2;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < dimensions; i++) v[i]! /= norm;
+  return v;
+}
+
+function vocabulary(): { all: string[]; content: string[] } {
+  const counts = new Map<string, number>();
+  for (const d of loadCranfield().docs) for (const w of `${d.title} ${d.content}`.toLowerCase().match(/[a-z]+/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+  const all = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
+  return { all, content: all.filter((w) => processTerm(w) !== null) }; // queries use words the analyzer keeps
+}
+
+/** After gc; the pause lets V8 release freed ArrayBuffer backing stores, which happens off the main thread. */
+async function memory(): Promise<{ heap: number; buffers: number }> {
+  for (let i = 0; i < 2; i++) {
+    globalThis.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const m = process.memoryUsage();
+  return { heap: m.heapUsed, buffers: m.arrayBuffers };
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+interface Result {
+  size: number;
+  buildMs: number;
+  heapMb: number;
+  buffersMb: number;
+  hybrid: { p50: number; p95: number };
+  lexical: { p50: number; p95: number };
+}
+
+async function measure(size: number, vocab: { all: string[]; content: string[] }): Promise<Result> {
+  const random = prng(size);
+  const word = zipf(vocab.all, random);
+  const before = await memory();
+  let index: MemorySearchIndex | null = new MemorySearchIndex(dimensions);
+  let buildMs = 0;
+  for (let i = 0; i < size; i++) {
+    const length = 50 + Math.floor(random() * 101);
+    const words = Array.from({ length }, word);
+    const titleLength = 3 + Math.floor(random() * 6);
+    const doc = {
+      id: `a${i}`,
+      title: words.slice(0, titleLength).join(' '),
+      description: '',
+      content: words.slice(titleLength).join(' '),
+      content_type: 'text/markdown',
+      collection_id: collection,
+      container_kind: 'collection' as const,
+      vector: unitVector(random),
+    };
+    const t = performance.now(); // generation is not the index's cost: time the upsert only
+    index.upsert(doc);
+    buildMs += performance.now() - t;
+  }
+  const after = await memory();
+
+  const queryWord = zipf(vocab.content, prng(size + 1));
+  const queries = Array.from({ length: warmup + queryCount }, () => ({
+    text: Array.from({ length: 2 + Math.floor(random() * 3) }, queryWord).join(' '),
+    vector: unitVector(random),
+  }));
+  const base: Omit<SearchQuery, 'text' | 'vector'> = {
+    limit: 10,
+    preset: 'balanced',
+    candidates: 100,
+    aperture: defaultAperture,
+    scope: { containerIds: new Set([collection]), contentTypes: null, typeLimits: null },
+  };
+  const time = (withVector: boolean) => {
+    const times = queries.map((q) => {
+      const t = performance.now();
+      index!.search({ ...base, text: q.text, vector: withVector ? q.vector : null });
+      return performance.now() - t;
+    });
+    const sorted = times.slice(warmup).sort((a, b) => a - b);
+    return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+  };
+  const hybrid = time(true);
+  const lexical = time(false);
+  index = null; // let the next size start from a clean heap
+  return { size, buildMs, heapMb: (after.heap - before.heap) / 2 ** 20, buffersMb: (after.buffers - before.buffers) / 2 ** 20, hybrid, lexical };
+}
+
+async function main(): Promise<void> {
+  if (!globalThis.gc) console.log('(no --expose-gc: memory figures include garbage)');
+  const vocab = vocabulary();
+  const results: Result[] = [];
+  for (const size of sizes) {
+    const t = performance.now();
+    results.push(await measure(size, vocab));
+    console.log(`[bench] ${size} artifacts measured in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
+
+  const first = results[0]!;
+  const ms = (x: number) => x.toFixed(2).padStart(7);
+  const ratio = (x: number, y: number) => `×${(x / y).toFixed(1)}`.padStart(7);
+  console.log(`\nMemorySearchIndex, ${dimensions}-d vectors, vocabulary ${vocab.all.length} words (Zipf), 50–150 words per artifact.`);
+  console.log(`Hybrid = BM25 + exact kNN + RRF, limit 10, candidates 100, aperture on; ${queryCount} queries of 2–4 words after ${warmup} warm-up.`);
+  console.log('Memory = heapUsed + arrayBuffers retained by the index after gc (arrayBuffers shown separately). Growth is relative to the first size.\n');
+  const header = '  artifacts |  build ms | memory MB | (buffers MB) | hybrid p50 | hybrid p95 | BM25 p50 | BM25 p95 | build× | memory× | p95×';
+  console.log(header);
+  console.log(header.replace(/[^|]/g, '-'));
+  for (const r of results) {
+    const memoryMb = r.heapMb + r.buffersMb;
+    console.log(
+      [
+        String(r.size).padStart(11),
+        r.buildMs.toFixed(0).padStart(9),
+        memoryMb.toFixed(1).padStart(9),
+        r.buffersMb.toFixed(1).padStart(12),
+        ms(r.hybrid.p50).padStart(10),
+        ms(r.hybrid.p95).padStart(10),
+        ms(r.lexical.p50).padStart(8),
+        ms(r.lexical.p95).padStart(8),
+        ratio(r.buildMs, first.buildMs).padStart(6),
+        ratio(memoryMb, first.heapMb + first.buffersMb),
+        ratio(r.hybrid.p95, first.hybrid.p95).padStart(5),
+      ].join(' | '),
+    );
+  }
+  const largest = results.at(-1)!;
+  const verdict = largest.hybrid.p95 <= targetP95Ms ? 'met' : 'NOT met';
+  console.log(`\nGoal: hybrid p95 ≤ ${targetP95Ms} ms at ${largest.size} artifacts: ${verdict} (${largest.hybrid.p95.toFixed(2)} ms).`);
+}
+
+await main();

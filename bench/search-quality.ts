@@ -1,0 +1,188 @@
+// Search quality on Cranfield (1,400 docs, 225 queries, graded judgements): nDCG@10 and recall@100 of
+// our BM25, vector-only and hybrid (RRF, aperture on/off) rankings, next to MiniSearch (default
+// configuration) and Orama (default BM25) measured in the same run.
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
+import MiniSearch from 'minisearch';
+import { embeddingText } from '../src/search/documents.js';
+import { HashingEmbedder, type Embedder } from '../src/search/embedder.js';
+import { defaultAperture, type ApertureOptions } from '../src/search/fusion.js';
+import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
+import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
+import { loadCranfield, type CranQuery } from './cranfield.js';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const depth = 100; // recall@100 needs 100 results; also the candidate pool per retriever (the API default)
+const collection = 'cranfield';
+type Ranker = (query: CranQuery) => string[] | Promise<string[]>;
+
+const { docs, queries, judgements } = loadCranfield();
+
+/** nDCG@10 with linear gain: DCG = Σ gain_i / log2(i + 1), ideal DCG from the query's judged gains sorted. */
+function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
+  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
+  const ideal = dcg([...gains.values()].sort((a, b) => b - a));
+  return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
+}
+
+function recallAt100(ranked: string[], gains: Map<string, number>): number {
+  const relevant = [...gains].filter(([, g]) => g > 0).map(([id]) => id);
+  if (relevant.length === 0) return 0;
+  const top = new Set(ranked.slice(0, 100));
+  return relevant.filter((id) => top.has(id)).length / relevant.length;
+}
+
+async function evaluate(rank: Ranker): Promise<{ ndcg: number; recall: number; ms: number }> {
+  let ndcg = 0;
+  let recall = 0;
+  const start = performance.now();
+  for (const q of queries) {
+    const ranked = await rank(q);
+    const gains = judgements.get(q.id) ?? new Map<string, number>();
+    ndcg += ndcgAt10(ranked, gains);
+    recall += recallAt100(ranked, gains);
+  }
+  return { ndcg: ndcg / queries.length, recall: recall / queries.length, ms: performance.now() - start };
+}
+
+async function embedAll(embedder: Embedder, texts: string[], batch = 64): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (let i = 0; i < texts.length; i += batch) out.push(...(await embedder.embed(texts.slice(i, i + batch))));
+  return out;
+}
+
+/** The default embedder, when its model is installed (scripts/install-model.sh); otherwise why not. */
+async function miniLm(): Promise<Embedder | string> {
+  try {
+    return await MiniLmEmbedder.load(defaultModelDir(resolve(repoRoot, process.env.PLATFORM_DEV_DIR ?? '.dev')));
+  } catch (err) {
+    return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  }
+}
+
+interface Row {
+  name: string;
+  ndcg: number;
+  recall: number;
+  ms: number;
+  kind: 'ours' | 'peer' | 'hybrid';
+  bestSingle?: number;
+  note?: string;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const unavailable: string[] = [];
+  const timings: string[] = [];
+
+  // Peers, each in its default configuration.
+  let t = performance.now();
+  const mini = new MiniSearch<{ id: string; title: string; content: string }>({ fields: ['title', 'content'] });
+  mini.addAll(docs);
+  timings.push(`MiniSearch index ${(performance.now() - t).toFixed(0)} ms`);
+  rows.push({ name: 'MiniSearch 7 (default: title+content, no stemming)', kind: 'peer', ...(await evaluate((q) => mini.search(q.text).slice(0, depth).map((r) => String(r.id)))) });
+
+  t = performance.now();
+  const orama = create({ schema: { title: 'string', content: 'string' } as const });
+  await insertMultiple(orama, docs.map((d) => ({ id: d.id, title: d.title, content: d.content })));
+  timings.push(`Orama index ${(performance.now() - t).toFixed(0)} ms`);
+  rows.push({
+    name: 'Orama 3 (default BM25)',
+    kind: 'peer',
+    ...(await evaluate(async (q) => (await oramaSearch(orama, { term: q.text, limit: depth })).hits.map((h) => h.id))),
+  });
+
+  const embedders: Embedder[] = [new HashingEmbedder(384)];
+  t = performance.now();
+  const loaded = await miniLm();
+  if (typeof loaded === 'string') unavailable.push(`MiniLM: unavailable (${loaded})`);
+  else {
+    embedders.push(loaded);
+    timings.push(`MiniLM load ${(performance.now() - t).toFixed(0)} ms`);
+  }
+
+  let bm25: number | null = null;
+  for (const embedder of embedders) {
+    t = performance.now();
+    const docVectors = await embedAll(embedder, docs.map((d) => embeddingText({ title: d.title, context: {}, content: d.content })));
+    const queryVectors = await embedAll(embedder, queries.map((q) => q.text));
+    timings.push(`${embedder.id} embed ${docs.length} docs + ${queries.length} queries ${(performance.now() - t).toFixed(0)} ms`);
+
+    t = performance.now();
+    const index = new MemorySearchIndex(embedder.dimensions);
+    docs.forEach((d, i) =>
+      index.upsert({ id: d.id, title: d.title, description: '', content: d.content, content_type: 'text/plain', collection_id: collection, container_kind: 'collection', vector: docVectors[i]! }),
+    );
+    timings.push(`MemorySearchIndex build (${embedder.id}) ${(performance.now() - t).toFixed(0)} ms`);
+
+    const base: Omit<SearchQuery, 'text' | 'vector' | 'aperture'> = {
+      limit: depth,
+      preset: 'balanced',
+      candidates: depth,
+      scope: { containerIds: new Set([collection]), contentTypes: null, typeLimits: null },
+    };
+    const queryVector = (q: CranQuery) => queryVectors[q.id - 1]!;
+
+    if (bm25 === null) {
+      const r = await evaluate((q) => index.search({ ...base, text: q.text, vector: null, aperture: null }).hits.map((h) => h.id));
+      rows.push({ name: 'ours: BM25 only (analyzer, balanced preset)', kind: 'ours', ...r });
+      bm25 = r.ndcg;
+    }
+
+    // Exact cosine in the bench (vectors are unit length, so the dot product), over all documents.
+    const vectorOnly = await evaluate((q) => {
+      const qv = queryVector(q);
+      const scored = docVectors.map((v, i) => {
+        let dot = 0;
+        for (let j = 0; j < v.length; j++) dot += v[j]! * qv[j]!;
+        return { id: docs[i]!.id, dot };
+      });
+      return scored.sort((a, b) => b.dot - a.dot).slice(0, depth).map((s) => s.id);
+    });
+    rows.push({ name: `ours: vector only (${embedder.id})`, kind: 'ours', ...vectorOnly });
+
+    const bestSingle = Math.max(bm25, vectorOnly.ndcg);
+    for (const aperture of [defaultAperture, null] as (ApertureOptions | null)[]) {
+      let kept = 0;
+      const r = await evaluate((q) => {
+        const outcome = index.search({ ...base, text: q.text, vector: queryVector(q), aperture });
+        kept += outcome.semanticKept;
+        return outcome.hits.map((h) => h.id);
+      });
+      rows.push({
+        name: `ours: hybrid RRF, aperture ${aperture ? 'on ' : 'off'} (${embedder.id})`,
+        kind: 'hybrid',
+        bestSingle,
+        note: `semantic kept ${(kept / queries.length).toFixed(1)}/${depth}`,
+        ...r,
+      });
+    }
+  }
+
+  const bestPeer = Math.max(...rows.filter((r) => r.kind === 'peer').map((r) => r.ndcg));
+  const width = Math.max(...rows.map((r) => r.name.length));
+  const header = `${'system'.padEnd(width)} | nDCG@10 | recall@100 | ÷ best peer | ÷ best single | ms/query | notes`;
+  console.log(`\nCranfield: ${docs.length} docs, ${queries.length} queries. nDCG@10 linear gain (gain / log2(rank + 1)), gain = 5 − code, −1 → 0;`);
+  console.log('recall@100 over judged docs with gain > 0. Ratios are nDCG@10 ratios. ms/query is the whole ranking call.\n');
+  console.log(header);
+  console.log(header.replace(/[^|]/g, '-'));
+  for (const r of rows) {
+    const ratio = (x: number | undefined) => (r.kind === 'hybrid' && x ? (r.ndcg / x).toFixed(3) : '');
+    console.log(
+      [
+        r.name.padEnd(width),
+        r.ndcg.toFixed(4).padStart(7),
+        r.recall.toFixed(4).padStart(10),
+        ratio(bestPeer).padStart(11),
+        ratio(r.bestSingle).padStart(13),
+        (r.ms / queries.length).toFixed(2).padStart(8),
+        r.note ?? '',
+      ].join(' | '),
+    );
+  }
+  for (const line of unavailable) console.log(line);
+  console.log(`\n${timings.join('; ')}`);
+}
+
+await main();
