@@ -15,6 +15,8 @@ const overlapMs = 5000;
 /** The change log keeps this much history (replicas that fall further behind rebuild). */
 const retentionMs = 10 * 60_000;
 
+const queryCacheSize = 1000;
+
 const timeOf = (uuidv7: string) => parseInt(uuidv7.slice(0, 8) + uuidv7.slice(9, 13), 16);
 
 /**
@@ -29,6 +31,7 @@ export class SearchService {
   private cursorMs = 0;
   private readonly applied = new Map<string, number>();
   private polls = 0;
+  private readonly queryVectors = new Map<string, Float32Array>();
 
   constructor(
     private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; temporal: Client; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
@@ -102,14 +105,24 @@ export class SearchService {
     });
   }
 
+  /** Query embeddings, cached: people repeat searches, and a model call costs milliseconds. */
+  private async queryVector(text: string): Promise<Float32Array | null> {
+    const cached = this.queryVectors.get(text);
+    if (cached) return cached;
+    const [vector] = await this.embedder.embed([text]);
+    if (!vector) return null;
+    if (this.queryVectors.size >= queryCacheSize) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+    this.queryVectors.set(text, vector);
+    return vector;
+  }
+
   async deleted(artifactId: string): Promise<void> {
     this.index.remove(artifactId);
     await this.deps.changes.record(artifactId);
   }
 
   async search(query: Omit<SearchQuery, 'vector'>): Promise<SearchOutcome> {
-    const [vector] = await this.embedder.embed([query.text]);
-    const full = { ...query, vector: vector ?? null };
+    const full = { ...query, vector: await this.queryVector(query.text) };
     return this.atlas ? this.atlas.search(full) : this.index.search(full);
   }
 }
