@@ -1,5 +1,5 @@
 import type { Collection, Document } from 'mongodb';
-import type { ArtifactDoc } from '../store/artifacts.js';
+import { contentTypeMatch, type ArtifactDoc } from '../store/artifacts.js';
 import { fuseRetrievers, type Ranked } from './fusion.js';
 import type { SearchableDoc, SearchOutcome, SearchQuery } from './memory-index.js';
 import { boostPresets } from './presets.js';
@@ -10,16 +10,10 @@ interface AtlasConfig {
   EMBEDDINGS_DIMENSIONS: number;
 }
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Content-type patterns as a $match on the stored content_type (after $search, which cannot regex it). */
 function typeMatch(patterns: string[] | null): Document | null {
   if (patterns === null || patterns.some((p) => p === '*' || p === '*/*')) return null;
-  return {
-    $or: patterns.map((p) =>
-      p.endsWith('/*') ? { content_type: { $regex: `^${escapeRegex(p.slice(0, -1))}`, $options: 'i' } } : { content_type: { $regex: `^${escapeRegex(p)}\\s*(;|$)`, $options: 'i' } },
-    ),
-  };
+  return { $or: patterns.map(contentTypeMatch) };
 }
 
 const hitFields = { _id: 1, title: 1, content_type: 1, collection_id: 1, container_kind: 1, 'context.description': 1 };

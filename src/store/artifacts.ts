@@ -25,7 +25,7 @@ export interface Provenance {
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A content-type pattern (`text/markdown`, `text/*`, `*`) as a query on the stored content_type. */
-function contentTypeMatch(pattern: string): Filter<ArtifactDoc> {
+export function contentTypeMatch(pattern: string): Filter<ArtifactDoc> {
   if (pattern === '*' || pattern === '*/*') return {};
   if (pattern.endsWith('/*')) return { content_type: { $regex: `^${escapeRegex(pattern.slice(0, -1))}`, $options: 'i' } };
   return { content_type: { $regex: `^${escapeRegex(pattern)}\\s*(;|$)`, $options: 'i' } };
