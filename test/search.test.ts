@@ -27,9 +27,8 @@ async function create(api: Api, collection: string, title: string, content: stri
 const search = (api: Api, body: Record<string, unknown>) => api.post('/artifacts/search', body);
 const ids = (reply: { body: { results: { id: string }[] } }) => reply.body.results.map((r) => r.id);
 
-/** Waits until the indexing workflow has stored this artifact's embedding. */
-const embedded = (id: string) =>
-  eventually(async () => (await platform.services.db.collection('artifacts').findOne({ _id: id as never, 'search.vector': { $exists: true } })) !== null, 30_000, `embedding of ${id}`);
+/** Waits until the indexing workflow has stored this artifact's embedding and the API's index has applied it. */
+const embedded = (id: string) => eventually(async () => platform.services.search.index.hasVector(id), 30_000, `embedding of ${id}`);
 
 describe('POST /artifacts/search', () => {
   it('finds artifacts and says which retriever ranked them where', async () => {

@@ -93,6 +93,10 @@ export class MemorySearchIndex {
     return this.docs.get(id);
   }
 
+  hasVector(id: string): boolean {
+    return this.vectors.has(id);
+  }
+
   upsert(doc: SearchableDoc): void {
     const fields = { id: doc.id, title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) };
     if (this.lexical.has(doc.id)) this.lexical.replace(fields);
