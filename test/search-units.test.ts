@@ -141,3 +141,38 @@ describe('Atlas pipelines', () => {
     assert.deepEqual(project!.$project.score, { $meta: 'vectorSearchScore' });
   });
 });
+
+describe('vector index', () => {
+  const dims = 32;
+  const rand = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const next = rand(7);
+  const unit = () => {
+    const v = Float32Array.from({ length: dims }, next);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  };
+
+  it('switches to HNSW past its threshold, agreeing with the exact scan, and falls back for narrow scopes', async () => {
+    const { VectorIndex, ExactVectorIndex } = await import('../src/search/vectors.js');
+    const ann = new VectorIndex(dims, 500);
+    const exact = new ExactVectorIndex(dims);
+    for (let i = 0; i < 2000; i++) {
+      const v = unit();
+      ann.upsert(`v${i}`, v);
+      exact.upsert(`v${i}`, v);
+    }
+    assert.ok(ann.approximate);
+    let agree = 0;
+    for (let q = 0; q < 20; q++) {
+      const query = unit();
+      const truth = new Set(exact.search(query, 10, () => true).map((h) => h.id));
+      agree += ann.search(query, 10, () => true).filter((h) => truth.has(h.id)).length;
+    }
+    assert.ok(agree / 200 > 0.85, `recall@10 ${agree / 200}`);
+    const narrow = (id: string) => id.endsWith('7');
+    const query = unit();
+    assert.deepEqual(ann.search(query, 10, narrow), exact.search(query, 10, narrow), 'a narrow scope gets the exact answer');
+    ann.remove('v1');
+    assert.ok(!ann.search(unit(), 1999, () => true).some((h) => h.id === 'v1'), 'removed from both indexes');
+  });
+});

@@ -1,9 +1,8 @@
-import MiniSearch from 'minisearch';
 import { mimeMatches } from '../auth/principal.js';
-import { processTerm, tokenize } from './analyzer.js';
+import { Bm25Index } from './bm25.js';
 import { fuseRetrievers, type ApertureOptions, type Ranked } from './fusion.js';
 import { boostPresets, type BoostPreset } from './presets.js';
-import { ExactVectorIndex } from './vectors.js';
+import { VectorIndex } from './vectors.js';
 
 /** What the index keeps of an artifact. */
 export interface SearchableDoc {
@@ -63,22 +62,20 @@ export interface SearchOutcome {
 const maxIndexedChars = 100_000;
 
 /**
- * The single-node search backend: MiniSearch (BM25+) over title, description and content with the
- * project's analyzer, exact kNN over unit vectors, fused by RRF (k = 60).
+ * The single-node search backend: BM25F over title, description and content with the project's
+ * analyzer, exact kNN over unit vectors, fused by RRF (k = 60).
  */
 export class MemorySearchIndex {
   private readonly docs = new Map<string, SearchableDoc>();
-  private readonly lexical: MiniSearch<{ id: string; title: string; description: string; content: string }>;
-  private readonly vectors: ExactVectorIndex;
+  private readonly lexical = new Bm25Index();
+  private readonly vectors: VectorIndex;
 
-  constructor(readonly dimensions: number) {
-    this.lexical = new MiniSearch({
-      fields: ['title', 'description', 'content'],
-      tokenize,
-      processTerm,
-      searchOptions: { tokenize, processTerm, combineWith: 'OR', bm25: { k: 1.2, b: 0.75, d: 0.5 } },
-    });
-    this.vectors = new ExactVectorIndex(dimensions);
+  /** `annThreshold`: from this many vectors on, kNN is answered by an HNSW index first. */
+  constructor(
+    readonly dimensions: number,
+    annThreshold?: number,
+  ) {
+    this.vectors = new VectorIndex(dimensions, annThreshold);
   }
 
   get size(): number {
@@ -98,9 +95,7 @@ export class MemorySearchIndex {
   }
 
   upsert(doc: SearchableDoc): void {
-    const fields = { id: doc.id, title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) };
-    if (this.lexical.has(doc.id)) this.lexical.replace(fields);
-    else this.lexical.add(fields);
+    this.lexical.upsert(doc.id, { title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) });
     if (doc.vector) this.vectors.upsert(doc.id, doc.vector);
     else this.vectors.remove(doc.id); // a stale vector would describe the previous revision
     const { vector: _inMatrix, content: _inLexical, ...meta } = doc;
@@ -108,7 +103,7 @@ export class MemorySearchIndex {
   }
 
   remove(id: string): void {
-    if (this.lexical.has(id)) this.lexical.discard(id);
+    this.lexical.remove(id);
     this.vectors.remove(id);
     this.docs.delete(id);
   }
@@ -118,10 +113,7 @@ export class MemorySearchIndex {
       const doc = this.docs.get(id);
       return doc !== undefined && inScope(query.scope, doc);
     };
-    const lexical: Ranked[] = this.lexical
-      .search(query.text, { boost: { ...boostPresets[query.preset] }, filter: (r) => accept(r.id as string) })
-      .slice(0, query.candidates)
-      .map((r) => ({ id: r.id as string, score: r.score }));
+    const lexical = this.lexical.search(query.text, boostPresets[query.preset], query.candidates, accept);
     const semantic: Ranked[] = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : [];
     const { fused, counts } = fuseRetrievers(lexical, semantic, query.limit, query.aperture);
     return { hits: fused.map((f) => ({ ...f, doc: this.docs.get(f.id)! })), ...counts };
