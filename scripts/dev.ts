@@ -1,13 +1,18 @@
 // `npm start` (after scripts/start.sh has installed everything): engines, worker and API, as separate
-// processes, as in production. Ctrl-C stops them all.
+// processes, as in production. Ctrl-C (or SIGTERM, or the parent going away) stops them all.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../src/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
 
 const env = process.env;
 const devDir = resolve(env.PLATFORM_DEV_DIR ?? '.dev');
-const port = Number(env.PORT ?? 8080);
 const say = (line: string) => console.log(`[platform] ${line}`);
+
+let stopping = false;
+let engines: Engines | undefined;
+const children: ChildProcess[] = [];
 
 function child(name: string, script: string, extraEnv: Record<string, string>): ChildProcess {
   const proc = spawn(process.execPath, ['--import', 'tsx', script], { stdio: 'inherit', env: { ...env, ...extraEnv } });
@@ -17,24 +22,45 @@ function child(name: string, script: string, extraEnv: Record<string, string>): 
       void stop(1);
     }
   });
+  children.push(proc);
   return proc;
 }
-
-let stopping = false;
-let engines: Engines | undefined;
-const children: ChildProcess[] = [];
 
 async function stop(code: number): Promise<never> {
   stopping = true;
   const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
-  await Promise.all(running.map((c) => new Promise((r) => (c.once('exit', r), c.kill('SIGTERM')))));
+  await Promise.all(
+    running.map(
+      (c) =>
+        new Promise<void>((r) => {
+          const kill = setTimeout(() => c.kill('SIGKILL'), 10_000); // a worker stuck retrying a gone server
+          c.once('exit', () => (clearTimeout(kill), r()));
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
   await engines?.stop();
   process.exit(code);
 }
 process.once('SIGINT', () => void stop(0));
 process.once('SIGTERM', () => void stop(0));
+// npm runs us under `sh -c`, which dies on SIGTERM without passing it on: stop when orphaned.
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && !stopping && void stop(0), 1000).unref();
+
+function portFree(port: number, host: string): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = createServer();
+    probe.once('error', () => done(false));
+    probe.listen(port, host, () => probe.close(() => done(true)));
+  });
+}
 
 async function main(): Promise<void> {
+  // Fail fast, before any engine starts, on what would make the API fail later.
+  const config = loadConfig({ ...env, PLATFORM_DEV_DIR: devDir });
+  if (!(await portFree(config.PORT, config.HOST))) throw new Error(`port ${config.PORT} is already in use (set PORT)`);
+
   engines = await startEngines({
     devDir,
     stateDir: resolve(devDir, 'state'),
@@ -48,21 +74,21 @@ async function main(): Promise<void> {
   const shared: Record<string, string> = { PLATFORM_DEV_DIR: devDir };
   if (engines.temporalAddress) shared.TEMPORAL_ADDRESS = engines.temporalAddress;
   if (engines.mongodbUri) shared.MONGODB_URI = engines.mongodbUri;
-  children.push(child('worker', 'src/main/worker.ts', shared));
-  children.push(child('API', 'src/main/api.ts', shared));
+  child('worker', 'src/main/worker.ts', shared);
+  child('API', 'src/main/api.ts', shared);
 
-  const api = env.PLATFORM_API_URI ?? `http://localhost:${port}`;
-  for (let i = 0; i < 240 && !stopping; i++) {
+  for (let i = 0; i < 480 && !stopping; i++) {
     try {
-      if ((await fetch(`${api}/readyz`)).ok) break;
+      if ((await fetch(`http://127.0.0.1:${config.PORT}/readyz`)).ok) break;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 500));
   }
+  if (stopping) return;
   const ui = env.TEMPORAL_UI_URL ?? engines.temporalUiUrl;
-  say(`API          ${api}`);
-  say(`MCP          ${api}/mcp`);
+  say(`API          ${config.apiUri}`);
+  say(`MCP          ${config.apiUri}/mcp (not served yet: comes with the MCP server)`);
   say(`Temporal UI  ${ui ?? '(external cluster: use its own UI)'}`);
   say(
     env.PLATFORM_ADMIN_EMAIL
@@ -73,6 +99,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(`[platform] start failed: ${(err as Error).message}`);
+  console.error(err instanceof ConfigError ? err.message : `[platform] start failed: ${(err as Error).message}`);
   void stop(1);
 });

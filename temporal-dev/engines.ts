@@ -51,11 +51,12 @@ class Supervised {
   readonly child: ChildProcess;
 
   constructor(readonly name: string, command: string, args: string[], readonly logFile: string) {
-    const out = createWriteStream(logFile, { flags: 'a' });
+    const out = createWriteStream(logFile); // one run per file: a failure's excerpt is this run's
     this.child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.pipe(out);
     this.child.stderr!.pipe(out);
-    this.child.once('exit', () => (this.exited = true));
+    // Exited once its output is all written to the log, so a failure's excerpt is complete.
+    this.child.once('close', () => out.end(() => (this.exited = true)));
   }
 
   get alive(): boolean {
@@ -72,7 +73,7 @@ class Supervised {
 
   async stop(): Promise<void> {
     if (this.exited) return;
-    const done = new Promise<void>((r) => this.child.once('exit', () => r()));
+    const done = new Promise<void>((r) => this.child.once('close', () => r()));
     this.child.kill('SIGTERM');
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 8000);
     await done;
@@ -96,7 +97,7 @@ async function waitFor(proc: Supervised, probe: () => Promise<unknown>, timeoutM
   throw new Error(`${proc.name} did not become ready in ${timeoutMs / 1000}s (${(lastError as Error)?.message}); log: ${proc.logFile}`);
 }
 
-async function startMongo(opts: EngineOptions, logs: string): Promise<{ proc: Supervised; uri: string; engine: 'mongod' | 'ferretdb' }> {
+async function startMongo(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ uri: string; engine: 'mongod' | 'ferretdb' }> {
   const dataDir = join(opts.stateDir, 'mongo');
   mkdirSync(dataDir, { recursive: true });
   const uri = `mongodb://127.0.0.1:${opts.mongoPort}/`;
@@ -124,16 +125,17 @@ async function startMongo(opts: EngineOptions, logs: string): Promise<{ proc: Su
       join(logs, 'ferretdb.log'),
     );
   }
+  procs.push(proc); // registered before it is ready, so a failed start still stops it
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1000 });
   try {
     await waitFor(proc, () => client.db('admin').command({ ping: 1 }), 60_000);
   } finally {
     await client.close();
   }
-  return { proc, uri, engine };
+  return { uri, engine };
 }
 
-async function startTemporal(opts: EngineOptions, logs: string): Promise<{ proc: Supervised; address: string }> {
+async function startTemporal(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ address: string }> {
   const bin = resolve(opts.devDir, 'bin', 'temporal');
   if (!existsSync(bin)) throw new Error(`the Temporal CLI is not installed at ${bin}: run temporal-dev/install.sh`);
   const address = `127.0.0.1:${opts.temporalPort}`;
@@ -152,6 +154,7 @@ async function startTemporal(opts: EngineOptions, logs: string): Promise<{ proc:
     ...(opts.temporalUiPort === null ? ['--headless'] : ['--ui-port', String(opts.temporalUiPort)]),
   ];
   const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'));
+  procs.push(proc);
   await waitFor(
     proc,
     async () => {
@@ -164,7 +167,7 @@ async function startTemporal(opts: EngineOptions, logs: string): Promise<{ proc:
     },
     90_000,
   );
-  return { proc, address };
+  return { address };
 }
 
 export async function startEngines(opts: EngineOptions): Promise<Engines> {
@@ -177,10 +180,14 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     },
   };
   try {
-    const [temporal, mongo] = await Promise.all([
-      opts.startTemporal ? startTemporal(opts, logs).then((t) => (procs.push(t.proc), t)) : undefined,
-      opts.startMongo ? startMongo(opts, logs).then((m) => (procs.push(m.proc), m)) : undefined,
+    // allSettled: when one engine fails, the other has finished starting before both are stopped.
+    const [temporalResult, mongoResult] = await Promise.allSettled([
+      opts.startTemporal ? startTemporal(opts, logs, procs) : undefined,
+      opts.startMongo ? startMongo(opts, logs, procs) : undefined,
     ]);
+    for (const r of [temporalResult, mongoResult]) if (r.status === 'rejected') throw r.reason;
+    const temporal = temporalResult.status === 'fulfilled' ? temporalResult.value : undefined;
+    const mongo = mongoResult.status === 'fulfilled' ? mongoResult.value : undefined;
     if (temporal) {
       engines.temporalAddress = temporal.address;
       if (opts.temporalUiPort !== null) engines.temporalUiUrl = `http://127.0.0.1:${opts.temporalUiPort}`;

@@ -9,7 +9,8 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'bo
     name: issue.path.length ? issue.path.map(String).join('.') : where,
     reason: issue.message,
   }));
-  throw problems.validation(`${where} ${params[0]!.name}: ${params[0]!.reason}`, params);
+  const first = params[0]!;
+  throw problems.validation(first.name === where ? `${where}: ${first.reason}` : `${where} ${first.name}: ${first.reason}`, params);
 }
 
 export const idParam = z.object({ id: z.uuid({ error: 'must be a UUID' }) });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const port = z.coerce.number().int().min(0).max(65535);
+const port = z.coerce.number({ error: 'must be a port number (0-65535)' }).int('must be a port number (0-65535)').min(0).max(65535);
 
 /** Every environment variable the platform reads. `.env.example` lists the same names and defaults. */
 export const envSchema = z.object({

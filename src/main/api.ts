@@ -11,7 +11,12 @@ export async function startApi(): Promise<void> {
   const services = createServices(config, logger);
   const admin = await bootstrap(services);
   const server: Server = createApp(services).listen(config.PORT, config.HOST);
-  await new Promise((resolve) => server.once('listening', resolve));
+  await new Promise((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(err.code === 'EADDRINUSE' ? `port ${config.PORT} is already in use (set PORT)` : err.message)),
+    );
+  });
   logger.info({ url: config.apiUri, mcp: `${config.apiUri}/mcp`, admin_email: admin?.email, admin_credentials_file: admin?.credentialsFile }, 'API listening');
   const rotation = setInterval(() => void services.signingKeys.rotateIfOlderThan(config.SIGNING_KEY_ROTATION_DAYS).catch((err) => logger.error({ err }, 'signing key rotation failed')), 3_600_000);
   rotation.unref();
