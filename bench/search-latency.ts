@@ -107,6 +107,7 @@ async function measure(size: number, vocab: { all: string[]; content: string[] }
       content_type: 'text/markdown',
       collection_id: collection,
       container_kind: 'collection' as const,
+      revision: 1,
       vector: unitVector(random),
     };
     const t = performance.now(); // generation is not the index's cost: time the upsert only

@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     t = performance.now();
     const index = new MemorySearchIndex(embedder.dimensions);
     docs.forEach((d, i) =>
-      index.upsert({ id: d.id, title: d.title, description: '', content: d.content, content_type: 'text/plain', collection_id: collection, container_kind: 'collection', vector: docVectors[i]! }),
+      index.upsert({ id: d.id, title: d.title, description: '', content: d.content, content_type: 'text/plain', collection_id: collection, container_kind: 'collection', revision: 1, vector: docVectors[i]! }),
     );
     timings.push(`MemorySearchIndex build (${embedder.id}) ${(performance.now() - t).toFixed(0)} ms`);
 
@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     rows.push({ name: `ours: vector only (${embedder.id})`, kind: 'ours', ...vectorOnly });
 
     const bestSingle = Math.max(bm25, vectorOnly.ndcg);
-    for (const aperture of [defaultAperture, null] as (ApertureOptions | null)[]) {
+    for (const aperture of [{ ...defaultAperture, minScore: embedder.similarityFloor }, null] as (ApertureOptions | null)[]) {
       let kept = 0;
       const r = await evaluate((q) => {
         const outcome = index.search({ ...base, text: q.text, vector: queryVector(q), aperture });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { elbowCut, reciprocalRankFusion, rrfK } from '../src/search/fusion.js';
+import { elbowCut, fuseRetrievers, reciprocalRankFusion, rrfK } from '../src/search/fusion.js';
 import { HashingEmbedder } from '../src/search/embedder.js';
 import { MemorySearchIndex, type SearchableDoc, type SearchQuery } from '../src/search/memory-index.js';
 import { lexicalPipeline, vectorPipeline } from '../src/search/atlas.js';
@@ -48,6 +48,14 @@ describe('elbow aperture', () => {
     assert.equal(elbowCut([1, 0.99, 0.97, 0.9, 0.7, 0.2], options), 6);
   });
 
+  it('drops neighbours under the similarity floor before looking for the elbow', () => {
+    const semantic = [0.35, 0.19, 0.1, -0.02].map((score, i) => ({ id: `s${i}`, score }));
+    const { fused, counts } = fuseRetrievers([], semantic, 10, { ...options, minScore: 0.2 });
+    assert.deepEqual(fused.map((f) => f.id), ['s0']);
+    assert.deepEqual(counts, { lexical: 0, semantic: 4, semanticKept: 1 });
+    assert.equal(fuseRetrievers([], semantic, 10, null).fused.length, 4, 'no aperture, no floor');
+  });
+
   it('never keeps fewer than min_keep', () => {
     assert.equal(elbowCut([1, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05], { ...options, minKeep: 4 }), 4);
     assert.equal(elbowCut([1, 0.1, 0.09, 0.08, 0.07, 0.06, 0.05], options), 2);
@@ -73,7 +81,7 @@ describe('hashing embedder', () => {
 });
 
 function doc(id: string, fields: Partial<SearchableDoc>): SearchableDoc {
-  return { id, title: '', description: '', content: '', content_type: 'text/plain', collection_id: 'w', container_kind: 'workspace', ...fields };
+  return { id, title: '', description: '', content: '', content_type: 'text/plain', collection_id: 'w', container_kind: 'workspace', revision: 1, ...fields };
 }
 
 function query(text: string, preset: SearchQuery['preset']): SearchQuery {

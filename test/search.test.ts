@@ -57,6 +57,13 @@ describe('POST /artifacts/search', () => {
     assert.ok(hit.retrievers.semantic.score > 0.3);
   });
 
+  it('finds nothing for nonsense: unrelated neighbours fall under the similarity floor', async () => {
+    const reply = await search(alice, { query: 'xyzzy plugh' });
+    assert.deepEqual(reply.body.results, []);
+    assert.ok(reply.body.retrievers.semantic.candidates > 0, 'kNN always returns neighbours');
+    assert.equal(reply.body.retrievers.semantic.kept, 0);
+  });
+
   it('follows updates and deletes at once', async () => {
     const id = await create(alice, ws, 'Quasar photometry', 'Optical brightness of distant quasars.');
     assert.deepEqual(ids(await search(alice, { query: 'quasar' })).slice(0, 1), [id]);

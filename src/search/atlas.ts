@@ -16,7 +16,7 @@ function typeMatch(patterns: string[] | null): Document | null {
   return { $or: patterns.map(contentTypeMatch) };
 }
 
-const hitFields = { _id: 1, title: 1, content_type: 1, collection_id: 1, container_kind: 1, 'context.description': 1 };
+const hitFields = { _id: 1, title: 1, content_type: 1, collection_id: 1, container_kind: 1, revision: 1, 'context.description': 1 };
 
 function scopeStages(query: SearchQuery): Document[] {
   return [typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)].filter((m): m is Document => m !== null).map((m) => ({ $match: m }));
@@ -126,6 +126,7 @@ export class AtlasSearchBackend {
           content_type: d.content_type,
           collection_id: d.collection_id,
           container_kind: d.container_kind,
+          revision: d.revision,
         });
         return { id: d._id as string, score: d.score as number };
       });

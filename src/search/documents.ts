@@ -31,6 +31,7 @@ export function searchable(doc: ArtifactDoc, embedderId: string): SearchableDoc 
     content_type: doc.content_type,
     collection_id: doc.collection_id,
     container_kind: doc.container_kind,
+    revision: doc.revision,
     ...(current ? { vector: Float32Array.from(s.vector) } : {}),
   };
 }

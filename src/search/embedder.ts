@@ -6,6 +6,8 @@ import { terms } from './analyzer.js';
 export interface Embedder {
   readonly id: string;
   readonly dimensions: number;
+  /** Cosine similarity under which this embedder's neighbours are unrelated (the aperture's default floor). */
+  readonly similarityFloor: number;
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 
@@ -29,6 +31,7 @@ function hash32(value: string): number {
  */
 export class HashingEmbedder implements Embedder {
   readonly id: string;
+  readonly similarityFloor = 0.05;
 
   constructor(readonly dimensions = 384) {
     this.id = `hashing-v1-${dimensions}`;
@@ -66,6 +69,7 @@ export class HashingEmbedder implements Embedder {
 /** Any OpenAI-compatible embeddings endpoint (OpenAI, Azure, vLLM, Ollama, a local server). */
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
+  readonly similarityFloor = 0.2;
   private readonly client: OpenAI;
 
   constructor(

@@ -28,6 +28,8 @@ export function reciprocalRankFusion(rankings: Record<string, Ranked[]>, k = rrf
 }
 
 export interface ApertureOptions {
+  /** Neighbours less similar than this are dropped first: below it an embedder's scores say "unrelated". */
+  minScore: number;
   /** Never cut below this many neighbours. */
   minKeep: number;
   /** Below this many candidates there is no curve to speak of: keep them all. */
@@ -39,7 +41,7 @@ export interface ApertureOptions {
 /** How far below the chord (in normalised units) a point must sit to count as an elbow. */
 const minElbowDepth = 0.1;
 
-export const defaultAperture: ApertureOptions = { minKeep: 5, minCandidates: 8, flatSpread: 0.02 };
+export const defaultAperture: ApertureOptions = { minScore: 0.2, minKeep: 5, minCandidates: 8, flatSpread: 0.02 };
 
 /**
  * How many of the descending `scores` to keep: up to the elbow of the curve, found as the point
@@ -47,7 +49,7 @@ export const defaultAperture: ApertureOptions = { minKeep: 5, minCandidates: 8, 
  * difference curve for a decreasing convex curve, Satopää et al. 2011). Guards: too few candidates or
  * flat scores keep everything; the cut never goes below `minKeep`.
  */
-export function elbowCut(scores: number[], options: ApertureOptions = defaultAperture): number {
+export function elbowCut(scores: number[], options: Omit<ApertureOptions, 'minScore'> = defaultAperture): number {
   const n = scores.length;
   if (n < options.minCandidates) return n;
   const first = scores[0]!;
@@ -71,11 +73,16 @@ export function elbowCut(scores: number[], options: ApertureOptions = defaultApe
 }
 
 /**
- * The hybrid step both backends share: cut the semantic list at its elbow (when asked), fuse it with
- * the lexical list by RRF, keep the top `limit`.
+ * The hybrid step both backends share: with the aperture, drop semantic neighbours under the
+ * embedder's similarity floor and cut the rest at their elbow; fuse with the lexical list by RRF; keep
+ * the top `limit`.
  */
 export function fuseRetrievers(lexical: Ranked[], semantic: Ranked[], limit: number, aperture: ApertureOptions | null) {
-  const kept = aperture ? semantic.slice(0, elbowCut(semantic.map((h) => h.score), aperture)) : semantic;
+  let kept = semantic;
+  if (aperture) {
+    kept = semantic.filter((h) => h.score >= aperture.minScore);
+    kept = kept.slice(0, elbowCut(kept.map((h) => h.score), aperture));
+  }
   return {
     fused: reciprocalRankFusion({ lexical, semantic: kept }).slice(0, limit),
     counts: { lexical: lexical.length, semantic: semantic.length, semanticKept: kept.length },

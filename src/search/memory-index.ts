@@ -13,6 +13,7 @@ export interface SearchableDoc {
   content_type: string;
   collection_id: string;
   container_kind: 'workspace' | 'collection';
+  revision: number;
   /** Absent until the embedding activity has run for this revision. */
   vector?: Float32Array;
 }

@@ -21,6 +21,8 @@ export class ModelMissingError extends Error {}
 export class MiniLmEmbedder implements Embedder {
   readonly id = 'all-MiniLM-L6-v2-int8';
   readonly dimensions = 384;
+  /** Unrelated sentences score about 0–0.15 with this model; related ones well above 0.3. */
+  readonly similarityFloor = 0.2;
 
   private constructor(
     private readonly tokenizer: Tokenizer,

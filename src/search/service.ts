@@ -32,6 +32,7 @@ export class SearchService {
   private readonly applied = new Map<string, number>();
   private polls = 0;
   private readonly queryVectors = new Map<string, Float32Array>();
+  private readonly deletedIds = new Set<string>();
 
   constructor(
     private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; temporal: Client; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
@@ -56,7 +57,7 @@ export class SearchService {
     this.index_ = new MemorySearchIndex(this.embedder_.dimensions);
     if (this.atlas) return this.atlas.ensureIndexes();
     this.cursorMs = Date.now();
-    for await (const doc of this.deps.artifacts.all()) this.index.upsert(searchable(doc, this.embedder.id));
+    for await (const doc of this.deps.artifacts.all()) this.apply(doc);
     this.deps.logger.info({ artifacts: this.index.size, vectors: this.index.vectorCount }, 'search index built');
     this.timer = setInterval(() => void this.poll().catch((err) => this.deps.logger.error({ err }, 'search index sync failed')), this.deps.config.SEARCH_SYNC_INTERVAL_MS);
     this.timer.unref();
@@ -86,13 +87,25 @@ export class SearchService {
 
   private async refresh(artifactId: string): Promise<void> {
     const doc = await this.deps.artifacts.get(artifactId);
-    if (doc) this.index.upsert(searchable(doc, this.embedder.id));
+    if (doc) this.apply(doc);
     else this.index.remove(artifactId);
+  }
+
+  /**
+   * Indexes a document unless what the index holds is newer: a poll's read can land after a write
+   * this replica already applied. A deleted artifact never comes back.
+   */
+  private apply(doc: ArtifactDoc): void {
+    if (this.deletedIds.has(doc._id)) return;
+    const held = this.index.get(doc._id);
+    const next = searchable(doc, this.embedder.id);
+    if (held && (held.revision > next.revision || (held.revision === next.revision && this.index.hasVector(doc._id) && !next.vector))) return;
+    this.index.upsert(next);
   }
 
   /** After a write through this replica: index now, tell the other replicas, embed in a workflow. */
   async written(doc: ArtifactDoc): Promise<void> {
-    this.index.upsert(searchable(doc, this.embedder.id));
+    this.apply(doc);
     await this.deps.changes.record(doc._id);
     await this.deps.temporal.workflow.start(indexArtifact, {
       workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
@@ -117,6 +130,8 @@ export class SearchService {
   }
 
   async deleted(artifactId: string): Promise<void> {
+    this.deletedIds.add(artifactId);
+    if (this.deletedIds.size > 100_000) this.deletedIds.delete(this.deletedIds.values().next().value!);
     this.index.remove(artifactId);
     await this.deps.changes.record(artifactId);
   }

@@ -21,6 +21,7 @@ const searchBody = z.strictObject({
   aperture: z
     .strictObject({
       enabled: z.boolean().default(true),
+      min_score: z.number().min(-1).max(1).optional(),
       min_keep: z.int().min(1).max(maxCandidates).default(defaultAperture.minKeep),
       min_candidates: z.int().min(2).max(maxCandidates).default(defaultAperture.minCandidates),
       flat_spread: z.number().min(0).max(2).default(defaultAperture.flatSpread),
@@ -50,7 +51,14 @@ export const searchRoutes: RouteDef[] = [
         limit: req.limit,
         preset: req.preset,
         candidates: Math.max(req.candidates, req.limit),
-        aperture: req.aperture.enabled ? { minKeep: req.aperture.min_keep, minCandidates: req.aperture.min_candidates, flatSpread: req.aperture.flat_spread } : null,
+        aperture: req.aperture.enabled
+          ? {
+              minScore: req.aperture.min_score ?? ctx.services.search.embedder.similarityFloor,
+              minKeep: req.aperture.min_keep,
+              minCandidates: req.aperture.min_candidates,
+              flatSpread: req.aperture.flat_spread,
+            }
+          : null,
         scope: { containerIds, contentTypes: req.content_types ?? null, typeLimits: principal.scopes.typeLimits('artifact:read') },
       });
       ctx.body = {
