@@ -54,7 +54,7 @@ export class SearchService {
   /** Loads the embedder and every artifact, then follows the change log (Atlas: ensures its indexes). */
   async start(): Promise<void> {
     this.embedder_ = await this.loadEmbedder();
-    this.index_ = new MemorySearchIndex(this.embedder_.dimensions);
+    this.index_ = new MemorySearchIndex(this.embedder_.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD);
     if (this.atlas) return this.atlas.ensureIndexes();
     this.cursorMs = Date.now();
     for await (const doc of this.deps.artifacts.all()) this.apply(doc);
