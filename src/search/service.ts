@@ -31,6 +31,7 @@ export class SearchService {
   private cursorMs = 0;
   private readonly applied = new Map<string, number>();
   private polls = 0;
+  private polling: Promise<unknown> | null = null;
   private readonly queryVectors = new Map<string, Float32Array>();
   private readonly deletedIds = new Set<string>();
 
@@ -59,7 +60,12 @@ export class SearchService {
     this.cursorMs = Date.now();
     for await (const doc of this.deps.artifacts.all()) this.apply(doc);
     this.deps.logger.info({ artifacts: this.index.size, vectors: this.index.vectorCount }, 'search index built');
-    this.timer = setInterval(() => void this.poll().catch((err) => this.deps.logger.error({ err }, 'search index sync failed')), this.deps.config.SEARCH_SYNC_INTERVAL_MS);
+    this.timer = setInterval(() => {
+      if (this.polling) return; // the previous poll is still applying changes
+      this.polling = this.poll()
+        .catch((err) => this.deps.logger.error({ err }, 'search index sync failed'))
+        .finally(() => (this.polling = null));
+    }, this.deps.config.SEARCH_SYNC_INTERVAL_MS);
     this.timer.unref();
   }
 
