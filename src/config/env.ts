@@ -39,7 +39,7 @@ export const envSchema = z.object({
   ATLAS_SEARCH_INDEX: z.string().min(1).default('artifacts_text'),
   ATLAS_VECTOR_INDEX: z.string().min(1).default('artifacts_vector'),
   SEARCH_SYNC_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
-  SEARCH_ANN_THRESHOLD: z.coerce.number().int().min(100).default(20_000),
+  SEARCH_ANN_THRESHOLD: z.coerce.number().int().min(100).default(5000),
   EMBEDDINGS_PROVIDER: z.enum(['minilm', 'hashing', 'openai']).default('minilm'),
   EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),

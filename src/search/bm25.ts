@@ -45,7 +45,9 @@ export class Bm25Index {
   private readonly slotOf = new Map<string, number>();
   private readonly totalLength = [0, 0, 0];
   private dead = 0;
+  // Reused across queries: one score and one touched-slot entry per slot, no per-query allocation.
   private scores = new Float32Array(0);
+  private touched = new Int32Array(0);
 
   get size(): number {
     return this.slotOf.size;
@@ -108,9 +110,12 @@ export class Bm25Index {
     const n = this.slotOf.size;
     if (n === 0) return [];
     const qterms = [...new Set(terms(query))].map((t) => this.termIds.get(t)).filter((t): t is number => t !== undefined);
-    if (this.scores.length < this.slotIds.length) this.scores = new Float32Array(this.slotIds.length * 2);
-    const scores = this.scores;
-    const touched: number[] = [];
+    if (this.scores.length < this.slotIds.length) {
+      this.scores = new Float32Array(this.slotIds.length * 2);
+      this.touched = new Int32Array(this.slotIds.length * 2);
+    }
+    const { scores, touched } = this;
+    let touchedCount = 0;
     const w = bm25Fields.map((f) => weights[f]);
     const avg = this.totalLength.map((total) => Math.max(1, total / n));
     for (const tid of qterms) {
@@ -127,12 +132,13 @@ export class Bm25Index {
           if (t > 0) tf += (w[f]! * t) / (1 - b + (b * this.lengths[slot * 3 + f]!) / avg[f]!);
         }
         if (tf === 0) continue;
-        if (scores[slot] === 0) touched.push(slot);
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
         scores[slot]! += (idf * tf * (k1 + 1)) / (tf + k1);
       }
     }
     const top: Ranked[] = [];
-    for (const slot of touched) {
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i]!;
       const score = scores[slot]!;
       scores[slot] = 0;
       if (top.length === k && score <= top[k - 1]!.score) continue;

@@ -95,6 +95,12 @@ export class MemorySearchIndex {
     return this.vectors.has(id);
   }
 
+  /** Loads many documents; the approximate vector index is built once, at the end. */
+  bulkLoad(load: () => Promise<void> | void): Promise<void> {
+    this.vectors.beginBulk();
+    return Promise.resolve(load()).finally(() => this.vectors.endBulk());
+  }
+
   upsert(doc: SearchableDoc): void {
     this.lexical.upsert(doc.id, { title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) });
     if (doc.vector) this.vectors.upsert(doc.id, doc.vector);

@@ -58,7 +58,9 @@ export class SearchService {
     this.index_ = new MemorySearchIndex(this.embedder_.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD);
     if (this.atlas) return this.atlas.ensureIndexes();
     this.cursorMs = Date.now();
-    for await (const doc of this.deps.artifacts.all()) this.apply(doc);
+    await this.index.bulkLoad(async () => {
+      for await (const doc of this.deps.artifacts.all()) this.apply(doc);
+    });
     this.deps.logger.info({ artifacts: this.index.size, vectors: this.index.vectorCount }, 'search index built');
     this.timer = setInterval(() => {
       if (this.polling) return; // the previous poll is still applying changes

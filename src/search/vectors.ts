@@ -154,10 +154,11 @@ class AnnIndex {
 export class VectorIndex {
   private readonly exact: ExactVectorIndex;
   private ann: AnnIndex | null = null;
+  private bulk = false;
 
   constructor(
     readonly dimensions: number,
-    private readonly annThreshold = 20_000,
+    private readonly annThreshold = 5000,
   ) {
     this.exact = new ExactVectorIndex(dimensions);
   }
@@ -174,14 +175,27 @@ export class VectorIndex {
     return this.exact.has(id);
   }
 
+  /** A bulk load (a rebuild at start) defers the HNSW build to its end: one multi-threaded build. */
+  beginBulk(): void {
+    this.bulk = true;
+  }
+
+  endBulk(): void {
+    this.bulk = false;
+    this.buildAnnIfDue();
+  }
+
   upsert(id: string, vector: Float32Array): void {
     this.exact.upsert(id, vector);
     if (this.ann) this.ann.upsert(id, vector);
-    else if (this.exact.size >= this.annThreshold) {
-      this.ann = new AnnIndex(this.dimensions);
-      const { ids, matrix } = this.exact.snapshot();
-      this.ann.addMany(ids, matrix);
-    }
+    else this.buildAnnIfDue();
+  }
+
+  private buildAnnIfDue(): void {
+    if (this.bulk || this.ann || this.exact.size < this.annThreshold) return;
+    this.ann = new AnnIndex(this.dimensions);
+    const { ids, matrix } = this.exact.snapshot();
+    this.ann.addMany(ids, matrix);
   }
 
   remove(id: string): void {
