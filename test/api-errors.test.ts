@@ -38,6 +38,12 @@ describe('HTTP error handling', () => {
     assert.deepEqual(reply.headers.get('allow')?.split(', ').sort(), ['GET', 'HEAD', 'POST']);
   });
 
+  it('answers other methods on /artifacts/search with 405, not an id error', async () => {
+    const reply = await admin.get('/artifacts/search');
+    assertProblem(reply, 405, 'method-not-allowed');
+    assert.equal(reply.headers.get('allow'), 'POST');
+  });
+
   it('rejects malformed JSON with 400 and writes nothing', async () => {
     const before = await artifactCount();
     const reply = await admin.request('POST', '/artifacts', { raw: '{"title": "x",', headers: { 'content-type': 'application/json' } });

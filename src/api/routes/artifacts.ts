@@ -37,6 +37,15 @@ const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(maxPageSize).default(defaultPageSize),
   cursor: z.string().min(1).optional(),
 });
+/**
+ * The artifact id of `/artifacts/:id...`. `/artifacts/search` matches that shape too, for any method
+ * but its own POST: answer that with 405, not "id must be a UUID".
+ */
+function artifactId(ctx: AppContext): string {
+  if (ctx.params.id === 'search') throw problems.methodNotAllowed(ctx.method, ['POST']);
+  return parse(idParam, ctx.params, 'path').id;
+}
+
 const moveBody = z.strictObject({ after_id: z.uuid({ error: 'must be a UUID or null' }).nullable() });
 
 /**
@@ -170,7 +179,7 @@ export const artifactRoutes: RouteDef[] = [
     path: '/artifacts/:id',
     access: 'artifact:read',
     handler: async (ctx) => {
-      const { id } = parse(idParam, ctx.params, 'path');
+      const id = artifactId(ctx);
       ctx.body = presentArtifact((await visibleArtifact(ctx, id)).doc);
     },
   },
@@ -181,7 +190,7 @@ export const artifactRoutes: RouteDef[] = [
     body: 'json',
     handler: async (ctx) => {
       const principal = ctx.state.principal!;
-      const { id } = parse(idParam, ctx.params, 'path');
+      const id = artifactId(ctx);
       const patch: ArtifactPatch = parse(patchBody, ctx.state.body, 'body');
       const { doc: current, container } = await changeableDraft(ctx, id, 'artifact:write', 'U');
       if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
@@ -200,7 +209,7 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:write',
     body: 'json',
     handler: async (ctx) => {
-      const { id } = parse(idParam, ctx.params, 'path');
+      const id = artifactId(ctx);
       const { after_id } = parse(moveBody, ctx.state.body, 'body');
       const { doc: current } = await changeableDraft(ctx, id, 'artifact:write', 'U');
       if (after_id === id) throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
@@ -215,7 +224,7 @@ export const artifactRoutes: RouteDef[] = [
     path: '/artifacts/:id',
     access: 'artifact:manage',
     handler: async (ctx) => {
-      const { id } = parse(idParam, ctx.params, 'path');
+      const id = artifactId(ctx);
       const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
       if (await ctx.services.artifacts.delete(id)) await afterWrite(ctx, 'artifact_deleted', current);
       ctx.status = 204;
