@@ -117,5 +117,8 @@ describe('resource filters', () => {
     assert.ok(!(await key.get('/artifacts?limit=200')).body.items.some((a: { id: string }) => a.id === hidden));
     assert.equal((await key.post('/artifacts', { title: 'x', content_type: 'text/plain', content: 'x', collection_id: other })).status, 404);
     assert.equal((await key.get('/collections')).body.items.length, 0);
+    const noTarget = await key.post('/artifacts', { title: 'x', content_type: 'text/plain', content: 'x' });
+    assert.equal(noTarget.status, 400, 'no default workspace outside the filter');
+    assert.equal(noTarget.body.invalid_params[0].name, 'collection_id');
   });
 });

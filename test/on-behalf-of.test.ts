@@ -106,6 +106,29 @@ describe('X-On-Behalf-Of', () => {
     assert.deepEqual(list.items.map((w) => w.id), [ownWs]);
   });
 
+  it('does not hand consents to a new credential that reuses a deleted one\'s client_id', async () => {
+    const erin = await platform.newUser();
+    const temp = await createServerCredential(owner, ['artifact:read']);
+    await erin.post('/consents', { credential_kind: 'server_credential', credential_id: temp.client_id });
+    assert.equal((await owner.delete(`/server-credentials/${temp.client_id}`)).status, 204);
+    const mallory = await platform.newUser();
+    const again = await mallory.post('/server-credentials', { client_id: temp.client_id, name: 'same id', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+    assert.equal(again.status, 201);
+    const impostor = new PlatformClient({ baseUrl: platform.url, clientId: temp.client_id, clientSecret: again.body.client_secret });
+    assert.equal((await refusal(() => impostor.forPerson(erin.userId).listWorkspaces())).status, 403);
+  });
+
+  it('audits refused requests with their real status', async () => {
+    const before = (await platform.services.audit.forPerson(bob.userId, 100)).length;
+    await refusal(() => client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }));
+    const entries = await platform.services.audit.forPerson(bob.userId, 100);
+    assert.equal(entries.length, before + 1);
+    assert.ok([403, 404].includes(entries[0]!.status), `status ${entries[0]!.status}`);
+    const ownWs = (await bob.post('/workspaces', { name: 'audit' })).body.id;
+    await refusal(() => client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'bogus', content: 'x', collection_id: ownWs }));
+    assert.equal((await platform.services.audit.forPerson(bob.userId, 1))[0]!.status, 400);
+  });
+
   it('refuses consent to a credential that does not exist', async () => {
     assert.equal((await bob.post('/consents', { credential_kind: 'server_credential', credential_id: 'ghost' })).status, 400);
     assert.equal((await bob.post('/consents', { credential_kind: 'robot', credential_id: 'x' })).status, 400);

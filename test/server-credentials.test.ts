@@ -116,6 +116,16 @@ describe('POST /auth/token', () => {
     assert.equal((await json.json()).error, 'invalid_request');
   });
 
+  it('answers invalid_client, not a crash, to badly encoded Basic credentials', async () => {
+    const res = await fetch(`${platform.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('a%zz:b').toString('base64')}` },
+      body: 'grant_type=client_credentials',
+    });
+    assert.equal(res.status, 401);
+    assert.equal((await res.json()).error, 'invalid_client');
+  });
+
   it('narrows the token to a requested subset of scopes', async () => {
     const cred = await createServerCredential(alice, ['artifact:read', 'artifact:write']);
     const reply = await exchange(platform.url, cred, { scope: 'artifact:read' });

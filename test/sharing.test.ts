@@ -56,12 +56,24 @@ describe('sharing with CRUDEASIO grants', () => {
   it('A lets a person manage grants; O is every flag', async () => {
     const { id } = await setup('collections');
     const carol = await platform.newUser();
-    await share('collections', id, 'A');
+    await share('collections', id, 'AS');
     const byBob = await bob.post(`/collections/${id}/shares`, { person_id: carol.userId, flags: 'SR' });
     assert.equal(byBob.status, 200, byBob.text);
     assert.ok(byBob.body.items.some((s: { person_id: string; flags: string }) => s.person_id === carol.userId && s.flags === 'RS'), 'flags stored in CRUDEASIO order');
     await share('collections', id, 'O');
     assert.equal((await bob.patch(`/collections/${id}`, { name: 'co-owned' })).status, 200);
+  });
+
+  it('lets an administrator grant only flags they hold, never O', async () => {
+    const { id } = await setup('workspaces');
+    const carol = await platform.newUser();
+    await share('workspaces', id, 'RAS');
+    const escalate = await bob.post(`/workspaces/${id}/shares`, { person_id: bob.userId, flags: 'O' });
+    assert.equal(escalate.status, 403);
+    assert.equal((await bob.post(`/workspaces/${id}/shares`, { person_id: carol.userId, flags: 'RD' })).status, 403);
+    assert.equal((await bob.post(`/workspaces/${id}/shares`, { person_id: carol.userId, flags: 'RS' })).status, 200);
+    const grants = (await alice.get(`/workspaces/${id}/shares`)).body.items;
+    assert.deepEqual(grants.find((g: { person_id: string }) => g.person_id === bob.userId).flags, 'RAS', 'unchanged');
   });
 
   it('unsharing hides the container again', async () => {

@@ -157,6 +157,17 @@ export class ArtifactStore {
    * between its new neighbours. Returns null when the anchor is not in the same container.
    */
   async move(doc: ArtifactDoc, afterId: string | null): Promise<ArtifactDoc | null> {
+    // A concurrent move between the same neighbours takes the same key: read them again and retry.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.moveOnce(doc, afterId);
+      } catch (err) {
+        if (!isDuplicateKey(err) || attempt >= keyRetries) throw err;
+      }
+    }
+  }
+
+  private async moveOnce(doc: ArtifactDoc, afterId: string | null): Promise<ArtifactDoc | null> {
     let lower: string | null = null;
     if (afterId) {
       const anchor = await this.artifacts.findOne({ _id: afterId, collection_id: doc.collection_id });

@@ -33,6 +33,11 @@ export class ConsentStore {
     return this.coll.find({ person_id: person }).sort({ created_at: 1 }).toArray();
   }
 
+  /** When a credential is deleted: a later credential reusing its id must not inherit its consents. */
+  async forgetCredential(kind: string, credential: string): Promise<void> {
+    await this.coll.deleteMany({ credential_kind: kind as ConsentDoc['credential_kind'], credential_id: credential });
+  }
+
   async revoke(person: string, kind: string, credential: string): Promise<boolean> {
     return (await this.coll.deleteOne({ _id: consentId(person, kind, credential) })).deletedCount === 1;
   }

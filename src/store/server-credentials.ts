@@ -11,7 +11,7 @@ export interface ServerCredentialDoc {
   resource_filters: ResourceFilters;
   active: boolean;
   secret_hash: string;
-  /** Bumped on rotation, deactivation and scope changes: tokens carry it and die when it moves. */
+  /** Bumped on rotation and deactivation: tokens carry it and die when it moves. */
   generation: number;
   owner_id: string;
   created_time: Date;

@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import { principalFromBearer } from '../../auth/credentials.js';
 import { isHuman, type Principal, type Scope } from '../../auth/principal.js';
 import { TokenError } from '../../auth/tokens.js';
-import { problems } from '../../errors/problem.js';
+import { Problem, problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
@@ -28,18 +28,25 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   if (onBehalfOf) principal = await actFor(ctx, principal, onBehalfOf);
   ctx.state.principal = principal;
   if (!principal.onBehalfOf) return next();
+  let status = 500;
   try {
     await next();
+    status = ctx.status;
+  } catch (err) {
+    status = err instanceof Problem ? err.status : 500;
+    throw err;
   } finally {
-    await ctx.services.audit.record({
-      credential_kind: principal.actor.kind,
-      credential_id: principal.actor.id,
-      person_id: principal.subject,
-      method: ctx.method,
-      path: ctx.path,
-      status: ctx.status,
-      request_id: ctx.state.requestId,
-    });
+    await ctx.services.audit
+      .record({
+        credential_kind: principal.actor.kind,
+        credential_id: principal.actor.id,
+        person_id: principal.subject,
+        method: ctx.method,
+        path: ctx.path,
+        status,
+        request_id: ctx.state.requestId,
+      })
+      .catch((err) => ctx.services.logger.error({ err, request_id: ctx.state.requestId }, 'audit entry not written'));
   }
 }
 

@@ -73,6 +73,7 @@ export const apiKeyRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       if (!(await ctx.services.apiKeys.delete(id, ctx.state.principal!.subject))) throw problems.notFound('API key', id);
+      await ctx.services.consents.forgetCredential('api_key', id);
       ctx.status = 204;
     },
   },

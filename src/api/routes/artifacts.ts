@@ -132,6 +132,9 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const principal = ctx.state.principal!;
       const input = parse(createBody, ctx.state.body, 'body');
+      if (!input.collection_id && principal.filters.workspaces !== '*') {
+        throw problems.validation('This credential is limited to some workspaces: name one in collection_id.', [{ name: 'collection_id', reason: 'is required' }]);
+      }
       const container = input.collection_id
         ? await ctx.services.containers.find(principal, input.collection_id)
         : await ctx.services.containers.defaultWorkspace(principal);

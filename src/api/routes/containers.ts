@@ -3,7 +3,7 @@ import { problems } from '../../errors/problem.js';
 import type { ContainerKind } from '../../store/containers.js';
 import { defaultPageSize, maxPageSize } from '../../store/pagination.js';
 import { presentContainer, presentPage } from '../presenters.js';
-import { requireGrant, flagsSchema } from '../../auth/grants.js';
+import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../auth/grants.js';
 import type { AppContext } from '../context.js';
 import { idParam, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
@@ -102,6 +102,10 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
         const share = parse(shareBody, ctx.state.body, 'body');
         const doc = await administrable(ctx, kind, id);
         if (share.person_id === doc.owner_id) throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
+        // An administrator who is not an owner hands out only flags they hold, and never O.
+        const held = grantsOf(doc, ctx.state.principal!.subject);
+        const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag) || (f === 'O' && !held.has('O')));
+        if (beyond.length > 0) throw problems.forbidden(`You cannot grant ${beyond.join('')}: you do not hold it.`);
         if (!(await ctx.services.users.findById(share.person_id))) {
           throw problems.validation(`No person with id ${share.person_id}.`, [{ name: 'person_id', reason: 'unknown person' }]);
         }

@@ -141,6 +141,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     access: 'human',
     handler: async (ctx) => {
       const doc = await owned(ctx);
+      await ctx.services.consents.forgetCredential('server_credential', doc._id);
       await ctx.services.serverCredentials.delete(doc._id);
       ctx.status = 204;
     },

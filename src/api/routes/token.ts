@@ -21,7 +21,11 @@ function basicCredentials(header: string): { id: string; secret: string } | null
   const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return null;
-  return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return null; // bad percent-encoding: treated as no client credentials
+  }
 }
 
 /** Issues server tokens: `grant_type=client_credentials` (SPEC §4.1, §5.2). No refresh token. */
