@@ -137,7 +137,7 @@ describe('Atlas pipelines', () => {
   });
 
   it('builds a pre-filtered $vectorSearch', () => {
-    const [vs, , project] = vectorPipeline(q, config) as Record<string, any>[];
+    const [vs, fresh, , project] = vectorPipeline(q, config, { embedderId: 'all-MiniLM-L6-v2-int8' }) as Record<string, any>[];
     assert.deepEqual(vs!.$vectorSearch, {
       index: 'vec_idx',
       path: 'search.vector',
@@ -146,7 +146,8 @@ describe('Atlas pipelines', () => {
       limit: 50,
       filter: { collection_id: { $in: ['c1', 'c2'] } },
     });
-    assert.deepEqual(project!.$project.score, { $meta: 'vectorSearchScore' });
+    assert.deepEqual(fresh, { $match: { 'search.embedder': 'all-MiniLM-L6-v2-int8', $expr: { $eq: ['$search.revision', '$revision'] } } }, 'only vectors of this revision and embedder');
+    assert.deepEqual(project!.$project.score, { $subtract: [{ $multiply: [2, { $meta: 'vectorSearchScore' }] }, 1] }, 'back to cosine');
   });
 });
 

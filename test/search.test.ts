@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLogger } from '../src/logging/logger.js';
 import { bootstrap, closeServices, createServices } from '../src/platform.js';
+import { SearchChangeStore } from '../src/store/search-changes.js';
 import { eventually, type Api } from './helpers/http.js';
 import { createApiKey } from './helpers/credentials.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
@@ -125,6 +126,23 @@ describe('POST /artifacts/search', () => {
 });
 
 describe('index consistency across processes', () => {
+  it('applies a burst of changes larger than one page of the change log, each once', async () => {
+    const id = await create(alice, ws, 'Burst target', 'One artifact, changed many times.');
+    const replica = createServices(platform.config, createLogger('silent'));
+    await bootstrap(replica);
+    try {
+      replica.search.stop(); // poll by hand
+      const changes = new SearchChangeStore(platform.services.db);
+      for (let i = 0; i < 2500; i++) await changes.record(id);
+      let applied = 0;
+      for (let n = await replica.search.poll(); n > 0; n = await replica.search.poll()) applied += n;
+      assert.ok(applied >= 2500, `applied ${applied}`);
+      assert.equal(await replica.search.poll(), 0, 'nothing twice');
+    } finally {
+      await closeServices(replica);
+    }
+  });
+
   it('rebuilds from MongoDB at start, and follows writes made by another replica', async () => {
     const id = await create(alice, ws, 'Shock tube calibration', 'Calibration of a shock tube facility.');
     await embedded(id);

@@ -76,6 +76,19 @@ describe('sharing with CRUDEASIO grants', () => {
     assert.deepEqual(grants.find((g: { person_id: string }) => g.person_id === bob.userId).flags, 'RAS', 'unchanged');
   });
 
+  it('never lets a concurrent grant undo a revocation', async () => {
+    const others = await Promise.all([platform.newUser(), platform.newUser(), platform.newUser()]);
+    for (let round = 0; round < 5; round++) {
+      const { id } = await setup('workspaces');
+      await share('workspaces', id, 'R');
+      const replies = await Promise.all([alice.delete(`/workspaces/${id}/shares/${bob.userId}`), ...others.map((o) => alice.post(`/workspaces/${id}/shares`, { person_id: o.userId, flags: 'R' }))]);
+      assert.deepEqual(replies.map((r) => r.status), [204, 200, 200, 200], replies.map((r) => r.text).join('\n'));
+      const people = (await alice.get(`/workspaces/${id}/shares`)).body.items.map((s: { person_id: string }) => s.person_id).sort();
+      assert.deepEqual(people, others.map((o) => o.userId).sort());
+      assert.equal((await bob.get(`/workspaces/${id}`)).status, 404);
+    }
+  });
+
   it('unsharing hides the container again', async () => {
     const { id } = await setup('workspaces');
     await share('workspaces', id, 'R');

@@ -21,6 +21,7 @@ interface LoadedKey {
 }
 
 const reloadThrottleMs = 2000;
+const activeRefreshMs = 60_000;
 
 /**
  * RS256 signing keys, generated once, persisted with the private half encrypted at rest, shared by
@@ -60,21 +61,25 @@ export class SigningKeys {
       created_at: now,
       retired_at: null,
     });
-    await this.collection.updateMany({ _id: { $ne: kid }, retired_at: null }, { $set: { retired_at: now } });
+    // Only older keys retire: a replica rotating at the same moment must not retire this new key.
+    await this.collection.updateMany({ _id: { $ne: kid }, retired_at: null, created_at: { $lt: now } }, { $set: { retired_at: now } });
     await this.reload();
     return kid;
   }
 
   /** Rotates when the signing key is older than `maxAgeDays` (0 turns automatic rotation off). */
   async rotateIfOlderThan(maxAgeDays: number): Promise<boolean> {
+    await this.reload(); // another replica may have rotated already
     if (maxAgeDays <= 0 || !this.active) return false;
     if (Date.now() - this.active.createdAt.getTime() < maxAgeDays * 86_400_000) return false;
     await this.rotate();
     return true;
   }
 
+  /** The key to sign with; re-read now and then, so every replica follows a rotation made elsewhere. */
   async signingKey(): Promise<{ kid: string; privateKey: CryptoKey }> {
     if (!this.active) await this.init();
+    else if (Date.now() - this.lastReload > activeRefreshMs) await this.reload();
     return this.active!;
   }
 

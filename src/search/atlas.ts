@@ -10,6 +10,11 @@ interface AtlasConfig {
   EMBEDDINGS_DIMENSIONS: number;
 }
 
+/** The embedder whose vectors count: a vector of another embedder, or of an older revision, is stale. */
+export interface VectorSource {
+  embedderId: string;
+}
+
 /** Content-type patterns as a $match on the stored content_type (after $search, which cannot regex it). */
 function typeMatch(patterns: string[] | null): Document | null {
   if (patterns === null || patterns.some((p) => p === '*' || p === '*/*')) return null;
@@ -46,7 +51,7 @@ export function lexicalPipeline(query: SearchQuery, config: AtlasConfig): Docume
 }
 
 /** Atlas Vector Search over `search.vector`, pre-filtered to the caller's containers. */
-export function vectorPipeline(query: SearchQuery, config: AtlasConfig): Document[] {
+export function vectorPipeline(query: SearchQuery, config: AtlasConfig, source: VectorSource): Document[] {
   return [
     {
       $vectorSearch: {
@@ -58,8 +63,10 @@ export function vectorPipeline(query: SearchQuery, config: AtlasConfig): Documen
         filter: { collection_id: { $in: [...query.scope.containerIds] } },
       },
     },
+    { $match: { 'search.embedder': source.embedderId, $expr: { $eq: ['$search.revision', '$revision'] } } },
     ...scopeStages(query),
-    { $project: { ...hitFields, score: { $meta: 'vectorSearchScore' } } },
+    // Atlas scores cosine as (1 + cos) / 2: back to cosine, the scale of the similarity floor.
+    { $project: { ...hitFields, score: { $subtract: [{ $multiply: [2, { $meta: 'vectorSearchScore' }] }, 1] } } },
   ];
 }
 
@@ -100,6 +107,7 @@ export class AtlasSearchBackend {
   constructor(
     private readonly artifacts: Collection<ArtifactDoc>,
     private readonly config: AtlasConfig,
+    private readonly source: () => VectorSource,
   ) {}
 
   async ensureIndexes(): Promise<void> {
@@ -113,7 +121,7 @@ export class AtlasSearchBackend {
     if (query.scope.containerIds.size === 0) return { hits: [], lexical: 0, semantic: 0, semanticKept: 0 };
     const [lexicalDocs, vectorDocs] = await Promise.all([
       this.artifacts.aggregate(lexicalPipeline(query, this.config)).toArray(),
-      query.vector ? this.artifacts.aggregate(vectorPipeline(query, this.config)).toArray() : Promise.resolve([]),
+      query.vector ? this.artifacts.aggregate(vectorPipeline(query, this.config, this.source())).toArray() : Promise.resolve([]),
     ]);
     const docs = new Map<string, SearchableDoc>();
     const ranked = (list: Document[]): Ranked[] =>

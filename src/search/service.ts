@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
-import type { SearchChangeStore } from '../store/search-changes.js';
+import { uuidv7Floor, type SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
 import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
 import { AtlasSearchBackend } from './atlas.js';
@@ -12,10 +12,11 @@ import { MemorySearchIndex, type SearchOutcome, type SearchQuery } from './memor
 
 /** Changes written up to this long ago are read again on every poll: writers' clocks and commits interleave. */
 const overlapMs = 5000;
-/** The change log keeps this much history (replicas that fall further behind rebuild). */
+/** The change log keeps this much history; a replica that could not poll for longer rebuilds. */
 const retentionMs = 10 * 60_000;
 
 const queryCacheSize = 1000;
+const changePage = 1000;
 
 const timeOf = (uuidv7: string) => parseInt(uuidv7.slice(0, 8) + uuidv7.slice(9, 13), 16);
 
@@ -32,6 +33,7 @@ export class SearchService {
   private readonly applied = new Map<string, number>();
   private polls = 0;
   private polling: Promise<unknown> | null = null;
+  private lastPoll = Date.now();
   private readonly queryVectors = new Map<string, Float32Array>();
   private readonly deletedIds = new Set<string>();
 
@@ -39,7 +41,8 @@ export class SearchService {
     private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; temporal: Client; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
     private readonly loadEmbedder: () => Promise<Embedder>,
   ) {
-    this.atlas = deps.config.SEARCH_BACKEND === 'atlas' ? new AtlasSearchBackend(deps.artifactsCollection(), deps.config) : null;
+    this.atlas =
+      deps.config.SEARCH_BACKEND === 'atlas' ? new AtlasSearchBackend(deps.artifactsCollection(), deps.config, () => ({ embedderId: this.embedder.id })) : null;
   }
 
   get embedder(): Embedder {
@@ -57,11 +60,7 @@ export class SearchService {
     this.embedder_ = await this.loadEmbedder();
     this.index_ = new MemorySearchIndex(this.embedder_.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD);
     if (this.atlas) return this.atlas.ensureIndexes();
-    this.cursorMs = Date.now();
-    await this.index.bulkLoad(async () => {
-      for await (const doc of this.deps.artifacts.all()) this.apply(doc);
-    });
-    this.deps.logger.info({ artifacts: this.index.size, vectors: this.index.vectorCount }, 'search index built');
+    await this.rebuild();
     this.timer = setInterval(() => {
       if (this.polling) return; // the previous poll is still applying changes
       this.polling = this.poll()
@@ -76,21 +75,48 @@ export class SearchService {
     this.timer = null;
   }
 
-  /** Applies changes logged since the cursor (minus the overlap); each change once. */
+  /**
+   * Applies changes logged since the cursor (minus the overlap), page by page, each change once. A
+   * replica that could not poll for longer than the log keeps has missed changes: it rebuilds.
+   */
   async poll(): Promise<number> {
-    const changes = await this.deps.changes.since(this.cursorMs - overlapMs);
+    if (Date.now() - this.lastPoll > retentionMs) await this.rebuild();
+    let after = uuidv7Floor(this.cursorMs - overlapMs);
     let count = 0;
-    for (const change of changes) {
-      if (this.applied.has(change._id)) continue;
-      await this.refresh(change.artifact_id);
-      const at = timeOf(change._id);
-      this.applied.set(change._id, at);
-      this.cursorMs = Math.max(this.cursorMs, at);
-      count++;
+    for (;;) {
+      const changes = await this.deps.changes.page(after, changePage);
+      for (const change of changes) {
+        after = change._id;
+        if (this.applied.has(change._id)) continue;
+        await this.refresh(change.artifact_id);
+        const at = timeOf(change._id);
+        this.applied.set(change._id, at);
+        this.cursorMs = Math.max(this.cursorMs, at);
+        count++;
+      }
+      if (changes.length < changePage) break;
     }
     for (const [id, at] of this.applied) if (at < this.cursorMs - 2 * overlapMs) this.applied.delete(id);
+    this.lastPoll = Date.now();
     if (++this.polls % 60 === 0) await this.deps.changes.prune(Date.now() - retentionMs);
     return count;
+  }
+
+  private async rebuild(): Promise<void> {
+    this.cursorMs = Date.now();
+    const fresh = new MemorySearchIndex(this.embedder.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD);
+    const previous = this.index_;
+    this.index_ = fresh;
+    try {
+      await fresh.bulkLoad(async () => {
+        for await (const doc of this.deps.artifacts.all()) this.apply(doc);
+      });
+    } catch (err) {
+      this.index_ = previous; // keep serving the old index; the next poll tries again
+      throw err;
+    }
+    this.lastPoll = Date.now();
+    this.deps.logger.info({ artifacts: fresh.size, vectors: fresh.vectorCount }, 'search index built');
   }
 
   private async refresh(artifactId: string): Promise<void> {
@@ -113,8 +139,10 @@ export class SearchService {
 
   /** After a write through this replica: index now, tell the other replicas, embed in a workflow. */
   async written(doc: ArtifactDoc): Promise<void> {
-    this.apply(doc);
-    await this.deps.changes.record(doc._id);
+    if (!this.atlas) {
+      this.apply(doc);
+      await this.deps.changes.record(doc._id);
+    }
     await this.deps.temporal.workflow.start(indexArtifact, {
       workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
       taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
@@ -126,11 +154,20 @@ export class SearchService {
     });
   }
 
-  /** Query embeddings, cached: people repeat searches, and a model call costs milliseconds. */
+  /**
+   * Query embeddings, cached: people repeat searches, and a model call costs milliseconds. When the
+   * embedder fails (an endpoint down), the search goes on lexical-only rather than failing.
+   */
   private async queryVector(text: string): Promise<Float32Array | null> {
     const cached = this.queryVectors.get(text);
     if (cached) return cached;
-    const [vector] = await this.embedder.embed([text]);
+    let vector: Float32Array | undefined;
+    try {
+      [vector] = await this.embedder.embed([text]);
+    } catch (err) {
+      this.deps.logger.warn({ err: (err as Error).message, embedder: this.embedder.id }, 'query not embedded: searching lexically only');
+      return null;
+    }
     if (!vector) return null;
     if (this.queryVectors.size >= queryCacheSize) this.queryVectors.delete(this.queryVectors.keys().next().value!);
     this.queryVectors.set(text, vector);
@@ -138,6 +175,7 @@ export class SearchService {
   }
 
   async deleted(artifactId: string): Promise<void> {
+    if (this.atlas) return; // Atlas indexes follow the collection itself
     this.deletedIds.add(artifactId);
     if (this.deletedIds.size > 100_000) this.deletedIds.delete(this.deletedIds.values().next().value!);
     this.index.remove(artifactId);

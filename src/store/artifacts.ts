@@ -3,6 +3,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import type { Db, Filter, Sort } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../auth/principal.js';
+import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { containerCollection, type ContainerDoc, type ContainerKind } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
@@ -72,6 +73,8 @@ export function appendKey(last: string | null): string {
 
 /** Artifact persistence. Callers have already checked the principal may use the container. */
 export class ArtifactStore {
+  private readonly lock = new KeyedLock();
+
   constructor(private readonly db: Db) {}
 
   private get artifacts() {
@@ -141,7 +144,12 @@ export class ArtifactStore {
     return { items, next_cursor: next };
   }
 
+  /** Serialised per artifact in process, so concurrent edits each get their own revision (see KeyedLock). */
   update(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source']): Promise<ArtifactDoc | null> {
+    return this.lock.run(id, () => this.updateOnce(principal, id, patch, source));
+  }
+
+  private updateOnce(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source']): Promise<ArtifactDoc | null> {
     return this.artifacts.findOneAndUpdate(
       { _id: id },
       {

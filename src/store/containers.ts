@@ -2,6 +2,7 @@ import type { Db, Filter } from 'mongodb';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { grantsOf, type Share } from '../auth/grants.js';
 import type { Principal } from '../auth/principal.js';
+import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 
@@ -21,6 +22,8 @@ export interface ContainerDoc {
   shares: Share[];
   /** Everyone who may see the container besides its owner (derived from shares, for queries). */
   readers: string[];
+  /** Bumped on every change of the shares: the compare-and-set token of concurrent edits. */
+  shares_version?: number;
   /** Highest artifact order key handed out here: appends read it instead of sorting the artifacts. */
   last_order_key: string | null;
   created_at: Date;
@@ -41,6 +44,8 @@ export function containerCollection(db: Db, kind: ContainerKind) {
 
 /** Every read is filtered by what the principal may see: what they own. */
 export class ContainerStore {
+  private readonly shareLock = new KeyedLock();
+
   constructor(private readonly db: Db) {}
 
   private coll(kind: ContainerKind) {
@@ -115,25 +120,37 @@ export class ContainerStore {
   }
 
   /** Grants `flags` to a person, replacing what they had. */
-  async share(kind: ContainerKind, id: string, share: Share): Promise<ContainerDoc | null> {
-    const doc = await this.coll(kind).findOne({ _id: id });
-    if (!doc) return null;
-    const shares = [...doc.shares.filter((s) => s.person_id !== share.person_id), share];
-    return this.saveShares(kind, id, shares);
+  share(kind: ContainerKind, id: string, share: Share): Promise<ContainerDoc | null> {
+    return this.changeShares(kind, id, (shares) => [...shares.filter((s) => s.person_id !== share.person_id), share]);
   }
 
-  async unshare(kind: ContainerKind, id: string, personId: string): Promise<ContainerDoc | null> {
-    const doc = await this.coll(kind).findOne({ _id: id });
-    if (!doc) return null;
-    return this.saveShares(kind, id, doc.shares.filter((s) => s.person_id !== personId));
+  unshare(kind: ContainerKind, id: string, personId: string): Promise<ContainerDoc | null> {
+    return this.changeShares(kind, id, (shares) => shares.filter((s) => s.person_id !== personId));
   }
 
-  private saveShares(kind: ContainerKind, id: string, shares: Share[]) {
-    return this.coll(kind).findOneAndUpdate(
-      { _id: id },
-      { $set: { shares, readers: shares.map((s) => s.person_id), updated_at: new Date() } },
-      { returnDocument: 'after' },
-    );
+  /**
+   * Read, change, write back only if nobody changed the shares meanwhile (compare-and-set on
+   * `shares_version`), else start over: two concurrent edits never undo each other, so a revoked
+   * grant cannot come back.
+   */
+  private changeShares(kind: ContainerKind, id: string, change: (shares: Share[]) => Share[]): Promise<ContainerDoc | null> {
+    return this.shareLock.run(`${kind}:${id}`, () => this.compareAndSetShares(kind, id, change));
+  }
+
+  private async compareAndSetShares(kind: ContainerKind, id: string, change: (shares: Share[]) => Share[]): Promise<ContainerDoc | null> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const doc = await this.coll(kind).findOne({ _id: id });
+      if (!doc) return null;
+      const shares = change(doc.shares);
+      const version = doc.shares_version ?? 0;
+      const updated = await this.coll(kind).findOneAndUpdate(
+        { _id: id, ...(version === 0 ? { $or: [{ shares_version: 0 }, { shares_version: { $exists: false } }] } : { shares_version: version }) },
+        { $set: { shares, readers: shares.map((s) => s.person_id), shares_version: version + 1, updated_at: new Date() } },
+        { returnDocument: 'after' },
+      );
+      if (updated) return updated;
+    }
+    throw new Error(`shares of ${kind} ${id} kept changing under us`);
   }
 
   /** Ids of the containers whose artifacts the principal may find in search: visible, with the S grant. */

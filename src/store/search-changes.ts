@@ -27,8 +27,9 @@ export class SearchChangeStore {
     await this.coll.insertOne({ _id: uuidv7(), artifact_id: artifactId });
   }
 
-  since(ms: number): Promise<SearchChangeDoc[]> {
-    return this.coll.find({ _id: { $gte: uuidv7Floor(ms) } }).sort({ _id: 1 }).limit(10_000).toArray();
+  /** One page of changes after `afterId` (exclusive), in id order. */
+  page(afterId: string, limit: number): Promise<SearchChangeDoc[]> {
+    return this.coll.find({ _id: { $gt: afterId } }).sort({ _id: 1 }).limit(limit).toArray();
   }
 
   async prune(olderThanMs: number): Promise<void> {
