@@ -67,6 +67,17 @@ describe('sign-in', () => {
     assert.deepEqual(reply.body.invalid_params.map((p: { name: string }) => p.name).sort(), ['email', 'password']);
   });
 
+  it('refuses a flood of sign-ins with 429 instead of exhausting the machine', async () => {
+    const replies = await Promise.all(Array.from({ length: 100 }, () => platform.api.post('/auth/login', { email: adminEmail, password: 'wrong password' })));
+    const statuses = replies.map((r) => r.status);
+    assert.ok(statuses.every((s) => s === 401 || s === 429), `statuses ${[...new Set(statuses)]}`);
+    const busy = replies.filter((r) => r.status === 429);
+    assert.ok(busy.length > 0, 'some were refused');
+    assert.equal(busy[0]!.headers.get('retry-after'), '1');
+    assert.equal(busy[0]!.body.type, 'urn:platform:problem:too-many-requests');
+    assert.equal((await platform.api.post('/auth/login', { email: adminEmail, password: adminPassword })).status, 200, 'and sign-in works again after');
+  });
+
   it('never logs the password or the token', async () => {
     const admin = await platform.admin();
     await admin.get('/workspaces');

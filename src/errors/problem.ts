@@ -85,5 +85,7 @@ export const problems = {
   conflict: (slug: string, detail: string) => new Problem(409, slug, 'Conflict', detail),
   unavailable: (detail: string, extensions: Record<string, unknown> = {}) =>
     new Problem(503, 'service-unavailable', 'Service unavailable', detail, extensions),
+  tooBusy: () =>
+    new Problem(429, 'too-many-requests', 'Too many requests', 'Too many credential checks are in progress; retry shortly.', {}, { 'Retry-After': '1' }),
   internal: () => new Problem(500, 'internal-error', 'Internal server error', 'An unexpected error occurred.'),
 };

@@ -1,4 +1,5 @@
 import type { Next } from 'koa';
+import { PasswordCheckBusy } from '../../auth/passwords.js';
 import { Problem, problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
 
@@ -15,7 +16,7 @@ export async function problemResponses(ctx: AppContext, next: Next): Promise<voi
     else if (ctx.status === 501) problem = new Problem(501, 'not-implemented', 'Method not implemented', `${ctx.method} is not supported.`);
     else if (ctx.status === 404 && ctx.body == null) problem = problems.routeNotFound(ctx.path);
   } catch (err) {
-    problem = err instanceof Problem ? err : undefined;
+    problem = err instanceof Problem ? err : err instanceof PasswordCheckBusy ? problems.tooBusy() : undefined;
     if (!problem) {
       ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'unhandled error');
       problem = problems.internal();
