@@ -109,6 +109,8 @@ interface Result {
   buffersMb: number;
   hybrid: { p50: number; p95: number };
   lexical: { p50: number; p95: number };
+  /** kNN recall@100 of the index against an exact scan (1 while the scan is exact). */
+  recall: number;
 }
 
 async function measure(size: number, vocab: { all: string[]; content: string[] }): Promise<Result> {
@@ -162,8 +164,9 @@ async function measure(size: number, vocab: { all: string[]; content: string[] }
   };
   const hybrid = time(true);
   const lexical = time(false);
+  const recall = index.vectorRecall(queries.slice(0, 30).map((q) => q.vector), 100);
   index = null; // let the next size start from a clean heap
-  return { size, buildMs, heapMb: (after.heap - before.heap) / 2 ** 20, buffersMb: (after.buffers - before.buffers) / 2 ** 20, hybrid, lexical };
+  return { size, buildMs, heapMb: (after.heap - before.heap) / 2 ** 20, buffersMb: (after.buffers - before.buffers) / 2 ** 20, hybrid, lexical, recall };
 }
 
 async function main(): Promise<void> {
@@ -182,7 +185,7 @@ async function main(): Promise<void> {
   console.log(`\nMemorySearchIndex, ${dimensions}-d vectors, vocabulary ${vocab.all.length} words (Zipf), 50–150 words per artifact.`);
   console.log(`Hybrid = BM25 + exact kNN + RRF, limit 10, candidates 100, aperture on; ${queryCount} queries of 2–4 words after ${warmup} warm-up.`);
   console.log('Memory = heapUsed + arrayBuffers retained by the index after gc (arrayBuffers shown separately). Growth is relative to the first size.\n');
-  const header = '  artifacts |  build ms | memory MB | (buffers MB) | hybrid p50 | hybrid p95 | BM25 p50 | BM25 p95 | build× | memory× | p95×';
+  const header = '  artifacts |  build ms | memory MB | (buffers MB) | hybrid p50 | hybrid p95 | BM25 p50 | BM25 p95 | build× | memory× | p95× | kNN recall@100';
   console.log(header);
   console.log(header.replace(/[^|]/g, '-'));
   for (const r of results) {
@@ -200,6 +203,7 @@ async function main(): Promise<void> {
         ratio(r.buildMs, first.buildMs).padStart(6),
         ratio(memoryMb, first.heapMb + first.buffersMb),
         ratio(r.hybrid.p95, first.hybrid.p95).padStart(5),
+        r.recall.toFixed(3).padStart(14),
       ].join(' | '),
     );
   }

@@ -95,6 +95,16 @@ export class MemorySearchIndex {
     return this.vectors.has(id);
   }
 
+  /** kNN recall@k of what search uses against an exact scan, over these query vectors. */
+  vectorRecall(queries: Float32Array[], k: number): number {
+    let found = 0;
+    for (const q of queries) {
+      const truth = new Set(this.vectors.exactSearch(q, k).map((h) => h.id));
+      found += this.vectors.search(q, k, () => true).filter((h) => truth.has(h.id)).length;
+    }
+    return queries.length === 0 ? 1 : found / (queries.length * k);
+  }
+
   /** Loads many documents; the approximate vector index is built once, at the end. */
   bulkLoad(load: () => Promise<void> | void): Promise<void> {
     this.vectors.beginBulk();

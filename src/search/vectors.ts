@@ -203,6 +203,11 @@ export class VectorIndex {
     this.ann?.remove(id);
   }
 
+  /** The exact answer, whatever the index size: the yardstick for the approximate one's recall. */
+  exactSearch(query: Float32Array, k: number): Ranked[] {
+    return this.exact.search(query, k, () => true);
+  }
+
   search(query: Float32Array, k: number, accept: (id: string) => boolean): Ranked[] {
     if (!this.ann) return this.exact.search(query, k, accept);
     const fetch = Math.min(this.exact.size, k * 4 + 50);
