@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { problems } from '../errors/problem.js';
+import { defaultPageSize, maxPageSize } from '../store/pagination.js';
 
 /** Parses with a zod schema; the failure is a 400 naming every bad field, the first in `detail`. */
 export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
@@ -14,3 +15,9 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'bo
 }
 
 export const idParam = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
+
+/** `limit` and `cursor` of every paged list. */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(maxPageSize).default(defaultPageSize),
+  cursor: z.string().min(1).optional(),
+});

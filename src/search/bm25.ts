@@ -1,5 +1,5 @@
 import { terms } from './analyzer.js';
-import type { Ranked } from './fusion.js';
+import { insertTopK, type Ranked } from './fusion.js';
 
 export const bm25Fields = ['title', 'description', 'content'] as const;
 export type Bm25Field = (typeof bm25Fields)[number];
@@ -144,10 +144,7 @@ export class Bm25Index {
       if (top.length === k && score <= top[k - 1]!.score) continue;
       const id = this.slotIds[slot]!;
       if (!accept(id)) continue;
-      let at = top.length;
-      while (at > 0 && top[at - 1]!.score < score) at--;
-      top.splice(at, 0, { id, score });
-      if (top.length > k) top.pop();
+      insertTopK(top, k, { id, score });
     }
     return top;
   }

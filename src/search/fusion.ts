@@ -6,6 +6,14 @@ export interface Ranked {
   score: number;
 }
 
+/** Inserts a hit into a descending top-k list, dropping what falls off the end. */
+export function insertTopK(top: Ranked[], k: number, hit: Ranked): void {
+  let at = top.length;
+  while (at > 0 && top[at - 1]!.score < hit.score) at--;
+  top.splice(at, 0, hit);
+  if (top.length > k) top.pop();
+}
+
 export interface Fused {
   id: string;
   score: number;

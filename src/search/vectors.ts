@@ -1,5 +1,5 @@
 import usearch, { type Index as UsearchIndex } from 'usearch';
-import type { Ranked } from './fusion.js';
+import { insertTopK, type Ranked } from './fusion.js';
 
 /**
  * Exact k-nearest-neighbour search over unit vectors (cosine = dot product), in one contiguous
@@ -82,10 +82,7 @@ export class ExactVectorIndex {
       const dot = a + b + c + e;
       if (top.length === k && dot <= top[k - 1]!.score) continue;
       if (!acceptFirst && !accept(id)) continue;
-      let at = top.length;
-      while (at > 0 && top[at - 1]!.score < dot) at--;
-      top.splice(at, 0, { id, score: dot });
-      if (top.length > k) top.pop();
+      insertTopK(top, k, { id, score: dot });
     }
     return top;
   }

@@ -6,10 +6,9 @@ import { secretReferences, validateContent } from '../../content-types/index.js'
 import { problems } from '../../errors/problem.js';
 import type { EventKind } from '../../events/types.js';
 import type { ArtifactDoc, ArtifactPatch, Provenance } from '../../store/artifacts.js';
-import { maxPageSize, defaultPageSize } from '../../store/pagination.js';
 import type { AppContext } from '../context.js';
 import { presentArtifact, presentPage } from '../presenters.js';
-import { idParam, parse } from '../validate.js';
+import { idParam, pageQuery, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
@@ -31,11 +30,9 @@ const patchBody = z
   .strictObject({ title: fields.title, content_type: fields.content_type, content: fields.content, context: fields.context })
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'must change at least one of title, content_type, content, context');
-const listQuery = z.object({
+const listQuery = pageQuery.extend({
   collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
   content_type: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(defaultPageSize),
-  cursor: z.string().min(1).optional(),
 });
 /**
  * The artifact id of `/artifacts/:id...`. `/artifacts/search` matches that shape too, for any method

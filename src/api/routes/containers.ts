@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { problems } from '../../errors/problem.js';
 import type { ContainerKind } from '../../store/containers.js';
-import { defaultPageSize, maxPageSize } from '../../store/pagination.js';
 import { presentContainer, presentPage } from '../presenters.js';
 import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../auth/grants.js';
 import type { AppContext } from '../context.js';
-import { idParam, parse } from '../validate.js';
+import { idParam, pageQuery, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
 const fields = {
@@ -17,10 +16,6 @@ const createBody = z.strictObject({ name: fields.name, description: fields.descr
 const patchBody = createBody
   .partial()
   .refine((b) => Object.keys(b).length > 0, 'must change at least one of name, description, metadata');
-export const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(maxPageSize).default(defaultPageSize),
-  cursor: z.string().min(1).optional(),
-});
 
 const shareBody = z.strictObject({ person_id: z.uuid({ error: 'must be a person id (UUID)' }), flags: flagsSchema.default('RS') });
 const shareParams = z.object({ id: z.uuid({ error: 'must be a UUID' }), person_id: z.uuid({ error: 'must be a UUID' }) });

@@ -1,7 +1,6 @@
 import { problems } from '../../errors/problem.js';
 import { presentEvent, presentPage } from '../presenters.js';
-import { idParam, parse } from '../validate.js';
-import { pageQuery } from './containers.js';
+import { idParam, pageQuery, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
 export const eventRoutes: RouteDef[] = [

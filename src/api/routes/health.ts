@@ -1,3 +1,4 @@
+import { Problem } from '../../errors/problem.js';
 import type { Services } from '../../services.js';
 import type { RouteDef } from './route.js';
 
@@ -48,18 +49,7 @@ export const healthRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const checks = await readiness(ctx.services);
       const down = Object.entries(checks).filter(([, s]) => s === 'down').map(([name]) => name);
-      if (down.length > 0) {
-        ctx.status = 503;
-        ctx.type = 'application/problem+json';
-        ctx.body = {
-          type: 'urn:platform:problem:not-ready',
-          title: 'Not ready',
-          status: 503,
-          detail: `Unreachable: ${down.join(', ')}.`,
-          checks,
-        };
-        return;
-      }
+      if (down.length > 0) throw new Problem(503, 'not-ready', 'Not ready', `Unreachable: ${down.join(', ')}.`, { checks });
       ctx.body = { status: 'ready', checks };
     },
   },
