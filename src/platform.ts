@@ -21,6 +21,9 @@ import { SearchService } from './search/service.js';
 import { ArtifactStore } from './store/artifacts.js';
 import { SearchChangeStore } from './store/search-changes.js';
 import type { ArtifactDoc } from './store/artifacts.js';
+import { CommitWorkflows } from './commits/workflows.js';
+import { CommitStore } from './store/commits.js';
+import { VersionStore } from './store/versions.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
@@ -53,6 +56,9 @@ export function createServices(config: Config, logger: Logger): Services {
       { config, logger, artifacts, changes: new SearchChangeStore(db), temporal, artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
       () => createEmbedder(config),
     ),
+    versions: new VersionStore(db),
+    commits: new CommitStore(db),
+    commitWorkflows: new CommitWorkflows(temporal, config),
   };
 }
 

@@ -15,6 +15,9 @@ import type { ConsentStore } from './store/consents.js';
 import type { SecretStore } from './store/secrets.js';
 import type { ServerCredentialStore } from './store/server-credentials.js';
 import type { SearchService } from './search/service.js';
+import type { CommitWorkflows } from './commits/workflows.js';
+import type { CommitStore } from './store/commits.js';
+import type { VersionStore } from './store/versions.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -38,4 +41,7 @@ export interface Services {
   secrets: SecretStore;
   audit: AuditStore;
   search: SearchService;
+  versions: VersionStore;
+  commits: CommitStore;
+  commitWorkflows: CommitWorkflows;
 }

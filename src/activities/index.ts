@@ -1,13 +1,15 @@
 import type { Db } from 'mongodb';
+import type { Config } from '../config/env.js';
 import type { WorkspaceEvent } from '../events/types.js';
-import { contentHash, embeddingText } from '../search/documents.js';
+import { embedArtifacts, type EmbedOutcome } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
+import { createCommitActivities } from './commits.js';
 
 /** Activities: all I/O the workflows need, bound to the worker's MongoDB and embedder. */
-export function createActivities(db: Db, embedder: Embedder) {
+export function createActivities(config: Config, db: Db, embedder: Embedder) {
   const events = new EventStore(db);
   const artifacts = new ArtifactStore(db);
   const changes = new SearchChangeStore(db);
@@ -16,27 +18,15 @@ export function createActivities(db: Db, embedder: Embedder) {
       await events.record(batch);
     },
 
-    /**
-     * Embeds one revision of an artifact and stores the vector with it. Skips a revision that is no
-     * longer current, and reuses the vector when the text did not change (only a title moved, say).
-     */
-    async embedArtifact(input: { artifactId: string; revision: number }): Promise<'embedded' | 'unchanged' | 'superseded'> {
+    /** Embeds one revision of an artifact, unless it is no longer current. */
+    async embedArtifact(input: { artifactId: string; revision: number }): Promise<EmbedOutcome> {
       const doc = await artifacts.get(input.artifactId);
       if (!doc || doc.revision !== input.revision) return 'superseded';
-      const text = embeddingText(doc);
-      const hash = contentHash(text);
-      const previous = doc.search;
-      const vector = previous && previous.embedder === embedder.id && previous.content_hash === hash ? previous.vector : Array.from((await embedder.embed([text]))[0]!);
-      const stored = await artifacts.storeEmbedding(doc._id, doc.revision, {
-        embedder: embedder.id,
-        content_hash: hash,
-        vector,
-        revision: doc.revision,
-        embedded_at: new Date(),
-      });
-      if (!stored) return 'superseded';
-      await changes.record(doc._id);
-      return vector === previous?.vector ? 'unchanged' : 'embedded';
+      return (await embedArtifacts([doc], { artifacts, changes, embedder }))[0]!;
     },
+
+    ...createCommitActivities(config, db, { artifacts, changes, embedder }),
   };
 }
+
+export type Activities = ReturnType<typeof createActivities>;

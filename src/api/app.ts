@@ -17,6 +17,9 @@ import { secretRoutes } from './routes/secrets.js';
 import { serverCredentialRoutes } from './routes/server-credentials.js';
 import { tokenRoutes } from './routes/token.js';
 import { searchRoutes } from './routes/search.js';
+import { commitRoutes } from './routes/commits.js';
+import { manageRoutes } from './routes/manage.js';
+import { versionRoutes } from './routes/versions.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -33,6 +36,9 @@ export const routes: RouteDef[] = [
   ...eventRoutes,
   ...searchRoutes,
   ...artifactRoutes,
+  ...versionRoutes,
+  ...manageRoutes,
+  ...commitRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {

@@ -24,7 +24,8 @@ function typeMatch(patterns: string[] | null): Document | null {
 const hitFields = { _id: 1, title: 1, content_type: 1, collection_id: 1, container_kind: 1, revision: 1, 'context.description': 1 };
 
 function scopeStages(query: SearchQuery): Document[] {
-  return [typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)].filter((m): m is Document => m !== null).map((m) => ({ $match: m }));
+  const notArchived = { archived_at: { $exists: false } };
+  return [notArchived, typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)].filter((m): m is Document => m !== null).map((m) => ({ $match: m }));
 }
 
 /** Atlas Search: a compound `should` of per-field text clauses boosted by the preset, filtered to the caller's containers. */

@@ -7,6 +7,7 @@ import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { containerCollection, type ContainerDoc, type ContainerKind } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+import { initialVersion, versionsCollection } from './versions.js';
 
 export interface Provenance {
   created_by: string;
@@ -18,6 +19,9 @@ export interface Provenance {
     kind: 'api' | 'mcp' | 'agent' | 'commit';
     request_id?: string;
     derived_from?: string;
+    /** For a collection artifact: the commit that wrote this version, and who approved it. */
+    commit_id?: string;
+    approved_by?: string;
     /** The credential that made the change when it was not the person's own token. */
     via?: { kind: 'server_credential' | 'api_key'; id: string };
   };
@@ -42,11 +46,23 @@ export interface ArtifactDoc {
   container_kind: ContainerKind;
   /** Lexicographic base-62 fractional index key: artifacts of a container sort by it. */
   order_key: string;
-  /** Incremented on every update of a draft. */
+  /** Incremented on every update of a draft; for a collection artifact, equal to its version. */
   revision: number;
+  /** Collection artifacts only: the current version (earlier ones are in artifact_versions). */
+  version?: number;
+  /** Workspace drafts only: set while archived (hidden from search and from a commit's default selection). */
+  archived_at?: Date;
   provenance: Provenance;
   /** The embedding of this revision's text, written by the indexing activity. */
   search?: { embedder: string; content_hash: string; vector: number[]; revision: number; embedded_at: Date };
+}
+
+/** Names of the artifact lifecycle states (docs/decisions.md). */
+export type ArtifactState = 'draft' | 'archived' | 'committed';
+
+export function stateOf(doc: Pick<ArtifactDoc, 'container_kind' | 'archived_at'>): ArtifactState {
+  if (doc.container_kind === 'collection') return 'committed';
+  return doc.archived_at ? 'archived' : 'draft';
 }
 
 export interface NewArtifact {
@@ -96,11 +112,13 @@ export class ArtifactStore {
         container_kind: container.kind,
         order_key: appendKey(container.last_order_key),
         revision: 1,
+        ...(container.kind === 'collection' ? { version: 1 } : {}),
         provenance: { created_by: principal.subject, created_at: now, updated_by: principal.subject, updated_at: now, source },
       };
       try {
         await this.artifacts.insertOne(doc);
         await this.raiseLastKey(doc);
+        if (container.kind === 'collection') await versionsCollection(this.db).insertOne(initialVersion(doc));
         return doc;
       } catch (err) {
         if (!isDuplicateKey(err) || attempt >= keyRetries) throw err;
@@ -118,6 +136,10 @@ export class ArtifactStore {
 
   get(id: string): Promise<ArtifactDoc | null> {
     return this.artifacts.findOne({ _id: id });
+  }
+
+  getMany(ids: string[]): Promise<ArtifactDoc[]> {
+    return ids.length ? this.artifacts.find({ _id: { $in: ids } }).toArray() : Promise.resolve([]);
   }
 
   /**
@@ -144,19 +166,36 @@ export class ArtifactStore {
     return { items, next_cursor: next };
   }
 
-  /** Serialised per artifact in process, so concurrent edits each get their own revision (see KeyedLock). */
-  update(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source']): Promise<ArtifactDoc | null> {
-    return this.lock.run(id, () => this.updateOnce(principal, id, patch, source));
+  /**
+   * The drafts a commit takes from a workspace, in workspace order: the named ones, or every draft
+   * that is not archived.
+   */
+  drafts(workspaceId: string, ids: string[] | null): Promise<ArtifactDoc[]> {
+    const filter: Filter<ArtifactDoc> = ids ? { collection_id: workspaceId, _id: { $in: ids } } : { collection_id: workspaceId, archived_at: { $exists: false } };
+    return this.artifacts.find(filter).sort({ order_key: 1, _id: 1 }).toArray();
   }
 
-  private updateOnce(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source']): Promise<ArtifactDoc | null> {
-    return this.artifacts.findOneAndUpdate(
-      { _id: id },
-      {
-        $set: { ...patch, 'provenance.updated_by': principal.subject, 'provenance.updated_at': new Date(), 'provenance.source': source },
-        $inc: { revision: 1 },
-      },
-      { returnDocument: 'after' },
+  /** Serialised per artifact in process, so concurrent edits each get their own revision (see KeyedLock). */
+  update(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source']): Promise<ArtifactDoc | null> {
+    return this.change(principal, id, { $set: patch }, source);
+  }
+
+  /** Archives (hides from search and from a commit's default selection) or restores a draft. */
+  setArchived(principal: Principal, id: string, archived: boolean, source: Provenance['source']): Promise<ArtifactDoc | null> {
+    return this.change(principal, id, archived ? { $set: { archived_at: new Date() } } : { $unset: { archived_at: '' } }, source);
+  }
+
+  private change(principal: Principal, id: string, change: { $set?: Partial<ArtifactDoc>; $unset?: Record<string, ''> }, source: Provenance['source']) {
+    return this.lock.run(id, () =>
+      this.artifacts.findOneAndUpdate(
+        { _id: id },
+        {
+          ...change,
+          $set: { ...change.$set, 'provenance.updated_by': principal.subject, 'provenance.updated_at': new Date(), 'provenance.source': source },
+          $inc: { revision: 1 },
+        },
+        { returnDocument: 'after' },
+      ),
     );
   }
 

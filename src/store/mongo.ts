@@ -28,6 +28,15 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('consents').createIndex({ person_id: 1 }, { name: 'person' }),
     db.collection('secrets').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
     db.collection('search_changes').createIndex({ artifact_id: 1 }, { name: 'artifact' }),
+    db.collection('artifact_versions').createIndex({ artifact_id: 1, version: 1 }, { name: 'artifact_version' }),
+    // A commit writes at most one version of an artifact, however often its apply is retried.
+    db.collection('artifact_versions').createIndex({ artifact_id: 1, 'provenance.commit_id': 1 }, { unique: true, name: 'one_per_commit' }),
+    db.collection('artifact_versions').createIndex({ 'provenance.source_artifact_id': 1, 'provenance.committed_at': -1 }, { name: 'source' }),
+    db.collection('commits').createIndex({ rank: 1, created_at: -1 }, { name: 'pending_first' }),
+    db.collection('commits').createIndex({ workspace_id: 1 }, { name: 'workspace' }),
+    db.collection('commits').createIndex({ collection_id: 1 }, { name: 'collection' }),
+    db.collection('commit_items').createIndex({ commit_id: 1, position: 1 }, { name: 'position' }),
+    db.collection('commit_items').createIndex({ commit_id: 1, apply_index: 1 }, { name: 'apply_index' }),
     db.collection('audit_log').createIndex({ person_id: 1, _id: -1 }, { name: 'person_recent' }),
   ]);
 }

@@ -23,8 +23,8 @@ export class SearchChangeStore {
     return this.db.collection<SearchChangeDoc>('search_changes');
   }
 
-  async record(artifactId: string): Promise<void> {
-    await this.coll.insertOne({ _id: uuidv7(), artifact_id: artifactId });
+  async record(...artifactIds: string[]): Promise<void> {
+    if (artifactIds.length) await this.coll.insertMany(artifactIds.map((id) => ({ _id: uuidv7(), artifact_id: id })));
   }
 
   /** One page of changes after `afterId` (exclusive), in id order. */

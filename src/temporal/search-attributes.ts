@@ -5,5 +5,8 @@ export const WorkspaceId = defineSearchAttributeKey('WorkspaceId', SearchAttribu
 export const ArtifactId = defineSearchAttributeKey('ArtifactId', SearchAttributeType.KEYWORD);
 export const PrincipalId = defineSearchAttributeKey('PrincipalId', SearchAttributeType.KEYWORD);
 export const RunKind = defineSearchAttributeKey('RunKind', SearchAttributeType.KEYWORD);
+/** A commit's state, kept current by the commit workflow: `CommitState = "awaiting_approval"` finds the pending ones. */
+export const CommitState = defineSearchAttributeKey('CommitState', SearchAttributeType.KEYWORD);
+export const CollectionId = defineSearchAttributeKey('CollectionId', SearchAttributeType.KEYWORD);
 
-export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind];
+export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId];

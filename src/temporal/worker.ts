@@ -57,7 +57,7 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
-    activities: createActivities(db, await createEmbedder(config)),
+    activities: createActivities(config, db, await createEmbedder(config)),
   });
   return { worker, connection };
 }

@@ -1,3 +1,4 @@
 // Every workflow the worker runs. Bundled by @temporalio/worker: deterministic code only.
 export { indexArtifact } from './index-artifact.js';
 export { workspaceEvents } from './workspace-events.js';
+export { commitWorkspace } from './commit.js';

@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import { requireGrant, type GrantFlag } from '../../auth/grants.js';
-import type { Principal, Scope } from '../../auth/principal.js';
+import { requireGrant } from '../../auth/grants.js';
 import type { ContainerDoc } from '../../store/containers.js';
 import { secretReferences, validateContent } from '../../content-types/index.js';
 import { problems } from '../../errors/problem.js';
-import type { EventKind } from '../../events/types.js';
-import type { ArtifactDoc, ArtifactPatch, Provenance } from '../../store/artifacts.js';
+import type { ArtifactPatch } from '../../store/artifacts.js';
 import type { AppContext } from '../context.js';
 import { presentArtifact, presentPage } from '../presenters.js';
-import { idParam, pageQuery, parse } from '../validate.js';
+import { pageQuery, parse } from '../validate.js';
+import { afterWrite, apiSource, artifactId, changeableDraft, editableDraft, requireTypeScope, visibleArtifact } from './artifact-access.js';
 import type { RouteDef } from './route.js';
 
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
@@ -34,74 +33,7 @@ const listQuery = pageQuery.extend({
   collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
   content_type: z.string().min(1).optional(),
 });
-/**
- * The artifact id of `/artifacts/:id...`. `/artifacts/search` matches that shape too, for any method
- * but its own POST: answer that with 405, not "id must be a UUID".
- */
-function artifactId(ctx: AppContext): string {
-  if (ctx.params.id === 'search') throw problems.methodNotAllowed(ctx.method, ['POST']);
-  return parse(idParam, ctx.params, 'path').id;
-}
-
 const moveBody = z.strictObject({ after_id: z.uuid({ error: 'must be a UUID or null' }).nullable() });
-
-/**
- * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
- * the container is visible and the principal may read this content type.
- */
-async function visibleArtifact(ctx: AppContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
-  const principal = ctx.state.principal!;
-  const doc = await ctx.services.artifacts.get(id);
-  const container = doc && (await ctx.services.containers.get(doc.container_kind, principal, doc.collection_id));
-  if (!doc || !container || !principal.scopes.allowsType('artifact:read', doc.content_type)) throw problems.notFound('artifact', id);
-  return { doc, container };
-}
-
-/** The principal may `scope` this content type (fine-grained scopes may limit it to some types). */
-function requireTypeScope(principal: Principal, scope: Scope, contentType: string): void {
-  if (!principal.scopes.allowsType(scope, contentType)) throw problems.insufficientScope(`${scope} (for ${contentType})`);
-}
-
-/**
- * A workspace draft the principal may change: visible, not in a collection, within the principal's
- * scope for its content type, and under the person's grant on the workspace.
- */
-async function changeableDraft(ctx: AppContext, id: string, scope: Scope, flag: GrantFlag) {
-  const found = await visibleArtifact(ctx, id);
-  if (found.doc.container_kind !== 'workspace') {
-    throw problems.conflict('immutable-artifact', `Artifact ${id} is in a collection; collection artifacts are immutable.`);
-  }
-  requireTypeScope(ctx.state.principal!, scope, found.doc.content_type);
-  requireGrant(found.container, ctx.state.principal!, flag);
-  return found;
-}
-
-/**
- * What follows a write: the search index, and for workspace artifacts the workspace's event
- * workflow. The write has happened by now, so a failure here is logged rather than failing the
- * request (docs/decisions.md).
- */
-async function afterWrite(ctx: AppContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
-  const steps: [string, () => Promise<unknown>][] = [];
-  if (kind === 'artifact_deleted') steps.push(['search index', () => ctx.services.search.deleted(doc._id)]);
-  else if (changed?.join() !== 'order_key') steps.push(['search index', () => ctx.services.search.written(doc)]);
-  if (doc.container_kind === 'workspace') {
-    steps.push(['event', () => ctx.services.publisher.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
-  }
-  for (const [what, step] of steps) {
-    try {
-      await step();
-    } catch (err) {
-      ctx.services.logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
-    }
-  }
-}
-
-/** Provenance of a REST write: the request, and the credential when a person did not act directly. */
-function apiSource(ctx: AppContext): Provenance['source'] {
-  const { actor } = ctx.state.principal!;
-  return { kind: 'api', request_id: ctx.state.requestId, ...(actor.kind !== 'user' ? { via: { kind: actor.kind, id: actor.id } } : {}) };
-}
 
 /**
  * Validates typed content for where it will live, and checks that every secret it references exists
@@ -192,7 +124,7 @@ export const artifactRoutes: RouteDef[] = [
       const principal = ctx.state.principal!;
       const id = artifactId(ctx);
       const patch: ArtifactPatch = parse(patchBody, ctx.state.body, 'body');
-      const { doc: current, container } = await changeableDraft(ctx, id, 'artifact:write', 'U');
+      const { doc: current, container } = await editableDraft(ctx, id);
       if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
       if (patch.content !== undefined || patch.content_type !== undefined) {
         patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
@@ -211,7 +143,7 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const id = artifactId(ctx);
       const { after_id } = parse(moveBody, ctx.state.body, 'body');
-      const { doc: current } = await changeableDraft(ctx, id, 'artifact:write', 'U');
+      const { doc: current } = await editableDraft(ctx, id);
       if (after_id === id) throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
       const doc = await ctx.services.artifacts.move(current, after_id);
       if (!doc) throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [{ name: 'after_id', reason: 'not in this workspace' }]);

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { problems } from '../../errors/problem.js';
+import type { AppContext } from '../context.js';
+import { presentPage, presentVersion } from '../presenters.js';
+import { pageQuery, parse } from '../validate.js';
+import { artifactId, visibleArtifact } from './artifact-access.js';
+import type { RouteDef } from './route.js';
+
+const versionParam = z.object({ n: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'versions start at 1') });
+
+/** A collection artifact the principal can read; a draft has revisions, not versions. */
+async function versioned(ctx: AppContext) {
+  const id = artifactId(ctx);
+  const { doc } = await visibleArtifact(ctx, id);
+  if (doc.container_kind !== 'collection') {
+    throw problems.conflict('not-versioned', `Artifact ${id} is a workspace draft: drafts have revisions, not versions. Commit it into a collection to make versions.`);
+  }
+  return doc;
+}
+
+export const versionRoutes: RouteDef[] = [
+  {
+    method: 'get',
+    path: '/artifacts/:id/versions',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const doc = await versioned(ctx);
+      const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
+      ctx.body = presentPage(await ctx.services.versions.list(doc._id, limit, cursor), (v) => presentVersion(v, false));
+    },
+  },
+  {
+    method: 'get',
+    path: '/artifacts/:id/versions/:n',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const doc = await versioned(ctx);
+      const { n } = parse(versionParam, ctx.params, 'path');
+      const version = await ctx.services.versions.get(doc._id, n);
+      if (!version) throw problems.notFound('version', `${doc._id}/versions/${n}`);
+      ctx.body = presentVersion(version, true);
+    },
+  },
+];

@@ -1,0 +1,147 @@
+import type { Db, Filter } from 'mongodb';
+import type { PreviewCounts, PreviewItem } from '../commits/preview.js';
+import type { ArtifactDoc } from './artifacts.js';
+import { isDuplicateKey } from './mongo.js';
+import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+
+/** States of a commit (docs/decisions.md). The first three are pending. */
+export const commitStates = ['previewing', 'awaiting_approval', 'applying', 'committed', 'rejected', 'expired', 'failed'] as const;
+export type CommitState = (typeof commitStates)[number];
+export const pendingStates: readonly CommitState[] = ['previewing', 'awaiting_approval', 'applying'];
+
+export interface CommitDecision {
+  action: 'approve' | 'reject';
+  by: string;
+  comment: string | null;
+  at: Date;
+}
+
+/**
+ * The record of a commit: written by the API when requested, then moved along by the commit
+ * workflow's activities. The workflow is the authority; this is its queryable projection.
+ */
+export interface CommitDoc {
+  _id: string;
+  workflow_id: string;
+  workspace_id: string;
+  collection_id: string;
+  /** The selection as requested; null for "every draft that is not archived". */
+  artifact_ids: string[] | null;
+  message: string;
+  /** How long the commit waits for a decision once its preview is ready. */
+  expiry_seconds: number;
+  state: CommitState;
+  /** 0 while pending, 1 once ended: lists sort pending first. */
+  rank: 0 | 1;
+  requested_by: string;
+  requested_via?: { kind: 'server_credential' | 'api_key'; id: string };
+  created_at: Date;
+  updated_at: Date;
+  expires_at: Date | null;
+  counts: PreviewCounts | null;
+  /** Items that become versions (new and modified), and how many of them are applied. */
+  total: number;
+  applied: number;
+  decision: CommitDecision | null;
+  /** Typed-content text extraction after apply (SPEC §4.6). */
+  extract_text?: { status: 'skipped' | 'done'; reason?: string };
+  error?: string;
+}
+
+/** The reviewed state of one draft: what a commit writes, whatever happens to the draft meanwhile. */
+export interface Snapshot {
+  title: string;
+  content_type: string;
+  content: string;
+  context: Record<string, unknown>;
+  drafted_by: string;
+  last_edited_by: string;
+  /** The draft's embedding, when it was of exactly this text: the version reuses it. */
+  search?: ArtifactDoc['search'];
+}
+
+export interface CommitItemDoc extends PreviewItem {
+  _id: string;
+  commit_id: string;
+  position: number;
+  /** 0.. over the items that become versions, in order; null for unchanged ones. */
+  apply_index: number | null;
+  snapshot: Snapshot;
+  /** Set once applied: the version this item became. */
+  applied_version?: number;
+}
+
+export const commitItemId = (commitId: string, draftId: string) => `${commitId}:${draftId}`;
+
+export function commitItems(db: Db) {
+  return db.collection<CommitItemDoc>('commit_items');
+}
+
+export function commitsCollection(db: Db) {
+  return db.collection<CommitDoc>('commits');
+}
+
+export class CommitStore {
+  constructor(private readonly db: Db) {}
+
+  private get commits() {
+    return commitsCollection(this.db);
+  }
+
+  /** Inserts a new commit, or returns the one already stored under this id (a retried request). */
+  async create(doc: CommitDoc): Promise<{ doc: CommitDoc; created: boolean }> {
+    try {
+      await this.commits.insertOne(doc);
+      return { doc, created: true };
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return { doc: (await this.get(doc._id))!, created: false };
+    }
+  }
+
+  get(id: string): Promise<CommitDoc | null> {
+    return this.commits.findOne({ _id: id });
+  }
+
+  /** Commits into or out of the given containers: pending first, then newest first (ids from an Idempotency-Key are not time-ordered). */
+  async list(visible: { workspaces: string[]; collections: string[] }, q: { workspaceId?: string; state?: CommitState }, limit: number, cursor?: string): Promise<Page<CommitDoc>> {
+    const filter: Filter<CommitDoc>[] = [{ $or: [{ workspace_id: { $in: visible.workspaces } }, { collection_id: { $in: visible.collections } }] }];
+    if (q.workspaceId) filter.push({ workspace_id: q.workspaceId });
+    if (q.state) filter.push({ state: q.state });
+    if (cursor) {
+      const [r, at, id] = decodeCursor(cursor, 3) as [string, string, string];
+      const rank = Number(r) as 0 | 1;
+      const created = new Date(at);
+      filter.push({ $or: [{ rank: { $gt: rank } }, { rank, created_at: { $lt: created } }, { rank, created_at: created, _id: { $lt: id } }] });
+    }
+    const docs = await this.commits.find({ $and: filter }).sort({ rank: 1, created_at: -1, _id: -1 }).limit(limit + 1).toArray();
+    const items = docs.slice(0, limit);
+    const last = items.at(-1);
+    return { items, next_cursor: docs.length > limit && last ? encodeCursor([String(last.rank), last.created_at.toISOString(), last._id]) : null };
+  }
+
+  /** Deletes a commit whose workflow could not be started, so that nothing is left half-made. */
+  async discard(id: string): Promise<void> {
+    await this.commits.deleteOne({ _id: id, state: 'previewing' });
+  }
+
+  /** Items in preview order, with their diffs. */
+  async items(commitId: string, limit: number, cursor?: string): Promise<Page<CommitItemDoc>> {
+    const after = cursor ? Number(decodeCursor(cursor, 1)[0]) : -1;
+    const docs = await commitItems(this.db)
+      .find({ commit_id: commitId, position: { $gt: after } }, { projection: { snapshot: 0 } })
+      .sort({ position: 1 })
+      .limit(limit + 1)
+      .toArray();
+    const items = docs.slice(0, limit);
+    return { items, next_cursor: docs.length > limit ? encodeCursor([String(items.at(-1)!.position)]) : null };
+  }
+
+  /** Every item without diff and snapshot: small enough to list whole in a commit's summary. */
+  summaries(commitId: string): Promise<CommitItemDoc[]> {
+    return commitItems(this.db)
+      .find({ commit_id: commitId }, { projection: { snapshot: 0, content_diff: 0, changes: 0 } })
+      .sort({ position: 1 })
+      .toArray();
+  }
+}
