@@ -38,6 +38,9 @@ before(async () => {
   const art = (await alice.post('/artifacts', { title: 't', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const art2 = (await alice.post('/artifacts', { title: 't2', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const secret = (await alice.post('/secrets', { name: 's', value: 'v' })).body.id;
+  const committed = (await alice.post('/artifacts', { title: 'c', content_type: 'text/plain', content: 'c', collection_id: col })).body.id;
+  const commit = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'matrix' });
+  if (commit.status !== 202) throw new Error(`commit not requested: ${commit.text}`);
   await alice.post(`/workspaces/${ws}/shares`, { person_id: mallory.userId, flags: 'R' });
   await alice.post(`/collections/${col}/shares`, { person_id: mallory.userId, flags: 'R' });
   const aliceCred = await createServerCredential(alice, ['artifact:read']);
@@ -89,6 +92,16 @@ before(async () => {
     'PATCH /artifacts/:id': { path: `/artifacts/${art}`, body: { title: 'changed' }, target: 'container' },
     'POST /artifacts/:id/move': { path: `/artifacts/${art}/move`, body: { after_id: art2 }, target: 'container' },
     'DELETE /artifacts/:id': { path: `/artifacts/${art}`, target: 'container' },
+    'GET /artifacts/:id/versions': { path: `/artifacts/${committed}/versions`, target: 'container' },
+    'GET /artifacts/:id/versions/:n': { path: `/artifacts/${committed}/versions/1`, target: 'container' },
+    'POST /artifacts/:id/manage': { path: `/artifacts/${art}/manage`, body: { action: 'archive' }, target: 'container' },
+    'POST /workspaces/:id/commit-preview': { path: `/workspaces/${ws}/commit-preview`, body: { collection_id: col }, target: 'container' },
+    'POST /workspaces/:id/commits': { path: `/workspaces/${ws}/commits`, body: { collection_id: col, message: 'm' }, target: 'container' },
+    'GET /commits': { path: '/commits', target: 'none' },
+    'GET /commits/:id': { path: `/commits/${commit.body.id}`, target: 'container' },
+    'GET /commits/:id/items': { path: `/commits/${commit.body.id}/items`, target: 'container' },
+    'POST /commits/:id/approve': { path: `/commits/${commit.body.id}/approve`, body: {}, target: 'container' },
+    'POST /commits/:id/reject': { path: `/commits/${commit.body.id}/reject`, body: { comment: 'no' }, target: 'container' },
   };
 
   // Tokens that fail authentication.

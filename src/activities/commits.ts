@@ -9,7 +9,7 @@ import { Problem } from '../errors/problem.js';
 import { embedArtifacts } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import type { ArtifactStore } from '../store/artifacts.js';
-import { commitItems, CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
+import { commitChunkId, commitResults, CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
 import type { PreviewCounts } from '../commits/preview.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 
@@ -20,6 +20,7 @@ export interface CommitStateChange {
   expiresAt?: string;
   counts?: PreviewCounts;
   total?: number;
+  chunks?: number;
   decision?: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string };
   error?: string;
   extractText?: CommitDoc['extract_text'];
@@ -46,9 +47,9 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
 
   return {
     /** Computes and records the preview; content a collection refuses fails the commit for good. */
-    async previewCommit(commitId: string): Promise<PreviewSummary> {
-      const commit = await load(commitId);
-      return recordPreview(db, commit, (draft) => {
+    async previewCommit(input: { commitId: string; applyBatch: number }): Promise<PreviewSummary> {
+      const commit = await load(input.commitId);
+      return recordPreview(db, commit, input.applyBatch, (draft) => {
         try {
           validateContent(draft.content_type, draft.content, { allowStdioMcpServers: config.ALLOW_STDIO_MCP_SERVERS, inCollection: true });
         } catch (err) {
@@ -70,6 +71,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
             ...(change.expiresAt ? { expires_at: new Date(change.expiresAt) } : {}),
             ...(change.counts ? { counts: change.counts } : {}),
             ...(change.total !== undefined ? { total: change.total } : {}),
+            ...(change.chunks !== undefined ? { chunks: change.chunks } : {}),
             ...(change.decision ? { decision: { ...change.decision, at: new Date(change.decision.at) } } : {}),
             ...(change.error ? { error: change.error } : {}),
             ...(change.extractText ? { extract_text: change.extractText } : {}),
@@ -78,13 +80,13 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
       );
     },
 
-    /** Applies items `offset` .. `offset + limit` of the approved commit; returns how many there were. */
-    async applyCommitBatch(input: { commitId: string; offset: number; limit: number }): Promise<number> {
+    /** Applies chunk `index` of the approved commit; returns how many versions it wrote. */
+    async applyCommitChunk(input: { commitId: string; index: number }): Promise<number> {
       const commit = await load(input.commitId);
-      const applier = new CommitApplier(db, () => Context.current().heartbeat());
-      const applied = await applier.applyBatch(commit, input.offset, input.limit);
-      await deps.changes.record(...applied.map((item) => item.artifact_id));
-      return applied.length;
+      const applied = await new CommitApplier(db, () => Context.current().heartbeat()).applyChunk(commit, input.index);
+      const results = await commitResults(db).findOne({ _id: commitChunkId(commit._id, input.index) });
+      await deps.changes.record(...(results?.results ?? []).map((r) => r.artifact_id));
+      return applied;
     },
 
     /**
@@ -92,17 +94,17 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
      * through the MCP client, which is not built yet: until then the hook reports itself skipped.
      */
     async extractCommittedText(commitId: string): Promise<NonNullable<CommitDoc['extract_text']>> {
-      const typed = await commitItems(db).countDocuments({ commit_id: commitId, apply_index: { $ne: null }, content_type: { $regex: '^application/vnd\\.', $options: 'i' } });
-      return { status: 'skipped', reason: typed ? 'no content-type server can be called yet (MCP client not available)' : 'no typed content' };
+      const typed = (await commits.results(commitId)).filter((r) => /^application\/vnd\./i.test(r.content_type));
+      return { status: 'skipped', reason: typed.length ? 'no content-type server can be called yet (MCP client not available)' : 'no typed content' };
     },
 
     /** Embeds the committed versions that did not inherit their draft's vector. */
     async embedCommitted(commitId: string): Promise<number> {
-      const items = await commitItems(db).find({ commit_id: commitId, apply_index: { $ne: null } }, { projection: { artifact_id: 1 } }).toArray();
+      const missing = (await commits.results(commitId)).filter((r) => !r.has_vector);
       let embedded = 0;
-      for (let start = 0; start < items.length; start += 100) {
-        const heads = await deps.artifacts.getMany(items.slice(start, start + 100).map((i) => i.artifact_id));
-        const stale = heads.filter((h) => h.search?.embedder !== deps.embedder.id || h.search.revision !== h.revision);
+      for (let start = 0; start < missing.length; start += 32) {
+        const heads = await Promise.all(missing.slice(start, start + 32).map((r) => deps.artifacts.get(r.artifact_id)));
+        const stale = heads.filter((h): h is NonNullable<typeof h> => h !== null && (h.search?.embedder !== deps.embedder.id || h.search.revision !== h.revision));
         embedded += (await embedArtifacts(stale, deps)).filter((o) => o === 'embedded').length;
         Context.current().heartbeat();
       }

@@ -1,5 +1,5 @@
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
-import type { CommitDoc, CommitItemDoc } from '../store/commits.js';
+import type { CommitDoc, CommitItemDoc, CommitResultDoc } from '../store/commits.js';
 import type { VersionDoc } from '../store/versions.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { EventDoc } from '../store/events.js';
@@ -94,7 +94,7 @@ export function presentCommitItem(item: CommitItemDoc, withDiff: boolean) {
  * A commit with its preview (one line per item, diffs at /commits/{id}/items) and, once committed,
  * its results. Lists pass no items: counts and progress only.
  */
-export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null) {
+export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null, results: CommitResultDoc['results'] | null = null) {
   const d = doc.decision;
   return {
     id: doc._id,
@@ -112,10 +112,7 @@ export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null) {
     decision: d ? { ...d, at: d.at.toISOString() } : null,
     progress: { applied: doc.applied, total: doc.total },
     preview: doc.counts ? { counts: doc.counts, ...(items ? { items: items.map((i) => presentCommitItem(i, false)) } : {}) } : null,
-    results:
-      doc.state === 'committed' && items
-        ? items.map((i) => ({ source_artifact_id: i.source_artifact_id, artifact_id: i.artifact_id, version: i.applied_version ?? i.version, status: i.status }))
-        : null,
+    results: doc.state === 'committed' && results ? results.map((r) => ({ source_artifact_id: r.source_artifact_id, artifact_id: r.artifact_id, version: r.version })) : null,
     ...(doc.extract_text ? { extract_text: doc.extract_text } : {}),
     ...(doc.error ? { error: doc.error } : {}),
   };

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Binary } from 'mongodb';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { SearchableDoc } from './memory-index.js';
 
@@ -14,6 +15,13 @@ const embeddedChars = 8_000;
 export function embeddingText(doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'>): string {
   return [doc.title, descriptionOf(doc), doc.content].filter(Boolean).join('\n').slice(0, embeddedChars);
 }
+
+/** A stored vector as floats, whichever way it was stored. */
+export function storedVector(vector: Binary | number[]): Float32Array {
+  return Array.isArray(vector) ? Float32Array.from(vector) : vector.toFloat32Array();
+}
+
+export const vectorForStorage = (vector: Float32Array): Binary => Binary.fromFloat32Array(vector);
 
 export function contentHash(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -32,6 +40,6 @@ export function searchable(doc: ArtifactDoc, embedderId: string): SearchableDoc 
     collection_id: doc.collection_id,
     container_kind: doc.container_kind,
     revision: doc.revision,
-    ...(current ? { vector: Float32Array.from(s.vector) } : {}),
+    ...(current ? { vector: storedVector(s.vector) } : {}),
   };
 }

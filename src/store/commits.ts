@@ -42,6 +42,8 @@ export interface CommitDoc {
   /** Items that become versions (new and modified), and how many of them are applied. */
   total: number;
   applied: number;
+  /** Apply steps the preview was cut into. */
+  chunks?: number;
   decision: CommitDecision | null;
   /** Typed-content text extraction after apply (SPEC §4.6). */
   extract_text?: { status: 'skipped' | 'done'; reason?: string };
@@ -60,18 +62,42 @@ export interface Snapshot {
   search?: ArtifactDoc['search'];
 }
 
+/** One preview line of a commit, with its diff: what reviewers read. */
 export interface CommitItemDoc extends PreviewItem {
   _id: string;
   commit_id: string;
   position: number;
-  /** 0.. over the items that become versions, in order; null for unchanged ones. */
-  apply_index: number | null;
-  snapshot: Snapshot;
-  /** Set once applied: the version this item became. */
-  applied_version?: number;
 }
 
-export const commitItemId = (commitId: string, draftId: string) => `${commitId}:${draftId}`;
+/** What one apply step writes: up to COMMIT_APPLY_BATCH reviewed snapshots, read in one go. */
+export interface CommitChunkDoc {
+  _id: string;
+  commit_id: string;
+  index: number;
+  /** Apply position of the chunk's first item: progress is `offset + items.length` once it is done. */
+  offset: number;
+  items: { source_artifact_id: string; source_revision: number; artifact_id: string; version: number; current_version: number | null; snapshot: Snapshot }[];
+}
+
+/** What one apply step did: the version each of its items became. */
+export interface CommitResultDoc {
+  _id: string;
+  commit_id: string;
+  index: number;
+  results: { source_artifact_id: string; artifact_id: string; version: number; content_type: string; has_vector: boolean }[];
+}
+
+export const commitChunkId = (commitId: string, index: number) => `${commitId}:${index}`;
+
+export function commitChunks(db: Db) {
+  return db.collection<CommitChunkDoc>('commit_chunks');
+}
+
+export function commitResults(db: Db) {
+  return db.collection<CommitResultDoc>('commit_results');
+}
+
+export const commitItemId = (commitId: string, position: number) => `${commitId}:${position}`;
 
 export function commitItems(db: Db) {
   return db.collection<CommitItemDoc>('commit_items');
@@ -129,7 +155,7 @@ export class CommitStore {
   async items(commitId: string, limit: number, cursor?: string): Promise<Page<CommitItemDoc>> {
     const after = cursor ? Number(decodeCursor(cursor, 1)[0]) : -1;
     const docs = await commitItems(this.db)
-      .find({ commit_id: commitId, position: { $gt: after } }, { projection: { snapshot: 0 } })
+      .find({ commit_id: commitId, position: { $gt: after } })
       .sort({ position: 1 })
       .limit(limit + 1)
       .toArray();
@@ -137,11 +163,17 @@ export class CommitStore {
     return { items, next_cursor: docs.length > limit ? encodeCursor([String(items.at(-1)!.position)]) : null };
   }
 
-  /** Every item without diff and snapshot: small enough to list whole in a commit's summary. */
+  /** Every item without its diff: small enough to list whole in a commit's summary. */
   summaries(commitId: string): Promise<CommitItemDoc[]> {
     return commitItems(this.db)
-      .find({ commit_id: commitId }, { projection: { snapshot: 0, content_diff: 0, changes: 0 } })
+      .find({ commit_id: commitId }, { projection: { content_diff: 0, changes: 0 } })
       .sort({ position: 1 })
       .toArray();
+  }
+
+  /** The versions a committed commit made, in apply order. */
+  async results(commitId: string): Promise<CommitResultDoc['results']> {
+    const docs = await commitResults(this.db).find({ commit_id: commitId }).sort({ index: 1 }).toArray();
+    return docs.flatMap((d) => d.results);
   }
 }

@@ -36,7 +36,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('commits').createIndex({ workspace_id: 1 }, { name: 'workspace' }),
     db.collection('commits').createIndex({ collection_id: 1 }, { name: 'collection' }),
     db.collection('commit_items').createIndex({ commit_id: 1, position: 1 }, { name: 'position' }),
-    db.collection('commit_items').createIndex({ commit_id: 1, apply_index: 1 }, { name: 'apply_index' }),
+    db.collection('commit_chunks').createIndex({ commit_id: 1 }, { name: 'commit' }),
+    db.collection('commit_results').createIndex({ commit_id: 1, index: 1 }, { name: 'commit' }),
     db.collection('audit_log').createIndex({ person_id: 1, _id: -1 }, { name: 'person_recent' }),
   ]);
 }

@@ -20,7 +20,7 @@ export interface CommitInput {
   workspaceId: string;
   /** How long to wait for a human decision before the commit ends `expired`. */
   expirySeconds: number;
-  /** Items per apply activity: progress moves in these steps. */
+  /** Most items per apply activity (fewer when their content is large): progress moves in these steps. */
   applyBatch: number;
 }
 
@@ -57,7 +57,7 @@ const { previewCommit, recordCommitState } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-const { applyCommitBatch } = proxyActivities<Activities>({
+const { applyCommitChunk } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   // Heartbeats after each step: a worker killed mid-batch is noticed within this, and the batch retried.
   heartbeatTimeout: '10 seconds',
@@ -105,10 +105,10 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
   setHandler(rejectUpdate, decide('reject'), { validator });
 
   try {
-    preview = await previewCommit(commitId);
+    preview = await previewCommit({ commitId, applyBatch: input.applyBatch });
     progress.total = preview.total;
     const expiresAt = new Date(Date.now() + input.expirySeconds * 1000).toISOString();
-    await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, expiresAt });
+    await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, chunks: preview.chunks, expiresAt });
 
     if (!(await condition(() => decision !== null, input.expirySeconds * 1000))) {
       await moveTo('expired');
@@ -122,8 +122,8 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
       return status();
     }
 
-    for (let offset = 0; offset < progress.total; offset += input.applyBatch) {
-      progress.applied = offset + (await applyCommitBatch({ commitId, offset, limit: input.applyBatch }));
+    for (let index = 0; index < preview.chunks; index++) {
+      progress.applied += await applyCommitChunk({ commitId, index });
     }
     await moveTo('committed');
   } catch (err) {

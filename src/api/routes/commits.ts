@@ -96,7 +96,11 @@ async function visibleCommit(ctx: AppContext): Promise<CommitDoc> {
 }
 
 async function presentWithItems(ctx: AppContext, commit: CommitDoc) {
-  return presentCommit(commit, commit.counts ? await ctx.services.commits.summaries(commit._id) : []);
+  const [items, results] = await Promise.all([
+    commit.counts ? ctx.services.commits.summaries(commit._id) : [],
+    commit.state === 'committed' ? ctx.services.commits.results(commit._id) : null,
+  ]);
+  return presentCommit(commit, items, results);
 }
 
 /**

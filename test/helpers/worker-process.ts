@@ -1,0 +1,31 @@
+// The production worker entry point as its own process, so that a test can kill it without warning.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { TestPlatform } from './platform.js';
+
+export async function workerProcess(platform: TestPlatform): Promise<ChildProcess> {
+  const { config } = platform;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      MONGODB_URI: config.mongodbUri,
+      MONGODB_DB: config.MONGODB_DB,
+      TEMPORAL_ADDRESS: config.temporalAddress,
+      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+      TEMPORAL_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
+      PLATFORM_DEV_DIR: config.PLATFORM_DEV_DIR,
+      EMBEDDINGS_MODEL_DIR: config.EMBEDDINGS_MODEL_DIR,
+    },
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      output += d;
+      if (output.includes('"worker running"')) resolve();
+    });
+    child.stderr!.on('data', (d) => (output += d));
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+  });
+  child.removeAllListeners('exit');
+  return child;
+}
