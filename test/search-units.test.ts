@@ -131,6 +131,7 @@ describe('Atlas pipelines', () => {
       { text: { query: 'wing flutter', path: 'content', score: { boost: { value: 0.5 } } } },
     ]);
     assert.deepEqual(search!.$search.compound.filter, [{ in: { path: 'collection_id', value: ['c1', 'c2'] } }]);
+    assert.deepEqual(search!.$search.compound.mustNot, [{ exists: { path: 'archived_at' } }], 'archived drafts are not found');
     assert.deepEqual(match, { $match: { $or: [{ content_type: { $regex: '^text/', $options: 'i' } }] } });
     assert.deepEqual(limit, { $limit: 50 });
     assert.deepEqual(project!.$project.score, { $meta: 'searchScore' });
@@ -146,7 +147,11 @@ describe('Atlas pipelines', () => {
       limit: 50,
       filter: { collection_id: { $in: ['c1', 'c2'] } },
     });
-    assert.deepEqual(fresh, { $match: { 'search.embedder': 'all-MiniLM-L6-v2-int8', $expr: { $eq: ['$search.revision', '$revision'] } } }, 'only vectors of this revision and embedder');
+    assert.deepEqual(
+      fresh,
+      { $match: { 'search.embedder': 'all-MiniLM-L6-v2-int8', $expr: { $eq: ['$search.revision', '$revision'] }, archived_at: { $exists: false } } },
+      'only vectors of this revision and embedder, of artifacts not archived',
+    );
     assert.deepEqual(project!.$project.score, { $subtract: [{ $multiply: [2, { $meta: 'vectorSearchScore' }] }, 1] }, 'back to cosine');
   });
 });

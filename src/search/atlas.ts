@@ -24,8 +24,7 @@ function typeMatch(patterns: string[] | null): Document | null {
 const hitFields = { _id: 1, title: 1, content_type: 1, collection_id: 1, container_kind: 1, revision: 1, 'context.description': 1 };
 
 function scopeStages(query: SearchQuery): Document[] {
-  const notArchived = { archived_at: { $exists: false } };
-  return [notArchived, typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)].filter((m): m is Document => m !== null).map((m) => ({ $match: m }));
+  return [typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)].filter((m): m is Document => m !== null).map((m) => ({ $match: m }));
 }
 
 /** Atlas Search: a compound `should` of per-field text clauses boosted by the preset, filtered to the caller's containers. */
@@ -41,6 +40,7 @@ export function lexicalPipeline(query: SearchQuery, config: AtlasConfig): Docume
             .filter((field) => boosts[field] > 0)
             .map((field) => ({ text: { query: query.text, path: paths[field], score: { boost: { value: boosts[field] } } } })),
           filter: [{ in: { path: 'collection_id', value: [...query.scope.containerIds] } }],
+          mustNot: [{ exists: { path: 'archived_at' } }], // archived drafts are not found
           minimumShouldMatch: 1,
         },
       },
@@ -64,7 +64,7 @@ export function vectorPipeline(query: SearchQuery, config: AtlasConfig, source: 
         filter: { collection_id: { $in: [...query.scope.containerIds] } },
       },
     },
-    { $match: { 'search.embedder': source.embedderId, $expr: { $eq: ['$search.revision', '$revision'] } } },
+    { $match: { 'search.embedder': source.embedderId, $expr: { $eq: ['$search.revision', '$revision'] }, archived_at: { $exists: false } } },
     ...scopeStages(query),
     // Atlas scores cosine as (1 + cos) / 2: back to cosine, the scale of the similarity floor.
     { $project: { ...hitFields, score: { $subtract: [{ $multiply: [2, { $meta: 'vectorSearchScore' }] }, 1] } } },

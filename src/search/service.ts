@@ -5,6 +5,7 @@ import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { uuidv7Floor, type SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
 import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
+import { indexingQueue } from '../workflows/queues.js';
 import { AtlasSearchBackend } from './atlas.js';
 import { searchable } from './documents.js';
 import type { Embedder } from './embedder.js';
@@ -146,7 +147,7 @@ export class SearchService {
     }
     await this.deps.temporal.workflow.start(indexArtifact, {
       workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
-      taskQueue: this.deps.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: indexingQueue(this.deps.config.TEMPORAL_TASK_QUEUE),
       args: [{ artifactId: doc._id, revision: doc.revision }],
       typedSearchAttributes: [
         { key: ArtifactId, value: doc._id },

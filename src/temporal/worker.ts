@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Db } from 'mongodb';
 import { createActivities } from '../activities/index.js';
 import { createEmbedder } from '../search/embedder.js';
@@ -7,6 +7,7 @@ import type { Config } from '../config/env.js';
 import type { Logger } from '../logging/logger.js';
 import { temporalConnectionOptions } from './connection.js';
 import { customSearchAttributes } from './search-attributes.js';
+import { indexingQueue } from '../workflows/queues.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -41,10 +42,14 @@ function installRuntimeLogger(logger: Logger): void {
   });
 }
 
+/** Both workers of the process, run and stopped together. */
 export interface PlatformWorker {
-  worker: Worker;
+  worker: { run(): Promise<void>; shutdown(): void };
   connection: NativeConnection;
 }
+
+/** Slots of the indexing queue: embedding is CPU-bound locally and rate-limited remotely. */
+const indexingSlots = 2;
 
 export async function createPlatformWorker(config: Config, db: Db, logger: Logger, workflowBundle?: WorkflowBundleOption): Promise<PlatformWorker> {
   installRuntimeLogger(logger);
@@ -52,12 +57,30 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
   const apiKey = config.TEMPORAL_API_KEY;
   const connection = await NativeConnection.connect({ address, tls, apiKey });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-  const worker = await Worker.create({
+  const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} } }));
+  const activities = createActivities(config, db, await createEmbedder(config));
+  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: bundle, activities };
+  const workers = [
+    await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    await Worker.create({
+      ...common,
+      taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
+      maxConcurrentActivityTaskExecutions: indexingSlots,
+      maxConcurrentWorkflowTaskExecutions: indexingSlots,
+    }),
+  ];
+  const shutdown = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
+  return {
+    worker: {
+      // When one stops (or fails), the other is stopped too: the process runs both or neither.
+      run: async () => {
+        const runs = workers.map((w) => w.run().finally(shutdown));
+        const outcomes = await Promise.allSettled(runs);
+        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
+      shutdown,
+    },
     connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
-    activities: createActivities(config, db, await createEmbedder(config)),
-  });
-  return { worker, connection };
+  };
 }

@@ -8,12 +8,14 @@ import {
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { CommitStateChange } from '../activities/commits.js';
 import type { PreviewSummary } from '../commits/snapshot.js';
 import type { CommitState } from '../store/commits.js';
 import { CommitState as CommitStateAttribute } from '../temporal/search-attributes.js';
+import { indexingQueue } from './queues.js';
 
 export interface CommitInput {
   commitId: string;
@@ -63,12 +65,13 @@ const { applyCommitChunk } = proxyActivities<Activities>({
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
-const { extractCommittedText, embedCommitted } = proxyActivities<Activities>({
+const afterApply = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '1 minute',
   scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
-});
+} as const;
+const { extractCommittedText } = proxyActivities<Activities>(afterApply);
 
 /**
  * A commit of workspace drafts into a collection (id `commit-<workspaceId>-<commitId>`): record the
@@ -139,6 +142,7 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
   // After apply: text extraction for typed content (SPEC §4.6), then vectors for what needs them.
   // The commit is already `committed`; these only make the versions better to find.
   await recordCommitState({ commitId, state: 'committed', extractText: await extractCommittedText(commitId) });
+  const { embedCommitted } = proxyActivities<Activities>({ ...afterApply, taskQueue: indexingQueue(workflowInfo().taskQueue) });
   await embedCommitted(commitId);
   return status();
 }

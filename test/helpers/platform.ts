@@ -5,7 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Worker } from '@temporalio/worker';
+import type { PlatformWorker } from '../../src/temporal/worker.js';
 import { createApp } from '../../src/api/app.js';
 import { loadConfig, type Config } from '../../src/config/env.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -80,7 +80,7 @@ export async function startPlatform(overrides: Record<string, string> = {}, opti
   await new Promise((r) => server.once('listening', r));
   const url = `http://127.0.0.1:${port}`;
 
-  let running: { worker: Worker; done: Promise<void>; close: () => Promise<void> } | undefined;
+  let running: { worker: PlatformWorker['worker']; done: Promise<void>; close: () => Promise<void> } | undefined;
   const platform: TestPlatform = {
     url,
     config,
