@@ -1,6 +1,7 @@
 // Artifact create and get through the whole platform (auth, validation, MongoDB, event signal to
 // Temporal), next to a raw Koa + driver baseline measured in the same run. Prints req/s, p50/p99 and
 // the platform/baseline ratio.
+import { resolve } from 'node:path';
 import { createApp } from '../src/api/app.js';
 import { loadConfig } from '../src/config/env.js';
 import { createLogger } from '../src/logging/logger.js';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
     PLATFORM_ADMIN_EMAIL: 'bench@example.test',
     PLATFORM_ADMIN_PASSWORD: password,
     PLATFORM_DEV_DIR: stateDir,
+    EMBEDDINGS_MODEL_DIR: resolve('.dev', 'models', 'all-MiniLM-L6-v2'), // installed by scripts/install-model.sh
   });
   const services = createServices(config, createLogger('warn'));
   await services.db.dropDatabase();

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# `npm run bench`: artifact create and get against a raw Koa + driver baseline, in one run.
+# `npm run bench`: artifact create and get against a raw Koa + driver baseline, then a 1,000-artifact
+# commit (approve → committed) against raw driver writes of the same documents.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-installed.sh
-exec node --import tsx bench/artifacts.ts "$@"
+node --import tsx bench/artifacts.ts "$@"
+exec node --import tsx bench/commit.ts

@@ -73,6 +73,6 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
 }
 
 export async function closeServices(services: Services): Promise<void> {
-  services.search.stop();
+  await services.search.stop();
   await Promise.allSettled([services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
 }

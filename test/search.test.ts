@@ -131,7 +131,7 @@ describe('index consistency across processes', () => {
     const replica = createServices(platform.config, createLogger('silent'));
     await bootstrap(replica);
     try {
-      replica.search.stop(); // poll by hand
+      await replica.search.stop(); // poll by hand
       const changes = new SearchChangeStore(platform.services.db);
       for (let i = 0; i < 2500; i++) await changes.record(id);
       let applied = 0;

@@ -71,9 +71,11 @@ export class SearchService {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops following the change log, once a poll under way has finished. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.polling;
   }
 
   /**

@@ -48,7 +48,7 @@ export interface PlatformWorker {
   connection: NativeConnection;
 }
 
-/** Slots of the indexing queue: embedding is CPU-bound locally and rate-limited remotely. */
+/** Embeddings at once on the indexing queue: CPU-bound locally, rate-limited remotely. */
 const indexingSlots = 2;
 
 export async function createPlatformWorker(config: Config, db: Db, logger: Logger, workflowBundle?: WorkflowBundleOption): Promise<PlatformWorker> {
@@ -66,7 +66,6 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
       ...common,
       taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
       maxConcurrentActivityTaskExecutions: indexingSlots,
-      maxConcurrentWorkflowTaskExecutions: indexingSlots,
     }),
   ];
   const shutdown = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
