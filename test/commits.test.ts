@@ -294,8 +294,11 @@ describe('manage_artifact', () => {
     assert.equal(reverted.body.artifact.content, '# Delta\n\nfirst text');
     assert.equal(reverted.body.artifact.provenance.source.derived_from, done.results[0].artifact_id);
 
+    const found = async () => (await alice.post('/artifacts/search', { query: 'Epsilon', limit: 50 })).body.results.map((r: { id: string }) => r.id);
+    assert.ok((await found()).includes(ids[1]), 'found while a draft');
     const archived = await alice.post(`/artifacts/${ids[1]}/manage`, { action: 'archive' });
     assert.equal(archived.body.state, 'archived');
+    assert.ok(!(await found()).includes(ids[1]), 'not found once archived');
     const edit = await alice.patch(`/artifacts/${ids[1]}`, { title: 'no' });
     assert.equal(edit.status, 409);
     assert.equal(edit.body.type, 'urn:platform:problem:archived-artifact');
@@ -305,6 +308,7 @@ describe('manage_artifact', () => {
     const named = await alice.post(`/workspaces/${ws}/commit-preview`, { collection_id: col, artifact_ids: [ids[1]] });
     assert.equal(named.status, 400);
     assert.equal((await alice.post(`/artifacts/${ids[1]}/manage`, { action: 'unarchive' })).body.state, 'draft');
+    assert.ok((await found()).includes(ids[1]), 'found again once unarchived');
 
     const gone = await alice.post(`/artifacts/${ids[1]}/manage`, { action: 'delete' });
     assert.deepEqual(gone.body, { action: 'delete', state: 'deleted', artifact: null });
