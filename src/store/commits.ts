@@ -2,7 +2,7 @@ import type { Db, Filter } from 'mongodb';
 import type { PreviewCounts, PreviewItem } from '../commits/preview.js';
 import type { ArtifactDoc } from './artifacts.js';
 import { isDuplicateKey } from './mongo.js';
-import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+import { decodeCursor, encodeCursor, pageByNumber, type Page } from './pagination.js';
 
 /** States of a commit (docs/decisions.md). The first three are pending. */
 export const commitStates = ['previewing', 'awaiting_approval', 'applying', 'committed', 'rejected', 'expired', 'failed'] as const;
@@ -152,15 +152,8 @@ export class CommitStore {
   }
 
   /** Items in preview order, with their diffs. */
-  async items(commitId: string, limit: number, cursor?: string): Promise<Page<CommitItemDoc>> {
-    const after = cursor ? Number(decodeCursor(cursor, 1)[0]) : -1;
-    const docs = await commitItems(this.db)
-      .find({ commit_id: commitId, position: { $gt: after } })
-      .sort({ position: 1 })
-      .limit(limit + 1)
-      .toArray();
-    const items = docs.slice(0, limit);
-    return { items, next_cursor: docs.length > limit ? encodeCursor([String(items.at(-1)!.position)]) : null };
+  items(commitId: string, limit: number, cursor?: string): Promise<Page<CommitItemDoc>> {
+    return pageByNumber(commitItems(this.db), { commit_id: commitId }, 'position', limit, cursor);
   }
 
   /** Every item without its diff: small enough to list whole in a commit's summary. */

@@ -1,3 +1,4 @@
+import type { Collection, Document, Filter, WithId } from 'mongodb';
 import { problems } from '../errors/problem.js';
 
 export const maxPageSize = 200;
@@ -21,4 +22,16 @@ export function decodeCursor(cursor: string, arity: number): string[] {
     // fall through
   }
   throw problems.validation('cursor is not a cursor this API issued.', [{ name: 'cursor', reason: 'is invalid' }]);
+}
+
+/** A page of `filter` in ascending order of a numeric field, after the cursor's number. */
+export async function pageByNumber<T extends Document>(coll: Collection<T>, filter: Filter<T>, field: string, limit: number, cursor?: string): Promise<Page<WithId<T>>> {
+  const after = cursor ? Number(decodeCursor(cursor, 1)[0]) : -Infinity;
+  const docs = await coll
+    .find({ ...filter, [field]: { $gt: after } } as Filter<T>)
+    .sort({ [field]: 1 })
+    .limit(limit + 1)
+    .toArray();
+  const items = docs.slice(0, limit);
+  return { items, next_cursor: docs.length > limit ? encodeCursor([String(items.at(-1)![field])]) : null };
 }

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import type { ArtifactDoc } from './artifacts.js';
-import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+import { pageByNumber, type Page } from './pagination.js';
 
 /** Who and what stand behind one version: kept forever with it. */
 export interface VersionProvenance {
@@ -65,15 +65,8 @@ export class VersionStore {
   constructor(private readonly db: Db) {}
 
   /** Oldest first, so that `version` and position agree. */
-  async list(artifactId: string, limit: number, cursor?: string): Promise<Page<VersionDoc>> {
-    const after = cursor ? Number(decodeCursor(cursor, 1)[0]) : 0;
-    const docs = await versionsCollection(this.db)
-      .find({ artifact_id: artifactId, version: { $gt: after } })
-      .sort({ version: 1 })
-      .limit(limit + 1)
-      .toArray();
-    const items = docs.slice(0, limit);
-    return { items, next_cursor: docs.length > limit ? encodeCursor([String(items.at(-1)!.version)]) : null };
+  list(artifactId: string, limit: number, cursor?: string): Promise<Page<VersionDoc>> {
+    return pageByNumber(versionsCollection(this.db), { artifact_id: artifactId }, 'version', limit, cursor);
   }
 
   /** The version a draft last became, in any collection: what revert restores. */
