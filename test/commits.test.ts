@@ -220,7 +220,13 @@ describe('a commit decided by a person', () => {
     assert.equal(second.body.id, first.body.id);
     await commitIn(alice, first.body.id, 'awaiting_approval');
     await alice.post(`/commits/${first.body.id}/approve`, {});
-    await commitIn(alice, first.body.id, 'committed');
+    const done = await commitIn(alice, first.body.id, 'committed');
+    const replay = await send();
+    assert.equal(replay.status, 200, replay.text);
+    assert.equal(replay.body.state, 'committed', 'a finished commit is not started over');
+    const runs = [];
+    for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = '${done.workflow_id}'` })) runs.push(run);
+    assert.equal(runs.length, 1);
     const nothing = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'again' });
     assert.equal(nothing.status, 409);
     assert.equal(nothing.body.type, 'urn:platform:problem:nothing-to-commit');

@@ -22,6 +22,8 @@ export class CommitWorkflows {
       await this.client.workflow.start(commitWorkspace, {
         workflowId: commit.workflow_id,
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        // A commit runs once: a retried request never starts a finished one over again.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
         args: [{ commitId: commit._id, workspaceId: commit.workspace_id, expirySeconds: commit.expiry_seconds, applyBatch: this.config.COMMIT_APPLY_BATCH }],
         typedSearchAttributes: [
           { key: WorkspaceId, value: commit.workspace_id },

@@ -113,11 +113,13 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
     const expiresAt = new Date(Date.now() + input.expirySeconds * 1000).toISOString();
     await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, chunks: preview.chunks, expiresAt });
 
-    if (!(await condition(() => decision !== null, input.expirySeconds * 1000))) {
+    await condition(() => decision !== null, input.expirySeconds * 1000);
+    // A decision taken in the same instant the timer fired still counts: its validator accepted it.
+    const decided = decision as CommitStatus['decision'];
+    if (!decided) {
       await moveTo('expired');
       return status();
     }
-    const decided = decision!;
     await moveTo(decided.action === 'approve' ? 'applying' : 'rejected', { decision: decided });
     decisionRecorded = true;
     if (decided.action === 'reject') {

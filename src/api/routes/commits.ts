@@ -118,9 +118,58 @@ async function decide(ctx: AppContext, action: 'approve' | 'reject', comment: st
   if (!(d && d.action === action && d.by === principal.subject)) {
     if (commit.state === 'previewing') throw problems.conflict('commit-not-pending', 'The preview of this commit is still being computed; decide once it is awaiting approval.');
     if (commit.state !== 'awaiting_approval') throw problems.conflict('commit-not-pending', `The commit is ${commit.state}, not awaiting approval.`);
-    await ctx.services.commitWorkflows.decide(commit, action, principal.subject, comment);
+    try {
+      await ctx.services.commitWorkflows.decide(commit, action, principal.subject, comment);
+    } catch (err) {
+      // The workflow ended between our read and the update (it expired, say): say so, not 500.
+      const now = err instanceof Problem ? null : await ctx.services.commits.get(commit._id);
+      if (now && now.state !== 'awaiting_approval') throw problems.conflict('commit-not-pending', `The commit is ${now.state}, not awaiting approval.`);
+      throw err;
+    }
   }
   ctx.body = await presentWithItems(ctx, (await ctx.services.commits.get(commit._id))!);
+}
+
+/**
+ * The record of a new commit request, after every check: the selection, the C grant on the
+ * collection, content a collection accepts, and something to commit.
+ */
+async function newCommit(ctx: AppContext, id: string, body: z.infer<typeof commitBody>): Promise<CommitDoc> {
+  const principal = ctx.state.principal!;
+  const maxExpiry = ctx.services.config.COMMIT_EXPIRY_SECONDS;
+  if (body.expires_in && body.expires_in > maxExpiry) throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
+  const { workspace, collection, drafts } = await selectionOf(ctx, body, 'artifact:write');
+  requireGrant(collection, principal, 'C');
+  const refused = drafts.map((d) => [d, notCommittable(ctx, d)] as const).filter(([, why]) => why);
+  if (refused.length) {
+    throw problems.validation(`Artifact ${refused[0]![0]._id} cannot go into a collection: ${refused[0]![1]}`, refused.map(([d, why]) => ({ name: `artifact ${d._id}`, reason: why! })));
+  }
+  const items = await preview(ctx, drafts, collection, false);
+  if (!items.some((i) => i.status !== 'unchanged')) {
+    throw problems.conflict('nothing-to-commit', `Every selected artifact is already in collection ${collection._id} as it is now.`);
+  }
+  const now = new Date();
+  const { actor } = principal;
+  return {
+    _id: id,
+    workflow_id: commitWorkflowId(workspace._id, id),
+    workspace_id: workspace._id,
+    collection_id: collection._id,
+    artifact_ids: body.artifact_ids ? [...new Set(body.artifact_ids)] : null,
+    message: body.message,
+    expiry_seconds: body.expires_in ?? maxExpiry,
+    state: 'previewing',
+    rank: 0,
+    requested_by: principal.subject,
+    ...(actor.kind !== 'user' ? { requested_via: { kind: actor.kind, id: actor.id } } : {}),
+    created_at: now,
+    updated_at: now,
+    expires_at: null,
+    counts: null,
+    total: 0,
+    applied: 0,
+    decision: null,
+  };
 }
 
 export const commitRoutes: RouteDef[] = [
@@ -155,47 +204,17 @@ export const commitRoutes: RouteDef[] = [
       const principal = ctx.state.principal!;
       const body = parse(commitBody, ctx.state.body, 'body');
       const key = ctx.get('idempotency-key') ? parse(idempotencyKey, ctx.get('idempotency-key'), 'body') : null;
-      const maxExpiry = ctx.services.config.COMMIT_EXPIRY_SECONDS;
-      if (body.expires_in && body.expires_in > maxExpiry) throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
-      const { workspace, collection, drafts } = await selectionOf(ctx, body, 'artifact:write');
-      requireGrant(collection, principal, 'C');
-      const refused = drafts.map((d) => [d, notCommittable(ctx, d)] as const).filter(([, why]) => why);
-      if (refused.length) {
-        throw problems.validation(`Artifact ${refused[0]![0]._id} cannot go into a collection: ${refused[0]![1]}`, refused.map(([d, why]) => ({ name: `artifact ${d._id}`, reason: why! })));
-      }
-      const items = await preview(ctx, drafts, collection, false);
-      if (!items.some((i) => i.status !== 'unchanged')) {
-        throw problems.conflict('nothing-to-commit', `Every selected artifact is already in collection ${collection._id} as it is now.`);
-      }
-
+      const { id: workspaceId } = parse(idParam, ctx.params, 'path');
       const id = key ? uuidv5(`${principal.subject}:${key}`, idempotencyNamespace) : uuidv7();
-      const now = new Date();
-      const { actor } = principal;
-      const { doc: commit, created } = await ctx.services.commits.create({
-        _id: id,
-        workflow_id: commitWorkflowId(workspace._id, id),
-        workspace_id: workspace._id,
-        collection_id: collection._id,
-        artifact_ids: body.artifact_ids ? [...new Set(body.artifact_ids)] : null,
-        message: body.message,
-        expiry_seconds: body.expires_in ?? maxExpiry,
-        state: 'previewing',
-        rank: 0,
-        requested_by: principal.subject,
-        ...(actor.kind !== 'user' ? { requested_via: { kind: actor.kind, id: actor.id } } : {}),
-        created_at: now,
-        updated_at: now,
-        expires_at: null,
-        counts: null,
-        total: 0,
-        applied: 0,
-        decision: null,
-      });
-      if (!created && (commit.workspace_id !== workspace._id || commit.collection_id !== collection._id || commit.message !== body.message)) {
+      // A replay answers with the commit the key first made, whatever happened to the drafts since.
+      const earlier = key ? await ctx.services.commits.get(id) : null;
+      const { doc: commit, created } = earlier ? { doc: earlier, created: false } : await ctx.services.commits.create(await newCommit(ctx, id, body));
+      if (!created && (commit.workspace_id !== workspaceId || commit.collection_id !== body.collection_id || commit.message !== body.message)) {
         throw problems.conflict('idempotency-key-reused', 'This Idempotency-Key was used for a different commit request.');
       }
       try {
-        await ctx.services.commitWorkflows.start(commit);
+        // A replay starts the workflow only if the first request stopped before it could.
+        if (created || commit.state === 'previewing') await ctx.services.commitWorkflows.start(commit);
       } catch (err) {
         if (created) await ctx.services.commits.discard(id);
         ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'commit workflow not started');
