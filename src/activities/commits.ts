@@ -9,7 +9,7 @@ import { Problem } from '../errors/problem.js';
 import { embedArtifacts } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import type { ArtifactStore } from '../store/artifacts.js';
-import { commitChunkId, commitResults, CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
+import { commitResultId, commitResults, CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
 import type { PreviewCounts } from '../commits/preview.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 
@@ -21,8 +21,10 @@ export interface CommitStateChange {
   counts?: PreviewCounts;
   total?: number;
   chunks?: number;
+  generation?: number;
   decision?: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string };
   error?: string;
+  postCommitError?: string;
   extractText?: CommitDoc['extract_text'];
 }
 
@@ -49,13 +51,20 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
     /** Computes and records the preview; content a collection refuses fails the commit for good. */
     async previewCommit(input: { commitId: string; applyBatch: number }): Promise<PreviewSummary> {
       const commit = await load(input.commitId);
-      return recordPreview(db, commit, input.applyBatch, (draft) => {
-        try {
-          validateContent(draft.content_type, draft.content, { allowStdioMcpServers: config.ALLOW_STDIO_MCP_SERVERS, inCollection: true });
-        } catch (err) {
-          if (err instanceof Problem) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${err.message}`, 'NotCommittable');
-          throw err;
-        }
+      const context = Context.current();
+      return recordPreview(db, commit, {
+        batch: input.applyBatch,
+        generation: context.info.attempt,
+        embedderId: deps.embedder.id,
+        heartbeat: () => context.heartbeat(),
+        validate: (draft) => {
+          try {
+            validateContent(draft.content_type, draft.content, { allowStdioMcpServers: config.ALLOW_STDIO_MCP_SERVERS, inCollection: true });
+          } catch (err) {
+            if (err instanceof Problem) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${err.message}`, 'NotCommittable');
+            throw err;
+          }
+        },
       });
     },
 
@@ -72,8 +81,10 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
             ...(change.counts ? { counts: change.counts } : {}),
             ...(change.total !== undefined ? { total: change.total } : {}),
             ...(change.chunks !== undefined ? { chunks: change.chunks } : {}),
+            ...(change.generation !== undefined ? { generation: change.generation } : {}),
             ...(change.decision ? { decision: { ...change.decision, at: new Date(change.decision.at) } } : {}),
             ...(change.error ? { error: change.error } : {}),
+            ...(change.postCommitError ? { post_commit_error: change.postCommitError } : {}),
             ...(change.extractText ? { extract_text: change.extractText } : {}),
           },
         },
@@ -84,7 +95,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
     async applyCommitChunk(input: { commitId: string; index: number }): Promise<number> {
       const commit = await load(input.commitId);
       const applied = await new CommitApplier(db, () => Context.current().heartbeat()).applyChunk(commit, input.index);
-      const results = await commitResults(db).findOne({ _id: commitChunkId(commit._id, input.index) });
+      const results = await commitResults(db).findOne({ _id: commitResultId(commit._id, input.index) });
       await deps.changes.record(...(results?.results ?? []).map((r) => r.artifact_id));
       return applied;
     },

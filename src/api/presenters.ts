@@ -101,6 +101,7 @@ export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null, res
     workflow_id: doc.workflow_id,
     workspace_id: doc.workspace_id,
     collection_id: doc.collection_id,
+    selection: doc.selection,
     artifact_ids: doc.artifact_ids,
     message: doc.message,
     state: doc.state,
@@ -115,5 +116,6 @@ export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null, res
     results: doc.state === 'committed' && results ? results.map((r) => ({ source_artifact_id: r.source_artifact_id, artifact_id: r.artifact_id, version: r.version })) : null,
     ...(doc.extract_text ? { extract_text: doc.extract_text } : {}),
     ...(doc.error ? { error: doc.error } : {}),
+    ...(doc.post_commit_error ? { post_commit_error: doc.post_commit_error } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { problems } from '../errors/problem.js';
 import { defaultPageSize, maxPageSize } from '../store/pagination.js';
 
 /** Parses with a zod schema; the failure is a 400 naming every bad field, the first in `detail`. */
-export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path'): z.infer<S> {
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path' | 'header'): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const params = result.error.issues.map((issue) => ({

@@ -1,6 +1,8 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { Collection, Db } from 'mongodb';
 import { appendKey, type ArtifactDoc } from '../store/artifacts.js';
-import { commitChunkId, commitChunks, commitResults, commitsCollection, type CommitChunkDoc, type CommitDoc, type CommitResultDoc } from '../store/commits.js';
+import { commitChunks, commitResultId, commitResults, commitsCollection, previewDocId, type CommitChunkDoc, type CommitDoc, type CommitResultDoc } from '../store/commits.js';
+import { KeyedLock } from '../store/keyed-lock.js';
 import { containerCollection } from '../store/containers.js';
 import { isDuplicateKey } from '../store/mongo.js';
 import { versionId, versionsCollection, type VersionDoc } from '../store/versions.js';
@@ -8,6 +10,13 @@ import { versionId, versionsCollection, type VersionDoc } from '../store/version
 type ChunkItem = CommitChunkDoc['items'][number];
 
 const conflictRetries = 20;
+
+/**
+ * Head moves into one collection, one chunk at a time per process: FerretDB v1 does not isolate
+ * concurrent updates of a document, and two commits of the same draft must not leave its head on
+ * the older version (docs/decisions.md).
+ */
+const headLocks = new KeyedLock();
 
 /**
  * Applies one chunk of an approved commit: each item becomes a version of its collection artifact,
@@ -31,14 +40,14 @@ export class CommitApplier {
 
   /** Applies chunk `index`; returns the number of its items, all applied. */
   async applyChunk(commit: CommitDoc, index: number): Promise<number> {
-    const chunk = await commitChunks(this.db).findOne({ _id: commitChunkId(commit._id, index) });
-    if (!chunk) throw new Error(`commit ${commit._id} has no chunk ${index}`);
+    const chunk = commit.generation === undefined ? null : await commitChunks(this.db).findOne({ _id: previewDocId(commit._id, commit.generation, index) });
+    if (!chunk) throw ApplicationFailure.nonRetryable(`commit ${commit._id} has no recorded chunk ${index}`, 'ChunkMissing');
     const versions = await this.writeVersions(commit, chunk.items);
     this.heartbeat();
-    await this.moveHeads(commit, chunk.items, versions);
+    await headLocks.run(commit.collection_id, () => this.moveHeads(commit, chunk.items, versions));
     this.heartbeat();
     const results: CommitResultDoc = {
-      _id: chunk._id,
+      _id: commitResultId(commit._id, index),
       commit_id: commit._id,
       index,
       results: chunk.items.map((item, i) => ({
@@ -49,7 +58,7 @@ export class CommitApplier {
         has_vector: Boolean(item.snapshot.search),
       })),
     };
-    await commitResults(this.db).replaceOne({ _id: chunk._id }, results, { upsert: true });
+    await commitResults(this.db).replaceOne({ _id: results._id }, results, { upsert: true });
     const applied = chunk.offset + chunk.items.length;
     await commitsCollection(this.db).updateOne({ _id: commit._id, applied: { $lt: applied } }, { $set: { applied, updated_at: new Date() } });
     return chunk.items.length;
@@ -80,7 +89,7 @@ export class CommitApplier {
         if (!isDuplicateKey(err)) throw err; // taken meanwhile: look at it again
       }
     }
-    throw new Error(`version of ${item.artifact_id} kept conflicting`);
+    throw ApplicationFailure.nonRetryable(`version of ${item.artifact_id} kept conflicting`, 'VersionConflict');
   }
 
   private versionOf(commit: CommitDoc, item: ChunkItem, version: number): VersionDoc {
@@ -142,7 +151,7 @@ export class CommitApplier {
         if (!isDuplicateKey(err)) throw err;
       }
     }
-    throw new Error(`collection artifact ${item.artifact_id} kept conflicting`);
+    throw ApplicationFailure.nonRetryable(`collection artifact ${item.artifact_id} kept conflicting`, 'VersionConflict');
   }
 
   private source(commit: CommitDoc, item: ChunkItem): ArtifactDoc['provenance']['source'] {

@@ -40,8 +40,12 @@ export interface PreviewItem {
   content_diff_truncated?: boolean;
 }
 
+/** A diff that would take longer than this is given up (pathological inputs): the preview says so. */
+const diffTimeoutMs = 500;
+
 function unifiedDiff(title: string, before: string, after: string): { content_diff: string; content_diff_truncated?: boolean } {
-  const patch = createTwoFilesPatch(`a/${title}`, `b/${title}`, before, after, undefined, undefined, { context: 3 });
+  const patch = createTwoFilesPatch(`a/${title}`, `b/${title}`, before, after, undefined, undefined, { context: 3, timeout: diffTimeoutMs });
+  if (patch === undefined) return { content_diff: `The content changed too much to diff within ${diffTimeoutMs} ms.`, content_diff_truncated: true };
   return patch.length > maxDiffChars ? { content_diff: patch.slice(0, maxDiffChars), content_diff_truncated: true } : { content_diff: patch };
 }
 

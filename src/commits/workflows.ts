@@ -22,8 +22,9 @@ export class CommitWorkflows {
       await this.client.workflow.start(commitWorkspace, {
         workflowId: commit.workflow_id,
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        // A commit runs once: a retried request never starts a finished one over again.
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // A commit runs once: a retried request never starts a finished one over again, but may
+        // restart one whose first start failed half-way (its record was discarded, so the run failed).
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
         args: [{ commitId: commit._id, workspaceId: commit.workspace_id, expirySeconds: commit.expiry_seconds, applyBatch: this.config.COMMIT_APPLY_BATCH }],
         typedSearchAttributes: [
           { key: WorkspaceId, value: commit.workspace_id },

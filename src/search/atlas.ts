@@ -40,11 +40,11 @@ export function lexicalPipeline(query: SearchQuery, config: AtlasConfig): Docume
             .filter((field) => boosts[field] > 0)
             .map((field) => ({ text: { query: query.text, path: paths[field], score: { boost: { value: boosts[field] } } } })),
           filter: [{ in: { path: 'collection_id', value: [...query.scope.containerIds] } }],
-          mustNot: [{ exists: { path: 'archived_at' } }], // archived drafts are not found
           minimumShouldMatch: 1,
         },
       },
     },
+    { $match: { archived_at: { $exists: false } } }, // archived drafts are not found
     ...scopeStages(query),
     { $limit: query.candidates },
     { $project: { ...hitFields, score: { $meta: 'searchScore' } } },

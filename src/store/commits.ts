@@ -2,7 +2,7 @@ import type { Db, Filter } from 'mongodb';
 import type { PreviewCounts, PreviewItem } from '../commits/preview.js';
 import type { ArtifactDoc } from './artifacts.js';
 import { isDuplicateKey } from './mongo.js';
-import { decodeCursor, encodeCursor, pageByNumber, type Page } from './pagination.js';
+import { decodeCursor, encodeCursor, invalidCursor, pageByNumber, type Page } from './pagination.js';
 
 /** States of a commit (docs/decisions.md). The first three are pending. */
 export const commitStates = ['previewing', 'awaiting_approval', 'applying', 'committed', 'rejected', 'expired', 'failed'] as const;
@@ -25,8 +25,16 @@ export interface CommitDoc {
   workflow_id: string;
   workspace_id: string;
   collection_id: string;
-  /** The selection as requested; null for "every draft that is not archived". */
-  artifact_ids: string[] | null;
+  /**
+   * The drafts the request selected, resolved when it was made (named, or every draft that was not
+   * archived and that the requester's scopes cover): later drafts never slip in.
+   */
+  artifact_ids: string[];
+  selection: 'all' | 'named';
+  /** Hash of what was asked: a reused Idempotency-Key with another request is refused. */
+  request_hash: string;
+  /** The preview attempt whose items and chunks count (a slow, superseded attempt writes its own). */
+  generation?: number;
   message: string;
   /** How long the commit waits for a decision once its preview is ready. */
   expiry_seconds: number;
@@ -48,6 +56,8 @@ export interface CommitDoc {
   /** Typed-content text extraction after apply (SPEC §4.6). */
   extract_text?: { status: 'skipped' | 'done'; reason?: string };
   error?: string;
+  /** A step after `committed` (text extraction, embedding) that gave up; the versions stand. */
+  post_commit_error?: string;
 }
 
 /** The reviewed state of one draft: what a commit writes, whatever happens to the draft meanwhile. */
@@ -66,6 +76,7 @@ export interface Snapshot {
 export interface CommitItemDoc extends PreviewItem {
   _id: string;
   commit_id: string;
+  generation: number;
   position: number;
 }
 
@@ -73,6 +84,7 @@ export interface CommitItemDoc extends PreviewItem {
 export interface CommitChunkDoc {
   _id: string;
   commit_id: string;
+  generation: number;
   index: number;
   /** Apply position of the chunk's first item: progress is `offset + items.length` once it is done. */
   offset: number;
@@ -87,7 +99,9 @@ export interface CommitResultDoc {
   results: { source_artifact_id: string; artifact_id: string; version: number; content_type: string; has_vector: boolean }[];
 }
 
-export const commitChunkId = (commitId: string, index: number) => `${commitId}:${index}`;
+/** Items and chunks of one preview attempt are keyed by commit, attempt and position. */
+export const previewDocId = (commitId: string, generation: number, n: number) => `${commitId}:${generation}:${n}`;
+export const commitResultId = (commitId: string, index: number) => `${commitId}:${index}`;
 
 export function commitChunks(db: Db) {
   return db.collection<CommitChunkDoc>('commit_chunks');
@@ -97,7 +111,6 @@ export function commitResults(db: Db) {
   return db.collection<CommitResultDoc>('commit_results');
 }
 
-export const commitItemId = (commitId: string, position: number) => `${commitId}:${position}`;
 
 export function commitItems(db: Db) {
   return db.collection<CommitItemDoc>('commit_items');
@@ -138,6 +151,7 @@ export class CommitStore {
       const [r, at, id] = decodeCursor(cursor, 3) as [string, string, string];
       const rank = Number(r) as 0 | 1;
       const created = new Date(at);
+      if (Number.isNaN(created.getTime()) || !['0', '1'].includes(r)) throw invalidCursor();
       filter.push({ $or: [{ rank: { $gt: rank } }, { rank, created_at: { $lt: created } }, { rank, created_at: created, _id: { $lt: id } }] });
     }
     const docs = await this.commits.find({ $and: filter }).sort({ rank: 1, created_at: -1, _id: -1 }).limit(limit + 1).toArray();
@@ -151,15 +165,15 @@ export class CommitStore {
     await this.commits.deleteOne({ _id: id, state: 'previewing' });
   }
 
-  /** Items in preview order, with their diffs. */
-  items(commitId: string, limit: number, cursor?: string): Promise<Page<CommitItemDoc>> {
-    return pageByNumber(commitItems(this.db), { commit_id: commitId }, 'position', limit, cursor);
+  /** Items of the recorded preview, in order, with their diffs. */
+  items(commit: CommitDoc, limit: number, cursor?: string): Promise<Page<CommitItemDoc>> {
+    return pageByNumber(commitItems(this.db), { commit_id: commit._id, generation: commit.generation ?? -1 }, 'position', limit, cursor);
   }
 
   /** Every item without its diff: small enough to list whole in a commit's summary. */
-  summaries(commitId: string): Promise<CommitItemDoc[]> {
+  summaries(commit: CommitDoc): Promise<CommitItemDoc[]> {
     return commitItems(this.db)
-      .find({ commit_id: commitId }, { projection: { content_diff: 0, changes: 0 } })
+      .find({ commit_id: commit._id, generation: commit.generation ?? -1 }, { projection: { content_diff: 0, changes: 0 } })
       .sort({ position: 1 })
       .toArray();
   }

@@ -1,6 +1,6 @@
 import type { Db, Filter } from 'mongodb';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
-import { grantsOf, type Share } from '../auth/grants.js';
+import { grantsOf, type GrantFlag, type Share } from '../auth/grants.js';
 import type { Principal } from '../auth/principal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
@@ -155,10 +155,14 @@ export class ContainerStore {
 
   /** Ids of the containers whose artifacts the principal may find in search: visible, with the S grant. */
   async searchableIds(principal: Principal): Promise<string[]> {
-    const docs = await Promise.all(
-      (['workspace', 'collection'] as const).map((kind) => this.coll(kind).find(this.visible(kind, principal), { projection: { _id: 1, owner_id: 1, shares: 1 } }).toArray()),
-    );
-    return docs.flat().filter((d) => grantsOf(d, principal.subject).has('S')).map((d) => d._id);
+    const ids = await Promise.all((['workspace', 'collection'] as const).map((kind) => this.grantedIds(kind, principal, 'S')));
+    return ids.flat();
+  }
+
+  /** Ids of the visible containers of a kind on which the principal's person holds `flag`. */
+  async grantedIds(kind: ContainerKind, principal: Principal, flag: GrantFlag): Promise<string[]> {
+    const docs = await this.coll(kind).find(this.visible(kind, principal), { projection: { _id: 1, owner_id: 1, shares: 1 } }).toArray();
+    return docs.filter((d) => grantsOf(d, principal.subject).has(flag)).map((d) => d._id);
   }
 
   /** Ids of every container of a kind the principal can see: store queries on artifacts filter by these. */

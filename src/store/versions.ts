@@ -69,9 +69,13 @@ export class VersionStore {
     return pageByNumber(versionsCollection(this.db), { artifact_id: artifactId }, 'version', limit, cursor);
   }
 
-  /** The version a draft last became, in any collection: what revert restores. */
-  lastFrom(draftId: string): Promise<VersionDoc | null> {
-    return versionsCollection(this.db).find({ 'provenance.source_artifact_id': draftId }).sort({ 'provenance.committed_at': -1 }).limit(1).next();
+  /** The version a draft last became, in one of the given collections: what revert restores. */
+  lastFrom(draftId: string, collectionIds: string[]): Promise<VersionDoc | null> {
+    return versionsCollection(this.db)
+      .find({ 'provenance.source_artifact_id': draftId, collection_id: { $in: collectionIds } })
+      .sort({ 'provenance.committed_at': -1 })
+      .limit(1)
+      .next();
   }
 
   get(artifactId: string, version: number): Promise<VersionDoc | null> {

@@ -55,8 +55,15 @@ export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject'
 /** The failure type a refused decision carries; the API turns it into 409 `commit-not-pending`. */
 export const notPendingFailure = 'CommitNotPending';
 
-const { previewCommit, recordCommitState } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
+const { recordCommitState } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+const { previewCommit } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  // A preview that cannot be made in this long ends the commit `failed` rather than `previewing` forever.
+  scheduleToCloseTimeout: '30 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
 const { applyCommitChunk } = proxyActivities<Activities>({
@@ -111,7 +118,7 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
     preview = await previewCommit({ commitId, applyBatch: input.applyBatch });
     progress.total = preview.total;
     const expiresAt = new Date(Date.now() + input.expirySeconds * 1000).toISOString();
-    await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, chunks: preview.chunks, expiresAt });
+    await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, chunks: preview.chunks, generation: preview.generation, expiresAt });
 
     await condition(() => decision !== null, input.expirySeconds * 1000);
     // A decision taken in the same instant the timer fired still counts: its validator accepted it.
@@ -142,9 +149,15 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
   await condition(allHandlersFinished);
 
   // After apply: text extraction for typed content (SPEC §4.6), then vectors for what needs them.
-  // The commit is already `committed`; these only make the versions better to find.
-  await recordCommitState({ commitId, state: 'committed', extractText: await extractCommittedText(commitId) });
+  // The commit is already `committed`; these only make the versions better to find, so a step that
+  // gives up is recorded on the commit, and the run still completes.
   const { embedCommitted } = proxyActivities<Activities>({ ...afterApply, taskQueue: indexingQueue(workflowInfo().taskQueue) });
-  await embedCommitted(commitId);
+  try {
+    await recordCommitState({ commitId, state: 'committed', extractText: await extractCommittedText(commitId) });
+    await embedCommitted(commitId);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    await recordCommitState({ commitId, state: 'committed', postCommitError: err.cause?.message ?? err.message });
+  }
   return status();
 }

@@ -1,5 +1,6 @@
 import { requireGrant, type GrantFlag } from '../../auth/grants.js';
 import type { Principal, Scope } from '../../auth/principal.js';
+import { secretReferences, validateContent } from '../../content-types/index.js';
 import { problems } from '../../errors/problem.js';
 import type { EventKind } from '../../events/types.js';
 import type { ArtifactDoc, Provenance } from '../../store/artifacts.js';
@@ -79,5 +80,23 @@ export async function afterWrite(ctx: AppContext, kind: EventKind, doc: Artifact
 export function apiSource(ctx: AppContext): Provenance['source'] {
   const { actor } = ctx.state.principal!;
   return { kind: 'api', request_id: ctx.state.requestId, ...(actor.kind !== 'user' ? { via: { kind: actor.kind, id: actor.id } } : {}) };
+}
+
+
+/**
+ * Validates typed content for where it will live, and checks that every secret it references exists
+ * and belongs to the person writing it.
+ */
+export async function checkedContent(ctx: AppContext, contentType: string, content: string, container: ContainerDoc): Promise<string> {
+  const checked = validateContent(contentType, content, {
+    allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
+    inCollection: container.kind === 'collection',
+  });
+  for (const { id, field } of secretReferences(contentType, checked)) {
+    if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
+      throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
+    }
+  }
+  return checked;
 }
 

@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { requireGrant } from '../../auth/grants.js';
-import type { ContainerDoc } from '../../store/containers.js';
-import { secretReferences, validateContent } from '../../content-types/index.js';
 import { problems } from '../../errors/problem.js';
 import type { ArtifactPatch } from '../../store/artifacts.js';
-import type { AppContext } from '../context.js';
 import { presentArtifact, presentPage } from '../presenters.js';
 import { pageQuery, parse } from '../validate.js';
-import { afterWrite, apiSource, artifactId, changeableDraft, editableDraft, requireTypeScope, visibleArtifact } from './artifact-access.js';
+import { afterWrite, apiSource, artifactId, changeableDraft, checkedContent, editableDraft, requireTypeScope, visibleArtifact } from './artifact-access.js';
 import type { RouteDef } from './route.js';
 
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
@@ -34,23 +31,6 @@ const listQuery = pageQuery.extend({
   content_type: z.string().min(1).optional(),
 });
 const moveBody = z.strictObject({ after_id: z.uuid({ error: 'must be a UUID or null' }).nullable() });
-
-/**
- * Validates typed content for where it will live, and checks that every secret it references exists
- * and belongs to the person writing it.
- */
-async function checkedContent(ctx: AppContext, contentType: string, content: string, container: ContainerDoc): Promise<string> {
-  const checked = validateContent(contentType, content, {
-    allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
-    inCollection: container.kind === 'collection',
-  });
-  for (const { id, field } of secretReferences(contentType, checked)) {
-    if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
-      throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
-    }
-  }
-  return checked;
-}
 
 export const artifactRoutes: RouteDef[] = [
   {

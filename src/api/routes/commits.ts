@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { requireGrant } from '../../auth/grants.js';
+import { grantsOf, requireGrant } from '../../auth/grants.js';
 import type { Scope } from '../../auth/principal.js';
-import { previewDrafts } from '../../commits/preview.js';
+import { countsOf, previewDrafts } from '../../commits/preview.js';
 import { validateContent } from '../../content-types/index.js';
 import { Problem, problems } from '../../errors/problem.js';
 import type { ArtifactDoc } from '../../store/artifacts.js';
@@ -83,24 +84,34 @@ function preview(ctx: AppContext, drafts: ArtifactDoc[], collection: ContainerDo
   return previewDrafts(drafts, collection._id, (ids) => ctx.services.artifacts.getMany(ids), { diff });
 }
 
-/** A commit the principal can see: into or out of a container visible to them; else 404. */
+/**
+ * Who may see a commit, its items and their diffs: whoever sees its workspace, and the reviewers of
+ * its collection (the C grant). Merely reading the collection shows none of the drafts.
+ */
+async function mayReview(ctx: AppContext, commit: CommitDoc): Promise<boolean> {
+  const principal = ctx.state.principal!;
+  if (await ctx.services.containers.get('workspace', principal, commit.workspace_id)) return true;
+  const collection = await ctx.services.containers.get('collection', principal, commit.collection_id);
+  return collection !== null && grantsOf(collection, principal.subject).has('C');
+}
+
+/** A commit the principal may see, or 404. */
 async function visibleCommit(ctx: AppContext): Promise<CommitDoc> {
   const { id } = parse(idParam, ctx.params, 'path');
-  const principal = ctx.state.principal!;
   const commit = await ctx.services.commits.get(id);
-  const visible =
-    commit &&
-    ((await ctx.services.containers.get('workspace', principal, commit.workspace_id)) || (await ctx.services.containers.get('collection', principal, commit.collection_id)));
-  if (!commit || !visible) throw problems.notFound('commit', id);
+  if (!commit || !(await mayReview(ctx, commit))) throw problems.notFound('commit', id);
   return commit;
 }
 
+/** Items of content types the caller's scopes do not cover are left out. */
+const readable = (ctx: AppContext) => (item: { content_type: string }) => ctx.state.principal!.scopes.allowsType('artifact:read', item.content_type);
+
 async function presentWithItems(ctx: AppContext, commit: CommitDoc) {
   const [items, results] = await Promise.all([
-    commit.counts ? ctx.services.commits.summaries(commit._id) : [],
+    commit.counts ? ctx.services.commits.summaries(commit) : [],
     commit.state === 'committed' ? ctx.services.commits.results(commit._id) : null,
   ]);
-  return presentCommit(commit, items, results);
+  return presentCommit(commit, items.filter(readable(ctx)), results?.filter(readable(ctx)) ?? null);
 }
 
 /**
@@ -130,6 +141,12 @@ async function decide(ctx: AppContext, action: 'approve' | 'reject', comment: st
   ctx.body = await presentWithItems(ctx, (await ctx.services.commits.get(commit._id))!);
 }
 
+/** What a commit request asked for, as a hash: the same Idempotency-Key must come with the same request. */
+function requestHash(workspaceId: string, body: z.infer<typeof commitBody>): string {
+  const asked = [workspaceId, body.collection_id, body.artifact_ids ? [...new Set(body.artifact_ids)].sort() : null, body.message, body.expires_in ?? null];
+  return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
+}
+
 /**
  * The record of a new commit request, after every check: the selection, the C grant on the
  * collection, content a collection accepts, and something to commit.
@@ -139,6 +156,8 @@ async function newCommit(ctx: AppContext, id: string, body: z.infer<typeof commi
   const maxExpiry = ctx.services.config.COMMIT_EXPIRY_SECONDS;
   if (body.expires_in && body.expires_in > maxExpiry) throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
   const { workspace, collection, drafts } = await selectionOf(ctx, body, 'artifact:write');
+  // Committing copies drafts out of the workspace (E) into the collection (C).
+  requireGrant(workspace, principal, 'E');
   requireGrant(collection, principal, 'C');
   const refused = drafts.map((d) => [d, notCommittable(ctx, d)] as const).filter(([, why]) => why);
   if (refused.length) {
@@ -155,7 +174,9 @@ async function newCommit(ctx: AppContext, id: string, body: z.infer<typeof commi
     workflow_id: commitWorkflowId(workspace._id, id),
     workspace_id: workspace._id,
     collection_id: collection._id,
-    artifact_ids: body.artifact_ids ? [...new Set(body.artifact_ids)] : null,
+    artifact_ids: drafts.map((d) => d._id),
+    selection: body.artifact_ids ? 'named' : 'all',
+    request_hash: requestHash(workspace._id, body),
     message: body.message,
     expiry_seconds: body.expires_in ?? maxExpiry,
     state: 'previewing',
@@ -182,12 +203,10 @@ export const commitRoutes: RouteDef[] = [
       const body = parse(previewBody, ctx.state.body, 'body');
       const { workspace, collection, drafts } = await selectionOf(ctx, body, 'artifact:read');
       const items = await preview(ctx, drafts, collection, true);
-      const counts = { new: 0, modified: 0, unchanged: 0 };
-      for (const i of items) counts[i.status]++;
       ctx.body = {
         workspace_id: workspace._id,
         collection_id: collection._id,
-        counts,
+        counts: countsOf(items),
         items: items.map((item, i) => {
           const refused = notCommittable(ctx, drafts[i]!);
           return { ...item, content_diff: item.content_diff ?? null, ...(refused ? { not_committable: refused } : {}) };
@@ -203,13 +222,14 @@ export const commitRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const principal = ctx.state.principal!;
       const body = parse(commitBody, ctx.state.body, 'body');
-      const key = ctx.get('idempotency-key') ? parse(idempotencyKey, ctx.get('idempotency-key'), 'body') : null;
+      const key = ctx.get('idempotency-key') ? parse(idempotencyKey, ctx.get('idempotency-key'), 'header') : null;
       const { id: workspaceId } = parse(idParam, ctx.params, 'path');
       const id = key ? uuidv5(`${principal.subject}:${key}`, idempotencyNamespace) : uuidv7();
       // A replay answers with the commit the key first made, whatever happened to the drafts since.
       const earlier = key ? await ctx.services.commits.get(id) : null;
+      if (earlier && !(await ctx.services.containers.get('workspace', principal, earlier.workspace_id))) throw problems.notFound('workspace', workspaceId);
       const { doc: commit, created } = earlier ? { doc: earlier, created: false } : await ctx.services.commits.create(await newCommit(ctx, id, body));
-      if (!created && (commit.workspace_id !== workspaceId || commit.collection_id !== body.collection_id || commit.message !== body.message)) {
+      if (!created && commit.request_hash !== requestHash(workspaceId, body)) {
         throw problems.conflict('idempotency-key-reused', 'This Idempotency-Key was used for a different commit request.');
       }
       try {
@@ -234,7 +254,7 @@ export const commitRoutes: RouteDef[] = [
       const q = parse(listQuery, ctx.query, 'query');
       const [workspaces, collections] = await Promise.all([
         ctx.services.containers.visibleIds('workspace', principal),
-        ctx.services.containers.visibleIds('collection', principal),
+        ctx.services.containers.grantedIds('collection', principal, 'C'),
       ]);
       const page = await ctx.services.commits.list({ workspaces, collections }, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor);
       ctx.body = presentPage(page, (doc) => presentCommit(doc, null));
@@ -255,7 +275,8 @@ export const commitRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const commit = await visibleCommit(ctx);
       const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
-      ctx.body = presentPage(await ctx.services.commits.items(commit._id, limit, cursor), (item) => presentCommitItem(item, true));
+      const page = await ctx.services.commits.items(commit, limit, cursor);
+      ctx.body = presentPage({ ...page, items: page.items.filter(readable(ctx)) }, (item) => presentCommitItem(item, true));
     },
   },
   {

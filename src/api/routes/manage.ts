@@ -6,7 +6,8 @@ import { stateOf, type ArtifactDoc, type ArtifactPatch } from '../../store/artif
 import type { AppContext } from '../context.js';
 import { presentArtifact } from '../presenters.js';
 import { parse } from '../validate.js';
-import { afterWrite, apiSource, artifactId, changeableDraft } from './artifact-access.js';
+import { afterWrite, apiSource, artifactId, changeableDraft, checkedContent, requireTypeScope } from './artifact-access.js';
+import type { ContainerDoc } from '../../store/containers.js';
 import type { RouteDef } from './route.js';
 
 /** SPEC §4.5 `manage_artifact`: the same actions the MCP tool will offer. */
@@ -15,12 +16,17 @@ export type ManageAction = (typeof manageActions)[number];
 export const manageBody = z.strictObject({ action: z.enum(manageActions) });
 
 /** Restores a draft to the version it last became; its next revision carries that content. */
-async function revert(ctx: AppContext, draft: ArtifactDoc): Promise<ArtifactDoc> {
-  const version = await ctx.services.versions.lastFrom(draft._id);
-  if (!version) throw problems.conflict('never-committed', `Artifact ${draft._id} was never committed: there is no version to revert to.`);
+async function revert(ctx: AppContext, draft: ArtifactDoc, container: ContainerDoc): Promise<ArtifactDoc> {
+  const principal = ctx.state.principal!;
+  if (draft.archived_at) throw problems.conflict('archived-artifact', `Artifact ${draft._id} is archived; unarchive it to revert it.`);
+  const version = await ctx.services.versions.lastFrom(draft._id, await ctx.services.containers.visibleIds('collection', principal));
+  if (!version) throw problems.conflict('never-committed', `Artifact ${draft._id} has no committed version you can see: there is nothing to revert to.`);
   const patch: ArtifactPatch = {};
   for (const f of versionedFields) if (!isDeepStrictEqual(draft[f], version[f])) Object.assign(patch, { [f]: version[f] });
   if (Object.keys(patch).length === 0) return draft;
+  // The restored content is written like any other: within the caller's scope for its type, with secrets they own.
+  requireTypeScope(principal, 'artifact:manage', version.content_type);
+  patch.content = await checkedContent(ctx, version.content_type, version.content, container);
   const source = { ...apiSource(ctx), derived_from: version.artifact_id };
   const doc = await ctx.services.artifacts.update(ctx.state.principal!, draft._id, patch, source);
   if (!doc) throw problems.notFound('artifact', draft._id);
@@ -41,12 +47,12 @@ async function setArchived(ctx: AppContext, draft: ArtifactDoc, archived: boolea
  * (`draft`, `archived` or `deleted`); asking for the state a draft is already in changes nothing.
  */
 export async function manageArtifact(ctx: AppContext, id: string, action: ManageAction) {
-  const { doc: draft } = await changeableDraft(ctx, id, 'artifact:manage', action === 'delete' ? 'D' : 'U');
+  const { doc: draft, container } = await changeableDraft(ctx, id, 'artifact:manage', action === 'delete' ? 'D' : 'U');
   if (action === 'delete') {
     if (await ctx.services.artifacts.delete(id)) await afterWrite(ctx, 'artifact_deleted', draft);
     return { action, state: 'deleted' as const, artifact: null };
   }
-  const doc = action === 'revert' ? await revert(ctx, draft) : await setArchived(ctx, draft, action === 'archive');
+  const doc = action === 'revert' ? await revert(ctx, draft, container) : await setArchived(ctx, draft, action === 'archive');
   return { action, state: stateOf(doc), artifact: presentArtifact(doc) };
 }
 
