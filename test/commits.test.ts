@@ -223,6 +223,9 @@ describe('a commit decided by a person', () => {
     const done = await commitIn(alice, first.body.id, 'committed');
     const replay = await send();
     assert.equal(replay.status, 200, replay.text);
+    const reused = await alice.request('POST', `/workspaces/${ws}/commits`, { body: { collection_id: col, message: 'once', artifact_ids: [done.results[0].source_artifact_id] }, headers: { 'idempotency-key': 'k-1' } });
+    assert.equal(reused.status, 409);
+    assert.equal(reused.body.type, 'urn:platform:problem:idempotency-key-reused');
     assert.equal(replay.body.state, 'committed', 'a finished commit is not started over');
     const runs = [];
     for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = '${done.workflow_id}'` })) runs.push(run);
@@ -266,6 +269,55 @@ describe('who may decide', () => {
     assert.equal(ok.body.decision.by, bob.userId);
     const done = await commitIn(alice, req.body.id, 'committed');
     assert.equal((await alice.get(`/artifacts/${done.results[0].artifact_id}/versions/1`)).body.provenance.approved_by, bob.userId);
+  });
+
+  it('refuses approval from a server credential acting for the approver', async () => {
+    const { ws, col } = await setup();
+    const req = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'no proxies' });
+    await commitIn(alice, req.body.id, 'awaiting_approval');
+    const cred = await createServerCredential(bob, ['artifact:read', 'artifact:write', 'artifact:manage']);
+    await alice.post('/consents', { credential_kind: 'server_credential', credential_id: cred.client_id });
+    const server = await asServer(platform.url, cred);
+    const reply = await server.request('POST', `/commits/${req.body.id}/approve`, { body: {}, headers: { 'x-on-behalf-of': alice.userId } });
+    assert.equal(reply.status, 403, reply.text);
+    assert.equal(reply.body.type, 'urn:platform:problem:human-required');
+  });
+
+  it('shows drafts only to readers of the workspace and reviewers of the collection', async () => {
+    const { ws, col } = await setup();
+    const req = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'private drafts' });
+    await commitIn(alice, req.body.id, 'awaiting_approval');
+    const reader = await platform.newUser();
+    await alice.post(`/collections/${col}/shares`, { person_id: reader.userId, flags: 'R' });
+    for (const path of [`/commits/${req.body.id}`, `/commits/${req.body.id}/items`]) assert.equal((await reader.get(path)).status, 404, path);
+    assert.ok(!(await reader.get('/commits')).body.items.some((c: { id: string }) => c.id === req.body.id));
+    const reviewer = await platform.newUser();
+    await alice.post(`/collections/${col}/shares`, { person_id: reviewer.userId, flags: 'RC' });
+    assert.equal((await reviewer.get(`/commits/${req.body.id}/items`)).status, 200);
+    assert.ok((await reviewer.get('/commits')).body.items.some((c: { id: string }) => c.id === req.body.id));
+  });
+
+  it('needs the E grant on the workspace to commit its drafts out of it', async () => {
+    const { ws } = await setup();
+    const mine = (await bob.post('/collections', { name: "bob's" })).body.id;
+    await alice.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'R' });
+    const refused = await bob.post(`/workspaces/${ws}/commits`, { collection_id: mine, message: 'take them' });
+    assert.equal(refused.status, 403, refused.text);
+    await alice.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'RE' });
+    assert.equal((await bob.post(`/workspaces/${ws}/commits`, { collection_id: mine, message: 'with leave' })).status, 202);
+  });
+
+  it('commits what the requester could select, resolved at request time', async () => {
+    const { ws, col, ids } = await setup();
+    await alice.post('/artifacts', { title: 'Data', content_type: 'application/json', content: '{"a":1}', collection_id: ws });
+    const textOnly = await asServer(platform.url, await createServerCredential(alice, ['resource:text/*:read', 'resource:text/*:write']));
+    const req = await textOnly.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'text only' });
+    assert.equal(req.status, 202, req.text);
+    assert.deepEqual(req.body.artifact_ids, ids, 'the JSON draft is outside its scopes');
+    assert.equal(req.body.selection, 'all');
+    await alice.post('/artifacts', { title: 'Late', content_type: 'text/markdown', content: 'late', collection_id: ws });
+    const waiting = await commitIn(alice, req.body.id, 'awaiting_approval');
+    assert.deepEqual(waiting.preview.items.map((i: { source_artifact_id: string }) => i.source_artifact_id), ids, 'a draft written after the request does not slip in');
   });
 
   it('lets a server credential request a commit for a person to approve', async () => {
