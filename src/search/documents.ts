@@ -40,6 +40,7 @@ export function searchable(doc: ArtifactDoc, embedderId: string): SearchableDoc 
     collection_id: doc.collection_id,
     container_kind: doc.container_kind,
     revision: doc.revision,
+    ...(doc.archived_at ? { archived: true } : {}),
     ...(current ? { vector: storedVector(s.vector) } : {}),
   };
 }

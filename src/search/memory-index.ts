@@ -14,6 +14,8 @@ export interface SearchableDoc {
   collection_id: string;
   container_kind: 'workspace' | 'collection';
   revision: number;
+  /** Archived drafts stay indexed (so a stale read of an older revision cannot bring them back) but are never found. */
+  archived?: boolean;
   /** Absent until the embedding activity has run for this revision. */
   vector?: Float32Array;
 }
@@ -39,9 +41,9 @@ export interface SearchScope {
   typeLimits: string[] | null;
 }
 
-export function inScope(scope: SearchScope, doc: Pick<SearchableDoc, 'collection_id' | 'content_type'>): boolean {
+export function inScope(scope: SearchScope, doc: Pick<SearchableDoc, 'collection_id' | 'content_type' | 'archived'>): boolean {
   const matches = (patterns: string[] | null) => patterns === null || patterns.some((p) => mimeMatches(p, doc.content_type));
-  return scope.containerIds.has(doc.collection_id) && matches(scope.contentTypes) && matches(scope.typeLimits);
+  return !doc.archived && scope.containerIds.has(doc.collection_id) && matches(scope.contentTypes) && matches(scope.typeLimits);
 }
 
 export interface SearchHit {

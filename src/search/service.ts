@@ -134,7 +134,6 @@ export class SearchService {
    */
   private apply(doc: ArtifactDoc): void {
     if (this.deletedIds.has(doc._id)) return;
-    if (doc.archived_at) return void this.index.remove(doc._id); // archived drafts are not found
     const held = this.index.get(doc._id);
     const next = searchable(doc, this.embedder.id);
     if (held && (held.revision > next.revision || (held.revision === next.revision && this.index.hasVector(doc._id) && !next.vector))) return;
