@@ -1,31 +1,11 @@
 import { z } from 'zod';
-import { requireGrant } from '../../auth/grants.js';
 import { problems } from '../../errors/problem.js';
-import type { ArtifactPatch } from '../../store/artifacts.js';
+import { afterWrite, artifactPatchInput, changeableDraft, createArtifact, createArtifactInput, editableDraft, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
 import { presentArtifact, presentPage } from '../presenters.js';
 import { pageQuery, parse } from '../validate.js';
-import { afterWrite, apiSource, artifactId, changeableDraft, checkedContent, editableDraft, requireTypeScope, visibleArtifact } from './artifact-access.js';
+import { artifactId } from './artifact-access.js';
 import type { RouteDef } from './route.js';
 
-const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
-const fields = {
-  title: z.string().trim().min(1).max(500),
-  content_type: z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown'),
-  content: z.string(),
-  context: z.record(z.string(), z.unknown()),
-};
-const createBody = z.strictObject({
-  title: fields.title,
-  content_type: fields.content_type,
-  content: fields.content,
-  collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
-  context: fields.context.default({}),
-  derived_from: z.uuid({ error: 'must be a UUID' }).optional(),
-});
-const patchBody = z
-  .strictObject({ title: fields.title, content_type: fields.content_type, content: fields.content, context: fields.context })
-  .partial()
-  .refine((b) => Object.keys(b).length > 0, 'must change at least one of title, content_type, content, context');
 const listQuery = pageQuery.extend({
   collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
   content_type: z.string().min(1).optional(),
@@ -39,26 +19,7 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:write',
     body: 'json',
     handler: async (ctx) => {
-      const principal = ctx.state.principal!;
-      const input = parse(createBody, ctx.state.body, 'body');
-      if (!input.collection_id && principal.filters.workspaces !== '*') {
-        throw problems.validation('This credential is limited to some workspaces: name one in collection_id.', [{ name: 'collection_id', reason: 'is required' }]);
-      }
-      const container = input.collection_id
-        ? await ctx.services.containers.find(principal, input.collection_id)
-        : await ctx.services.containers.defaultWorkspace(principal);
-      if (!container) throw problems.notFound('workspace or collection', input.collection_id);
-      requireTypeScope(principal, 'artifact:write', input.content_type);
-      requireGrant(container, principal, 'C');
-      const content = await checkedContent(ctx, input.content_type, input.content, container);
-      const doc = await ctx.services.artifacts.create(principal, container, {
-        title: input.title,
-        content_type: input.content_type,
-        content,
-        context: input.context,
-        source: { ...apiSource(ctx), ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
-      });
-      await afterWrite(ctx, 'artifact_created', doc);
+      const doc = await createArtifact(ctx, parse(createArtifactInput, ctx.state.body, 'body'));
       ctx.status = 201;
       ctx.set('Location', `/artifacts/${doc._id}`);
       ctx.body = presentArtifact(doc);
@@ -101,17 +62,7 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:write',
     body: 'json',
     handler: async (ctx) => {
-      const principal = ctx.state.principal!;
-      const id = artifactId(ctx);
-      const patch: ArtifactPatch = parse(patchBody, ctx.state.body, 'body');
-      const { doc: current, container } = await editableDraft(ctx, id);
-      if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
-      if (patch.content !== undefined || patch.content_type !== undefined) {
-        patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
-      }
-      const doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx));
-      if (!doc) throw problems.notFound('artifact', id);
-      await afterWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
+      const doc = await updateArtifact(ctx, artifactId(ctx), parse(artifactPatchInput, ctx.state.body, 'body'));
       ctx.body = presentArtifact(doc);
     },
   },

@@ -3,7 +3,8 @@ import { problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
 import { presentPage, presentVersion } from '../presenters.js';
 import { pageQuery, parse } from '../validate.js';
-import { artifactId, visibleArtifact } from './artifact-access.js';
+import { visibleArtifact } from '../../operations/artifacts.js';
+import { artifactId } from './artifact-access.js';
 import type { RouteDef } from './route.js';
 
 const versionParam = z.object({ n: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'versions start at 1') });

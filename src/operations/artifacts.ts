@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { requireGrant, type GrantFlag } from '../auth/grants.js';
+import type { Principal, Scope } from '../auth/principal.js';
+import { secretReferences, validateContent } from '../content-types/index.js';
+import { problems } from '../errors/problem.js';
+import type { EventKind } from '../events/types.js';
+import type { ArtifactDoc, ArtifactPatch, Provenance } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
+import type { OperationContext } from './context.js';
+
+/**
+ * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
+ * the container is visible and the principal may read this content type.
+ */
+export async function visibleArtifact(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
+  const principal = ctx.state.principal!;
+  const doc = await ctx.services.artifacts.get(id);
+  const container = doc && (await ctx.services.containers.get(doc.container_kind, principal, doc.collection_id));
+  if (!doc || !container || !principal.scopes.allowsType('artifact:read', doc.content_type)) throw problems.notFound('artifact', id);
+  return { doc, container };
+}
+
+/** The principal may `scope` this content type (fine-grained scopes may limit it to some types). */
+export function requireTypeScope(principal: Principal, scope: Scope, contentType: string): void {
+  if (!principal.scopes.allowsType(scope, contentType)) throw problems.insufficientScope(`${scope} (for ${contentType})`);
+}
+
+/**
+ * A workspace draft the principal may change: visible, not in a collection, within the principal's
+ * scope for its content type, and under the person's grant on the workspace.
+ */
+export async function changeableDraft(ctx: OperationContext, id: string, scope: Scope, flag: GrantFlag) {
+  const found = await visibleArtifact(ctx, id);
+  if (found.doc.container_kind !== 'workspace') {
+    throw problems.conflict('immutable-artifact', `Artifact ${id} is in a collection, and collection artifacts are immutable: change its draft in a workspace and commit it (POST /workspaces/{id}/commits) to make a new version.`);
+  }
+  requireTypeScope(ctx.state.principal!, scope, found.doc.content_type);
+  requireGrant(found.container, ctx.state.principal!, flag);
+  return found;
+}
+
+/** A draft whose content may be edited: changeable, and not archived (unarchive it first). */
+export async function editableDraft(ctx: OperationContext, id: string) {
+  const found = await changeableDraft(ctx, id, 'artifact:write', 'U');
+  if (found.doc.archived_at) throw problems.conflict('archived-artifact', `Artifact ${id} is archived; unarchive it (POST /artifacts/${id}/manage) to edit it.`);
+  return found;
+}
+
+/**
+ * What follows a write: the search index, and for workspace artifacts the workspace's event
+ * workflow. The write has happened by now, so a failure here is logged rather than failing the
+ * request (docs/decisions.md).
+ */
+export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
+  const steps: [string, () => Promise<unknown>][] = [];
+  if (kind === 'artifact_deleted') steps.push(['search index', () => ctx.services.search.deleted(doc._id)]);
+  else if (changed?.join() !== 'order_key') steps.push(['search index', () => ctx.services.search.written(doc)]);
+  if (doc.container_kind === 'workspace') {
+    steps.push(['event', () => ctx.services.publisher.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
+  }
+  for (const [what, step] of steps) {
+    try {
+      await step();
+    } catch (err) {
+      ctx.services.logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
+    }
+  }
+}
+
+/** Provenance of a REST write: the request, and the credential when a person did not act directly. */
+export function apiSource(ctx: OperationContext): Provenance['source'] {
+  const { actor } = ctx.state.principal!;
+  return { kind: ctx.state.channel ?? 'api', request_id: ctx.state.requestId, ...(actor.kind !== 'user' ? { via: { kind: actor.kind, id: actor.id } } : {}) };
+}
+
+
+/**
+ * Validates typed content for where it will live, and checks that every secret it references exists
+ * and belongs to the person writing it.
+ */
+export async function checkedContent(ctx: OperationContext, contentType: string, content: string, container: ContainerDoc): Promise<string> {
+  const checked = validateContent(contentType, content, {
+    allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
+    inCollection: container.kind === 'collection',
+  });
+  for (const { id, field } of secretReferences(contentType, checked)) {
+    if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
+      throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
+    }
+  }
+  return checked;
+}
+
+
+const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
+const fields = {
+  title: z.string().trim().min(1).max(500),
+  content_type: z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown'),
+  content: z.string(),
+  context: z.record(z.string(), z.unknown()),
+};
+/** The body of `POST /artifacts` and the input of the `create_artifact` tool. */
+export const createArtifactInput = z.strictObject({
+  title: fields.title,
+  content_type: fields.content_type,
+  content: fields.content,
+  collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
+  context: fields.context.default({}),
+  derived_from: z.uuid({ error: 'must be a UUID' }).optional(),
+});
+/** The body of `PATCH /artifacts/{id}`; the `update_artifact` tool adds the id. */
+export const artifactPatchInput = z
+  .strictObject({ title: fields.title, content_type: fields.content_type, content: fields.content, context: fields.context })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'must change at least one of title, content_type, content, context');
+
+/** Creates an artifact in a workspace or collection the principal may add to (C), or its default workspace. */
+export async function createArtifact(ctx: OperationContext, input: z.infer<typeof createArtifactInput>): Promise<ArtifactDoc> {
+  const principal = ctx.state.principal!;
+  if (!input.collection_id && principal.filters.workspaces !== '*') {
+    throw problems.validation('This credential is limited to some workspaces: name one in collection_id.', [{ name: 'collection_id', reason: 'is required' }]);
+  }
+  const container = input.collection_id ? await ctx.services.containers.find(principal, input.collection_id) : await ctx.services.containers.defaultWorkspace(principal);
+  if (!container) throw problems.notFound('workspace or collection', input.collection_id);
+  requireTypeScope(principal, 'artifact:write', input.content_type);
+  requireGrant(container, principal, 'C');
+  const content = await checkedContent(ctx, input.content_type, input.content, container);
+  const doc = await ctx.services.artifacts.create(principal, container, {
+    title: input.title,
+    content_type: input.content_type,
+    content,
+    context: input.context,
+    source: { ...apiSource(ctx), ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
+  });
+  await afterWrite(ctx, 'artifact_created', doc);
+  return doc;
+}
+
+/** Changes a workspace draft the principal may edit (U grant, not archived). */
+export async function updateArtifact(ctx: OperationContext, id: string, patch: ArtifactPatch): Promise<ArtifactDoc> {
+  const principal = ctx.state.principal!;
+  const { doc: current, container } = await editableDraft(ctx, id);
+  if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
+  if (patch.content !== undefined || patch.content_type !== undefined) {
+    patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
+  }
+  const doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx));
+  if (!doc) throw problems.notFound('artifact', id);
+  await afterWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
+  return doc;
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { problems } from '../errors/problem.js';
+import { defaultAperture } from '../search/fusion.js';
+import { presetNames } from '../search/presets.js';
+import type { OperationContext } from './context.js';
+
+/** The largest `limit` (and candidate pool) a search may ask for. */
+export const maxSearchLimit = 100;
+export const maxCandidates = 1000;
+
+const uuids = z.array(z.uuid({ error: 'must be a UUID' })).min(1).max(1000);
+/** The body of `POST /artifacts/search` and the input of the `search` tool. */
+export const searchBody = z.strictObject({
+  query: z.string().trim().min(1, 'must not be empty').max(1000),
+  limit: z.int().min(1).max(maxSearchLimit).default(10),
+  preset: z.enum(presetNames, { error: `must be one of ${presetNames.join(', ')}` }).default('balanced'),
+  workspace_ids: uuids.optional(),
+  collection_ids: uuids.optional(),
+  content_types: z.array(z.string().min(1).max(255)).min(1).max(50).optional(),
+  candidates: z.int().min(1).max(maxCandidates).default(100),
+  aperture: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      min_score: z.number().min(-1).max(1).optional(),
+      min_keep: z.int().min(1).max(maxCandidates).default(defaultAperture.minKeep),
+      min_candidates: z.int().min(2).max(maxCandidates).default(defaultAperture.minCandidates),
+      flat_spread: z.number().min(0).max(2).default(defaultAperture.flatSpread),
+    })
+    .default({ enabled: true, min_keep: defaultAperture.minKeep, min_candidates: defaultAperture.minCandidates, flat_spread: defaultAperture.flatSpread }),
+});
+export type SearchRequest = z.infer<typeof searchBody>;
+
+/** Hybrid search over every container the principal may search (S grant), within its read scopes. */
+export async function runSearch(ctx: OperationContext, req: SearchRequest) {
+  const started = performance.now();
+  const principal = ctx.state.principal!;
+  if (!principal.scopes.allows('artifact:read')) throw problems.insufficientScope('artifact:read');
+  let containerIds = new Set(await ctx.services.containers.searchableIds(principal));
+  if (req.workspace_ids || req.collection_ids) {
+    const wanted = new Set([...(req.workspace_ids ?? []), ...(req.collection_ids ?? [])]);
+    containerIds = new Set([...containerIds].filter((id) => wanted.has(id)));
+  }
+  const outcome = await ctx.services.search.search({
+    text: req.query,
+    limit: req.limit,
+    preset: req.preset,
+    candidates: Math.max(req.candidates, req.limit),
+    aperture: req.aperture.enabled
+      ? {
+          minScore: req.aperture.min_score ?? ctx.services.search.embedder.similarityFloor,
+          minKeep: req.aperture.min_keep,
+          minCandidates: req.aperture.min_candidates,
+          flatSpread: req.aperture.flat_spread,
+        }
+      : null,
+    scope: { containerIds, contentTypes: req.content_types ?? null, typeLimits: principal.scopes.typeLimits('artifact:read') },
+  });
+  return {
+    query: req.query,
+    preset: req.preset,
+    results: outcome.hits.map((h) => ({
+      id: h.id,
+      title: h.doc.title,
+      content_type: h.doc.content_type,
+      container: { kind: h.doc.container_kind, id: h.doc.collection_id },
+      score: h.score,
+      retrievers: h.retrievers,
+    })),
+    retrievers: {
+      lexical: { candidates: outcome.lexical },
+      semantic: { candidates: outcome.semantic, kept: outcome.semanticKept, embedder: ctx.services.search.embedder.id },
+    },
+    took_ms: Math.round((performance.now() - started) * 100) / 100,
+  };
+}
