@@ -102,6 +102,8 @@ before(async () => {
     'GET /commits/:id/items': { path: `/commits/${commit.body.id}/items`, target: 'container' },
     'POST /commits/:id/approve': { path: `/commits/${commit.body.id}/approve`, body: {}, target: 'container' },
     'POST /commits/:id/reject': { path: `/commits/${commit.body.id}/reject`, body: { comment: 'no' }, target: 'container' },
+    // Behind its authentication each MCP tool checks its own scope (test/mcp.test.ts).
+    'POST /mcp': { path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_artifact', arguments: { ...art_, collection_id: ws } } }, target: 'none' },
   };
 
   // Tokens that fail authentication.
@@ -147,7 +149,7 @@ const cases: Case[] = [
   { caller: 'expired', status: 401, applies: () => true },
   { caller: 'wrongSignature', status: 401, applies: () => true },
   { caller: 'algNone', status: 401, applies: () => true },
-  { caller: 'missingScope', status: 403, applies: () => true },
+  { caller: 'missingScope', status: 403, applies: (r) => r.access !== 'authenticated' },
   { caller: 'fullServer', status: 403, type: 'human-required', applies: (r) => personOnly(r) },
   { caller: 'filtered', status: 404, type: 'not-found', applies: (r, s) => !personOnly(r) && s.target === 'container' },
   {

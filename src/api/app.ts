@@ -20,6 +20,7 @@ import { searchRoutes } from './routes/search.js';
 import { commitRoutes } from './routes/commits.js';
 import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
+import { mcpRoutes } from './routes/mcp.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -39,6 +40,7 @@ export const routes: RouteDef[] = [
   ...versionRoutes,
   ...manageRoutes,
   ...commitRoutes,
+  ...mcpRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {

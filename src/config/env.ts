@@ -36,6 +36,8 @@ export const envSchema = z.object({
   COMMIT_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(90 * 86400).default(7 * 86400),
   COMMIT_APPLY_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   COMMIT_MAX_ARTIFACTS: z.coerce.number().int().min(1).max(5000).default(2000),
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+  MCP_ALLOWED_HOSTS: z.string().default(''),
   EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
   SEARCH_BACKEND: z.enum(['memory', 'atlas']).default('memory'),
@@ -53,11 +55,16 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
+const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+
 export interface Config extends Env {
   apiUri: string;
   mongodbUri: string;
   temporalAddress: string;
   isDev: boolean;
+  /** Browser origins and Host names besides the API's own that may call /mcp. */
+  mcpAllowedOrigins: string[];
+  mcpAllowedHosts: string[];
 }
 
 export class ConfigError extends Error {}
@@ -84,5 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiUri: (e.PLATFORM_API_URI ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     mongodbUri: e.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/',
     temporalAddress: e.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    mcpAllowedOrigins: list(e.MCP_ALLOWED_ORIGINS),
+    mcpAllowedHosts: list(e.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
   };
 }

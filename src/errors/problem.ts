@@ -62,9 +62,10 @@ export const problems = {
     new Problem(415, 'unsupported-media-type', 'Unsupported media type', `Send the body as ${expected}.`),
   payloadTooLarge: (limit: number) =>
     new Problem(413, 'payload-too-large', 'Request body too large', `The body exceeds the ${limit}-byte limit.`, { limit }),
-  unauthorized: (detail: string, error: 'invalid_request' | 'invalid_token' = 'invalid_token') =>
+  /** `resourceMetadata`: the RFC 9728 protected resource metadata URL, so clients can discover how to authenticate. */
+  unauthorized: (detail: string, error: 'invalid_request' | 'invalid_token' = 'invalid_token', resourceMetadata?: string) =>
     new Problem(401, 'unauthorized', 'Authentication required', detail, {}, {
-      'WWW-Authenticate': `Bearer error="${error}", error_description="${detail.replace(/"/g, "'")}"`,
+      'WWW-Authenticate': `Bearer error="${error}", error_description="${detail.replace(/"/g, "'")}"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''}`,
     }),
   invalidCredentials: () => new Problem(401, 'invalid-credentials', 'Invalid email or password'),
   forbidden: (detail: string) => new Problem(403, 'forbidden', 'Forbidden', detail),

@@ -5,6 +5,9 @@ import { TokenError } from '../../auth/tokens.js';
 import { Problem, problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
 
+/** RFC 9728 protected resource metadata: where a client learns how to get a token for this API. */
+export const protectedResourceMetadataUrl = (apiUri: string) => `${apiUri}/.well-known/oauth-protected-resource`;
+
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -13,15 +16,16 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * answers 401 with WWW-Authenticate. Requests made on someone's behalf are audited.
  */
 export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
+  const metadata = protectedResourceMetadataUrl(ctx.services.config.apiUri);
   const header = ctx.get('authorization');
-  if (!header) throw problems.unauthorized('A bearer token is required.', 'invalid_request');
+  if (!header) throw problems.unauthorized('A bearer token is required.', 'invalid_request', metadata);
   const match = bearer.exec(header);
-  if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request');
+  if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request', metadata);
   let principal: Principal;
   try {
     principal = await principalFromBearer(ctx.services, match[1]!);
   } catch (err) {
-    if (err instanceof TokenError) throw problems.unauthorized(err.message);
+    if (err instanceof TokenError) throw problems.unauthorized(err.message, 'invalid_token', metadata);
     throw err;
   }
   const onBehalfOf = ctx.get('x-on-behalf-of');

@@ -14,9 +14,10 @@ export interface RouteDef {
   path: string;
   /**
    * 'public': no token. A scope: any principal holding it. 'human': a person's own token, never a
-   * server credential or API key (SPEC §5.4). 'admin': a human administrator.
+   * server credential or API key (SPEC §5.4). 'admin': a human administrator. 'authenticated': any
+   * valid token; what lies behind checks scopes itself (the MCP endpoint, per tool).
    */
-  access: Scope | 'public' | 'human' | 'admin';
+  access: Scope | 'public' | 'human' | 'admin' | 'authenticated';
   body?: BodyKind;
   handler: (ctx: AppContext) => Promise<void> | void;
 }
@@ -27,7 +28,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     if (route.access !== 'public') chain.push(authenticate as Middleware);
     if (route.access === 'admin') chain.push(requireAdmin as Middleware);
     else if (route.access === 'human') chain.push(requireHuman as Middleware);
-    else if (route.access !== 'public') chain.push(requireScope(route.access) as Middleware);
+    else if (route.access !== 'public' && route.access !== 'authenticated') chain.push(requireScope(route.access) as Middleware);
     if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
     chain.push(route.handler as unknown as Middleware);
     router[route.method](route.path, ...chain);

@@ -1,0 +1,85 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { scopes } from '../../auth/principal.js';
+import type { Config } from '../../config/env.js';
+import { problems } from '../../errors/problem.js';
+import { createMcpServer, serverInfo } from '../../mcp/server.js';
+import { tools } from '../../mcp/tools.js';
+import type { AppContext } from '../context.js';
+import type { RouteDef } from './route.js';
+
+export const mcpPath = '/mcp';
+
+const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * DNS-rebinding protection: the Host must be this API's (or a loopback name on its port), and a
+ * browser's Origin must be the API's own or one listed in MCP_ALLOWED_ORIGINS.
+ */
+function checkHostAndOrigin(ctx: AppContext, config: Config): void {
+  const api = new URL(config.apiUri);
+  const host = ctx.get('host').toLowerCase();
+  const [name, port = ''] = host.startsWith('[') ? [host.slice(0, host.indexOf(']') + 1), host.slice(host.indexOf(']') + 2)] : host.split(':');
+  const hostOk = host === api.host || (loopback.has(name!) && port === String(config.PORT)) || config.mcpAllowedHosts.includes(host);
+  if (!hostOk) throw problems.forbidden(`Host ${host} is not this server: requests to ${mcpPath} must name it as ${api.host}.`);
+  const origin = ctx.get('origin');
+  if (origin && origin !== api.origin && !config.mcpAllowedOrigins.includes(origin)) {
+    throw problems.forbidden(`Origin ${origin} may not call ${mcpPath}; add it to MCP_ALLOWED_ORIGINS.`);
+  }
+}
+
+const onlyPost = (ctx: AppContext) => {
+  throw problems.methodNotAllowed(ctx.method, ['POST']);
+};
+
+export const mcpRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: mcpPath,
+    access: 'authenticated',
+    body: 'json',
+    /**
+     * Stateless Streamable HTTP: a server and a transport per request, answered as JSON, so any
+     * replica can serve any call. Tools check their own scopes and answer failures as tool errors.
+     */
+    handler: async (ctx) => {
+      checkHostAndOrigin(ctx, ctx.services.config);
+      const server = createMcpServer({ services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      ctx.respond = false;
+      ctx.res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(ctx.req, ctx.res, ctx.state.body);
+    },
+  },
+  { method: 'get', path: mcpPath, access: 'public', handler: onlyPost },
+  { method: 'delete', path: mcpPath, access: 'public', handler: onlyPost },
+  {
+    method: 'get',
+    path: '/.well-known/mcp.json',
+    access: 'public',
+    handler: (ctx) => {
+      ctx.body = { name: serverInfo.name, version: serverInfo.version, endpoints: { streamable_http: mcpPath }, tools: tools.map((t) => t.name) };
+    },
+  },
+  ...['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`].map(
+    (path): RouteDef => ({
+      method: 'get',
+      path,
+      access: 'public',
+      handler: (ctx) => {
+        const { apiUri } = ctx.services.config;
+        ctx.body = {
+          resource: path.endsWith(mcpPath) ? `${apiUri}${mcpPath}` : apiUri,
+          authorization_servers: [apiUri],
+          bearer_methods_supported: ['header'],
+          scopes_supported: [...scopes],
+          resource_name: 'Workspace knowledge platform',
+          resource_documentation: `${apiUri}/.well-known/mcp.json`,
+        };
+      },
+    }),
+  ),
+];

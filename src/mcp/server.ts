@@ -1,0 +1,71 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Problem, problemTypePrefix } from '../errors/problem.js';
+import type { OperationContext } from '../operations/context.js';
+import type { ContainerKind } from '../store/containers.js';
+import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
+
+export const serverInfo = { name: 'platform', version: '1.0.0-mvp' };
+/** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
+export const serverIcon = 'platform';
+
+/** A tool failure as the model sees it: what went wrong and what to do, never a stack. */
+function toolError(err: unknown, ctx: OperationContext, tool: string): CallToolResult {
+  if (err instanceof Problem) {
+    const body = err.body();
+    const detail = { type: body.type, status: body.status, detail: body.detail ?? body.title, ...(body.invalid_params ? { invalid_params: body.invalid_params } : {}) };
+    return { isError: true, content: [{ type: 'text', text: `${body.detail ?? body.title} (${body.type.slice(problemTypePrefix.length)}, ${body.status})` }], structuredContent: detail };
+  }
+  ctx.services.logger.error({ err, tool, request_id: ctx.state.requestId }, 'MCP tool failed');
+  return { isError: true, content: [{ type: 'text', text: `The tool failed unexpectedly (request ${ctx.state.requestId}).` }] };
+}
+
+function register(server: McpServer, ctx: OperationContext, tool: ToolDef): void {
+  server.registerTool(
+    tool.name,
+    { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations, _meta: { icon: tool.icon, scope: tool.access } },
+    async (input: unknown): Promise<CallToolResult> => {
+      try {
+        if (!ctx.state.principal!.scopes.allows(tool.access)) {
+          return { isError: true, content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }] };
+        }
+        const result = (await tool.run(ctx, input as never)) as Record<string, unknown>;
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+      } catch (err) {
+        return toolError(err, ctx, tool.name);
+      }
+    },
+  );
+}
+
+function registerContainers(server: McpServer, ctx: OperationContext, kind: ContainerKind): void {
+  const plural = kind === 'collection' ? 'collections' : 'workspaces';
+  const principal = ctx.state.principal!;
+  const template = new ResourceTemplate(`platform://${plural}/{id}`, {
+    // §4.5: resources/list returns the collections the caller can access (workspaces are read by URI).
+    list:
+      kind === 'collection'
+        ? async () => {
+            if (!principal.scopes.allows('artifact:read')) return { resources: [] };
+            const page = await ctx.services.containers.list('collection', principal, 200);
+            return { resources: page.items.map((c) => ({ uri: `platform://collections/${c._id}`, name: c.name, description: c.description || undefined, mimeType: 'application/json' })) };
+          }
+        : undefined,
+  });
+  server.registerResource(plural, template, { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } }, async (uri, vars) => {
+    if (!principal.scopes.allows('artifact:read')) throw new Error('This resource needs the artifact:read scope.');
+    const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
+      throw new Error(err instanceof Problem ? err.message : 'The resource could not be read.');
+    });
+    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
+  });
+}
+
+/** A server for one request (stateless Streamable HTTP): tools and resources bound to its principal. */
+export function createMcpServer(ctx: OperationContext): McpServer {
+  const server = new McpServer({ ...serverInfo, _meta: { icon: serverIcon } } as typeof serverInfo, { capabilities: { tools: {}, resources: {} } });
+  for (const tool of tools) register(server, ctx, tool);
+  registerContainers(server, ctx, 'collection');
+  registerContainers(server, ctx, 'workspace');
+  return server;
+}

@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import type { Scope } from '../auth/principal.js';
+import { presentArtifact, presentContainer } from '../api/presenters.js';
+import { problems } from '../errors/problem.js';
+import { artifactPatchInput, createArtifactInput, updateArtifact, createArtifact, visibleArtifact } from '../operations/artifacts.js';
+import { commitBody, previewBody, previewCommit, requestCommit } from '../operations/commits.js';
+import type { OperationContext } from '../operations/context.js';
+import { manageArtifact, manageBody } from '../operations/manage.js';
+import { runSearch, searchBody } from '../operations/search.js';
+import type { ContainerKind } from '../store/containers.js';
+
+/** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
+export const artifactListBound = 50;
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  /** The scope a caller needs, declared like a REST route's access. */
+  access: Scope;
+  input: z.ZodObject;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+  icon: string;
+  run: (ctx: OperationContext, input: never) => Promise<unknown>;
+}
+
+const uuid = z.uuid({ error: 'must be a UUID' });
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const writes = (destructive: boolean, idempotent: boolean) => ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
+
+/** A tool whose capability comes with a later part of the platform: a clear tool error until then. */
+function notYet(what: string) {
+  return async () => {
+    throw problems.unavailable(`${what} is not available yet on this platform.`);
+  };
+}
+
+/** A container with its first artifacts, as browse tools and resources show it. */
+export async function containerWithArtifacts(ctx: OperationContext, kind: ContainerKind, id: string, withArtifacts = true) {
+  const principal = ctx.state.principal!;
+  const doc = await ctx.services.containers.get(kind, principal, id);
+  if (!doc) throw problems.notFound(kind, id);
+  if (!withArtifacts) return presentContainer(doc);
+  const page = await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound);
+  return {
+    ...presentContainer(doc),
+    artifacts: page.items.map((a) => ({ id: a._id, title: a.title, content_type: a.content_type, state: a.archived_at ? 'archived' : a.container_kind === 'collection' ? 'committed' : 'draft' })),
+    artifacts_truncated: page.next_cursor !== null,
+    artifacts_bound: artifactListBound,
+  };
+}
+
+const browseInput = z.strictObject({
+  with_artifacts: z.boolean().default(false).describe(`Include each one's first ${artifactListBound} artifacts (id, title, type).`),
+  limit: z.int().min(1).max(100).default(50),
+});
+
+function browse(kind: ContainerKind) {
+  return async (ctx: OperationContext, input: z.infer<typeof browseInput>) => {
+    const page = await ctx.services.containers.list(kind, ctx.state.principal!, input.limit);
+    const items = await Promise.all(page.items.map((c) => containerWithArtifacts(ctx, kind, c._id, input.with_artifacts)));
+    return { items, truncated: page.next_cursor !== null };
+  };
+}
+
+const workspaceScoped = { workspace_id: uuid.describe('The workspace whose drafts to commit.') };
+
+/** SPEC §4.5: purposeful tools, never a mirror of raw CRUD, and no collection create or update. */
+export const tools: ToolDef[] = [
+  {
+    name: 'search',
+    title: 'Search the knowledge base',
+    description: 'Hybrid (keyword + semantic) search across every workspace and collection you may search. Returns ranked artifact ids, titles and types; read one with get_artifact.',
+    access: 'search:read',
+    input: searchBody,
+    annotations: readOnly,
+    icon: '🔎',
+    run: (ctx, input: z.infer<typeof searchBody>) => runSearch(ctx, input),
+  },
+  {
+    name: 'get_artifact',
+    title: 'Read an artifact',
+    description: 'Returns one artifact by id: title, content type, content, context, state and provenance.',
+    access: 'artifact:read',
+    input: z.strictObject({ id: uuid.describe('The artifact id.') }),
+    annotations: readOnly,
+    icon: '📄',
+    run: async (ctx, input: { id: string }) => presentArtifact((await visibleArtifact(ctx, input.id)).doc),
+  },
+  {
+    name: 'browse_collections',
+    title: 'List collections',
+    description: 'Lists the collections (versioned, committed knowledge) you can access, optionally with their artifacts.',
+    access: 'artifact:read',
+    input: browseInput,
+    annotations: readOnly,
+    icon: '📚',
+    run: browse('collection'),
+  },
+  {
+    name: 'browse_workspaces',
+    title: 'List workspaces',
+    description: 'Lists the workspaces (draft staging areas) you can access, optionally with their artifacts.',
+    access: 'artifact:read',
+    input: browseInput,
+    annotations: readOnly,
+    icon: '🗂️',
+    run: browse('workspace'),
+  },
+  {
+    name: 'ask',
+    title: 'Ask the knowledge base',
+    description: 'Answers a question from search results, with an LLM grounded in the knowledge base. Not available yet.',
+    access: 'search:read',
+    input: z.strictObject({ question: z.string().min(1).max(2000) }),
+    annotations: readOnly,
+    icon: '💬',
+    run: notYet('ask (LLM synthesis)'),
+  },
+  {
+    name: 'create_artifact',
+    title: 'Create a draft',
+    description: 'Creates an artifact in a workspace (your default workspace when collection_id is left out). Collections change only through reviewed commits.',
+    access: 'artifact:write',
+    input: createArtifactInput,
+    annotations: writes(false, false),
+    icon: '✏️',
+    run: async (ctx, input: z.infer<typeof createArtifactInput>) => {
+      if (input.collection_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, input.collection_id))) {
+        throw problems.validation('create_artifact writes into workspaces only: collections change through commit_workspace and a human approval.', [
+          { name: 'collection_id', reason: 'is not a workspace you can see' },
+        ]);
+      }
+      return presentArtifact(await createArtifact(ctx, input));
+    },
+  },
+  {
+    name: 'update_artifact',
+    title: 'Update a draft',
+    description: 'Changes the title, content type, content or context of a workspace draft.',
+    access: 'artifact:write',
+    input: artifactPatchInput.safeExtend({ id: uuid.describe('The draft to change.') }),
+    annotations: writes(false, true),
+    icon: '🖊️',
+    run: async (ctx, { id, ...patch }: { id: string } & z.infer<typeof artifactPatchInput>) => presentArtifact(await updateArtifact(ctx, id, patch)),
+  },
+  {
+    name: 'manage_artifact',
+    title: 'Archive, unarchive, revert or delete a draft',
+    description: 'archive hides a draft from search and commits; unarchive brings it back; revert restores its last committed version; delete removes the draft (its committed versions stay).',
+    access: 'artifact:manage',
+    input: manageBody.safeExtend({ id: uuid.describe('The workspace draft.') }),
+    annotations: writes(true, true),
+    icon: '🗄️',
+    run: (ctx, input: { id: string; action: z.infer<typeof manageBody>['action'] }) => manageArtifact(ctx, input.id, input.action),
+  },
+  {
+    name: 'extract_information',
+    title: 'Extract structured information',
+    description: 'Extracts structured information from source artifacts with an LLM. Not available yet.',
+    access: 'artifact:invoke',
+    input: z.strictObject({ artifact_ids: z.array(uuid).min(1).max(50), instructions: z.string().min(1).max(4000) }),
+    annotations: readOnly,
+    icon: '🧪',
+    run: notYet('extract_information (LLM extraction)'),
+  },
+  {
+    name: 'commit_preview',
+    title: 'Preview a commit',
+    description: 'Read-only: what committing a workspace\'s drafts into a collection would change (new, modified with a diff, unchanged), and the version each becomes.',
+    access: 'artifact:read',
+    input: previewBody.safeExtend(workspaceScoped),
+    annotations: readOnly,
+    icon: '🔍',
+    run: (ctx, { workspace_id, ...body }: { workspace_id: string } & z.infer<typeof previewBody>) => previewCommit(ctx, workspace_id, body),
+  },
+  {
+    name: 'commit_workspace',
+    title: 'Propose a commit for human approval',
+    description: 'Proposes committing workspace drafts into a collection. Nothing is committed until a person approves it; the answer says where.',
+    access: 'artifact:write',
+    input: commitBody.safeExtend(workspaceScoped),
+    annotations: writes(false, false),
+    icon: '📥',
+    run: async (ctx, { workspace_id, ...body }: { workspace_id: string } & z.infer<typeof commitBody>) => {
+      const { commit } = await requestCommit(ctx, workspace_id, body, null);
+      const base = ctx.services.config.apiUri;
+      return {
+        status: 'awaiting_human_approval',
+        commit_id: commit.id,
+        state: commit.state,
+        preview: commit.preview,
+        review: `GET ${base}/commits/${commit.id}`,
+        approve: `POST ${base}/commits/${commit.id}/approve (a person's own sign-in; not available to agents)`,
+      };
+    },
+  },
+  {
+    name: 'relay_status',
+    title: 'Desktop relay status',
+    description: 'Reports whether a desktop host relay is connected. Not available yet.',
+    access: 'artifact:read',
+    input: z.strictObject({}),
+    annotations: readOnly,
+    icon: '📡',
+    run: notYet('relay_status (desktop host relay)'),
+  },
+];
