@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `npm run bench`: artifact create and get against a raw Koa + driver baseline, then a 1,000-artifact
-# commit (approve → committed) against raw driver writes of the same documents.
+# commit (approve → committed) against raw driver writes of the same documents, then MCP
+# `tools/call search` against `POST /artifacts/search`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-installed.sh
 node --import tsx bench/artifacts.ts "$@"
-exec node --import tsx bench/commit.ts
+node --import tsx bench/commit.ts
+exec node --import tsx bench/mcp-search.ts

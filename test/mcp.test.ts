@@ -125,6 +125,20 @@ describe('MCP endpoint', () => {
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 1);
   });
 
+  it('never mixes up callers, however many calls run at once', async () => {
+    const bob = await platform.newUser();
+    const mine = (await alice.post('/workspaces', { name: 'alice only' })).body.id;
+    const theirs = (await bob.post('/workspaces', { name: 'bob only' })).body.id;
+    const [a, b] = await Promise.all([mcp(alice.token!), mcp(bob.token!)]);
+    const calls = Array.from({ length: 20 }, (_, i) => (i % 2 ? [b, theirs, mine] : [a, mine, theirs]) as [Client, string, string]);
+    await Promise.all(
+      calls.map(async ([client, own, other]) => {
+        const ids = data(await client.callTool({ name: 'browse_workspaces', arguments: {} })).items.map((w: { id: string }) => w.id);
+        assert.ok(ids.includes(own) && !ids.includes(other));
+      }),
+    );
+  });
+
   it('lists collections as resources and reads them with a truncated artifact list', async () => {
     const client = await mcp(alice.token!);
     const col = (await alice.post('/collections', { name: 'Readable' })).body.id;

@@ -1,5 +1,8 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Problem, problemTypePrefix } from '../errors/problem.js';
 import type { OperationContext } from '../operations/context.js';
 import type { ContainerKind } from '../store/containers.js';
@@ -20,11 +23,21 @@ function toolError(err: unknown, ctx: OperationContext, tool: string): CallToolR
   return { isError: true, content: [{ type: 'text', text: `The tool failed unexpectedly (request ${ctx.state.requestId}).` }] };
 }
 
-function register(server: McpServer, ctx: OperationContext, tool: ToolDef): void {
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The request's operation context, which the endpoint hands over as the request's auth info. */
+function operationOf(extra: Extra): OperationContext {
+  const operation = extra.authInfo?.extra?.operation as OperationContext | undefined;
+  if (!operation) throw new Error('MCP request without an operation context');
+  return operation;
+}
+
+function register(server: McpServer, tool: ToolDef): void {
   server.registerTool(
     tool.name,
     { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations, _meta: { icon: tool.icon, scope: tool.access } },
-    async (input: unknown): Promise<CallToolResult> => {
+    async (input: unknown, extra: Extra): Promise<CallToolResult> => {
+      const ctx = operationOf(extra);
       try {
         if (!ctx.state.principal!.scopes.allows(tool.access)) {
           return { isError: true, content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }] };
@@ -38,22 +51,24 @@ function register(server: McpServer, ctx: OperationContext, tool: ToolDef): void
   );
 }
 
-function registerContainers(server: McpServer, ctx: OperationContext, kind: ContainerKind): void {
+function registerContainers(server: McpServer, kind: ContainerKind): void {
   const plural = kind === 'collection' ? 'collections' : 'workspaces';
-  const principal = ctx.state.principal!;
   const template = new ResourceTemplate(`platform://${plural}/{id}`, {
     // §4.5: resources/list returns the collections the caller can access (workspaces are read by URI).
     list:
       kind === 'collection'
-        ? async () => {
+        ? async (extra) => {
+            const ctx = operationOf(extra);
+            const principal = ctx.state.principal!;
             if (!principal.scopes.allows('artifact:read')) return { resources: [] };
             const page = await ctx.services.containers.list('collection', principal, 200);
             return { resources: page.items.map((c) => ({ uri: `platform://collections/${c._id}`, name: c.name, description: c.description || undefined, mimeType: 'application/json' })) };
           }
         : undefined,
   });
-  server.registerResource(plural, template, { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } }, async (uri, vars) => {
-    if (!principal.scopes.allows('artifact:read')) throw new Error('This resource needs the artifact:read scope.');
+  server.registerResource(plural, template, { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } }, async (uri, vars, extra) => {
+    const ctx = operationOf(extra);
+    if (!ctx.state.principal!.scopes.allows('artifact:read')) throw new Error('This resource needs the artifact:read scope.');
     const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
       throw new Error(err instanceof Problem ? err.message : 'The resource could not be read.');
     });
@@ -61,11 +76,31 @@ function registerContainers(server: McpServer, ctx: OperationContext, kind: Cont
   });
 }
 
-/** A server for one request (stateless Streamable HTTP): tools and resources bound to its principal. */
-export function createMcpServer(ctx: OperationContext): McpServer {
+/** A server with every tool and resource; which principal it serves comes with each request. */
+function createMcpServer(): McpServer {
   const server = new McpServer({ ...serverInfo, _meta: { icon: serverIcon } } as typeof serverInfo, { capabilities: { tools: {}, resources: {} } });
-  for (const tool of tools) register(server, ctx, tool);
-  registerContainers(server, ctx, 'collection');
-  registerContainers(server, ctx, 'workspace');
+  for (const tool of tools) register(server, tool);
+  registerContainers(server, 'collection');
+  registerContainers(server, 'workspace');
   return server;
+}
+
+/** Idle servers, reused: building one (twelve tools, their schemas) costs more than a search. */
+const idle: McpServer[] = [];
+const maxIdle = 64;
+
+/**
+ * Answers one stateless Streamable HTTP request: a fresh transport on a pooled server, the caller's
+ * operation context passed as the request's auth info, the answer as JSON.
+ */
+export async function serveMcp(operation: OperationContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const server = idle.pop() ?? createMcpServer();
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const principal = operation.state.principal!;
+  Object.assign(req, { auth: { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } } });
+  res.on('close', () => {
+    void server.close().then(() => idle.length < maxIdle && idle.push(server));
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req as IncomingMessage & { auth?: never }, res, body);
 }

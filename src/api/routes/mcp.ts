@@ -1,8 +1,7 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { scopes } from '../../auth/principal.js';
 import type { Config } from '../../config/env.js';
 import { problems } from '../../errors/problem.js';
-import { createMcpServer, serverInfo } from '../../mcp/server.js';
+import { serveMcp, serverInfo } from '../../mcp/server.js';
 import { tools } from '../../mcp/tools.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from './route.js';
@@ -43,15 +42,8 @@ export const mcpRoutes: RouteDef[] = [
      */
     handler: async (ctx) => {
       checkHostAndOrigin(ctx, ctx.services.config);
-      const server = createMcpServer({ services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       ctx.respond = false;
-      ctx.res.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(ctx.req, ctx.res, ctx.state.body);
+      await serveMcp({ services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } }, ctx.req, ctx.res, ctx.state.body);
     },
   },
   { method: 'get', path: mcpPath, access: 'public', handler: onlyPost },
