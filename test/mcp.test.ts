@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { asServer, createApiKey, createServerCredential } from './helpers/credentials.js';
 import { eventually, type Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
+import { tools } from '../src/mcp/tools.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
@@ -59,6 +60,31 @@ describe('MCP endpoint', () => {
     const preview = tools.find((t) => t.name === 'commit_preview')!;
     assert.equal(preview.annotations?.readOnlyHint, true);
     assert.ok(tools.every((t) => typeof t._meta?.icon === 'string' && t.description && t.inputSchema.type === 'object'));
+  });
+
+  it('refuses every tool to a token without its scope, as a tool error naming the scope', async () => {
+    const id = '01a2005a-c983-73be-abc3-2995c82b1866';
+    const samples: Record<string, Record<string, unknown>> = {
+      search: { query: 'x' },
+      get_artifact: { id },
+      browse_collections: {},
+      browse_workspaces: {},
+      ask: { question: 'x' },
+      create_artifact: { title: 'x', content_type: 'text/plain', content: 'x' },
+      update_artifact: { id, title: 'x' },
+      manage_artifact: { id, action: 'archive' },
+      extract_information: { artifact_ids: [id], instructions: 'x' },
+      commit_preview: { workspace_id: id, collection_id: id },
+      commit_workspace: { workspace_id: id, collection_id: id, message: 'm' },
+      relay_status: {},
+    };
+    assert.deepEqual(tools.map((t) => t.name).filter((n) => !samples[n]), [], 'a sample for every tool');
+    const client = await mcp((await createApiKey(alice, ['stream:read'])).key);
+    for (const tool of tools) {
+      const reply = await client.callTool({ name: tool.name, arguments: samples[tool.name] });
+      assert.equal(reply.isError, true, tool.name);
+      assert.match(text(reply), new RegExp(tool.access), tool.name);
+    }
   });
 
   it('creates, reads, searches, updates and manages drafts through tools', async () => {
