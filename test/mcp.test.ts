@@ -59,6 +59,8 @@ describe('MCP endpoint', () => {
     ]);
     const preview = tools.find((t) => t.name === 'commit_preview')!;
     assert.equal(preview.annotations?.readOnlyHint, true);
+    assert.equal(tools.find((t) => t.name === 'manage_artifact')!.annotations?.destructiveHint, true);
+    assert.ok(tools.find((t) => t.name === 'commit_workspace')!.outputSchema, 'structured output where it is stable');
     assert.ok(tools.every((t) => typeof t._meta?.icon === 'string' && t.description && t.inputSchema.type === 'object'));
   });
 

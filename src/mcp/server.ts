@@ -35,7 +35,14 @@ function operationOf(extra: Extra): OperationContext {
 function register(server: McpServer, tool: ToolDef): void {
   server.registerTool(
     tool.name,
-    { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations, _meta: { icon: tool.icon, scope: tool.access } },
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      ...(tool.output ? { outputSchema: tool.output } : {}),
+      annotations: tool.annotations,
+      _meta: { icon: tool.icon, scope: tool.access },
+    },
     async (input: unknown, extra: Extra): Promise<CallToolResult> => {
       const ctx = operationOf(extra);
       try {

@@ -19,6 +19,8 @@ export interface ToolDef {
   /** The scope a caller needs, declared like a REST route's access. */
   access: Scope;
   input: z.ZodObject;
+  /** The shape of `structuredContent`, where it is stable enough to promise. */
+  output?: z.ZodObject;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
   icon: string;
   run: (ctx: OperationContext, input: never) => Promise<unknown>;
@@ -63,6 +65,21 @@ function browse(kind: ContainerKind) {
   };
 }
 
+const searchOutput = z.looseObject({
+  query: z.string(),
+  results: z.array(z.looseObject({ id: z.string(), title: z.string(), content_type: z.string(), container: z.object({ kind: z.string(), id: z.string() }), score: z.number() })),
+});
+const browseOutput = z.object({ items: z.array(z.looseObject({ id: z.string(), name: z.string() })), truncated: z.boolean() });
+const manageOutput = z.object({ action: z.enum(['archive', 'unarchive', 'revert', 'delete']), state: z.enum(['draft', 'archived', 'committed', 'deleted']), artifact: z.looseObject({ id: z.string() }).nullable() });
+const proposalOutput = z.object({
+  status: z.literal('awaiting_human_approval'),
+  commit_id: z.string(),
+  state: z.string(),
+  preview: z.looseObject({ counts: z.object({ new: z.number(), modified: z.number(), unchanged: z.number() }) }).nullable(),
+  review: z.string(),
+  approve: z.string(),
+});
+
 const workspaceScoped = { workspace_id: uuid.describe('The workspace whose drafts to commit.') };
 
 /** SPEC §4.5: purposeful tools, never a mirror of raw CRUD, and no collection create or update. */
@@ -73,6 +90,7 @@ export const tools: ToolDef[] = [
     description: 'Hybrid (keyword + semantic) search across every workspace and collection you may search. Returns ranked artifact ids, titles and types; read one with get_artifact.',
     access: 'search:read',
     input: searchBody,
+    output: searchOutput,
     annotations: readOnly,
     icon: '🔎',
     run: (ctx, input: z.infer<typeof searchBody>) => runSearch(ctx, input),
@@ -93,6 +111,7 @@ export const tools: ToolDef[] = [
     description: 'Lists the collections (versioned, committed knowledge) you can access, optionally with their artifacts.',
     access: 'artifact:read',
     input: browseInput,
+    output: browseOutput,
     annotations: readOnly,
     icon: '📚',
     run: browse('collection'),
@@ -103,6 +122,7 @@ export const tools: ToolDef[] = [
     description: 'Lists the workspaces (draft staging areas) you can access, optionally with their artifacts.',
     access: 'artifact:read',
     input: browseInput,
+    output: browseOutput,
     annotations: readOnly,
     icon: '🗂️',
     run: browse('workspace'),
@@ -150,6 +170,7 @@ export const tools: ToolDef[] = [
     description: 'archive hides a draft from search and commits; unarchive brings it back; revert restores its last committed version; delete removes the draft (its committed versions stay).',
     access: 'artifact:manage',
     input: manageBody.safeExtend({ id: uuid.describe('The workspace draft.') }),
+    output: manageOutput,
     annotations: writes(true, true),
     icon: '🗄️',
     run: (ctx, input: { id: string; action: z.infer<typeof manageBody>['action'] }) => manageArtifact(ctx, input.id, input.action),
@@ -180,6 +201,7 @@ export const tools: ToolDef[] = [
     description: 'Proposes committing workspace drafts into a collection. Nothing is committed until a person approves it; the answer says where.',
     access: 'artifact:write',
     input: commitBody.safeExtend(workspaceScoped),
+    output: proposalOutput,
     annotations: writes(false, false),
     icon: '📥',
     run: async (ctx, { workspace_id, ...body }: { workspace_id: string } & z.infer<typeof commitBody>) => {
