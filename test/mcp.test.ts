@@ -1,5 +1,6 @@
 // The platform as an MCP server, driven by the official SDK Client over real HTTP.
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -44,10 +45,23 @@ describe('MCP endpoint', () => {
     assert.equal(meta.body.resource, `${platform.config.apiUri}/mcp`);
     const refused = await platform.api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     assert.equal(refused.status, 401);
-    assert.match(refused.headers.get('www-authenticate')!, /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource"/);
+    assert.match(refused.headers.get('www-authenticate')!, /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource\/mcp"/);
     assert.equal((await platform.api.get('/mcp')).status, 405);
     const foreign = await alice.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { origin: 'https://evil.example' } });
     assert.equal(foreign.status, 403, 'a foreign browser origin is refused (DNS rebinding)');
+    const asHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${platform.url}/mcp`, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    assert.equal(await asHost('rebound.example:80'), 403, 'a foreign Host is refused before authentication');
+    assert.equal(await asHost(`[::1]:${platform.config.PORT}`), 401, 'loopback on our port passes on to authentication');
+    const as = await platform.api.get('/.well-known/oauth-authorization-server');
+    assert.equal(as.body.token_endpoint, `${platform.config.apiUri}/auth/token`);
   });
 
   it('lists the twelve purposeful tools, with annotations and icons, and no raw CRUD or collection tools', async () => {
@@ -101,6 +115,8 @@ describe('MCP endpoint', () => {
     });
     assert.ok(found);
     assert.equal(data(await client.callTool({ name: 'update_artifact', arguments: { id: created.id, title: 'Turbine notes 2' } })).title, 'Turbine notes 2');
+    const empty = await client.callTool({ name: 'update_artifact', arguments: { id: created.id } });
+    assert.equal(empty.isError, true, 'an update that changes nothing is refused');
     assert.equal(data(await client.callTool({ name: 'manage_artifact', arguments: { id: created.id, action: 'archive' } })).state, 'archived');
     const browsed = data(await client.callTool({ name: 'browse_workspaces', arguments: { with_artifacts: true } }));
     assert.ok(browsed.items.find((w: { id: string }) => w.id === ws).artifacts.some((a: { id: string }) => a.id === created.id));
@@ -143,8 +159,11 @@ describe('MCP endpoint', () => {
     await alice.post('/artifacts', { title: 'Draft', content_type: 'text/plain', content: 'reviewed text', collection_id: ws });
     const preview = data(await client.callTool({ name: 'commit_preview', arguments: { workspace_id: ws, collection_id: col } }));
     assert.deepEqual(preview.counts, { new: 1, modified: 0, unchanged: 0 });
-    const proposed = data(await client.callTool({ name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'from an agent' } }));
+    const propose = () => client.callTool({ name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'from an agent', idempotency_key: 'agent-run-1' } });
+    const proposed = data(await propose());
     assert.equal(proposed.status, 'awaiting_human_approval');
+    assert.deepEqual(proposed.preview, { counts: { new: 1, modified: 0, unchanged: 0 } });
+    assert.equal(data(await propose()).commit_id, proposed.commit_id, 'a retried proposal is the same commit');
     assert.match(proposed.approve, new RegExp(`/commits/${proposed.commit_id}/approve`));
     await eventually(async () => (await alice.get(`/commits/${proposed.commit_id}`)).body.state === 'awaiting_approval');
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0, 'nothing committed yet');

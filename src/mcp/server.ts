@@ -1,8 +1,9 @@
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Problem, problemTypePrefix } from '../errors/problem.js';
 import type { OperationContext } from '../operations/context.js';
 import type { ContainerKind } from '../store/containers.js';
@@ -24,6 +25,9 @@ function toolError(err: unknown, ctx: OperationContext, tool: string): CallToolR
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** The MCP error code for a resource that does not exist (or is not visible). */
+const resourceNotFound = -32002;
 
 /** The request's operation context, which the endpoint hands over as the request's auth info. */
 function operationOf(extra: Extra): OperationContext {
@@ -69,21 +73,23 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
             const principal = ctx.state.principal!;
             if (!principal.scopes.allows('artifact:read')) return { resources: [] };
             const page = await ctx.services.containers.list('collection', principal, 200);
-            return { resources: page.items.map((c) => ({ uri: `platform://collections/${c._id}`, name: c.name, description: c.description || undefined, mimeType: 'application/json' })) };
+            return { resources: page.items.map((c) => ({ uri: `platform://collections/${c._id}`, name: c.name, title: c.name, description: c.description || undefined, mimeType: 'application/json' })) };
           }
         : undefined,
   });
   server.registerResource(plural, template, { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } }, async (uri, vars, extra) => {
     const ctx = operationOf(extra);
-    if (!ctx.state.principal!.scopes.allows('artifact:read')) throw new Error('This resource needs the artifact:read scope.');
+    if (!ctx.state.principal!.scopes.allows('artifact:read')) throw new McpError(ErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
     const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
-      throw new Error(err instanceof Problem ? err.message : 'The resource could not be read.');
+      if (err instanceof Problem && err.status === 404) throw new McpError(resourceNotFound, err.message, { uri: uri.href });
+      if (err instanceof Problem) throw new McpError(ErrorCode.InvalidParams, err.message);
+      throw err;
     });
     return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
   });
 }
 
-/** A server with every tool and resource; which principal it serves comes with each request. */
+/** A server with every tool and resource; which principal it serves comes with each request, never with the server. */
 function createMcpServer(): McpServer {
   const server = new McpServer({ ...serverInfo, _meta: { icon: serverIcon } } as typeof serverInfo, { capabilities: { tools: {}, resources: {} } });
   for (const tool of tools) register(server, tool);
@@ -105,9 +111,22 @@ export async function serveMcp(operation: OperationContext, req: IncomingMessage
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   const principal = operation.state.principal!;
   Object.assign(req, { auth: { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } } });
-  res.on('close', () => {
-    void server.close().then(() => idle.length < maxIdle && idle.push(server));
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req as IncomingMessage & { auth?: never }, res, body);
+  const closed = once(res, 'close');
+  void closed.then(() =>
+    server
+      .close()
+      .then(() => idle.length < maxIdle && idle.push(server))
+      .catch((err) => operation.services.logger.warn({ err, request_id: operation.state.requestId }, 'MCP server not reusable')),
+  );
+  try {
+    await server.connect(transport);
+    // A client gone mid-call never gets its answer: stop waiting for it then.
+    await Promise.race([transport.handleRequest(req as IncomingMessage & { auth?: never }, res, body), closed]);
+  } catch (err) {
+    operation.services.logger.error({ err, request_id: operation.state.requestId }, 'MCP request failed');
+    if (!res.headersSent) {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error (request ${operation.state.requestId})` } }));
+    }
+  }
 }

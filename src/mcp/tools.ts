@@ -8,6 +8,9 @@ import type { OperationContext } from '../operations/context.js';
 import { manageArtifact, manageBody } from '../operations/manage.js';
 import { runSearch, searchBody } from '../operations/search.js';
 import type { ContainerKind } from '../store/containers.js';
+import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
+import type { Page } from '../store/pagination.js';
+import { parse as parseInput } from '../api/validate.js';
 
 /** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
 export const artifactListBound = 50;
@@ -37,31 +40,37 @@ function notYet(what: string) {
   };
 }
 
-/** A container with its first artifacts, as browse tools and resources show it. */
-export async function containerWithArtifacts(ctx: OperationContext, kind: ContainerKind, id: string, withArtifacts = true) {
-  const principal = ctx.state.principal!;
-  const doc = await ctx.services.containers.get(kind, principal, id);
-  if (!doc) throw problems.notFound(kind, id);
-  if (!withArtifacts) return presentContainer(doc);
-  const page = await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound);
+function artifactsOf(page: Page<ArtifactDoc>) {
   return {
-    ...presentContainer(doc),
-    artifacts: page.items.map((a) => ({ id: a._id, title: a.title, content_type: a.content_type, state: a.archived_at ? 'archived' : a.container_kind === 'collection' ? 'committed' : 'draft' })),
+    artifacts: page.items.map((a) => ({ id: a._id, title: a.title, content_type: a.content_type, state: stateOf(a) })),
     artifacts_truncated: page.next_cursor !== null,
     artifacts_bound: artifactListBound,
   };
 }
 
+/** A container with its first artifacts, as resources show it. */
+export async function containerWithArtifacts(ctx: OperationContext, kind: ContainerKind, id: string) {
+  const principal = ctx.state.principal!;
+  const doc = await ctx.services.containers.get(kind, principal, id);
+  if (!doc) throw problems.notFound(kind, id);
+  return { ...presentContainer(doc), ...artifactsOf(await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound)) };
+}
+
 const browseInput = z.strictObject({
   with_artifacts: z.boolean().default(false).describe(`Include each one's first ${artifactListBound} artifacts (id, title, type).`),
   limit: z.int().min(1).max(100).default(50),
+  cursor: z.string().min(1).optional().describe('next_cursor of the previous call, for the next page.'),
 });
 
 function browse(kind: ContainerKind) {
   return async (ctx: OperationContext, input: z.infer<typeof browseInput>) => {
-    const page = await ctx.services.containers.list(kind, ctx.state.principal!, input.limit);
-    const items = await Promise.all(page.items.map((c) => containerWithArtifacts(ctx, kind, c._id, input.with_artifacts)));
-    return { items, truncated: page.next_cursor !== null };
+    const principal = ctx.state.principal!;
+    const page = await ctx.services.containers.list(kind, principal, input.limit, input.cursor);
+    const typeLimits = principal.scopes.typeLimits('artifact:read');
+    const items = await Promise.all(
+      page.items.map(async (c) => (input.with_artifacts ? { ...presentContainer(c), ...artifactsOf(await ctx.services.artifacts.list([c._id], { typeLimits }, artifactListBound)) } : presentContainer(c))),
+    );
+    return { items, next_cursor: page.next_cursor, truncated: page.next_cursor !== null };
   };
 }
 
@@ -69,7 +78,7 @@ const searchOutput = z.looseObject({
   query: z.string(),
   results: z.array(z.looseObject({ id: z.string(), title: z.string(), content_type: z.string(), container: z.object({ kind: z.string(), id: z.string() }), score: z.number() })),
 });
-const browseOutput = z.object({ items: z.array(z.looseObject({ id: z.string(), name: z.string() })), truncated: z.boolean() });
+const browseOutput = z.object({ items: z.array(z.looseObject({ id: z.string(), name: z.string() })), next_cursor: z.string().nullable(), truncated: z.boolean() });
 const manageOutput = z.object({ action: z.enum(['archive', 'unarchive', 'revert', 'delete']), state: z.enum(['draft', 'archived', 'committed', 'deleted']), artifact: z.looseObject({ id: z.string() }).nullable() });
 const proposalOutput = z.object({
   status: z.literal('awaiting_human_approval'),
@@ -159,10 +168,14 @@ export const tools: ToolDef[] = [
     title: 'Update a draft',
     description: 'Changes the title, content type, content or context of a workspace draft.',
     access: 'artifact:write',
-    input: artifactPatchInput.safeExtend({ id: uuid.describe('The draft to change.') }),
-    annotations: writes(false, true),
+    input: z
+      .strictObject({ id: uuid.describe('The draft to change.'), title: z.string(), content_type: z.string(), content: z.string(), context: z.record(z.string(), z.unknown()) })
+      .partial({ title: true, content_type: true, content: true, context: true })
+      .refine(({ id: _id, ...patch }) => Object.keys(patch).length > 0, 'must change at least one of title, content_type, content, context'),
+    annotations: writes(false, false),
     icon: '🖊️',
-    run: async (ctx, { id, ...patch }: { id: string } & z.infer<typeof artifactPatchInput>) => presentArtifact(await updateArtifact(ctx, id, patch)),
+    // The patch is validated exactly as REST validates it.
+    run: async (ctx, { id, ...patch }: { id: string } & z.infer<typeof artifactPatchInput>) => presentArtifact(await updateArtifact(ctx, id, parseInput(artifactPatchInput, patch, 'body'))),
   },
   {
     name: 'manage_artifact',
@@ -200,18 +213,21 @@ export const tools: ToolDef[] = [
     title: 'Propose a commit for human approval',
     description: 'Proposes committing workspace drafts into a collection. Nothing is committed until a person approves it; the answer says where.',
     access: 'artifact:write',
-    input: commitBody.safeExtend(workspaceScoped),
+    input: commitBody.safeExtend({
+      ...workspaceScoped,
+      idempotency_key: z.string().min(1).max(200).optional().describe('Send the same key when retrying: the same commit is answered, never a second one.'),
+    }),
     output: proposalOutput,
     annotations: writes(false, false),
     icon: '📥',
-    run: async (ctx, { workspace_id, ...body }: { workspace_id: string } & z.infer<typeof commitBody>) => {
-      const { commit } = await requestCommit(ctx, workspace_id, body, null);
+    run: async (ctx, { workspace_id, idempotency_key, ...body }: { workspace_id: string; idempotency_key?: string } & z.infer<typeof commitBody>) => {
+      const { commit, counts } = await requestCommit(ctx, workspace_id, body, idempotency_key ?? null);
       const base = ctx.services.config.apiUri;
       return {
         status: 'awaiting_human_approval',
         commit_id: commit.id,
         state: commit.state,
-        preview: commit.preview,
+        preview: counts ? { counts } : null,
         review: `GET ${base}/commits/${commit.id}`,
         approve: `POST ${base}/commits/${commit.id}/approve (a person's own sign-in; not available to agents)`,
       };

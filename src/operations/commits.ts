@@ -3,7 +3,7 @@ import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { grantsOf, requireGrant } from '../auth/grants.js';
 import type { Scope } from '../auth/principal.js';
-import { countsOf, previewDrafts } from '../commits/preview.js';
+import { countsOf, previewDrafts, type PreviewCounts } from '../commits/preview.js';
 import { validateContent } from '../content-types/index.js';
 import { Problem, problems } from '../errors/problem.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
@@ -148,7 +148,7 @@ function requestHash(workspaceId: string, body: z.infer<typeof commitBody>): str
  * The record of a new commit request, after every check: the selection, the C grant on the
  * collection, content a collection accepts, and something to commit.
  */
-async function newCommit(ctx: OperationContext, id: string, workspaceId: string, body: z.infer<typeof commitBody>): Promise<CommitDoc> {
+async function newCommit(ctx: OperationContext, id: string, workspaceId: string, body: z.infer<typeof commitBody>): Promise<{ doc: CommitDoc; counts: PreviewCounts }> {
   const principal = ctx.state.principal!;
   const maxExpiry = ctx.services.config.COMMIT_EXPIRY_SECONDS;
   if (body.expires_in && body.expires_in > maxExpiry) throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
@@ -166,7 +166,7 @@ async function newCommit(ctx: OperationContext, id: string, workspaceId: string,
   }
   const now = new Date();
   const { actor } = principal;
-  return {
+  const doc: CommitDoc = {
     _id: id,
     workflow_id: commitWorkflowId(workspace._id, id),
     workspace_id: workspace._id,
@@ -183,12 +183,12 @@ async function newCommit(ctx: OperationContext, id: string, workspaceId: string,
     created_at: now,
     updated_at: now,
     expires_at: null,
-    // What the request saw; the workflow records its own preview's counts.
-    counts: countsOf(items),
+    counts: null,
     total: 0,
     applied: 0,
     decision: null,
   };
+  return { doc, counts: countsOf(items) };
 }
 
 
@@ -216,7 +216,8 @@ export async function requestCommit(ctx: OperationContext, workspaceId: string, 
   const id = key ? uuidv5(`${principal.subject}:${key}`, idempotencyNamespace) : uuidv7();
   const earlier = key ? await ctx.services.commits.get(id) : null;
   if (earlier && !(await ctx.services.containers.get('workspace', principal, earlier.workspace_id))) throw problems.notFound('workspace', workspaceId);
-  const { doc: commit, created } = earlier ? { doc: earlier, created: false } : await ctx.services.commits.create(await newCommit(ctx, id, workspaceId, body));
+  const fresh = earlier ? null : await newCommit(ctx, id, workspaceId, body);
+  const { doc: commit, created } = fresh ? await ctx.services.commits.create(fresh.doc) : { doc: earlier!, created: false };
   if (!created && commit.request_hash !== requestHash(workspaceId, body)) {
     throw problems.conflict('idempotency-key-reused', 'This Idempotency-Key was used for a different commit request.');
   }
@@ -228,5 +229,6 @@ export async function requestCommit(ctx: OperationContext, workspaceId: string, 
     ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'commit workflow not started');
     throw problems.unavailable('The commit could not be started: Temporal did not accept it. Nothing was recorded; retry.');
   }
-  return { created, commit: await presentWithItems(ctx, (await ctx.services.commits.get(id))!) };
+  // `counts`: what the request saw (the workflow records its own preview's counts once it has run).
+  return { created, counts: fresh?.counts ?? commit.counts, commit: await presentWithItems(ctx, (await ctx.services.commits.get(id))!) };
 }

@@ -6,7 +6,7 @@ import { Problem, problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
 
 /** RFC 9728 protected resource metadata: where a client learns how to get a token for this API. */
-export const protectedResourceMetadataUrl = (apiUri: string) => `${apiUri}/.well-known/oauth-protected-resource`;
+export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') => `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -16,7 +16,7 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * answers 401 with WWW-Authenticate. Requests made on someone's behalf are audited.
  */
 export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
-  const metadata = protectedResourceMetadataUrl(ctx.services.config.apiUri);
+  const metadata = protectedResourceMetadataUrl(ctx.services.config.apiUri, ctx.path === '/mcp' ? '/mcp' : '');
   const header = ctx.get('authorization');
   if (!header) throw problems.unauthorized('A bearer token is required.', 'invalid_request', metadata);
   const match = bearer.exec(header);

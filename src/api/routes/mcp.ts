@@ -18,7 +18,9 @@ function checkHostAndOrigin(ctx: AppContext, config: Config): void {
   const api = new URL(config.apiUri);
   const host = ctx.get('host').toLowerCase();
   const [name, port = ''] = host.startsWith('[') ? [host.slice(0, host.indexOf(']') + 1), host.slice(host.indexOf(']') + 2)] : host.split(':');
-  const hostOk = host === api.host || (loopback.has(name!) && port === String(config.PORT)) || config.mcpAllowedHosts.includes(host);
+  const defaultPort = api.protocol === 'https:' ? '443' : '80';
+  const hostOk =
+    host === api.host || host === `${api.hostname}:${api.port || defaultPort}` || (loopback.has(name!) && port === String(config.PORT)) || config.mcpAllowedHosts.includes(host);
   if (!hostOk) throw problems.forbidden(`Host ${host} is not this server: requests to ${mcpPath} must name it as ${api.host}.`);
   const origin = ctx.get('origin');
   if (origin && origin !== api.origin && !config.mcpAllowedOrigins.includes(origin)) {
@@ -37,11 +39,12 @@ export const mcpRoutes: RouteDef[] = [
     access: 'authenticated',
     body: 'json',
     /**
-     * Stateless Streamable HTTP: a server and a transport per request, answered as JSON, so any
-     * replica can serve any call. Tools check their own scopes and answer failures as tool errors.
+     * Stateless Streamable HTTP: a transport per request on a pooled server, answered as JSON, so any
+     * replica can serve any call and no caller state outlives its request. Tools check their own
+     * scopes and answer failures as tool errors.
      */
+    guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),
     handler: async (ctx) => {
-      checkHostAndOrigin(ctx, ctx.services.config);
       ctx.respond = false;
       await serveMcp({ services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } }, ctx.req, ctx.res, ctx.state.body);
     },
@@ -54,6 +57,25 @@ export const mcpRoutes: RouteDef[] = [
     access: 'public',
     handler: (ctx) => {
       ctx.body = { name: serverInfo.name, version: serverInfo.version, endpoints: { streamable_http: mcpPath }, tools: tools.map((t) => t.name) };
+    },
+  },
+  {
+    // RFC 8414, for clients that follow the protected resource metadata: tokens come from the
+    // client credentials grant (server credentials) or are API keys, used as they are.
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    access: 'public',
+    handler: (ctx) => {
+      const { apiUri } = ctx.services.config;
+      ctx.body = {
+        issuer: apiUri,
+        token_endpoint: `${apiUri}/auth/token`,
+        jwks_uri: `${apiUri}/.well-known/jwks.json`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_post'],
+        response_types_supported: [],
+        scopes_supported: [...scopes],
+      };
     },
   },
   ...['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`].map(

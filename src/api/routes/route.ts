@@ -19,12 +19,16 @@ export interface RouteDef {
    */
   access: Scope | 'public' | 'human' | 'admin' | 'authenticated';
   body?: BodyKind;
+  /** Checks made before anything else, authentication included (the MCP endpoint's Host and Origin). */
+  guard?: (ctx: AppContext) => void;
   handler: (ctx: AppContext) => Promise<void> | void;
 }
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number): void {
   for (const route of routes) {
     const chain: Middleware[] = [];
+    const { guard } = route;
+    if (guard) chain.push(((ctx: AppContext, next: () => Promise<unknown>) => (guard(ctx), next())) as unknown as Middleware);
     if (route.access !== 'public') chain.push(authenticate as Middleware);
     if (route.access === 'admin') chain.push(requireAdmin as Middleware);
     else if (route.access === 'human') chain.push(requireHuman as Middleware);
