@@ -41,6 +41,7 @@ describe('MCP endpoint', () => {
     const discovery = await platform.api.get('/.well-known/mcp.json');
     assert.equal(discovery.body.endpoints.streamable_http, '/mcp');
     assert.equal(discovery.body.tools.length, 12);
+    assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
     const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
     assert.equal(meta.body.resource, `${platform.config.apiUri}/mcp`);
     const refused = await platform.api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
@@ -170,6 +171,19 @@ describe('MCP endpoint', () => {
     assert.equal((await alice.post(`/commits/${proposed.commit_id}/approve`, {})).status, 200);
     await eventually(async () => (await alice.get(`/commits/${proposed.commit_id}`)).body.state === 'committed');
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 1);
+  });
+
+  it('acts for a person through X-On-Behalf-Of, with the credential recorded', async () => {
+    const ws = (await alice.post('/workspaces', { name: 'delegated' })).body.id;
+    const cred = await createServerCredential(await platform.newUser(), ['artifact:read', 'artifact:write']);
+    const server = await asServer(platform.url, cred);
+    const refused = await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'x-on-behalf-of': alice.userId, accept: 'application/json, text/event-stream' } });
+    assert.equal(refused.status, 403, 'no consent yet');
+    await alice.post('/consents', { credential_kind: 'server_credential', credential_id: cred.client_id });
+    const client = await mcp(server.token!, { 'x-on-behalf-of': alice.userId });
+    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'For Alice', content_type: 'text/plain', content: 'x', collection_id: ws } }));
+    assert.equal(created.provenance.created_by, alice.userId);
+    assert.deepEqual(created.provenance.source.via, { kind: 'server_credential', id: cred.client_id });
   });
 
   it('never mixes up callers, however many calls run at once', async () => {

@@ -8,6 +8,11 @@ import type { RouteDef } from './route.js';
 
 export const mcpPath = '/mcp';
 
+/** The platform's icon as a data URI (§2.9 `icon`): nothing to fetch from anywhere. */
+const platformIcon = `data:image/svg+xml;base64,${Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#3b5bdb"/><path d="M9 8h9a6 6 0 0 1 0 12h-5v4H9z" fill="#fff"/></svg>',
+).toString('base64')}`;
+
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -56,7 +61,8 @@ export const mcpRoutes: RouteDef[] = [
     path: '/.well-known/mcp.json',
     access: 'public',
     handler: (ctx) => {
-      ctx.body = { name: serverInfo.name, version: serverInfo.version, endpoints: { streamable_http: mcpPath }, tools: tools.map((t) => t.name) };
+      const base = new URL(ctx.services.config.apiUri).pathname.replace(/\/$/, '');
+      ctx.body = { name: serverInfo.name, version: serverInfo.version, endpoints: { streamable_http: `${base}${mcpPath}` }, tools: tools.map((t) => t.name), icon: platformIcon };
     },
   },
   {
