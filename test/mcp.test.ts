@@ -130,9 +130,15 @@ describe('MCP endpoint', () => {
     const missing = await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
     assert.equal(missing.isError, true);
     assert.match(text(missing), /not-found/);
-    const ask = await client.callTool({ name: 'ask', arguments: { question: 'why?' } });
-    assert.equal(ask.isError, true);
-    assert.match(text(ask), /not available yet/);
+    for (const [name, args] of [
+      ['ask', { question: 'why?' }],
+      ['extract_information', { artifact_ids: ['01a2005a-c983-73be-abc3-2995c82b1866'], instructions: 'dates' }],
+      ['relay_status', {}],
+    ] as const) {
+      const later = await client.callTool({ name, arguments: args });
+      assert.equal(later.isError, true, name);
+      assert.match(text(later), /not available yet/, name);
+    }
 
     const col = (await alice.post('/collections', { name: 'no direct writes' })).body.id;
     const intoCollection = await client.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col } });
@@ -203,6 +209,8 @@ describe('MCP endpoint', () => {
   it('lists collections as resources and reads them with a truncated artifact list', async () => {
     const client = await mcp(alice.token!);
     const col = (await alice.post('/collections', { name: 'Readable' })).body.id;
+    const browsed = data(await client.callTool({ name: 'browse_collections', arguments: { with_artifacts: true, limit: 100 } }));
+    assert.deepEqual(browsed.items.find((c: { id: string }) => c.id === col).artifacts, []);
     const { resources } = await client.listResources();
     assert.ok(resources.some((r) => r.uri === `platform://collections/${col}`));
     assert.ok(resources.every((r) => r.uri.startsWith('platform://collections/')), 'only collections are listed');
@@ -211,6 +219,11 @@ describe('MCP endpoint', () => {
     assert.equal(body.name, 'Readable');
     assert.equal(body.artifacts_truncated, false);
     assert.equal(body.artifacts_bound, 50);
+    for (let i = 0; i <= 50; i++) await alice.post('/artifacts', { title: `Entry ${i}`, content_type: 'text/plain', content: 'x', collection_id: col });
+    const full = JSON.parse(((await client.readResource({ uri: `platform://collections/${col}` })).contents[0] as { text: string }).text);
+    assert.equal(full.artifacts.length, 50);
+    assert.equal(full.artifacts_truncated, true, 'the answer says it was cut');
+    await assert.rejects(client.readResource({ uri: 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866' }), /-32002/);
     const ws = (await alice.post('/workspaces', { name: 'By URI' })).body.id;
     assert.equal(JSON.parse(((await client.readResource({ uri: `platform://workspaces/${ws}` })).contents[0] as { text: string }).text).name, 'By URI');
   });
