@@ -1,51 +1,23 @@
 // Artifact create and get through the whole platform (auth, validation, MongoDB, event signal to
 // Temporal), next to a raw Koa + driver baseline measured in the same run. Prints req/s, p50/p99 and
 // the platform/baseline ratio.
-import { resolve } from 'node:path';
-import { createApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config/env.js';
-import { createLogger } from '../src/logging/logger.js';
-import { bootstrap, closeServices, createServices } from '../src/platform.js';
-import { createPlatformWorker } from '../src/temporal/worker.js';
-import { freePort, startEphemeralEngines } from '../temporal-dev/engines.js';
+import { freePort } from '../temporal-dev/engines.js';
 import { baselineServer } from './baseline.js';
 import { load, type LoadResult } from './load.js';
+import { benchPlatform } from './platform.js';
 
 const count = Number(process.env.BENCH_REQUESTS ?? 2000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const password = 'bench password 1234';
 
 async function main(): Promise<void> {
-  const engines = await startEphemeralEngines('bench', (line) => console.log(`[bench] ${line}`));
-  const { stateDir } = engines;
-  const port = await freePort();
-  const config = loadConfig({
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    MONGODB_URI: engines.mongodbUri!,
-    MONGODB_DB: 'bench_platform',
-    TEMPORAL_ADDRESS: engines.temporalAddress!,
-    TEMPORAL_TASK_QUEUE: 'bench',
-    PLATFORM_ADMIN_EMAIL: 'bench@example.test',
-    PLATFORM_ADMIN_PASSWORD: password,
-    PLATFORM_DEV_DIR: stateDir,
-    EMBEDDINGS_MODEL_DIR: resolve('.dev', 'models', 'all-MiniLM-L6-v2'), // installed by scripts/install-model.sh
-  });
-  const services = createServices(config, createLogger('warn'));
-  await services.db.dropDatabase();
-  await bootstrap(services);
-  const server = createApp(services).listen(port, '127.0.0.1');
-  const { worker, connection } = await createPlatformWorker(config, services.db, services.logger);
-  const running = worker.run();
+  const bench = await benchPlatform('bench-artifacts');
+  const { services, engines, url, headers } = bench;
   const baseDb = services.mongo.db('bench_baseline');
   await baseDb.dropDatabase();
   const basePort = await freePort();
   const base = await baselineServer(baseDb, basePort);
 
   try {
-    const url = `http://127.0.0.1:${port}`;
-    const login = await (await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password }) })).json();
-    const headers = { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' };
     const ws = await (await fetch(`${url}/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json();
     const body = (i: number) => JSON.stringify({ title: `Artifact ${i}`, content_type: 'text/markdown', content: `# Artifact ${i}\n\n${'lorem ipsum '.repeat(40)}`, collection_id: ws.id });
 
@@ -88,13 +60,8 @@ async function main(): Promise<void> {
       console.log(`${op.padEnd(7)} |${f(p)} |${f(b)} | ${(p.perSecond / b.perSecond).toFixed(2).padStart(16)} | ${p.errors + b.errors}`);
     }
   } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await new Promise((r) => server.close(r));
     await new Promise((r) => base.close(r));
-    await closeServices(services);
-    await engines.stop();
+    await bench.close();
   }
 }
 

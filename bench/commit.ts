@@ -3,47 +3,19 @@
 // driver writing the same versions and collection artifacts (two insertMany per 100): the least any
 // commit could cost on this engine. Goal: approve → committed ≤ 10 s on the dev engines.
 import { randomUUID } from 'node:crypto';
-import { createApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config/env.js';
-import { createLogger } from '../src/logging/logger.js';
-import { bootstrap, closeServices, createServices } from '../src/platform.js';
-import { createPlatformWorker } from '../src/temporal/worker.js';
 import { progressQuery, stateQuery, type CommitProgress } from '../src/workflows/commit.js';
-import { freePort, startEphemeralEngines } from '../temporal-dev/engines.js';
 import { load } from './load.js';
+import { benchPlatform } from './platform.js';
 
 const size = Number(process.env.BENCH_COMMIT_ARTIFACTS ?? 1000);
 const goalSeconds = 10;
-const password = 'bench password 1234';
 
 async function main(): Promise<void> {
-  const engines = await startEphemeralEngines('bench-commit', (line) => console.log(`[bench] ${line}`));
-  const port = await freePort();
-  const config = loadConfig({
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    MONGODB_URI: engines.mongodbUri!,
-    MONGODB_DB: 'bench_commit',
-    TEMPORAL_ADDRESS: engines.temporalAddress!,
-    TEMPORAL_TASK_QUEUE: 'bench-commit',
-    PLATFORM_ADMIN_EMAIL: 'bench@example.test',
-    PLATFORM_ADMIN_PASSWORD: password,
-    PLATFORM_DEV_DIR: engines.stateDir,
-    // Apply carries the drafts' vectors over and embeds nothing: the instant local embedder keeps the
-    // setup (embedding 1,000 drafts) short without changing what is measured.
-    EMBEDDINGS_PROVIDER: 'hashing',
-    COMMIT_MAX_ARTIFACTS: String(Math.max(size, 1)),
-  });
-  const services = createServices(config, createLogger('warn'));
-  await services.db.dropDatabase();
-  await bootstrap(services);
-  const server = createApp(services).listen(port, '127.0.0.1');
-  const { worker, connection } = await createPlatformWorker(config, services.db, services.logger);
-  const running = worker.run();
+  // Apply carries the drafts' vectors over and embeds nothing: the instant local embedder keeps the
+  // setup (embedding 1,000 drafts) short without changing what is measured.
+  const bench = await benchPlatform('bench-commit', { EMBEDDINGS_PROVIDER: 'hashing', COMMIT_MAX_ARTIFACTS: String(Math.max(size, 1)) });
+  const { services, config, engines, url, headers } = bench;
   try {
-    const url = `http://127.0.0.1:${port}`;
-    const login = await (await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password }) })).json();
-    const headers = { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' };
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const json = await res.json();
@@ -98,12 +70,7 @@ async function main(): Promise<void> {
     console.log(`baseline: raw insertMany of the same documents | ${baselineSeconds.toFixed(2)} s`);
     console.log(`ratio platform / baseline                      | ${(applySeconds / baselineSeconds).toFixed(1)}`);
   } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
-    await new Promise((r) => server.close(r));
-    await closeServices(services);
-    await engines.stop();
+    await bench.close();
   }
 }
 

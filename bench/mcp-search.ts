@@ -1,41 +1,17 @@
 // `tools/call search` over /mcp next to `POST /artifacts/search`, in the same run, same queries,
 // same token. Goal: the MCP path at least 0.8x the REST path's throughput.
-import { createApp } from '../src/api/app.js';
-import { loadConfig } from '../src/config/env.js';
-import { createLogger } from '../src/logging/logger.js';
-import { bootstrap, closeServices, createServices } from '../src/platform.js';
-import { freePort, startEphemeralEngines } from '../temporal-dev/engines.js';
 import { load, type LoadResult } from './load.js';
+import { benchPlatform } from './platform.js';
 
 const count = Number(process.env.BENCH_REQUESTS ?? 2000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const password = 'bench password 1234';
 const words = ['turbine', 'blade', 'flutter', 'boundary', 'layer', 'shock', 'wave', 'pressure', 'heat', 'transfer', 'wing', 'lift'];
 
 async function main(): Promise<void> {
-  const engines = await startEphemeralEngines('bench-mcp', (line) => console.log(`[bench] ${line}`));
-  const port = await freePort();
-  const config = loadConfig({
-    PORT: String(port),
-    LOG_LEVEL: 'warn',
-    MONGODB_URI: engines.mongodbUri!,
-    MONGODB_DB: 'bench_mcp',
-    TEMPORAL_ADDRESS: engines.temporalAddress!,
-    TEMPORAL_TASK_QUEUE: 'bench-mcp',
-    PLATFORM_ADMIN_EMAIL: 'bench@example.test',
-    PLATFORM_ADMIN_PASSWORD: password,
-    PLATFORM_DEV_DIR: engines.stateDir,
-    // Both paths embed the query the same way; the instant local embedder keeps the comparison on the transport.
-    EMBEDDINGS_PROVIDER: 'hashing',
-  });
-  const services = createServices(config, createLogger('warn'));
-  await services.db.dropDatabase();
-  await bootstrap(services);
-  const server = createApp(services).listen(port, '127.0.0.1');
+  // Both paths embed the query the same way; the instant local embedder keeps the comparison on the transport.
+  const bench = await benchPlatform('bench-mcp', { EMBEDDINGS_PROVIDER: 'hashing' }, { worker: false });
+  const { url, headers } = bench;
   try {
-    const url = `http://127.0.0.1:${port}`;
-    const login = await (await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password }) })).json();
-    const headers = { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' };
     const ws = (await (await fetch(`${url}/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json()).id;
     await load(300, 8, async (i) => {
       const text = Array.from({ length: 40 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
@@ -70,9 +46,7 @@ async function main(): Promise<void> {
     const ratio = results[1]![1].perSecond / results[0]![1].perSecond;
     console.log(`\nMCP / REST throughput: ${ratio.toFixed(2)} (goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'})`);
   } finally {
-    await new Promise((r) => server.close(r));
-    await closeServices(services);
-    await engines.stop();
+    await bench.close();
   }
 }
 

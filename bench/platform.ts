@@ -1,0 +1,63 @@
+// The whole platform for one benchmark: its own engines on free ports, the API, optionally a worker,
+// and a signed-in administrator's headers. Every bench starts from here.
+import { resolve } from 'node:path';
+import { createApp } from '../src/api/app.js';
+import { loadConfig, type Config } from '../src/config/env.js';
+import { createLogger } from '../src/logging/logger.js';
+import { bootstrap, closeServices, createServices } from '../src/platform.js';
+import type { Services } from '../src/services.js';
+import { createPlatformWorker } from '../src/temporal/worker.js';
+import { freePort, startEphemeralEngines, type Engines } from '../temporal-dev/engines.js';
+
+const password = 'bench password 1234';
+
+export interface BenchPlatform {
+  engines: Engines;
+  config: Config;
+  services: Services;
+  url: string;
+  /** A signed-in administrator's Authorization and JSON content type. */
+  headers: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function benchPlatform(name: string, overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<BenchPlatform> {
+  const engines = await startEphemeralEngines(name, (line) => console.log(`[bench] ${line}`));
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    MONGODB_URI: engines.mongodbUri!,
+    MONGODB_DB: name.replace(/-/g, '_'),
+    TEMPORAL_ADDRESS: engines.temporalAddress!,
+    TEMPORAL_TASK_QUEUE: name,
+    PLATFORM_ADMIN_EMAIL: 'bench@example.test',
+    PLATFORM_ADMIN_PASSWORD: password,
+    PLATFORM_DEV_DIR: engines.stateDir,
+    EMBEDDINGS_MODEL_DIR: resolve('.dev', 'models', 'all-MiniLM-L6-v2'), // installed by scripts/install-model.sh
+    ...overrides,
+  });
+  const services = createServices(config, createLogger('warn'));
+  await services.db.dropDatabase();
+  await bootstrap(services);
+  const server = createApp(services).listen(port, '127.0.0.1');
+  const worker = options.worker === false ? null : await createPlatformWorker(config, services.db, services.logger);
+  const running = worker?.worker.run();
+  const url = `http://127.0.0.1:${port}`;
+  const login = await (await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password }) })).json();
+  return {
+    engines,
+    config,
+    services,
+    url,
+    headers: { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' },
+    async close() {
+      worker?.worker.shutdown();
+      await running;
+      await worker?.connection.close();
+      await new Promise((r) => server.close(r));
+      await closeServices(services);
+      await engines.stop();
+    },
+  };
+}
