@@ -183,7 +183,9 @@ describe('vector index', () => {
       agree += ann.search(query, 10, () => true).filter((h) => truth.has(h.id)).length;
     }
     assert.ok(agree / 200 > 0.85, `recall@10 ${agree / 200}`);
-    const narrow = (id: string) => id.endsWith('7');
+    // 1% of the vectors: far too few among the approximate neighbours, so the exact scan answers.
+    // (With 10%, the neighbours sometimes held ten in scope and the approximate answer stood.)
+    const narrow = (id: string) => id.endsWith('17');
     const query = unit();
     assert.deepEqual(ann.search(query, 10, narrow), exact.search(query, 10, narrow), 'a narrow scope gets the exact answer');
     ann.remove('v1');
