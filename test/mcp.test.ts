@@ -190,6 +190,10 @@ describe('MCP endpoint', () => {
     const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'For Alice', content_type: 'text/plain', content: 'x', collection_id: ws } }));
     assert.equal(created.provenance.created_by, alice.userId);
     assert.deepEqual(created.provenance.source.via, { kind: 'server_credential', id: cred.client_id });
+    await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
+    const audit = await platform.services.audit.forPerson(alice.userId, 20);
+    assert.ok(audit.some((a) => a.credential_id === cred.client_id && a.path === 'tools/call create_artifact' && a.status === 200), 'each tool call audited');
+    assert.ok(audit.some((a) => a.path === 'tools/call get_artifact' && a.status === 404), 'with its outcome');
   });
 
   it('never mixes up callers, however many calls run at once', async () => {

@@ -36,6 +36,31 @@ function operationOf(extra: Extra): OperationContext {
   return operation;
 }
 
+/** Runs a tool for the request's principal; `status` is what REST would have answered. */
+async function call(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<{ result: CallToolResult; status: number }> {
+  try {
+    if (!ctx.state.principal!.scopes.allows(tool.access)) {
+      return { status: 403, result: { isError: true, content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }] } };
+    }
+    const result = (await tool.run(ctx, input as never)) as Record<string, unknown>;
+    return { status: 200, result: { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result } };
+  } catch (err) {
+    return { status: err instanceof Problem ? err.status : 500, result: toolError(err, ctx, tool.name) };
+  }
+}
+
+/**
+ * A credential acting for a person is audited per tool call, not only per POST /mcp: the entry names
+ * the tool and what became of it.
+ */
+async function audit(ctx: OperationContext, tool: ToolDef, status: number): Promise<void> {
+  const principal = ctx.state.principal!;
+  if (!principal.onBehalfOf) return;
+  await ctx.services.audit
+    .record({ credential_kind: principal.actor.kind, credential_id: principal.actor.id, person_id: principal.subject, method: 'MCP', path: `tools/call ${tool.name}`, status, request_id: ctx.state.requestId })
+    .catch((err) => ctx.services.logger.error({ err, request_id: ctx.state.requestId }, 'audit entry not written'));
+}
+
 function register(server: McpServer, tool: ToolDef): void {
   server.registerTool(
     tool.name,
@@ -49,15 +74,9 @@ function register(server: McpServer, tool: ToolDef): void {
     },
     async (input: unknown, extra: Extra): Promise<CallToolResult> => {
       const ctx = operationOf(extra);
-      try {
-        if (!ctx.state.principal!.scopes.allows(tool.access)) {
-          return { isError: true, content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }] };
-        }
-        const result = (await tool.run(ctx, input as never)) as Record<string, unknown>;
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-      } catch (err) {
-        return toolError(err, ctx, tool.name);
-      }
+      const { result, status } = await call(ctx, tool, input);
+      await audit(ctx, tool, status);
+      return result;
     },
   );
 }
