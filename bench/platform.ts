@@ -38,8 +38,15 @@ export async function benchPlatform(name: string, overrides: Record<string, stri
     ...overrides,
   });
   const services = createServices(config, createLogger('warn'));
-  await services.db.dropDatabase();
-  await bootstrap(services);
+  try {
+    await services.db.dropDatabase();
+    await bootstrap(services);
+  } catch (err) {
+    // A failed start (no model installed, say) must not leave the engines running.
+    await closeServices(services);
+    await engines.stop();
+    throw err;
+  }
   const server = createApp(services).listen(port, '127.0.0.1');
   const worker = options.worker === false ? null : await createPlatformWorker(config, services.db, services.logger);
   const running = worker?.worker.run();
