@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   if (stopping) return;
   const ui = env.TEMPORAL_UI_URL ?? engines.temporalUiUrl;
   say(`API          ${config.apiUri}`);
-  say(`MCP          ${config.apiUri}/mcp (not served yet: comes with the MCP server)`);
+  say(`MCP          ${config.apiUri}/mcp`);
   say(`Temporal UI  ${ui ?? '(external cluster: use its own UI)'}`);
   say(
     env.PLATFORM_ADMIN_EMAIL
