@@ -4,13 +4,12 @@ import type { Db } from 'mongodb';
 import { CommitApplier } from '../commits/apply.js';
 import { recordPreview, type PreviewSummary } from '../commits/snapshot.js';
 import type { Config } from '../config/env.js';
-import { validateContent } from '../content-types/index.js';
-import { Problem } from '../errors/problem.js';
+import { hasCurrentVector } from '../search/documents.js';
 import { embedArtifacts } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import type { ArtifactStore } from '../store/artifacts.js';
-import { commitResultId, commitResults, CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
-import type { PreviewCounts } from '../commits/preview.js';
+import { CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
+import { whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 
 /** A state change as the workflow reports it: dates travel as ISO strings. */
@@ -58,12 +57,8 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
         embedderId: deps.embedder.id,
         heartbeat: () => context.heartbeat(),
         validate: (draft) => {
-          try {
-            validateContent(draft.content_type, draft.content, { allowStdioMcpServers: config.ALLOW_STDIO_MCP_SERVERS, inCollection: true });
-          } catch (err) {
-            if (err instanceof Problem) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${err.message}`, 'NotCommittable');
-            throw err;
-          }
+          const why = whyNotCommittable(draft, config.ALLOW_STDIO_MCP_SERVERS);
+          if (why) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${why}`, 'NotCommittable');
         },
       });
     },
@@ -94,10 +89,9 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
     /** Applies chunk `index` of the approved commit; returns how many versions it wrote. */
     async applyCommitChunk(input: { commitId: string; index: number }): Promise<number> {
       const commit = await load(input.commitId);
-      const applied = await new CommitApplier(db, () => Context.current().heartbeat()).applyChunk(commit, input.index);
-      const results = await commitResults(db).findOne({ _id: commitResultId(commit._id, input.index) });
-      await deps.changes.record(...(results?.results ?? []).map((r) => r.artifact_id));
-      return applied;
+      const results = await new CommitApplier(db, () => Context.current().heartbeat()).applyChunk(commit, input.index);
+      await deps.changes.record(...results.map((r) => r.artifact_id));
+      return results.length;
     },
 
     /**
@@ -115,7 +109,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
       let embedded = 0;
       for (let start = 0; start < missing.length; start += 32) {
         const heads = await Promise.all(missing.slice(start, start + 32).map((r) => deps.artifacts.get(r.artifact_id)));
-        const stale = heads.filter((h): h is NonNullable<typeof h> => h !== null && (h.search?.embedder !== deps.embedder.id || h.search.revision !== h.revision));
+        const stale = heads.filter((h): h is NonNullable<typeof h> => h !== null && !hasCurrentVector(h, deps.embedder.id));
         embedded += (await embedArtifacts(stale, deps)).filter((o) => o === 'embedded').length;
         Context.current().heartbeat();
       }

@@ -38,8 +38,8 @@ export class CommitApplier {
     return this.db.collection<ArtifactDoc>('artifacts');
   }
 
-  /** Applies chunk `index`; returns the number of its items, all applied. */
-  async applyChunk(commit: CommitDoc, index: number): Promise<number> {
+  /** Applies chunk `index`; returns the version each of its items became. */
+  async applyChunk(commit: CommitDoc, index: number): Promise<CommitResultDoc['results']> {
     const chunk = commit.generation === undefined ? null : await commitChunks(this.db).findOne({ _id: previewDocId(commit._id, commit.generation, index) });
     if (!chunk) throw ApplicationFailure.nonRetryable(`commit ${commit._id} has no recorded chunk ${index}`, 'ChunkMissing');
     const versions = await this.writeVersions(commit, chunk.items);
@@ -61,7 +61,7 @@ export class CommitApplier {
     await commitResults(this.db).replaceOne({ _id: results._id }, results, { upsert: true });
     const applied = chunk.offset + chunk.items.length;
     await commitsCollection(this.db).updateOne({ _id: commit._id, applied: { $lt: applied } }, { $set: { applied, updated_at: new Date() } });
-    return chunk.items.length;
+    return results.results;
   }
 
   private async writeVersions(commit: CommitDoc, items: ChunkItem[]): Promise<VersionDoc[]> {

@@ -1,6 +1,8 @@
 import { createTwoFilesPatch } from 'diff';
 import { v5 as uuidv5 } from 'uuid';
 import { isDeepStrictEqual } from 'node:util';
+import { validateContent } from '../content-types/index.js';
+import { Problem } from '../errors/problem.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 
 /** Namespace of collection artifact ids derived from (draft, collection). */
@@ -95,4 +97,15 @@ export async function previewDrafts(
 ): Promise<PreviewItem[]> {
   const found = new Map((await heads(drafts.map((d) => collectionArtifactId(d._id, collectionId)))).map((h) => [h._id, h]));
   return drafts.map((d) => previewItem(d, collectionId, found.get(collectionArtifactId(d._id, collectionId)) ?? null, options));
+}
+
+/** Why a draft cannot go into a collection (raw secrets in a server artifact, say), or null. */
+export function whyNotCommittable(draft: Pick<ArtifactDoc, 'content_type' | 'content'>, allowStdioMcpServers: boolean): string | null {
+  try {
+    validateContent(draft.content_type, draft.content, { allowStdioMcpServers, inCollection: true });
+    return null;
+  } catch (err) {
+    if (err instanceof Problem) return err.message;
+    throw err;
+  }
 }

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { contentHash, embeddingText } from '../search/documents.js';
+import { contentHash, embeddingText, hasCurrentVector } from '../search/documents.js';
 import { ArtifactStore, type ArtifactDoc } from '../store/artifacts.js';
 import { commitChunks, commitItems, previewDocId, type CommitChunkDoc, type CommitDoc, type CommitItemDoc, type Snapshot } from '../store/commits.js';
 import { countsOf, previewDrafts, type PreviewCounts } from './preview.js';
@@ -21,7 +21,7 @@ const insertSlice = 500;
 
 function snapshotOf(draft: ArtifactDoc, embedderId: string): Snapshot {
   const s = draft.search;
-  const embedded = s && s.embedder === embedderId && s.revision === draft.revision && s.content_hash === contentHash(embeddingText(draft));
+  const embedded = s && hasCurrentVector(draft, embedderId) && s.content_hash === contentHash(embeddingText(draft));
   return {
     title: draft.title,
     content_type: draft.content_type,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Scope } from '../auth/principal.js';
 import { presentArtifact, presentContainer } from '../api/presenters.js';
 import { problems } from '../errors/problem.js';
-import { artifactPatchInput, createArtifactInput, updateArtifact, createArtifact, visibleArtifact } from '../operations/artifacts.js';
+import { artifactFields, changesSomething, changesSomethingMessage, createArtifact, createArtifactInput, updateArtifact, visibleArtifact, type artifactPatchInput } from '../operations/artifacts.js';
 import { commitBody, previewBody, previewCommit, requestCommit } from '../operations/commits.js';
 import type { OperationContext } from '../operations/context.js';
 import { manageArtifact, manageBody } from '../operations/manage.js';
@@ -10,7 +10,6 @@ import { runSearch, searchBody } from '../operations/search.js';
 import type { ContainerKind } from '../store/containers.js';
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { Page } from '../store/pagination.js';
-import { parse as parseInput } from '../api/validate.js';
 
 /** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
 export const artifactListBound = 50;
@@ -168,14 +167,14 @@ export const tools: ToolDef[] = [
     title: 'Update a draft',
     description: 'Changes the title, content type, content or context of a workspace draft.',
     access: 'artifact:write',
+    // The same field schemas as PATCH /artifacts/{id}, plus the id.
     input: z
-      .strictObject({ id: uuid.describe('The draft to change.'), title: z.string(), content_type: z.string(), content: z.string(), context: z.record(z.string(), z.unknown()) })
+      .strictObject({ id: uuid.describe('The draft to change.'), ...artifactFields })
       .partial({ title: true, content_type: true, content: true, context: true })
-      .refine(({ id: _id, ...patch }) => Object.keys(patch).length > 0, 'must change at least one of title, content_type, content, context'),
+      .refine(({ id: _id, ...patch }) => changesSomething(patch), changesSomethingMessage),
     annotations: writes(false, false),
     icon: '🖊️',
-    // The patch is validated exactly as REST validates it.
-    run: async (ctx, { id, ...patch }: { id: string } & z.infer<typeof artifactPatchInput>) => presentArtifact(await updateArtifact(ctx, id, parseInput(artifactPatchInput, patch, 'body'))),
+    run: async (ctx, { id, ...patch }: { id: string } & z.infer<typeof artifactPatchInput>) => presentArtifact(await updateArtifact(ctx, id, patch)),
   },
   {
     name: 'manage_artifact',

@@ -91,9 +91,9 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
   return checked;
 }
 
-
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
-const fields = {
+/** The editable fields of an artifact, as REST bodies and MCP tool inputs validate them. */
+export const artifactFields = {
   title: z.string().trim().min(1).max(500),
   content_type: z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown'),
   content: z.string(),
@@ -101,18 +101,22 @@ const fields = {
 };
 /** The body of `POST /artifacts` and the input of the `create_artifact` tool. */
 export const createArtifactInput = z.strictObject({
-  title: fields.title,
-  content_type: fields.content_type,
-  content: fields.content,
+  title: artifactFields.title,
+  content_type: artifactFields.content_type,
+  content: artifactFields.content,
   collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
-  context: fields.context.default({}),
+  context: artifactFields.context.default({}),
   derived_from: z.uuid({ error: 'must be a UUID' }).optional(),
 });
-/** The body of `PATCH /artifacts/{id}`; the `update_artifact` tool adds the id. */
-export const artifactPatchInput = z
-  .strictObject({ title: fields.title, content_type: fields.content_type, content: fields.content, context: fields.context })
-  .partial()
-  .refine((b) => Object.keys(b).length > 0, 'must change at least one of title, content_type, content, context');
+
+/** A patch names at least one field. */
+export function changesSomething(patch: object): boolean {
+  return Object.keys(patch).length > 0;
+}
+export const changesSomethingMessage = 'must change at least one of title, content_type, content, context';
+
+/** The body of `PATCH /artifacts/{id}`. */
+export const artifactPatchInput = z.strictObject(artifactFields).partial().refine(changesSomething, changesSomethingMessage);
 
 /** Creates an artifact in a workspace or collection the principal may add to (C), or its default workspace. */
 export async function createArtifact(ctx: OperationContext, input: z.infer<typeof createArtifactInput>): Promise<ArtifactDoc> {

@@ -3,8 +3,7 @@ import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { grantsOf, requireGrant } from '../auth/grants.js';
 import type { Scope } from '../auth/principal.js';
-import { countsOf, previewDrafts, type PreviewCounts } from '../commits/preview.js';
-import { validateContent } from '../content-types/index.js';
+import { countsOf, previewDrafts, whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
 import { Problem, problems } from '../errors/problem.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { CommitDoc } from '../store/commits.js';
@@ -67,16 +66,7 @@ async function selectionOf(ctx: OperationContext, id: string, body: z.infer<type
   return { workspace, collection, drafts };
 }
 
-/** Why a draft cannot go into a collection (raw secrets in a server artifact, say), or null. */
-function notCommittable(ctx: OperationContext, draft: ArtifactDoc): string | null {
-  try {
-    validateContent(draft.content_type, draft.content, { allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS, inCollection: true });
-    return null;
-  } catch (err) {
-    if (err instanceof Problem) return err.message;
-    throw err;
-  }
-}
+const notCommittable = (ctx: OperationContext, draft: ArtifactDoc) => whyNotCommittable(draft, ctx.services.config.ALLOW_STDIO_MCP_SERVERS);
 
 function preview(ctx: OperationContext, drafts: ArtifactDoc[], collection: ContainerDoc, diff: boolean) {
   return previewDrafts(drafts, collection._id, (ids) => ctx.services.artifacts.getMany(ids), { diff });
@@ -190,7 +180,6 @@ async function newCommit(ctx: OperationContext, id: string, workspaceId: string,
   };
   return { doc, counts: countsOf(items) };
 }
-
 
 /** What committing would do (read-only): the preview with diffs, and why any draft cannot go. */
 export async function previewCommit(ctx: OperationContext, workspaceId: string, body: z.infer<typeof previewBody>) {

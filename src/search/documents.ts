@@ -27,10 +27,15 @@ export function contentHash(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-/** The index's view of an artifact; the stored vector counts only if it is this revision's, by this embedder. */
+/** Whether the stored vector is of this revision, by this embedder: only then does it count. */
+export function hasCurrentVector(doc: Pick<ArtifactDoc, 'search' | 'revision'>, embedderId: string): boolean {
+  return doc.search?.embedder === embedderId && doc.search.revision === doc.revision;
+}
+
+/** The index's view of an artifact; the stored vector counts only if it is current. */
 export function searchable(doc: ArtifactDoc, embedderId: string): SearchableDoc {
   const s = doc.search;
-  const current = s && s.embedder === embedderId && s.revision === doc.revision;
+  const current = s && hasCurrentVector(doc, embedderId);
   return {
     id: doc._id,
     title: doc.title,
