@@ -6,7 +6,7 @@ import type { Scope } from '../auth/principal.js';
 import { countsOf, previewDrafts, whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
 import { Problem, problems } from '../errors/problem.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
-import type { CommitDoc } from '../store/commits.js';
+import type { CommitDoc, CommitState } from '../store/commits.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { commitWorkflowId } from '../workflows/commit.js';
 import { presentCommit } from '../api/presenters.js';
@@ -81,6 +81,16 @@ async function mayReview(ctx: OperationContext, commit: CommitDoc): Promise<bool
   if (await ctx.services.containers.get('workspace', principal, commit.workspace_id)) return true;
   const collection = await ctx.services.containers.get('collection', principal, commit.collection_id);
   return collection !== null && grantsOf(collection, principal.subject).has('C');
+}
+
+/** The commits the principal may see (the rule of `mayReview`, as a query): pending first. */
+export async function listCommits(ctx: OperationContext, filters: { workspaceId?: string; state?: CommitState }, limit: number, cursor?: string) {
+  const principal = ctx.state.principal!;
+  const [workspaces, collections] = await Promise.all([
+    ctx.services.containers.visibleIds('workspace', principal),
+    ctx.services.containers.grantedIds('collection', principal, 'C'),
+  ]);
+  return ctx.services.commits.list({ workspaces, collections }, filters, limit, cursor);
 }
 
 /** A commit the principal may see, or 404. */

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/env.js';
 import type { Logger } from '../logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
-import { uuidv7Floor, type SearchChangeStore } from '../store/search-changes.js';
+import { uuidv7Floor, uuidv7Time, type SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
 import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
 import { indexingQueue } from '../workflows/queues.js';
@@ -18,8 +18,6 @@ const retentionMs = 10 * 60_000;
 
 const queryCacheSize = 1000;
 const changePage = 1000;
-
-const timeOf = (uuidv7: string) => parseInt(uuidv7.slice(0, 8) + uuidv7.slice(9, 13), 16);
 
 /**
  * Keeps this replica's search index current and answers searches. Writes made here are applied at
@@ -92,7 +90,7 @@ export class SearchService {
         after = change._id;
         if (this.applied.has(change._id)) continue;
         await this.refresh(change.artifact_id);
-        const at = timeOf(change._id);
+        const at = uuidv7Time(change._id);
         this.applied.set(change._id, at);
         this.cursorMs = Math.max(this.cursorMs, at);
         count++;

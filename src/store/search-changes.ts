@@ -16,6 +16,9 @@ export function uuidv7Floor(ms: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
 }
 
+/** The millisecond a UUIDv7 was made at: the inverse of uuidv7Floor. */
+export const uuidv7Time = (uuidv7: string) => parseInt(uuidv7.slice(0, 8) + uuidv7.slice(9, 13), 16);
+
 export class SearchChangeStore {
   constructor(private readonly db: Db) {}
 

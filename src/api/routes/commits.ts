@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commitStates } from '../../store/commits.js';
-import { approveBody, commitBody, decide, idempotencyKey, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
+import { approveBody, commitBody, decide, idempotencyKey, listCommits, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
 import { presentCommit, presentCommitItem, presentPage } from '../presenters.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
@@ -38,14 +38,8 @@ export const commitRoutes: RouteDef[] = [
     path: '/commits',
     access: 'artifact:read',
     handler: async (ctx) => {
-      const principal = ctx.state.principal!;
       const q = parse(listQuery, ctx.query, 'query');
-      const [workspaces, collections] = await Promise.all([
-        ctx.services.containers.visibleIds('workspace', principal),
-        ctx.services.containers.grantedIds('collection', principal, 'C'),
-      ]);
-      const page = await ctx.services.commits.list({ workspaces, collections }, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor);
-      ctx.body = presentPage(page, (doc) => presentCommit(doc, null));
+      ctx.body = presentPage(await listCommits(ctx, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor), (doc) => presentCommit(doc, null));
     },
   },
   {
