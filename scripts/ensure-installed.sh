@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh clone lacks: npm packages (when package-lock.json is newer than the install),
-# the embedded engines (temporal-dev/install.sh) and the embedding model (scripts/install-model.sh).
+# the embedded engines (temporal-dev/install.sh), uv and the MCP test servers (temporal-dev/install-mcp-servers.sh)
+# and the embedding model (scripts/install-model.sh).
 # Each step is idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,4 +10,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund >&2
 fi
 bash temporal-dev/install.sh
+bash temporal-dev/install-mcp-servers.sh
 bash scripts/install-model.sh

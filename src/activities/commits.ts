@@ -11,6 +11,9 @@ import type { ArtifactStore } from '../store/artifacts.js';
 import { CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
 import { whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
+import { McpCatalogStore } from '../store/mcp-catalog.js';
+import type { ExternalServers } from '../mcp/client/external.js';
+import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/lifecycle.js';
 
 /** A state change as the workflow reports it: dates travel as ISO strings. */
 export interface CommitStateChange {
@@ -38,8 +41,9 @@ const predecessors: Record<CommitState, CommitState[]> = {
   failed: [...pendingStates],
 };
 
-export function createCommitActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder }) {
+export function createCommitActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder; external: ExternalServers }) {
   const commits = new CommitStore(db);
+  const catalog = new McpCatalogStore(db);
   const load = async (commitId: string) => {
     const commit = await commits.get(commitId);
     if (!commit) throw ApplicationFailure.nonRetryable(`commit ${commitId} has no record`, 'CommitMissing');
@@ -95,12 +99,38 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
     },
 
     /**
-     * SPEC §4.6 `extract_text` for typed content, once committed. Content-type servers are called
-     * through the MCP client, which is not built yet: until then the hook reports itself skipped.
+     * SPEC §4.6 `extract_text`: committed artifacts of a type that a server of the commit's workspace
+     * defines get that server's plain text indexed (and embedded) in place of their raw content. A
+     * server that does not implement the tool is skipped; one that fails leaves the raw content indexed.
      */
     async extractCommittedText(commitId: string): Promise<NonNullable<CommitDoc['extract_text']>> {
-      const typed = (await commits.results(commitId)).filter((r) => /^application\/vnd\./i.test(r.content_type));
-      return { status: 'skipped', reason: typed.length ? 'no content-type server can be called yet (MCP client not available)' : 'no typed content' };
+      const commit = await load(commitId);
+      const results = await commits.results(commitId);
+      const servers = new Map<string, string | null>();
+      let extracted = 0;
+      const failed: string[] = [];
+      for (const r of results) {
+        if (!servers.has(r.content_type)) servers.set(r.content_type, await lifecycleServer(catalog, commit.workspace_id, r.content_type, 'extract_text'));
+        const serverId = servers.get(r.content_type);
+        const head = serverId ? await deps.artifacts.get(r.artifact_id) : null;
+        if (!serverId || !head || head.revision !== r.version) continue;
+        const result = await deps.external
+          .callTool(serverId, 'extract_text', lifecycleArguments(head), { timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 })
+          .catch((err: Error) => ({ isError: true, content: [{ type: 'text' as const, text: err.message }] }));
+        Context.current().heartbeat();
+        if (result.isError) {
+          failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);
+          continue;
+        }
+        const updated = await deps.artifacts.setSearchText(head._id, head.revision, resultText(result, 'text'));
+        if (updated) {
+          await embedArtifacts([updated], deps);
+          await deps.changes.record(updated._id);
+          extracted += 1;
+        }
+      }
+      if (extracted === 0 && failed.length === 0) return { status: 'skipped', reason: 'no committed artifact has a type whose server implements extract_text' };
+      return { status: 'done', extracted, ...(failed.length ? { failed } : {}) };
     },
 
     /** Embeds the committed versions that did not inherit their draft's vector. */

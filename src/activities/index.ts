@@ -6,10 +6,12 @@ import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
+import type { ExternalServers } from '../mcp/client/external.js';
 import { createCommitActivities } from './commits.js';
+import { createMcpActivities } from './mcp.js';
 
-/** Activities: all I/O the workflows need, bound to the worker's MongoDB and embedder. */
-export function createActivities(config: Config, db: Db, embedder: Embedder) {
+/** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client. */
+export function createActivities(config: Config, db: Db, embedder: Embedder, external: ExternalServers) {
   const events = new EventStore(db);
   const artifacts = new ArtifactStore(db);
   const changes = new SearchChangeStore(db);
@@ -25,7 +27,8 @@ export function createActivities(config: Config, db: Db, embedder: Embedder) {
       return (await embedArtifacts([doc], { artifacts, changes, embedder }))[0]!;
     },
 
-    ...createCommitActivities(config, db, { artifacts, changes, embedder }),
+    ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
+    ...createMcpActivities(external, { artifacts, changes }),
   };
 }
 

@@ -12,8 +12,13 @@ export function descriptionOf(doc: Pick<ArtifactDoc, 'context'>): string {
 /** Only so much text goes into one embedding: models have input limits and long tails add little. */
 const embeddedChars = 8_000;
 
-export function embeddingText(doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'>): string {
-  return [doc.title, descriptionOf(doc), doc.content].filter(Boolean).join('\n').slice(0, embeddedChars);
+/** The text search indexes as an artifact's content: what its content-type server extracted for this version, else the content. */
+export function indexedContent(doc: Pick<ArtifactDoc, 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>): string {
+  return doc.search_text?.revision === doc.revision ? doc.search_text.text : doc.content;
+}
+
+export function embeddingText(doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>): string {
+  return [doc.title, descriptionOf(doc), indexedContent(doc)].filter(Boolean).join('\n').slice(0, embeddedChars);
 }
 
 /** A stored vector as floats, whichever way it was stored. */
@@ -40,7 +45,7 @@ export function searchable(doc: ArtifactDoc, embedderId: string): SearchableDoc 
     id: doc._id,
     title: doc.title,
     description: descriptionOf(doc),
-    content: doc.content,
+    content: indexedContent(doc),
     content_type: doc.content_type,
     collection_id: doc.collection_id,
     container_kind: doc.container_kind,

@@ -54,6 +54,11 @@ export interface ArtifactDoc {
   archived_at?: Date;
   provenance: Provenance;
   /**
+   * Collection artifacts of a type whose content-type server implements `extract_text` (§4.6): the
+   * plain text it returned for this version, which search indexes instead of the raw content.
+   */
+  search_text?: { revision: number; text: string };
+  /**
    * The embedding of this revision's text, written by the indexing activity. The vector is BSON
    * binary (float32, subtype 9), which Atlas Vector Search indexes and FerretDB reads ten times faster
    * than an array of doubles (docs/decisions.md); older documents may still hold a number array.
@@ -201,6 +206,23 @@ export class ArtifactStore {
         { returnDocument: 'after' },
       ),
     );
+  }
+
+  /** Records the extracted search text of a collection artifact's current version. */
+  async setSearchText(id: string, revision: number, text: string): Promise<ArtifactDoc | null> {
+    return this.artifacts.findOneAndUpdate({ _id: id, revision }, { $set: { search_text: { revision, text } }, $unset: { search: '' } }, { returnDocument: 'after' });
+  }
+
+  /**
+   * Sets context keys of a draft without touching its revision or provenance: a content-type
+   * server's `on_create` enrichment (§4.6), which is not an edit by anyone.
+   */
+  async mergeContext(id: string, context: Record<string, unknown>): Promise<boolean> {
+    const keys = Object.entries(context).filter(([k]) => /^[A-Za-z0-9_-]{1,100}$/.test(k));
+    if (keys.length === 0) return false;
+    const set = Object.fromEntries(keys.map(([k, v]) => [`context.${k}`, v]));
+    const r = await this.lock.run(id, () => this.artifacts.updateOne({ _id: id, container_kind: 'workspace' }, { $set: set }));
+    return r.matchedCount === 1;
   }
 
   /**

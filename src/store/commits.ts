@@ -54,7 +54,7 @@ export interface CommitDoc {
   chunks?: number;
   decision: CommitDecision | null;
   /** Typed-content text extraction after apply (SPEC §4.6). */
-  extract_text?: { status: 'skipped' | 'done'; reason?: string };
+  extract_text?: { status: 'skipped' | 'done'; reason?: string; extracted?: number; failed?: string[] };
   error?: string;
   /** A step after `committed` (text extraction, embedding) that gave up; the versions stand. */
   post_commit_error?: string;

@@ -9,4 +9,7 @@ export const RunKind = defineSearchAttributeKey('RunKind', SearchAttributeType.K
 export const CommitState = defineSearchAttributeKey('CommitState', SearchAttributeType.KEYWORD);
 export const CollectionId = defineSearchAttributeKey('CollectionId', SearchAttributeType.KEYWORD);
 
-export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId];
+/** The tool (or lifecycle hook) an external MCP call runs; ArtifactId names the server. */
+export const McpTool = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
+
+export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId, McpTool];

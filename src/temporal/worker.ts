@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger.js';
 import { temporalConnectionOptions } from './connection.js';
 import { customSearchAttributes } from './search-attributes.js';
 import { indexingQueue } from '../workflows/queues.js';
+import { createMcpClient } from '../mcp/client/index.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -58,7 +59,8 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
   const connection = await NativeConnection.connect({ address, tls, apiKey });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
   const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} } }));
-  const activities = createActivities(config, db, await createEmbedder(config));
+  const mcp = createMcpClient(config, db, logger);
+  const activities = createActivities(config, db, await createEmbedder(config), mcp.external);
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: bundle, activities };
   const workers = [
     await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
@@ -75,6 +77,7 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
       run: async () => {
         const runs = workers.map((w) => w.run().finally(shutdown));
         const outcomes = await Promise.allSettled(runs);
+        await mcp.close();
         const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
         if (failed) throw failed.reason;
       },

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+const mime = z
+  .string()
+  .max(255)
+  .regex(/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i, 'must be a full MIME type')
+  .transform((m) => m.toLowerCase());
+
+/** §2.10: a content type definition (`type.json`) that a content-type server ships. */
+export const typeDefinition = z.object({
+  mime: mime.refine((m) => !m.startsWith('application/vnd.platform.'), 'may not redefine a platform-owned type'),
+  version: z.int().min(1),
+  inherits: z.array(mime).max(16).default([]),
+  description: z.string().max(2000).optional(),
+  ui: z
+    .object({
+      label: z.string().max(100).optional(),
+      icon: z.string().max(2048).optional(),
+      color: z.string().regex(/^#[0-9a-fA-F]{3,8}$/, 'must be a hex color').optional(),
+      viewer: z.string().max(200).optional(),
+    })
+    .default({}),
+});
+export type TypeDefinition = z.infer<typeof typeDefinition>;
+
+/** The MCP resources that carry a type definition: any whose URI path ends in `type.json`. */
+export const isTypeDefinitionUri = (uri: string) => /(^|\/)type\.json$/i.test(uri.split(/[?#]/)[0]!);
+
+/** Lifecycle tools a content-type server may implement (§4.6); unimplemented ones are skipped. */
+export const lifecycleTools = ['on_create', 'on_open', 'extract_text', 'summarize'] as const;
+export type LifecycleTool = (typeof lifecycleTools)[number];

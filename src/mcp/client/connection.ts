@@ -1,0 +1,106 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Outbound } from '../../net/outbound.js';
+import { z } from 'zod';
+import type { McpServerContent } from '../../content-types/mcp-server.js';
+import { serverInfo } from '../server.js';
+
+/** What the activity resolved for one server: its credentials, never stored or logged. */
+export interface ResolvedCredentials {
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  /** Every secret value, so results and errors can be scrubbed of them. */
+  secrets: string[];
+}
+
+/** The guarded outbound HTTP client (src/net/outbound.ts), as much of it as connecting needs. */
+export type OutboundHttp = Pick<Outbound, 'fetch' | 'fetchJson'>;
+
+/** §2.9 discovery document. */
+export const discoveryDocument = z.object({
+  name: z.string().min(1),
+  version: z.string().min(1),
+  endpoints: z.object({ streamable_http: z.string().min(1) }),
+  tools: z.array(z.string()).optional(),
+  icon: z.string().optional(),
+});
+
+export class DiscoveryError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A live client and what its connection learnt beyond the MCP handshake. */
+export interface Connection {
+  client: Client;
+  /** The server's icon from its discovery document, if any. */
+  discoveryIcon?: string;
+  /** The tail of a stdio server's stderr, for error messages. */
+  stderrTail(): string;
+  close(): Promise<void>;
+}
+
+async function discover(wellKnown: string, outbound: OutboundHttp): Promise<{ endpoint: URL; icon?: string }> {
+  const { status, body } = await outbound.fetchJson(wellKnown);
+  if (status >= 400) throw new DiscoveryError(`The discovery document at ${wellKnown} answered HTTP ${status}.`, status);
+  const parsed = discoveryDocument.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new DiscoveryError(`The discovery document at ${wellKnown} is not valid (§2.9): ${issue.path.join('.') || 'document'} ${issue.message}.`);
+  }
+  const endpoint = new URL(parsed.data.endpoints.streamable_http, wellKnown);
+  if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') throw new DiscoveryError(`endpoints.streamable_http resolves to ${endpoint.protocol} URL; only http and https are allowed.`);
+  return { endpoint, ...(parsed.data.icon ? { icon: parsed.data.icon } : {}) };
+}
+
+const clientInfo = { name: `${serverInfo.name}-mcp-client`, version: serverInfo.version };
+
+/** A Streamable HTTP connection, falling back to the older HTTP+SSE transport when the server refuses the POST. */
+async function connectHttp(client: () => Client, endpoint: URL, headers: Record<string, string>, outbound: OutboundHttp): Promise<Client> {
+  const init = { headers };
+  const streamable = client();
+  try {
+    await streamable.connect(new StreamableHTTPClientTransport(endpoint, { fetch: outbound.fetch, requestInit: init }));
+    return streamable;
+  } catch (err) {
+    await streamable.close().catch(() => {});
+    if (!(err instanceof StreamableHTTPError) || (err.code !== 404 && err.code !== 405)) throw err;
+    const legacy = client();
+    await legacy.connect(new SSEClientTransport(endpoint, { fetch: outbound.fetch, requestInit: init }) as Transport).catch(() => {
+      throw err; // the server's own answer to Streamable HTTP says more than the fallback's
+    });
+    return legacy;
+  }
+}
+
+/**
+ * Opens a connection to an external server: stdio servers get a minimal environment plus their
+ * declared (resolved) env; HTTP servers are reached through the guarded outbound client only.
+ */
+export async function openConnection(content: McpServerContent, creds: ResolvedCredentials, outbound: OutboundHttp, onToolsChanged: () => void): Promise<Connection> {
+  const newClient = () => new Client(clientInfo, { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } });
+  const { transport } = content;
+  if (transport.type === 'stdio') {
+    let tail = '';
+    const stdio = new StdioClientTransport({
+      command: transport.command,
+      args: transport.args,
+      env: { ...getDefaultEnvironment(), ...creds.env },
+      stderr: 'pipe',
+    });
+    stdio.stderr?.on('data', (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-2000)));
+    const client = newClient();
+    await client.connect(stdio);
+    return { client, stderrTail: () => tail, close: () => client.close() };
+  }
+  const { endpoint, icon } = transport.url ? { endpoint: new URL(transport.url), icon: undefined } : await discover(transport.well_known!, outbound);
+  const client = await connectHttp(newClient, endpoint, creds.headers, outbound);
+  return { client, ...(icon ? { discoveryIcon: icon } : {}), stderrTail: () => '', close: () => client.close() };
+}

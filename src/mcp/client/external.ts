@@ -1,0 +1,220 @@
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { mcpServerContent, type McpServerContent } from '../../content-types/mcp-server.js';
+import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../../content-types/type-definition.js';
+import { mcpServerType } from '../../content-types/index.js';
+import type { Logger } from '../../logging/logger.js';
+import type { ArtifactDoc, ArtifactStore } from '../../store/artifacts.js';
+import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
+import type { SecretStore } from '../../store/secrets.js';
+import type { Outbound } from '../../net/outbound.js';
+import { genericMcpIcon, iconOf } from './icons.js';
+import { openConnection, type Connection, type ResolvedCredentials } from './connection.js';
+import { connectionKey, type ConnectionPool } from './pool.js';
+import { boundResult, classify, redact, type CallFailure } from './results.js';
+
+/** A registration that cannot be called as it stands: no retry will help. */
+export class ServerUnusable extends Error {
+  readonly failure: CallFailure;
+  constructor(message: string) {
+    super(message);
+    this.failure = { retryable: false, kind: 'configuration', message };
+  }
+}
+
+/** A failed call, sorted by classify and scrubbed of the server's credentials. */
+export class CallFailed extends Error {
+  constructor(readonly failure: CallFailure) {
+    super(failure.message);
+  }
+}
+
+export interface CallOptions {
+  /** Without an answer or a progress notification for this long, the call fails. */
+  timeoutMs: number;
+  maxTotalMs: number;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  signal?: AbortSignal;
+}
+
+interface Deps {
+  artifacts: ArtifactStore;
+  secrets: SecretStore;
+  catalog: McpCatalogStore;
+  pool: ConnectionPool;
+  outbound: Outbound;
+  logger: Logger;
+  resultMaxBytes: number;
+}
+
+/**
+ * The platform as an MCP client (SPEC §1 (2)): runs inside activities, where a server's credentials
+ * are resolved for each call and dropped when it returns (DESIGN principle 3).
+ */
+export class ExternalServers {
+  constructor(private readonly deps: Deps) {}
+
+  /** The registration, read fresh: a call always uses the server as it is now. */
+  async load(serverId: string): Promise<{ doc: ArtifactDoc; content: McpServerContent }> {
+    const doc = await this.deps.artifacts.get(serverId);
+    if (!doc || doc.content_type.split(';')[0]!.trim().toLowerCase() !== mcpServerType) throw new ServerUnusable(`MCP server ${serverId} no longer exists.`);
+    const parsed = mcpServerContent.safeParse(JSON.parse(doc.content));
+    if (!parsed.success) throw new ServerUnusable(`MCP server ${serverId} has an invalid registration: ${parsed.error.issues[0]!.message}.`);
+    return { doc, content: parsed.data };
+  }
+
+  /** Opens the secrets the registration references; they belong to whoever last wrote it (checked then). */
+  private async resolve(doc: ArtifactDoc, content: McpServerContent): Promise<ResolvedCredentials> {
+    const owner = doc.provenance.updated_by;
+    const creds: ResolvedCredentials = { env: {}, headers: {}, secrets: [] };
+    const reveal = async (id: string, field: string) => {
+      const value = await this.deps.secrets.reveal(owner, id);
+      if (value === null) throw new ServerUnusable(`The secret referenced by ${field} no longer exists; store it again with POST /secrets and update the server.`);
+      creds.secrets.push(value);
+      return value;
+    };
+    if (content.transport.type === 'stdio') {
+      for (const [name, value] of Object.entries(content.transport.env)) {
+        creds.env[name] = typeof value === 'string' ? value : await reveal(value.secret_id, `transport.env.${name}`);
+      }
+    }
+    const { auth } = content;
+    if (auth?.type === 'static') {
+      creds.headers[auth.header] = auth.value;
+      creds.secrets.push(auth.value);
+    } else if (auth?.type === 'api_key') {
+      creds.headers[auth.header] = await reveal(auth.secret_id, 'auth.secret_id');
+    } else if (auth?.type === 'oauth2') {
+      throw new ServerUnusable('oauth2 server credentials come with OAuth connections, which this platform does not offer yet; use api_key or static.');
+    }
+    return creds;
+  }
+
+  /**
+   * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
+   * after a server restart) is dropped and the call made once more on a fresh one.
+   */
+  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: { doc: ArtifactDoc; content: McpServerContent }) => Promise<T>): Promise<T> {
+    const server = await this.load(serverId);
+    const creds = await this.resolve(server.doc, server.content);
+    const key = connectionKey(serverId, { content: server.content, creds });
+    const open = () => openConnection(server.content, creds, this.deps.outbound, () => void this.refreshCatalog(serverId).catch(() => {}));
+    const attempt = (retry: boolean): Promise<T> =>
+      this.deps.pool
+        .use(key, open, async (connection, reused) => {
+          try {
+            return await fn(connection, server);
+          } catch (err) {
+            const failure = classify(err, connection.stderrTail());
+            if (failure.retryable || failure.status === 404) await this.deps.pool.discard(key);
+            if (retry && reused && (failure.status === 404 || failure.kind === 'unavailable')) return attempt(false);
+            throw new CallFailed(redact(failure, creds.secrets));
+          }
+        })
+        .catch((err) => {
+          if (err instanceof CallFailed || err instanceof ServerUnusable) throw err;
+          throw new CallFailed(redact(classify(err), creds.secrets)); // opening the connection failed
+        });
+    return redact(await attempt(true), creds.secrets);
+  }
+
+  async callTool(serverId: string, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const result = await this.withConnection(serverId, ({ client }) =>
+      client.callTool({ name, arguments: args }, undefined, {
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: options.maxTotalMs,
+        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      }),
+    );
+    return boundResult(result as CallToolResult, this.deps.resultMaxBytes);
+  }
+
+  async readResource(serverId: string, uri: string, timeoutMs: number): Promise<ReadResourceResult> {
+    return this.withConnection(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }));
+  }
+
+  /** Lists a server's tools, resources and shipped content types into the catalog, and records its health. */
+  async refreshCatalog(serverId: string): Promise<CatalogDoc> {
+    const started = Date.now();
+    let server: { doc: ArtifactDoc; content: McpServerContent } | undefined;
+    try {
+      return await this.withConnection(serverId, async (connection, loaded) => {
+        server = loaded;
+        const doc = await this.listing(connection, loaded.doc, started);
+        await this.deps.catalog.put(doc);
+        return doc;
+      });
+    } catch (err) {
+      const failure = err instanceof CallFailed || err instanceof ServerUnusable ? err.failure : classify(err);
+      const doc = server?.doc ?? (await this.deps.artifacts.get(serverId));
+      const error = failure.message + (failure.body ? ` ${failure.body}` : '');
+      if (doc) await this.deps.catalog.markUnhealthy(serverId, doc.collection_id, doc.revision, { status: 'error', checked_at: new Date(), error }, genericMcpIcon);
+      throw err;
+    }
+  }
+
+  private async listing({ client, discoveryIcon }: Connection, doc: ArtifactDoc, started: number): Promise<CatalogDoc> {
+    const version = client.getServerVersion();
+    const serverIcon = iconOf(version, discoveryIcon);
+    const caps = client.getServerCapabilities() ?? {};
+    const tools = caps.tools ? await collect((cursor) => client.listTools(cursor ? { cursor } : undefined).then((r) => ({ items: r.tools, next: r.nextCursor }))) : [];
+    const resources = caps.resources ? await collect((cursor) => client.listResources(cursor ? { cursor } : undefined).then((r) => ({ items: r.resources, next: r.nextCursor }))) : [];
+    const contentTypes: TypeDefinition[] = [];
+    for (const r of resources.filter((r) => isTypeDefinitionUri(r.uri))) {
+      const read = await client.readResource({ uri: r.uri });
+      const text = read.contents.map((c) => ('text' in c ? c.text : '')).join('');
+      const parsed = typeDefinition.safeParse(safeJson(text));
+      if (parsed.success) contentTypes.push(parsed.data);
+      else this.deps.logger.warn({ server_id: doc._id, uri: r.uri, reason: parsed.error.issues[0]!.message }, 'ignoring an invalid type.json');
+    }
+    return {
+      _id: doc._id,
+      workspace_id: doc.collection_id,
+      revision: doc.revision,
+      ...(version ? { server_info: { name: version.name, version: version.version, ...(version.title ? { title: version.title } : {}) } } : {}),
+      icon: serverIcon,
+      ...(client.getInstructions() ? { instructions: client.getInstructions()! } : {}),
+      tools: tools.map((t) => ({
+        name: t.name,
+        ...(t.title ? { title: t.title } : {}),
+        ...(t.description ? { description: t.description } : {}),
+        input_schema: t.inputSchema as Record<string, unknown>,
+        ...(t.outputSchema ? { output_schema: t.outputSchema as Record<string, unknown> } : {}),
+        ...(t.annotations ? { annotations: t.annotations as Record<string, unknown> } : {}),
+        icon: iconOf(t, serverIcon),
+      })),
+      resources: resources.map((r) => ({
+        uri: r.uri,
+        name: r.name,
+        ...(r.title ? { title: r.title } : {}),
+        ...(r.description ? { description: r.description } : {}),
+        ...(r.mimeType ? { mime_type: r.mimeType } : {}),
+        icon: iconOf(r, serverIcon),
+      })),
+      content_types: contentTypes,
+      health: { status: 'ok', checked_at: new Date(), latency_ms: Date.now() - started },
+      refreshed_at: new Date(),
+    };
+  }
+}
+
+/** Pages through a list (bounded: a catalog is a summary, not a mirror). */
+async function collect<T>(page: (cursor?: string) => Promise<{ items: T[]; next?: string }>, bound = 1000): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const r = await page(cursor);
+    items.push(...r.items);
+    cursor = r.next;
+  } while (cursor && items.length < bound);
+  return items.slice(0, bound);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

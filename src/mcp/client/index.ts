@@ -1,0 +1,26 @@
+import type { Db } from 'mongodb';
+import { loadKeyRing } from '../../bootstrap/master-key.js';
+import type { Config } from '../../config/env.js';
+import type { Logger } from '../../logging/logger.js';
+import { createOutbound, parseAllowList } from '../../net/outbound.js';
+import { ArtifactStore } from '../../store/artifacts.js';
+import { McpCatalogStore } from '../../store/mcp-catalog.js';
+import { SecretStore } from '../../store/secrets.js';
+import { ExternalServers } from './external.js';
+import { ConnectionPool } from './pool.js';
+
+/** A worker's MCP client: the guarded outbound HTTP client, the connection pool, and what they close. */
+export function createMcpClient(config: Config, db: Db, logger: Logger): { external: ExternalServers; close(): Promise<void> } {
+  const outbound = createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
+  const pool = new ConnectionPool(config.MCP_CONNECTION_IDLE_SECONDS * 1000, logger);
+  const external = new ExternalServers({
+    artifacts: new ArtifactStore(db),
+    secrets: new SecretStore(db, loadKeyRing(config, logger)),
+    catalog: new McpCatalogStore(db),
+    pool,
+    outbound,
+    logger,
+    resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
+  });
+  return { external, close: async () => void (await Promise.allSettled([pool.close(), outbound.close()])) };
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '../../logging/logger.js';
+import type { Connection } from './connection.js';
+
+interface Entry {
+  connection: Promise<Connection>;
+  lastUsed: number;
+  active: number;
+}
+
+/** A pooled connection is identified by the server and everything it was opened with. */
+export function connectionKey(serverId: string, parts: unknown): string {
+  return `${serverId}:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
+}
+
+/**
+ * A worker's connections to external servers, reused across calls (one stdio process, or one HTTP
+ * session, per server and configuration) and closed once idle. A changed registration or a rotated
+ * secret gives a new key, so the old connection is simply left to idle out.
+ */
+export class ConnectionPool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(idleMs, 30_000)).unref();
+  }
+
+  /** Runs `fn` on the pooled connection for `key`, opening one when there is none. */
+  async use<T>(key: string, open: () => Promise<Connection>, fn: (connection: Connection, reused: boolean) => Promise<T>): Promise<T> {
+    let entry = this.entries.get(key);
+    const reused = entry !== undefined;
+    if (!entry) {
+      entry = { connection: open(), lastUsed: Date.now(), active: 0 };
+      this.entries.set(key, entry);
+      const opened = entry;
+      entry.connection.then(
+        (c) => (c.client.onclose = () => this.forget(key, opened)),
+        () => this.forget(key, opened),
+      );
+    }
+    entry.active += 1;
+    try {
+      return await fn(await entry.connection, reused);
+    } finally {
+      entry.active -= 1;
+      entry.lastUsed = Date.now();
+    }
+  }
+
+  /** Drops a connection that failed, so that the next call opens a fresh one. */
+  async discard(key: string): Promise<void> {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    await entry.connection.then((c) => c.close()).catch(() => {});
+  }
+
+  private forget(key: string, entry: Entry): void {
+    if (this.entries.get(key) === entry) this.entries.delete(key);
+  }
+
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    for (const [key, entry] of this.entries) {
+      if (entry.active === 0 && now - entry.lastUsed >= this.idleMs) {
+        this.logger.debug({ server: key.split(':')[0] }, 'closing idle MCP connection');
+        await this.discard(key);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.entries.keys()].map((k) => this.discard(k)));
+  }
+}

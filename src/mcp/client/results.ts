@@ -1,0 +1,95 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DiscoveryError } from './connection.js';
+
+/** How much of an error body a tool result carries (§7.1: "a truncated body"). */
+export const errorBodyBound = 2000;
+
+/** Replaces every secret value in a JSON-able value. Secrets shorter than 4 characters are not hunted. */
+export function redact<T>(value: T, secrets: string[]): T {
+  const hunted = secrets.filter((s) => s.length >= 4);
+  if (hunted.length === 0) return value;
+  let text = JSON.stringify(value);
+  for (const secret of hunted) {
+    const encoded = JSON.stringify(secret).slice(1, -1); // as it appears inside a JSON string
+    text = text.split(encoded).join('[redacted]');
+  }
+  return JSON.parse(text) as T;
+}
+
+export const truncate = (text: string, bound: number) => (text.length > bound ? `${text.slice(0, bound)}… [${text.length - bound} more characters]` : text);
+
+/**
+ * Keeps a tool result within the bound that workflow history can hold: content items in order while
+ * they fit, a long text cut, then a note saying what was left out.
+ */
+export function boundResult(result: CallToolResult, maxBytes: number): CallToolResult {
+  if (Buffer.byteLength(JSON.stringify(result)) <= maxBytes) return result;
+  const kept: CallToolResult['content'] = [];
+  let budget = maxBytes - 512;
+  let dropped = 0;
+  for (const item of result.content) {
+    const size = Buffer.byteLength(JSON.stringify(item));
+    if (size <= budget) {
+      kept.push(item);
+      budget -= size;
+    } else if (item.type === 'text' && budget > 1024) {
+      kept.push({ ...item, text: truncate(item.text, Math.floor(budget / 4)) });
+      budget = 0;
+    } else dropped += 1;
+  }
+  kept.push({ type: 'text', text: `[The result was larger than ${maxBytes} bytes: ${dropped} item(s) and any structured content were left out.]` });
+  return { content: kept, isError: result.isError ?? false, _meta: { ...result._meta, 'platform/truncated': true } };
+}
+
+/** What became of a call that did not return a result. */
+export interface CallFailure {
+  /** Worth another attempt: the network, a 5xx, 408 or 429, a server process that died. */
+  retryable: boolean;
+  kind: 'http_status' | 'timeout' | 'protocol' | 'unavailable' | 'refused' | 'discovery' | 'configuration';
+  message: string;
+  status?: number;
+  body?: string;
+}
+
+const transientNetwork = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed|Connection closed|terminated/i;
+
+/** Sorts an error from connecting or calling into retryable or final, with the status and body when a server answered. */
+export function classify(err: unknown, stderrTail = ''): CallFailure {
+  const name = (err as Error)?.name ?? '';
+  const message = err instanceof Error ? err.message : String(err);
+  if ((err as { code?: string }).code === 'outbound_refused') return { retryable: false, kind: 'refused', message };
+  if (err instanceof DiscoveryError) {
+    const retryable = err.status !== undefined && (err.status >= 500 || err.status === 408 || err.status === 429);
+    return { retryable, kind: 'discovery', message, ...(err.status ? { status: err.status } : {}) };
+  }
+  if (err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400) {
+    const status = err.code;
+    const body = truncate(message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ''), errorBodyBound);
+    return { retryable: status >= 500 || status === 408 || status === 429, kind: 'http_status', message: `The server answered HTTP ${status}.`, status, body };
+  }
+  if (err instanceof McpError) {
+    if (err.code === ErrorCode.RequestTimeout) return { retryable: false, kind: 'timeout', message: err.message };
+    if (err.code === ErrorCode.ConnectionClosed) return { retryable: true, kind: 'unavailable', message: withStderr(message, stderrTail) };
+    return { retryable: false, kind: 'protocol', message: err.message };
+  }
+  if (/Timeout|TimeoutError/.test(name) || (err as { code?: string }).code === 'outbound_timeout') return { retryable: true, kind: 'unavailable', message };
+  if (transientNetwork.test(message) || /spawn|ENOENT/.test(message)) {
+    return { retryable: !/ENOENT/.test(message), kind: 'unavailable', message: withStderr(message, stderrTail) };
+  }
+  return { retryable: false, kind: 'protocol', message: withStderr(message, stderrTail) };
+}
+
+function withStderr(message: string, tail: string): string {
+  return tail.trim() ? `${message}; the server's stderr ended with: ${truncate(tail.trim().slice(-errorBodyBound), errorBodyBound)}` : message;
+}
+
+/** A failure as the tool result the caller gets (§7.1): the status and a truncated body, never a crash. */
+export function failureResult(failure: CallFailure, attempts: number): CallToolResult {
+  const text = [failure.message, failure.body ? `Body: ${failure.body}` : '', attempts > 1 ? `(after ${attempts} attempts)` : ''].filter(Boolean).join(' ');
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    structuredContent: { error: failure.kind, message: failure.message, ...(failure.status ? { status: failure.status } : {}), ...(failure.body ? { body: failure.body } : {}), attempts },
+  };
+}

@@ -1,0 +1,102 @@
+import { ActivityFailure, ApplicationFailure, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Activities } from '../activities/index.js';
+import type { CallFailure } from '../mcp/client/results.js';
+
+/** What one external MCP run does. Arguments are the caller's; no credential is ever part of it. */
+export type McpOperation =
+  | { kind: 'call_tool'; name: string; arguments: Record<string, unknown>; timeoutMs: number; maxTotalMs: number }
+  | { kind: 'read_resource'; uri: string; timeoutMs: number }
+  | { kind: 'refresh_catalog' };
+
+export interface McpRunInput {
+  invocationId: string;
+  serverId: string;
+  workspaceId: string;
+  principalId: string;
+  operation: McpOperation;
+  /** A §4.6 lifecycle call: on_create's `context` is merged into this artifact. */
+  lifecycle?: { tool: string; artifactId: string };
+}
+
+export type McpRunResult = { kind: 'tool_result'; result: CallToolResult } | { kind: 'resource'; result: ReadResourceResult } | { kind: 'catalog'; health: 'ok' | 'error'; tools: number; error?: string };
+
+export interface McpRunState {
+  invocation_id: string;
+  server_id: string;
+  workspace_id: string;
+  principal_id: string;
+  operation: McpOperation['kind'];
+  tool?: string;
+  uri?: string;
+  status: 'running' | 'completed';
+  started_at: string;
+  completed_at?: string;
+  outcome?: McpRunResult;
+}
+
+export const mcpRunStateQuery = defineQuery<McpRunState>('state');
+
+const maxAttempts = 4;
+const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: maxAttempts };
+
+/**
+ * One call to an external MCP server (id `invoke-<invocation>`; catalog refreshes `mcp-catalog-<server>`):
+ * the activity that makes it resolves the server's credentials, so they never enter this history.
+ * Transient failures are retried with backoff; when the attempts run out the caller still gets a tool
+ * result carrying the last status and body, never a failed run without an answer.
+ */
+export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
+  const { operation: op } = input;
+  const state: McpRunState = {
+    invocation_id: input.invocationId,
+    server_id: input.serverId,
+    workspace_id: input.workspaceId,
+    principal_id: input.principalId,
+    operation: op.kind,
+    ...(op.kind === 'call_tool' ? { tool: op.name } : {}),
+    ...(op.kind === 'read_resource' ? { uri: op.uri } : {}),
+    status: 'running',
+    started_at: new Date(workflowInfo().startTime).toISOString(),
+  };
+  setHandler(mcpRunStateQuery, () => state);
+
+  const callBudgetMs = op.kind === 'call_tool' ? op.maxTotalMs : op.kind === 'read_resource' ? op.timeoutMs : 60_000;
+  const acts = proxyActivities<Activities>({ startToCloseTimeout: callBudgetMs + 30_000, heartbeatTimeout: '10 seconds', retry });
+
+  let outcome: McpRunResult;
+  try {
+    if (op.kind === 'call_tool') outcome = { kind: 'tool_result', result: await acts.callMcpTool({ serverId: input.serverId, name: op.name, arguments: op.arguments, timeoutMs: op.timeoutMs, maxTotalMs: op.maxTotalMs }) };
+    else if (op.kind === 'read_resource') outcome = asResource(await acts.readMcpResource({ serverId: input.serverId, uri: op.uri, timeoutMs: op.timeoutMs }));
+    else outcome = { kind: 'catalog', ...(await acts.refreshMcpCatalog(input.serverId)) };
+  } catch (err) {
+    outcome = { kind: 'tool_result', result: exhausted(err) };
+  }
+
+  if (input.lifecycle?.tool === 'on_create' && outcome.kind === 'tool_result' && !outcome.result.isError) {
+    const context = (outcome.result.structuredContent as { context?: unknown } | undefined)?.context;
+    if (context && typeof context === 'object' && !Array.isArray(context)) await acts.mergeArtifactContext({ artifactId: input.lifecycle.artifactId, context: context as Record<string, unknown> });
+  }
+  state.status = 'completed';
+  state.completed_at = new Date().toISOString();
+  state.outcome = outcome;
+  return outcome;
+}
+
+/** A resource read that failed comes back from the activity as an error tool result. */
+function asResource(r: ReadResourceResult | CallToolResult): McpRunResult {
+  return 'contents' in r ? { kind: 'resource', result: r as ReadResourceResult } : { kind: 'tool_result', result: r as CallToolResult };
+}
+
+/** The attempts ran out: the last failure, as the tool result the caller reads. */
+function exhausted(err: unknown): CallToolResult {
+  const cause = err instanceof ActivityFailure ? err.cause : undefined;
+  const failure = cause instanceof ApplicationFailure ? (cause.details?.[0] as CallFailure | undefined) : undefined;
+  const message = failure?.message ?? (cause?.message || 'The call did not complete.');
+  const text = [message, failure?.body ? `Body: ${failure.body}` : '', `(after ${maxAttempts} attempts)`].filter(Boolean).join(' ');
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    structuredContent: { error: failure?.kind ?? 'unavailable', message, ...(failure?.status ? { status: failure.status } : {}), ...(failure?.body ? { body: failure.body } : {}), attempts: maxAttempts },
+  };
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Installs what the MCP tests spawn over stdio: `uv`/`uvx` (PyPI wheel, into $PLATFORM_DEV_DIR/uv/venv,
+# default .dev/) and the Python server mcp-server-time, pre-installed as a uv tool so that
+# `uvx mcp-server-time==$MCP_SERVER_TIME_VERSION` starts it with no resolution and no network.
+# .dev/bin/uv and .dev/bin/uvx are small wrappers that pin uv's cache, tool dir and interpreter under .dev/:
+# a stdio server is spawned with only HOME, LOGNAME, PATH, SHELL, TERM and USER, so nothing may depend on
+# the caller's UV_* variables, on HOME, or on which python3 comes first on PATH (uv would otherwise try
+# to download a Python, which cannot be fetched here).
+# Idempotent and quiet when everything is in place. Only PyPI is used.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+dev=${PLATFORM_DEV_DIR:-$root/.dev}
+mkdir -p "$dev/bin"
+dev=$(cd "$dev" && pwd)
+
+UV_VERSION=0.13.9
+MCP_SERVER_TIME_VERSION=2026.10.19
+
+uvdir=$dev/uv
+say() { echo "[setup] $*" >&2; }
+
+install_uv() {
+  local bin="$uvdir/venv/bin/uv"
+  # Output captured first: `cmd | grep -q` fails under pipefail when grep exits early (SIGPIPE).
+  if [ -x "$bin" ] && [[ "$("$bin" --version 2>/dev/null)" == "uv $UV_VERSION"* ]]; then
+    return 0
+  fi
+  say "installing uv $UV_VERSION (PyPI) into $uvdir/venv"
+  rm -rf "$uvdir/venv"
+  python3 -m venv "$uvdir/venv" >&2
+  "$uvdir/venv/bin/pip" install --quiet --disable-pip-version-check "uv==$UV_VERSION" >&2
+}
+
+# Wrappers rather than symlinks: the settings must hold in the spawned server's minimal environment.
+write_wrapper() {
+  local name=$1 target="$dev/bin/$1" tmp
+  tmp=$(mktemp "$dev/bin/.$name.XXXXXX")
+  cat >"$tmp" <<EOF
+#!/bin/sh
+# Written by temporal-dev/install-mcp-servers.sh: uv $UV_VERSION with its state under $uvdir.
+UV_CACHE_DIR='$uvdir/cache' UV_TOOL_DIR='$uvdir/tools' UV_TOOL_BIN_DIR='$uvdir/bin'
+UV_PYTHON='$uvdir/venv/bin/python3' UV_PYTHON_DOWNLOADS=never
+export UV_CACHE_DIR UV_TOOL_DIR UV_TOOL_BIN_DIR UV_PYTHON UV_PYTHON_DOWNLOADS
+exec '$uvdir/venv/bin/$name' "\$@"
+EOF
+  chmod 755 "$tmp"
+  if [ -f "$target" ] && [ ! -L "$target" ] && cmp -s "$tmp" "$target"; then
+    rm -f "$tmp"
+  else
+    mv -f "$tmp" "$target"
+  fi
+}
+
+# A uv tool (not just uvx's cache): `uvx NAME==VERSION` then runs the installed tool without asking the
+# index, whereas a cached ephemeral environment is only reused after a fresh resolution (or --offline).
+install_mcp_server_time() {
+  local env="$uvdir/tools/mcp-server-time" stamp="uv $UV_VERSION, mcp-server-time $MCP_SERVER_TIME_VERSION"
+  # The stamp is written inside the tool's environment once the check below passed (a reinstall removes it).
+  if [ "$(cat "$env/.setup-checked" 2>/dev/null)" = "$stamp" ] && "$env/bin/python" -c '' 2>/dev/null; then
+    return 0
+  fi
+  say "installing mcp-server-time $MCP_SERVER_TIME_VERSION (PyPI) as a uv tool"
+  # No --compile-bytecode: it is recorded in the tool's receipt, and uvx (without it) would then not
+  # reuse the tool. Byte-compiled separately instead (the server's imports take ~2 s even so).
+  "$dev/bin/uv" tool install --quiet --force "mcp-server-time==$MCP_SERVER_TIME_VERSION" >&2
+  "$env/bin/python" -m compileall -q "$env/lib" >/dev/null 2>&1 || true
+  # The check the tests rely on: starts from the installed tool with the index unreachable.
+  local log
+  if ! log=$("$dev/bin/uvx" --offline --verbose "mcp-server-time==$MCP_SERVER_TIME_VERSION" --help 2>&1 >/dev/null) \
+    || [[ "$log" != *"Using existing tool \`mcp-server-time\`"* ]]; then
+    say "uvx does not run the installed mcp-server-time tool:"; echo "$log" | tail -20 >&2; exit 1
+  fi
+  echo "$stamp" >"$env/.setup-checked"
+}
+
+install_uv
+write_wrapper uv
+write_wrapper uvx
+install_mcp_server_time
