@@ -24,6 +24,9 @@ import type { ArtifactDoc } from './store/artifacts.js';
 import { CommitWorkflows } from './commits/workflows.js';
 import { CommitStore } from './store/commits.js';
 import { VersionStore } from './store/versions.js';
+import { McpCatalogStore } from './store/mcp-catalog.js';
+import { McpRuns } from './mcp/client/runs.js';
+import { createOutbound, parseAllowList } from './net/outbound.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
@@ -59,6 +62,9 @@ export function createServices(config: Config, logger: Logger): Services {
     versions: new VersionStore(db),
     commits: new CommitStore(db),
     commitWorkflows: new CommitWorkflows(temporal, config),
+    mcpRuns: new McpRuns(temporal, config),
+    mcpCatalog: new McpCatalogStore(db),
+    outbound: createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES }),
   };
 }
 
@@ -74,5 +80,5 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
 
 export async function closeServices(services: Services): Promise<void> {
   await services.search.stop();
-  await Promise.allSettled([services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
+  await Promise.allSettled([services.outbound.close(), services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
 }

@@ -18,6 +18,9 @@ import type { SearchService } from './search/service.js';
 import type { CommitWorkflows } from './commits/workflows.js';
 import type { CommitStore } from './store/commits.js';
 import type { VersionStore } from './store/versions.js';
+import type { McpCatalogStore } from './store/mcp-catalog.js';
+import type { McpRuns } from './mcp/client/runs.js';
+import type { Outbound } from './net/outbound.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -44,4 +47,9 @@ export interface Services {
   versions: VersionStore;
   commits: CommitStore;
   commitWorkflows: CommitWorkflows;
+  /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
+  mcpRuns: McpRuns;
+  mcpCatalog: McpCatalogStore;
+  /** The guarded outbound client: registrations are checked with it before anything calls out. */
+  outbound: Outbound;
 }

@@ -21,6 +21,7 @@ import { commitRoutes } from './routes/commits.js';
 import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { mcpServerRoutes } from './routes/mcp-servers.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -40,6 +41,7 @@ export const routes: RouteDef[] = [
   ...versionRoutes,
   ...manageRoutes,
   ...commitRoutes,
+  ...mcpServerRoutes,
   ...mcpRoutes,
 ];
 

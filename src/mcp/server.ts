@@ -37,7 +37,7 @@ function operationOf(extra: Extra): OperationContext {
 }
 
 /** Runs a tool for the request's principal; `status` is what REST would have answered. */
-async function call(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<{ result: CallToolResult; status: number }> {
+export async function callPlatformTool(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<{ result: CallToolResult; status: number }> {
   try {
     if (!ctx.state.principal!.scopes.allows(tool.access)) {
       return { status: 403, result: { isError: true, content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }] } };
@@ -74,7 +74,7 @@ function register(server: McpServer, tool: ToolDef): void {
     },
     async (input: unknown, extra: Extra): Promise<CallToolResult> => {
       const ctx = operationOf(extra);
-      const { result, status } = await call(ctx, tool, input);
+      const { result, status } = await callPlatformTool(ctx, tool, input);
       await audit(ctx, tool, status);
       return result;
     },

@@ -131,7 +131,7 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
   function checkUrl(input: string | URL): URL {
     const url = new URL(input);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new OutboundRefusedError(url.hostname, `${url.protocol} URLs are refused (${url.origin === 'null' ? url.protocol : url.origin}): only http: and https: are allowed`);
+      throw new OutboundRefusedError(url.hostname, `${url.protocol} URLs are refused: only http: and https: are allowed`);
     }
     if (url.username || url.password) throw new OutboundRefusedError(url.hostname, `${url.host}: URLs with embedded credentials are refused`);
     const host = url.hostname.replace(/^\[|\]$/g, '');

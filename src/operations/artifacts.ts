@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { requireGrant, type GrantFlag } from '../auth/grants.js';
 import type { Principal, Scope } from '../auth/principal.js';
-import { secretReferences, validateContent } from '../content-types/index.js';
+import { mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
+import type { McpServerContent } from '../content-types/mcp-server.js';
+import { OutboundRefusedError } from '../net/outbound.js';
 import { problems } from '../errors/problem.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc, ArtifactPatch, Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { OperationContext } from './context.js';
+import { afterMcpWrite } from './mcp-catalog.js';
 
 /**
  * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
@@ -57,6 +60,7 @@ export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: Ar
   else if (changed?.join() !== 'order_key') steps.push(['search index', () => ctx.services.search.written(doc)]);
   if (doc.container_kind === 'workspace') {
     steps.push(['event', () => ctx.services.publisher.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
+    if (changed?.join() !== 'order_key') steps.push(['MCP catalog or lifecycle', () => afterMcpWrite(ctx, kind, doc)]);
   }
   for (const [what, step] of steps) {
     try {
@@ -83,12 +87,27 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
     allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
     inCollection: container.kind === 'collection',
   });
+  await checkOutboundTargets(ctx, contentType, checked);
   for (const { id, field } of secretReferences(contentType, checked)) {
     if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
       throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
     }
   }
   return checked;
+}
+
+/** An HTTP server's URL must be one the platform may call (no private, loopback or link-local target), checked as it is registered. */
+async function checkOutboundTargets(ctx: OperationContext, contentType: string, content: string): Promise<void> {
+  if (contentType.split(';')[0]!.trim().toLowerCase() !== mcpServerType) return;
+  const { transport } = JSON.parse(content) as McpServerContent;
+  if (transport.type !== 'http') return;
+  const [field, url] = transport.url ? ['content.transport.url', transport.url] : ['content.transport.well_known', transport.well_known!];
+  try {
+    await ctx.services.outbound.check(url);
+  } catch (err) {
+    if (!(err instanceof OutboundRefusedError)) return; // a name that does not resolve yet: the catalog's health will say so
+    throw problems.validation(`The platform will not call ${url}: ${err.message}.`, [{ name: field, reason: err.message }]);
+  }
 }
 
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;

@@ -14,7 +14,7 @@ const embeddedChars = 8_000;
 
 /** The text search indexes as an artifact's content: what its content-type server extracted for this version, else the content. */
 export function indexedContent(doc: Pick<ArtifactDoc, 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>): string {
-  return doc.search_text?.revision === doc.revision ? doc.search_text.text : doc.content;
+  return doc.search_text && doc.search_text.revision === doc.revision ? doc.search_text.text : doc.content;
 }
 
 export function embeddingText(doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>): string {

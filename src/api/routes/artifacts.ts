@@ -1,3 +1,4 @@
+import { builtinArtifact, isBuiltinServer } from '../../mcp/builtin.js';
 import { z } from 'zod';
 import { problems } from '../../errors/problem.js';
 import { afterWrite, artifactPatchInput, changeableDraft, createArtifact, createArtifactInput, editableDraft, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
@@ -53,7 +54,7 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:read',
     handler: async (ctx) => {
       const id = artifactId(ctx);
-      ctx.body = presentArtifact((await visibleArtifact(ctx, id)).doc);
+      ctx.body = isBuiltinServer(id) ? builtinArtifact() : presentArtifact((await visibleArtifact(ctx, id)).doc);
     },
   },
   {

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { presentArtifact } from '../presenters.js';
+import { idempotencyKey } from '../../operations/commits.js';
+import { visibleArtifact } from '../../operations/artifacts.js';
+import { listServers, openArtifact } from '../../operations/mcp-catalog.js';
+import { getInvocation, importResource, invokeTool, invokeToolBody, readResource, resourceImportBody, resourceReadBody, type Answer } from '../../operations/mcp-servers.js';
+import type { AppContext } from '../context.js';
+import { idParam, parse } from '../validate.js';
+import { artifactId } from './artifact-access.js';
+import type { RouteDef } from './route.js';
+
+const catalogQuery = z.strictObject({ refresh: z.enum(['true', 'false']).default('false') });
+
+function answer(ctx: AppContext, a: Answer): void {
+  ctx.status = a.status;
+  if (a.location) ctx.set('Location', a.location);
+  ctx.body = a.body;
+}
+
+const key = (ctx: AppContext) => (ctx.get('idempotency-key') ? parse(idempotencyKey, ctx.get('idempotency-key'), 'header') : undefined);
+
+/** The platform as an MCP client (SPEC §4.2, §4.3, §4.5): calling, reading and listing external servers. */
+export const mcpServerRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/artifacts/:id/invoke',
+    access: 'artifact:invoke',
+    body: 'json',
+    handler: async (ctx) => answer(ctx, await invokeTool(ctx, artifactId(ctx), parse(invokeToolBody, ctx.state.body, 'body'), key(ctx))),
+  },
+  {
+    method: 'post',
+    path: '/artifacts/:id/op/resources_read',
+    access: 'artifact:invoke',
+    body: 'json',
+    handler: async (ctx) => answer(ctx, await readResource(ctx, artifactId(ctx), parse(resourceReadBody, ctx.state.body, 'body'), key(ctx))),
+  },
+  {
+    method: 'post',
+    path: '/artifacts/:id/op/resources_import',
+    access: 'artifact:invoke',
+    body: 'json',
+    handler: async (ctx) => {
+      const doc = await importResource(ctx, artifactId(ctx), parse(resourceImportBody, ctx.state.body, 'body'));
+      ctx.status = 201;
+      ctx.set('Location', `/artifacts/${doc._id}`);
+      ctx.body = presentArtifact(doc);
+    },
+  },
+  {
+    method: 'post',
+    path: '/artifacts/:id/open',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const { doc } = await visibleArtifact(ctx, artifactId(ctx));
+      ctx.body = { artifact: presentArtifact(doc), ...(await openArtifact(ctx, doc)) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/invocations/:id',
+    access: 'artifact:invoke',
+    handler: async (ctx) => {
+      ctx.body = await getInvocation(ctx, parse(idParam, ctx.params, 'path').id);
+    },
+  },
+  {
+    method: 'get',
+    path: '/mcp/servers',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const { refresh } = parse(catalogQuery, ctx.query, 'query');
+      ctx.body = await listServers(ctx, { refresh: refresh === 'true' });
+    },
+  },
+  {
+    method: 'get',
+    path: '/mcp/workspaces/:id/servers',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      const { refresh } = parse(catalogQuery, ctx.query, 'query');
+      ctx.body = await listServers(ctx, { workspaceId: id, refresh: refresh === 'true' });
+    },
+  },
+];

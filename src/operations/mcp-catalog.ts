@@ -1,0 +1,129 @@
+import { v7 as uuidv7 } from 'uuid';
+import { mcpServerType } from '../content-types/index.js';
+import { mcpServerContent } from '../content-types/mcp-server.js';
+import type { LifecycleTool } from '../content-types/type-definition.js';
+import { problems } from '../errors/problem.js';
+import { builtinCatalogEntry } from '../mcp/builtin.js';
+import { genericMcpIcon } from '../mcp/client/icons.js';
+import { lifecycleArguments, lifecycleServer } from '../mcp/client/lifecycle.js';
+import { catalogWorkflowId, invocationWorkflowId } from '../mcp/client/runs.js';
+import type { EventKind } from '../events/types.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { CatalogDoc } from '../store/mcp-catalog.js';
+import type { OperationContext } from './context.js';
+
+/** How long a catalog request waits for stale servers to be listed anew before answering with what it has. */
+const refreshWaitMs = 8_000;
+/** Servers one catalog answer covers at most. */
+const serverBound = 500;
+
+const isServer = (doc: Pick<ArtifactDoc, 'content_type'>) => doc.content_type.split(';')[0]!.trim().toLowerCase() === mcpServerType;
+
+function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> {
+  return ctx.services.mcpRuns.start(catalogWorkflowId(doc._id), {
+    invocationId: `catalog-${doc._id}`,
+    serverId: doc._id,
+    workspaceId: doc.collection_id,
+    principalId: ctx.state.principal!.subject,
+    operation: { kind: 'refresh_catalog' },
+  });
+}
+
+const stale = (doc: ArtifactDoc, entry: CatalogDoc | undefined, ttlMs: number) => !entry || entry.revision !== doc.revision || Date.now() - entry.refreshed_at.getTime() > ttlMs;
+
+function present(doc: ArtifactDoc, entry: CatalogDoc | undefined) {
+  const transport = mcpServerContent.safeParse(JSON.parse(doc.content)).data?.transport.type ?? 'unknown';
+  return {
+    id: doc._id,
+    title: doc.title,
+    workspace_id: doc.collection_id,
+    builtin: false,
+    transport,
+    server_info: entry?.server_info ?? null,
+    icon: entry?.icon ?? genericMcpIcon,
+    ...(entry?.instructions ? { instructions: entry.instructions } : {}),
+    health: entry
+      ? { status: entry.revision === doc.revision ? entry.health.status : 'unknown', checked_at: entry.health.checked_at.toISOString(), ...(entry.health.error ? { error: entry.health.error } : {}), ...(entry.health.latency_ms !== undefined ? { latency_ms: entry.health.latency_ms } : {}) }
+      : { status: 'unknown', checked_at: null },
+    tools: entry?.tools ?? [],
+    resources: entry?.resources ?? [],
+    content_types: entry?.content_types ?? [],
+    refreshed_at: entry?.refreshed_at.toISOString() ?? null,
+  };
+}
+
+/**
+ * GET /mcp/servers and GET /mcp/workspaces/{id}/servers: every server the caller can see, with the
+ * tools, resources and health its last listing found. Servers never listed, changed since, or
+ * listed longer ago than MCP_CATALOG_TTL_SECONDS are listed anew first, for a bounded wait.
+ */
+export async function listServers(ctx: OperationContext, options: { workspaceId?: string; refresh: boolean }) {
+  const principal = ctx.state.principal!;
+  const { services } = ctx;
+  let workspaceIds: string[];
+  if (options.workspaceId) {
+    if (!(await services.containers.get('workspace', principal, options.workspaceId))) throw problems.notFound('workspace', options.workspaceId);
+    workspaceIds = [options.workspaceId];
+  } else workspaceIds = await services.containers.visibleIds('workspace', principal);
+  const page = workspaceIds.length ? await services.artifacts.list(workspaceIds, { contentType: mcpServerType, typeLimits: principal.scopes.typeLimits('artifact:read') }, serverBound) : { items: [], next_cursor: null };
+  const servers = page.items.filter((d) => !d.archived_at && isServer(d));
+
+  const ttlMs = services.config.MCP_CATALOG_TTL_SECONDS * 1000;
+  let entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
+  const toRefresh = servers.filter((s) => options.refresh || stale(s, entries.get(s._id), ttlMs));
+  if (toRefresh.length) {
+    await Promise.all(toRefresh.map((s) => refreshCatalog(ctx, s)));
+    await Promise.all(toRefresh.map((s) => services.mcpRuns.wait(catalogWorkflowId(s._id), refreshWaitMs)));
+    entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
+  }
+  const listed = servers.map((s) => present(s, entries.get(s._id)));
+  return { servers: options.workspaceId ? listed : [builtinCatalogEntry(ctx), ...listed], truncated: page.next_cursor !== null };
+}
+
+/** Starts a §4.6 lifecycle call for an artifact, if its type's server implements the tool. Returns the run's id. */
+export async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool): Promise<string | null> {
+  if (doc.container_kind !== 'workspace') return null;
+  const serverId = await lifecycleServer(ctx.services.mcpCatalog, doc.collection_id, doc.content_type, tool);
+  if (!serverId) return null;
+  const invocationId = uuidv7();
+  const { config } = ctx.services;
+  await ctx.services.mcpRuns.start(invocationWorkflowId(invocationId), {
+    invocationId,
+    serverId,
+    workspaceId: doc.collection_id,
+    principalId: ctx.state.principal!.subject,
+    operation: { kind: 'call_tool', name: tool, arguments: lifecycleArguments(doc), timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 },
+    lifecycle: { tool, artifactId: doc._id },
+  });
+  return invocationId;
+}
+
+/**
+ * What a write means for the MCP client: a server registered or changed is listed anew (so its tools
+ * and content types are known before anyone asks), a deleted one leaves the catalog, and a new
+ * artifact of a type a server defines gets that server's `on_create`.
+ */
+export async function afterMcpWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc): Promise<void> {
+  if (doc.container_kind !== 'workspace') return;
+  if (isServer(doc)) {
+    if (kind === 'artifact_deleted') await ctx.services.mcpCatalog.delete(doc._id);
+    else await refreshCatalog(ctx, doc);
+  } else if (kind === 'artifact_created') await startLifecycle(ctx, doc, 'on_create');
+}
+
+/**
+ * POST /artifacts/{id}/open: what a viewer host calls when it shows an artifact. The type's server
+ * gets `on_open` (skipped when it has none), and the answer carries the §2.10 type definition as
+ * rendering hints.
+ */
+export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc) {
+  const definition = doc.container_kind === 'workspace' ? (await ctx.services.mcpCatalog.typeServers(doc.collection_id, doc.content_type.split(';')[0]!.trim()))[0] : undefined;
+  const type = definition?.content_types.find((t) => t.mime === doc.content_type.split(';')[0]!.trim().toLowerCase()) ?? null;
+  const invocationId = await startLifecycle(ctx, doc, 'on_open');
+  if (!invocationId) return { type, on_open: { status: 'skipped' as const } };
+  const outcome = await ctx.services.mcpRuns.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);
+  return {
+    type,
+    on_open: outcome && 'result' in outcome ? { status: 'completed' as const, invocation_id: invocationId, result: outcome.result } : { status: 'running' as const, invocation_id: invocationId, poll: `/invocations/${invocationId}` },
+  };
+}

@@ -1,0 +1,165 @@
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { requireGrant } from '../auth/grants.js';
+import { mcpServerType } from '../content-types/index.js';
+import { mcpServerContent, type McpServerContent } from '../content-types/mcp-server.js';
+import { Problem, problems } from '../errors/problem.js';
+import { callBuiltin, isBuiltinServer } from '../mcp/builtin.js';
+import { invocationWorkflowId } from '../mcp/client/runs.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
+import type { McpOperation, McpRunResult, McpRunState } from '../workflows/mcp.js';
+import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
+import type { OperationContext } from './context.js';
+
+const idempotencyNamespace = '3c9e2b71-8a4f-4d6e-b5c1-7f0a9d2e6b43';
+const waitSeconds = z.number().min(0).max(120).optional().describe('How long to wait for the answer before returning 202 and the invocation to poll.');
+
+/** `POST /artifacts/{server_id}/invoke` on an MCP server artifact (§4.3). */
+export const invokeToolBody = z.strictObject({
+  name: z.string().min(1).max(256),
+  arguments: z.record(z.string(), z.unknown()).default({}),
+  timeout_seconds: z.int().min(1).max(3600).optional().describe('Fail after this long without an answer or a progress notification.'),
+  wait_seconds: waitSeconds,
+});
+
+/** `POST /artifacts/{server_id}/op/resources_read` (docs/decisions.md). */
+export const resourceReadBody = z.strictObject({ uri: z.string().min(1).max(4096), wait_seconds: waitSeconds });
+
+/** `POST /artifacts/{server_id}/op/resources_import` (docs/decisions.md). */
+export const resourceImportBody = z.strictObject({
+  uri: z.string().min(1).max(4096),
+  title: z.string().trim().min(1).max(500).optional(),
+  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the artifact goes; the server's own workspace by default."),
+});
+
+export interface InvocableServer {
+  doc: ArtifactDoc;
+  container: ContainerDoc;
+  content: McpServerContent;
+}
+
+/**
+ * A registered server the principal may call: an MCP server artifact in a workspace it sees, with the
+ * I (invoke) grant there. External server access belongs to a workspace (§1 boundary 4): a server
+ * artifact in a collection is a shared template, and is not called from there.
+ */
+export async function invocableServer(ctx: OperationContext, id: string): Promise<InvocableServer> {
+  const { doc, container } = await visibleArtifact(ctx, id);
+  if (doc.content_type.split(';')[0]!.trim().toLowerCase() !== mcpServerType) {
+    throw problems.conflict('not-an-mcp-server', `Artifact ${id} is a ${doc.content_type}, not an MCP server (${mcpServerType}).`);
+  }
+  if (container.kind !== 'workspace') {
+    throw problems.conflict('server-not-in-workspace', `MCP server ${id} is in a collection. External servers are called from a workspace: copy it into one.`);
+  }
+  if (doc.archived_at) throw problems.conflict('archived-artifact', `MCP server ${id} is archived; unarchive it to call it.`);
+  requireGrant(container, ctx.state.principal!, 'I');
+  return { doc, container, content: mcpServerContent.parse(JSON.parse(doc.content)) };
+}
+
+/** An invocation as REST presents it, running or done. */
+export function presentInvocation(state: Pick<McpRunState, 'invocation_id' | 'server_id' | 'workspace_id' | 'operation' | 'tool' | 'uri' | 'started_at' | 'completed_at'>, outcome: McpRunResult | null | undefined) {
+  return {
+    invocation_id: state.invocation_id,
+    workflow_id: invocationWorkflowId(state.invocation_id),
+    kind: state.operation === 'call_tool' ? 'mcp_tool_call' : 'mcp_resource_read',
+    server_id: state.server_id,
+    workspace_id: state.workspace_id,
+    ...(state.tool ? { tool: state.tool } : {}),
+    ...(state.uri ? { uri: state.uri } : {}),
+    status: outcome ? 'completed' : 'running',
+    ...(state.started_at ? { started_at: state.started_at } : {}),
+    ...(state.completed_at ? { completed_at: state.completed_at } : {}),
+    ...(outcome && 'result' in outcome ? { result: outcome.result } : {}),
+    poll: `/invocations/${state.invocation_id}`,
+  };
+}
+
+export interface Answer {
+  status: 200 | 201 | 202;
+  body: unknown;
+  location?: string;
+}
+
+/** Starts a run for this request (or finds the one a retried request started) and waits its bounded time. */
+async function run(ctx: OperationContext, server: InvocableServer, operation: McpOperation, idempotencyKey: string | undefined, waitS: number | undefined) {
+  const principal = ctx.state.principal!;
+  const invocationId = idempotencyKey ? uuidv5(`${principal.subject}:${server.doc._id}:${idempotencyKey}`, idempotencyNamespace) : uuidv7();
+  const workflowId = invocationWorkflowId(invocationId);
+  const input = { invocationId, serverId: server.doc._id, workspaceId: server.container._id, principalId: principal.subject, operation };
+  await ctx.services.mcpRuns.start(workflowId, input);
+  const outcome = await ctx.services.mcpRuns.wait(workflowId, Math.min(waitS ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS, 120) * 1000);
+  const state = { invocation_id: invocationId, server_id: server.doc._id, workspace_id: server.container._id, operation: operation.kind, ...(operation.kind === 'call_tool' ? { tool: operation.name } : {}), ...(operation.kind === 'read_resource' ? { uri: operation.uri } : {}), started_at: '' };
+  return { outcome, state };
+}
+
+const pending = (invocation: ReturnType<typeof presentInvocation>): Answer => ({ status: 202, body: invocation, location: invocation.poll });
+
+/** Calls a tool of a server: the result when it comes within the wait, else 202 and the invocation to poll. */
+export async function invokeTool(ctx: OperationContext, serverId: string, body: z.infer<typeof invokeToolBody>, idempotencyKey?: string): Promise<Answer> {
+  if (isBuiltinServer(serverId)) return { status: 200, body: builtinInvocation(serverId, body.name, await callBuiltin(ctx, body.name, body.arguments)) };
+  const server = await invocableServer(ctx, serverId);
+  const { config } = ctx.services;
+  const timeoutS = body.timeout_seconds ?? server.content.timeout_seconds ?? config.MCP_CALL_TIMEOUT_SECONDS;
+  const operation: McpOperation = { kind: 'call_tool', name: body.name, arguments: body.arguments, timeoutMs: timeoutS * 1000, maxTotalMs: Math.max(config.MCP_CALL_MAX_SECONDS, timeoutS) * 1000 };
+  const { outcome, state } = await run(ctx, server, operation, idempotencyKey, body.wait_seconds);
+  const invocation = presentInvocation(state, outcome);
+  return outcome ? { status: 200, body: invocation } : pending(invocation);
+}
+
+/** A built-in persona's call ran in-process: it has no workflow to poll. */
+function builtinInvocation(serverId: string, tool: string, result: CallToolResult) {
+  return { invocation_id: null, workflow_id: null, kind: 'mcp_tool_call', server_id: serverId, workspace_id: null, tool, status: 'completed', result };
+}
+
+/** A failed read as a problem: the server's answer (status, truncated body) in its detail. */
+function serverFailed(outcome: McpRunResult): Problem {
+  const result: CallToolResult = outcome.kind === 'tool_result' ? outcome.result : { isError: true, content: [{ type: 'text', text: 'The read did not complete.' }] };
+  const detail = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ');
+  return new Problem(502, 'mcp-server-error', 'The MCP server did not answer the request', detail, { result: result.structuredContent ?? null });
+}
+
+export async function readResource(ctx: OperationContext, serverId: string, body: z.infer<typeof resourceReadBody>, idempotencyKey?: string): Promise<Answer> {
+  const server = await invocableServer(ctx, serverId);
+  const { outcome, state } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: ctx.services.config.MCP_CALL_TIMEOUT_SECONDS * 1000 }, idempotencyKey, body.wait_seconds);
+  if (!outcome) return pending(presentInvocation(state, null));
+  if (outcome.kind !== 'resource') throw serverFailed(outcome);
+  return { status: 200, body: { server_id: serverId, uri: body.uri, contents: outcome.result.contents } };
+}
+
+/** The first content of a read as artifact content: text as is, a blob as base64 (said so in context). */
+function importedContent(read: ReadResourceResult, uri: string) {
+  const item = read.contents.find((c) => c.uri === uri) ?? read.contents[0];
+  if (!item) throw new Problem(502, 'mcp-server-error', 'The MCP server did not answer the request', `The server returned no contents for ${uri}.`);
+  const isText = 'text' in item && typeof item.text === 'string';
+  const fallback = isText ? 'text/plain' : 'application/octet-stream';
+  const contentType = artifactFields.content_type.safeParse(item.mimeType).data ?? fallback;
+  return { content: isText ? (item.text as string) : String((item as { blob: string }).blob), contentType, encoding: isText ? null : 'base64' };
+}
+
+/** Reads a resource and stores it as a new workspace draft that records where it came from. */
+export async function importResource(ctx: OperationContext, serverId: string, body: z.infer<typeof resourceImportBody>): Promise<ArtifactDoc> {
+  const server = await invocableServer(ctx, serverId);
+  const { outcome } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: ctx.services.config.MCP_CALL_TIMEOUT_SECONDS * 1000 }, undefined, ctx.services.config.MCP_INVOKE_WAIT_SECONDS);
+  if (!outcome) throw new Problem(504, 'mcp-server-timeout', 'The MCP server did not answer in time', `Reading ${body.uri} took longer than ${ctx.services.config.MCP_INVOKE_WAIT_SECONDS} s; nothing was imported.`);
+  if (outcome.kind !== 'resource') throw serverFailed(outcome);
+  const read = importedContent(outcome.result, body.uri);
+  const workspaceId = body.workspace_id ?? server.container._id;
+  return createArtifact(ctx, {
+    title: body.title ?? (body.uri.split('/').filter(Boolean).pop() || body.uri).slice(0, 500),
+    content_type: read.contentType,
+    content: read.content,
+    collection_id: workspaceId,
+    context: { imported_from: { server_id: serverId, uri: body.uri, mime_type: read.contentType, ...(read.encoding ? { encoding: read.encoding } : {}) } },
+    derived_from: serverId,
+  });
+}
+
+/** GET /invocations/{id}: the run's state, for whoever may call the server's workspace. */
+export async function getInvocation(ctx: OperationContext, invocationId: string) {
+  const state = await ctx.services.mcpRuns.state(invocationWorkflowId(invocationId));
+  const container = state && (await ctx.services.containers.get('workspace', ctx.state.principal!, state.workspace_id));
+  if (!state || !container || state.operation === 'refresh_catalog') throw problems.notFound('invocation', invocationId);
+  return presentInvocation(state, state.outcome);
+}
