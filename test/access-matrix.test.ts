@@ -25,7 +25,7 @@ const callers: Record<string, Api> = {};
 let carolId: string;
 
 before(async () => {
-  platform = await startPlatform({}, { worker: false });
+  platform = await startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8' }, { worker: false });
   const alice = await platform.newUser();
   const mallory = await platform.newUser();
   const carol = await platform.newUser();
@@ -38,6 +38,7 @@ before(async () => {
   const art = (await alice.post('/artifacts', { title: 't', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const art2 = (await alice.post('/artifacts', { title: 't2', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const secret = (await alice.post('/secrets', { name: 's', value: 'v' })).body.id;
+  const server = (await alice.post('/artifacts', { title: 'srv', content_type: 'application/vnd.platform.mcp-server+json', content: JSON.stringify({ transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }), collection_id: ws })).body.id;
   const committed = (await alice.post('/artifacts', { title: 'c', content_type: 'text/plain', content: 'c', collection_id: col })).body.id;
   const commit = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'matrix' });
   if (commit.status !== 202) throw new Error(`commit not requested: ${commit.text}`);
@@ -102,6 +103,14 @@ before(async () => {
     'GET /commits/:id/items': { path: `/commits/${commit.body.id}/items`, target: 'container' },
     'POST /commits/:id/approve': { path: `/commits/${commit.body.id}/approve`, body: {}, target: 'container' },
     'POST /commits/:id/reject': { path: `/commits/${commit.body.id}/reject`, body: { comment: 'no' }, target: 'container' },
+    'POST /artifacts/:id/invoke': { path: `/artifacts/${server}/invoke`, body: { name: 'echo', arguments: {} }, target: 'container' },
+    'POST /artifacts/:id/op/resources_read': { path: `/artifacts/${server}/op/resources_read`, body: { uri: 'demo://x' }, target: 'container' },
+    'POST /artifacts/:id/op/resources_import': { path: `/artifacts/${server}/op/resources_import`, body: { uri: 'demo://x' }, target: 'container' },
+    'POST /artifacts/:id/open': { path: `/artifacts/${art}/open`, target: 'container' },
+    // An invocation's workspace is known only from its run (no worker runs here): the id is unknown either way.
+    'GET /invocations/:id': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000', target: 'none' },
+    'GET /mcp/servers': { path: '/mcp/servers', target: 'none' },
+    'GET /mcp/workspaces/:id/servers': { path: `/mcp/workspaces/${ws}/servers`, target: 'container' },
     // Behind its authentication each MCP tool checks its own scope (test/mcp.test.ts).
     'POST /mcp': { path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_artifact', arguments: { ...art_, collection_id: ws } } }, target: 'none' },
   };

@@ -2,7 +2,7 @@
 // the workflows once, runs every test file with node's test runner, then tears the engines down.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEphemeralEngines } from '../temporal-dev/engines.js';
 import { workflowsPath } from '../src/temporal/worker.js';
@@ -34,6 +34,8 @@ async function main(): Promise<number> {
         stdio: 'inherit',
         env: {
           ...process.env,
+          // uvx and friends (temporal-dev/install-mcp-servers.sh): stdio MCP servers find them on the worker's PATH.
+          PATH: `${resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin')}${delimiter}${process.env.PATH ?? ''}`,
           TEST_MONGODB_URI: engines.mongodbUri,
           TEST_TEMPORAL_ADDRESS: engines.temporalAddress,
           TEST_WORKFLOW_BUNDLE: bundlePath,

@@ -50,42 +50,46 @@ export interface CatalogDoc {
   refreshed_at: Date;
 }
 
+/**
+ * As stored: tools and resources as JSON text, since their JSON Schemas carry keys such as `$schema`
+ * that MongoDB-wire servers refuse as field names.
+ */
+type StoredCatalogDoc = Omit<CatalogDoc, 'tools' | 'resources'> & { tools: string; resources: string };
+
+const decode = (doc: StoredCatalogDoc): CatalogDoc => ({ ...doc, tools: JSON.parse(doc.tools || '[]'), resources: JSON.parse(doc.resources || '[]') });
+
 export class McpCatalogStore {
   constructor(private readonly db: Db) {}
 
   private get coll() {
-    return this.db.collection<CatalogDoc>('mcp_catalog');
+    return this.db.collection<StoredCatalogDoc>('mcp_catalog');
   }
 
-  get(serverId: string): Promise<CatalogDoc | null> {
-    return this.coll.findOne({ _id: serverId });
+  async get(serverId: string): Promise<CatalogDoc | null> {
+    const doc = await this.coll.findOne({ _id: serverId });
+    return doc && decode(doc);
   }
 
-  getMany(serverIds: string[]): Promise<CatalogDoc[]> {
-    return serverIds.length ? this.coll.find({ _id: { $in: serverIds } }).toArray() : Promise.resolve([]);
+  async getMany(serverIds: string[]): Promise<CatalogDoc[]> {
+    return serverIds.length ? (await this.coll.find({ _id: { $in: serverIds } }).toArray()).map(decode) : [];
   }
 
   async put(doc: CatalogDoc): Promise<void> {
-    await this.coll.replaceOne({ _id: doc._id }, doc, { upsert: true });
+    await this.coll.replaceOne({ _id: doc._id }, { ...doc, tools: JSON.stringify(doc.tools), resources: JSON.stringify(doc.resources) }, { upsert: true });
   }
 
   /** A failed listing keeps what the server offered before and only records its health. */
   async markUnhealthy(serverId: string, workspaceId: string, revision: number, health: CatalogHealth, icon: string): Promise<void> {
     await this.coll.updateOne(
       { _id: serverId },
-      { $set: { health, revision, workspace_id: workspaceId, refreshed_at: health.checked_at }, $setOnInsert: { icon, tools: [], resources: [], content_types: [] } },
+      { $set: { health, revision, workspace_id: workspaceId, refreshed_at: health.checked_at }, $setOnInsert: { icon, tools: '[]', resources: '[]', content_types: [] } },
       { upsert: true },
     );
   }
 
   /** The servers of a workspace that ship a definition of this content type. */
-  typeServers(workspaceId: string, mime: string): Promise<CatalogDoc[]> {
-    return this.coll.find({ workspace_id: workspaceId, 'content_types.mime': mime.toLowerCase(), 'health.status': 'ok' }).toArray();
-  }
-
-  /** Registered content types in these workspaces. */
-  typesIn(workspaceIds: string[]): Promise<CatalogDoc[]> {
-    return this.coll.find({ workspace_id: { $in: workspaceIds }, 'content_types.0': { $exists: true } }).toArray();
+  async typeServers(workspaceId: string, mime: string): Promise<CatalogDoc[]> {
+    return (await this.coll.find({ workspace_id: workspaceId, 'content_types.mime': mime.toLowerCase(), 'health.status': 'ok' }).toArray()).map(decode);
   }
 
   async delete(serverId: string): Promise<void> {

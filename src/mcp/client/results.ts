@@ -52,6 +52,9 @@ export interface CallFailure {
   body?: string;
 }
 
+/** Statuses worth another attempt: the server may answer differently soon. 501, 505 and kin will not. */
+const transientStatuses = [408, 425, 429, 500, 502, 503, 504];
+
 const transientNetwork = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed|Connection closed|terminated/i;
 
 /** Sorts an error from connecting or calling into retryable or final, with the status and body when a server answered. */
@@ -60,13 +63,13 @@ export function classify(err: unknown, stderrTail = ''): CallFailure {
   const message = err instanceof Error ? err.message : String(err);
   if ((err as { code?: string }).code === 'outbound_refused') return { retryable: false, kind: 'refused', message };
   if (err instanceof DiscoveryError) {
-    const retryable = err.status !== undefined && (err.status >= 500 || err.status === 408 || err.status === 429);
+    const retryable = err.status !== undefined && transientStatuses.includes(err.status);
     return { retryable, kind: 'discovery', message, ...(err.status ? { status: err.status } : {}) };
   }
   if (err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400) {
     const status = err.code;
     const body = truncate(message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ''), errorBodyBound);
-    return { retryable: status >= 500 || status === 408 || status === 429, kind: 'http_status', message: `The server answered HTTP ${status}.`, status, body };
+    return { retryable: transientStatuses.includes(status), kind: 'http_status', message: `The server answered HTTP ${status}.`, status, body };
   }
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout) return { retryable: false, kind: 'timeout', message: err.message };

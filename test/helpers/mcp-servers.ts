@@ -1,0 +1,47 @@
+// Real third-party MCP servers (and one plain HTTP server) started for a test file, on loopback.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../../temporal-dev/engines.js';
+
+export interface Started {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+async function startUntil(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const seen = (d: Buffer) => {
+      output += d;
+      if (ready.test(output)) resolve();
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
+    setTimeout(() => reject(new Error(`${command} did not start: ${output}`)), 30_000).unref();
+  });
+  child.removeAllListeners('exit');
+  return child;
+}
+
+const stop = (child: ChildProcess) => () =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+/** `@modelcontextprotocol/server-everything` over Streamable HTTP (its /mcp endpoint). */
+export async function everythingHttp(): Promise<Started> {
+  const port = await freePort();
+  const child = await startUntil(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], { PORT: String(port) }, /listening on port/);
+  return { url: `http://127.0.0.1:${port}/mcp`, port, close: stop(child) };
+}
+
+/** Python's own http.server: a real server that answers every POST with 501. */
+export async function pythonHttpServer(): Promise<Started> {
+  const port = await freePort();
+  const child = await startUntil('python3', ['-u', '-m', 'http.server', String(port), '--bind', '127.0.0.1'], {}, /Serving HTTP/);
+  return { url: `http://127.0.0.1:${port}/`, port, close: stop(child) };
+}
