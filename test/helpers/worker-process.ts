@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { TestPlatform } from './platform.js';
 
-export async function workerProcess(platform: TestPlatform): Promise<ChildProcess> {
+export async function workerProcess(platform: TestPlatform, env: Record<string, string> = {}): Promise<ChildProcess> {
   const { config } = platform;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -15,6 +15,7 @@ export async function workerProcess(platform: TestPlatform): Promise<ChildProces
       TEMPORAL_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE,
       PLATFORM_DEV_DIR: config.PLATFORM_DEV_DIR,
       EMBEDDINGS_MODEL_DIR: config.EMBEDDINGS_MODEL_DIR,
+      ...env,
     },
   });
   let output = '';

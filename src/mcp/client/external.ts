@@ -44,6 +44,7 @@ interface Deps {
   outbound: Outbound;
   logger: Logger;
   resultMaxBytes: number;
+  allowStdio: boolean;
 }
 
 /**
@@ -59,6 +60,8 @@ export class ExternalServers {
     if (!doc || doc.content_type.split(';')[0]!.trim().toLowerCase() !== mcpServerType) throw new ServerUnusable(`MCP server ${serverId} no longer exists.`);
     const parsed = mcpServerContent.safeParse(JSON.parse(doc.content));
     if (!parsed.success) throw new ServerUnusable(`MCP server ${serverId} has an invalid registration: ${parsed.error.issues[0]!.message}.`);
+    // Checked again at call time: the deployment may have turned stdio off since the server was registered.
+    if (parsed.data.transport.type === 'stdio' && !this.deps.allowStdio) throw new ServerUnusable('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).');
     return { doc, content: parsed.data };
   }
 

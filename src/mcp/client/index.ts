@@ -21,6 +21,7 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): { exter
     outbound,
     logger,
     resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
+    allowStdio: config.ALLOW_STDIO_MCP_SERVERS,
   });
   return { external, close: async () => void (await Promise.allSettled([pool.close(), outbound.close()])) };
 }
