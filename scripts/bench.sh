@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `npm run bench`: artifact create and get against a raw Koa + driver baseline, then a 1,000-artifact
 # commit (approve → committed) against raw driver writes of the same documents, then MCP
-# `tools/call search` against `POST /artifacts/search`.
+# `tools/call search` against `POST /artifacts/search`, then an external MCP tool call through the
+# platform against a direct SDK client call.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-installed.sh
 node --import tsx bench/artifacts.ts "$@"
 node --import tsx bench/commit.ts
-exec node --import tsx bench/mcp-search.ts
+node --import tsx bench/mcp-search.ts
+exec node --import tsx bench/mcp-client.ts
