@@ -14,6 +14,7 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/lifecycle.js';
+import { heartbeating, settle } from './mcp.js';
 
 /** A state change as the workflow reports it: dates travel as ISO strings. */
 export interface CommitStateChange {
@@ -101,7 +102,8 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
     /**
      * SPEC §4.6 `extract_text`: committed artifacts of a type that a server of the commit's workspace
      * defines get that server's plain text indexed (and embedded) in place of their raw content. A
-     * server that does not implement the tool is skipped; one that fails leaves the raw content indexed.
+     * server that does not implement the tool is skipped; a tool error leaves the raw content indexed
+     * and is reported; a transient failure fails the attempt, and the retry skips what is done.
      */
     async extractCommittedText(commitId: string): Promise<NonNullable<CommitDoc['extract_text']>> {
       const commit = await load(commitId);
@@ -114,10 +116,12 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
         const serverId = servers.get(r.content_type);
         const head = serverId ? await deps.artifacts.get(r.artifact_id) : null;
         if (!serverId || !head || head.revision !== r.version) continue;
-        const result = await deps.external
-          .callTool(serverId, 'extract_text', lifecycleArguments(head), { timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 })
-          .catch((err: Error) => ({ isError: true, content: [{ type: 'text' as const, text: err.message }] }));
-        Context.current().heartbeat();
+        if (head.search_text?.revision === head.revision) {
+          extracted += 1; // done by an earlier attempt
+          continue;
+        }
+        const call = () => deps.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 });
+        const result = await heartbeating(() => settle(call));
         if (result.isError) {
           failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);
           continue;

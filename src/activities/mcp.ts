@@ -2,8 +2,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
-import { CallFailed, ServerUnusable, type ExternalServers } from '../mcp/client/external.js';
-import { failureResult, type CallFailure } from '../mcp/client/results.js';
+import type { ExternalServers } from '../mcp/client/external.js';
+import { CallFailed, failureResult } from '../mcp/client/failure.js';
+import { lifecycleArguments } from '../mcp/client/lifecycle.js';
 
 /** How often a waiting call tells Temporal it is alive (the heartbeat timeout is a few times this). */
 const heartbeatEveryMs = 2000;
@@ -12,27 +13,30 @@ const heartbeatEveryMs = 2000;
  * A failure worth retrying is thrown (Temporal retries it with backoff); any other becomes the tool
  * result itself, so a 4xx or a tool error is never retried (§7.1).
  */
-async function settle<T>(run: () => Promise<T>): Promise<T | CallToolResult> {
+export async function settle<T>(run: () => Promise<T>): Promise<T | CallToolResult> {
   const { attempt } = Context.current().info;
   try {
     return await run();
   } catch (err) {
-    const failure: CallFailure | undefined = err instanceof CallFailed || err instanceof ServerUnusable ? err.failure : undefined;
-    if (!failure) throw err;
+    if (!(err instanceof CallFailed)) throw err;
+    const { failure } = err;
     if (failure.retryable) throw ApplicationFailure.create({ message: failure.message, type: 'McpTransient', details: [failure] });
     return failureResult(failure, attempt);
   }
 }
 
-/** Heartbeats while `run` waits, carrying the latest progress (shown on the pending activity in the Temporal UI). */
-async function heartbeating<T>(run: (progress: (p: unknown) => void) => Promise<T>): Promise<T> {
+/**
+ * Heartbeats while `run` waits, carrying the latest progress numbers (shown on the pending activity in
+ * the Temporal UI); a progress message is the server's text, so it stays out of Temporal.
+ */
+export async function heartbeating<T>(run: (progress: (p: { progress: number; total?: number }) => void) => Promise<T>): Promise<T> {
   const ctx = Context.current();
-  let latest: unknown;
+  let latest: { progress: number; total?: number } | undefined;
   const timer = setInterval(() => ctx.heartbeat(latest), heartbeatEveryMs);
   try {
     return await run((p) => {
-      latest = p;
-      ctx.heartbeat(p);
+      latest = { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) };
+      ctx.heartbeat(latest);
     });
   } finally {
     clearInterval(timer);
@@ -41,9 +45,16 @@ async function heartbeating<T>(run: (progress: (p: unknown) => void) => Promise<
 
 export function createMcpActivities(external: ExternalServers, deps: { artifacts: ArtifactStore; changes: SearchChangeStore }) {
   return {
-    async callMcpTool(input: { serverId: string; name: string; arguments: Record<string, unknown>; timeoutMs: number; maxTotalMs: number }): Promise<CallToolResult> {
+    /** Calls a tool; a §4.6 lifecycle call names its artifact, whose fields become the arguments here. */
+    async callMcpTool(input: { serverId: string; name: string; arguments: Record<string, unknown>; artifactId?: string; timeoutMs: number; maxTotalMs: number }): Promise<CallToolResult> {
+      let args = input.arguments;
+      if (input.artifactId) {
+        const doc = await deps.artifacts.get(input.artifactId);
+        if (!doc) return failureResult({ retryable: false, kind: 'configuration', message: `Artifact ${input.artifactId} no longer exists.` }, 1);
+        args = lifecycleArguments(doc);
+      }
       return heartbeating((progress) =>
-        settle(() => external.callTool(input.serverId, input.name, input.arguments, { timeoutMs: input.timeoutMs, maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal })),
+        settle(() => external.callTool(input.serverId, input.name, args, { timeoutMs: input.timeoutMs, maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal })),
       );
     },
 
@@ -57,9 +68,8 @@ export function createMcpActivities(external: ExternalServers, deps: { artifacts
         const doc = await external.refreshCatalog(serverId);
         return { health: 'ok', tools: doc.tools.length };
       } catch (err) {
-        const failure = err instanceof CallFailed || err instanceof ServerUnusable ? err.failure : undefined;
-        if (!failure) throw err;
-        return { health: 'error', tools: 0, error: failure.message };
+        if (!(err instanceof CallFailed)) throw err;
+        return { health: 'error', tools: 0, error: err.failure.message };
       }
     },
 

@@ -25,6 +25,9 @@ const platformPrefix = 'application/vnd.platform.';
 export const mcpServerType = 'application/vnd.platform.mcp-server+json';
 export const authorizerType = 'application/vnd.platform.authorizer+json';
 
+/** A content type without its parameters, lower-cased: `Text/Markdown; charset=utf-8` → `text/markdown`. */
+export const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
+
 export interface ContentPolicy {
   allowStdioMcpServers: boolean;
   /** Collections may be shared: they carry secret references only, never raw credentials. */
@@ -37,7 +40,7 @@ export interface ContentPolicy {
  * text. Returns the content normalised (defaults applied, re-serialised) for platform types.
  */
 export function validateContent(contentType: string, content: string, policy: ContentPolicy): string {
-  const base = contentType.split(';')[0]!.trim().toLowerCase();
+  const base = baseType(contentType);
   if (base.startsWith(platformPrefix)) {
     const schema = platformContentTypes[base as PlatformContentType];
     if (!schema) {
@@ -90,7 +93,7 @@ function checkMcpServer(server: McpServerContent, policy: ContentPolicy): void {
 
 /** Every stored secret that typed content references, with the field that names it. */
 export function secretReferences(contentType: string, content: string): { id: string; field: string }[] {
-  const base = contentType.split(';')[0]!.trim().toLowerCase();
+  const base = baseType(contentType);
   if (base === mcpServerType) {
     const { transport, auth } = JSON.parse(content) as McpServerContent;
     const refs: { id: string; field: string }[] = [];

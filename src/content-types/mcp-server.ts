@@ -9,7 +9,7 @@ type StdioCommand = (typeof allowedStdioCommands)[number];
  * code, preloaded modules, interactive shells, debuggers. Refused anywhere in `args`, also as
  * `--flag=value`, because the runners pass unknown options on to the program they start.
  */
-const inlineCodeOptions = ['-c', '--call', '-e', '--eval', '--print', '--require', '--import', '--loader', '--experimental-loader', '--inspect', '--inspect-brk', '--inspect-wait', '--env-file', '--shell'];
+const inlineCodeOptions = ['-c', '--call', '-e', '--eval', '--print', '--require', '--import', '--loader', '--experimental-loader', '--inspect', '--inspect-brk', '--inspect-wait', '--env-file', '--env-file-if-exists', '--shell'];
 const runnerOptions: Record<StdioCommand, string[]> = {
   node: ['-p', '-r', '-i', '--interactive', '--input-type', '-'],
   deno: ['eval', 'repl', '-'],
@@ -31,11 +31,26 @@ function isRefusedEnv(name: string): boolean {
   return refusedEnv.some((r) => (r.endsWith('*') ? upper.startsWith(r.slice(0, -1)) : upper === r));
 }
 
-/** Why an argument is refused for this command, or null. */
+/** The letters of a grouped short option, up to one that takes the rest as its value (`-mpkg`, `-Wignore`). */
+function groupedFlags(arg: string): string[] {
+  const flags: string[] = [];
+  for (const c of arg.slice(1)) {
+    flags.push(`-${c}`);
+    if ('mWX'.includes(c)) break;
+  }
+  return flags;
+}
+
+/**
+ * Why an argument is refused for this command, or null. Short options are checked letter by letter,
+ * since runners accept them grouped (`-pe`, `-Bc`) and with the value attached (`-cCODE`).
+ */
 export function refusedArgument(command: StdioCommand, arg: string): string | null {
-  const flag = arg.startsWith('--') ? arg.split('=')[0]! : arg;
-  if (inlineCodeOptions.includes(flag)) return `${flag} would let ${command} run code that is not a server package or file`;
-  if (runnerOptions[command].includes(flag)) return `${flag} is refused for ${command}: it runs code from the command line, stdin or a prompt`;
+  const flags = arg.startsWith('--') ? [arg.split('=')[0]!] : /^-[A-Za-z]{2,}/.test(arg) ? groupedFlags(arg) : [arg];
+  for (const flag of flags) {
+    if (inlineCodeOptions.includes(flag)) return `${flag} would let ${command} run code that is not a server package or file`;
+    if (runnerOptions[command].includes(flag)) return `${flag} is refused for ${command}: it runs code from the command line, stdin or a prompt`;
+  }
   return null;
 }
 

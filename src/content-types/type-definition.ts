@@ -8,7 +8,11 @@ const mime = z
 
 /** §2.10: a content type definition (`type.json`) that a content-type server ships. */
 export const typeDefinition = z.object({
-  mime: mime.refine((m) => !m.startsWith('application/vnd.platform.'), 'may not redefine a platform-owned type'),
+  // Only vendor, personal and unregistered trees (RFC 6838): a server may not claim text/markdown and
+  // so receive every markdown draft of the workspace, nor redefine the platform's own types.
+  mime: mime
+    .refine((m) => /^[a-z0-9!#$&^_.+-]+\/(vnd\.|prs\.|x\.|x-)/.test(m), 'must be a vendor type (type/vnd.…, prs.…, x.… or x-…)')
+    .refine((m) => !m.startsWith('application/vnd.platform.'), 'may not redefine a platform-owned type'),
   version: z.int().min(1),
   inherits: z.array(mime).max(16).default([]),
   description: z.string().max(2000).optional(),

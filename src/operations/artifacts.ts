@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requireGrant, type GrantFlag } from '../auth/grants.js';
 import type { Principal, Scope } from '../auth/principal.js';
-import { mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
+import { baseType, mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
 import type { McpServerContent } from '../content-types/mcp-server.js';
 import { OutboundRefusedError } from '../net/outbound.js';
 import { problems } from '../errors/problem.js';
@@ -98,7 +98,7 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
 
 /** An HTTP server's URL must be one the platform may call (no private, loopback or link-local target), checked as it is registered. */
 async function checkOutboundTargets(ctx: OperationContext, contentType: string, content: string): Promise<void> {
-  if (contentType.split(';')[0]!.trim().toLowerCase() !== mcpServerType) return;
+  if (baseType(contentType) !== mcpServerType) return;
   const { transport } = JSON.parse(content) as McpServerContent;
   if (transport.type !== 'http') return;
   const [field, url] = transport.url ? ['content.transport.url', transport.url] : ['content.transport.well_known', transport.well_known!];
@@ -166,6 +166,7 @@ export async function updateArtifact(ctx: OperationContext, id: string, patch: A
   if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
   if (patch.content !== undefined || patch.content_type !== undefined) {
     patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
+    patch.secrets_owner = principal.subject; // checkedContent has just checked they own what it references
   }
   const doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx));
   if (!doc) throw problems.notFound('artifact', id);

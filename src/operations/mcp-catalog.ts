@@ -1,23 +1,27 @@
 import { v7 as uuidv7 } from 'uuid';
-import { mcpServerType } from '../content-types/index.js';
+import { baseType, mcpServerType } from '../content-types/index.js';
 import { mcpServerContent } from '../content-types/mcp-server.js';
 import type { LifecycleTool } from '../content-types/type-definition.js';
 import { problems } from '../errors/problem.js';
 import { builtinCatalogEntry } from '../mcp/builtin.js';
 import { genericMcpIcon } from '../mcp/client/icons.js';
-import { lifecycleArguments, lifecycleServer } from '../mcp/client/lifecycle.js';
+import { lifecycleServer } from '../mcp/client/lifecycle.js';
 import { catalogWorkflowId, invocationWorkflowId } from '../mcp/client/runs.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
+import { requireInvoke } from './mcp-servers.js';
 import type { CatalogDoc } from '../store/mcp-catalog.js';
 import type { OperationContext } from './context.js';
 
 /** How long a catalog request waits for stale servers to be listed anew before answering with what it has. */
 const refreshWaitMs = 8_000;
+/** Refreshes one catalog request waits for at most. */
+const refreshWaitBound = 20;
 /** Servers one catalog answer covers at most. */
 const serverBound = 500;
 
-const isServer = (doc: Pick<ArtifactDoc, 'content_type'>) => doc.content_type.split(';')[0]!.trim().toLowerCase() === mcpServerType;
+const isServer = (doc: Pick<ArtifactDoc, 'content_type'>) => baseType(doc.content_type) === mcpServerType;
 
 function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> {
   return ctx.services.mcpRuns.start(catalogWorkflowId(doc._id), {
@@ -70,10 +74,13 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
 
   const ttlMs = services.config.MCP_CATALOG_TTL_SECONDS * 1000;
   let entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
-  const toRefresh = servers.filter((s) => options.refresh || stale(s, entries.get(s._id), ttlMs));
+  // Forcing a listing calls every server out of turn: for those who may call them.
+  const force = options.refresh && principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource']);
+  const toRefresh = servers.filter((s) => force || stale(s, entries.get(s._id), ttlMs));
   if (toRefresh.length) {
     await Promise.all(toRefresh.map((s) => refreshCatalog(ctx, s)));
-    await Promise.all(toRefresh.map((s) => services.mcpRuns.wait(catalogWorkflowId(s._id), refreshWaitMs)));
+    // Waits for the first few; the rest are listed in the background and show up on the next request.
+    await Promise.all(toRefresh.slice(0, refreshWaitBound).map((s) => services.mcpRuns.wait(catalogWorkflowId(s._id), refreshWaitMs)));
     entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   }
   const listed = servers.map((s) => present(s, entries.get(s._id)));
@@ -92,7 +99,8 @@ export async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, to
     serverId,
     workspaceId: doc.collection_id,
     principalId: ctx.state.principal!.subject,
-    operation: { kind: 'call_tool', name: tool, arguments: lifecycleArguments(doc), timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 },
+    // The activity reads the artifact: its content does not travel in workflow input.
+    operation: { kind: 'call_tool', name: tool, arguments: {}, timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 },
     lifecycle: { tool, artifactId: doc._id },
   });
   return invocationId;
@@ -116,11 +124,19 @@ export async function afterMcpWrite(ctx: OperationContext, kind: EventKind, doc:
  * gets `on_open` (skipped when it has none), and the answer carries the §2.10 type definition as
  * rendering hints.
  */
-export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc) {
-  const definition = doc.container_kind === 'workspace' ? (await ctx.services.mcpCatalog.typeServers(doc.collection_id, doc.content_type.split(';')[0]!.trim()))[0] : undefined;
-  const type = definition?.content_types.find((t) => t.mime === doc.content_type.split(';')[0]!.trim().toLowerCase()) ?? null;
-  const invocationId = await startLifecycle(ctx, doc, 'on_open');
-  if (!invocationId) return { type, on_open: { status: 'skipped' as const } };
+export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, container: ContainerDoc) {
+  const mime = baseType(doc.content_type);
+  const definition = doc.container_kind === 'workspace' ? (await ctx.services.mcpCatalog.typeServers(doc.collection_id, mime))[0] : undefined;
+  const type = definition?.content_types.find((t) => t.mime === mime) ?? null;
+  // on_open calls out with the server's credentials: only for those who may call the workspace's servers.
+  let mayInvoke = true;
+  try {
+    requireInvoke(ctx, container);
+  } catch {
+    mayInvoke = false;
+  }
+  const invocationId = mayInvoke ? await startLifecycle(ctx, doc, 'on_open') : null;
+  if (!invocationId) return { type, on_open: { status: 'skipped' as const, ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }) } };
   const outcome = await ctx.services.mcpRuns.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);
   return {
     type,

@@ -1,8 +1,8 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { requireGrant } from '../auth/grants.js';
-import { mcpServerType } from '../content-types/index.js';
+import { grantsOf, requireGrant } from '../auth/grants.js';
+import { baseType, mcpServerType } from '../content-types/index.js';
 import { mcpServerContent, type McpServerContent } from '../content-types/mcp-server.js';
 import { Problem, problems } from '../errors/problem.js';
 import { callBuiltin, isBuiltinServer } from '../mcp/builtin.js';
@@ -47,15 +47,22 @@ export interface InvocableServer {
  */
 export async function invocableServer(ctx: OperationContext, id: string): Promise<InvocableServer> {
   const { doc, container } = await visibleArtifact(ctx, id);
-  if (doc.content_type.split(';')[0]!.trim().toLowerCase() !== mcpServerType) {
+  if (baseType(doc.content_type) !== mcpServerType) {
     throw problems.conflict('not-an-mcp-server', `Artifact ${id} is a ${doc.content_type}, not an MCP server (${mcpServerType}).`);
   }
   if (container.kind !== 'workspace') {
     throw problems.conflict('server-not-in-workspace', `MCP server ${id} is in a collection. External servers are called from a workspace: copy it into one.`);
   }
   if (doc.archived_at) throw problems.conflict('archived-artifact', `MCP server ${id} is archived; unarchive it to call it.`);
-  requireGrant(container, ctx.state.principal!, 'I');
+  requireInvoke(ctx, container);
   return { doc, container, content: mcpServerContent.parse(JSON.parse(doc.content)) };
+}
+
+/** The principal may call servers of this workspace: `artifact:invoke` for MCP servers (a `tool:` scope for another type does not do), and the I grant. */
+export function requireInvoke(ctx: OperationContext, container: ContainerDoc): void {
+  const principal = ctx.state.principal!;
+  if (!principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource'])) throw problems.insufficientScope(`artifact:invoke (for ${mcpServerType})`);
+  requireGrant(container, principal, 'I');
 }
 
 /** An invocation as REST presents it, running or done. */
@@ -85,7 +92,8 @@ export interface Answer {
 /** Starts a run for this request (or finds the one a retried request started) and waits its bounded time. */
 async function run(ctx: OperationContext, server: InvocableServer, operation: McpOperation, idempotencyKey: string | undefined, waitS: number | undefined) {
   const principal = ctx.state.principal!;
-  const invocationId = idempotencyKey ? uuidv5(`${principal.subject}:${server.doc._id}:${idempotencyKey}`, idempotencyNamespace) : uuidv7();
+  // The key names this request: the same key with another operation is another invocation.
+  const invocationId = idempotencyKey ? uuidv5(`${principal.subject}:${server.doc._id}:${idempotencyKey}:${JSON.stringify(operation)}`, idempotencyNamespace) : uuidv7();
   const workflowId = invocationWorkflowId(invocationId);
   const input = { invocationId, serverId: server.doc._id, workspaceId: server.container._id, principalId: principal.subject, operation };
   await ctx.services.mcpRuns.start(workflowId, input);
@@ -98,7 +106,10 @@ const pending = (invocation: ReturnType<typeof presentInvocation>): Answer => ({
 
 /** Calls a tool of a server: the result when it comes within the wait, else 202 and the invocation to poll. */
 export async function invokeTool(ctx: OperationContext, serverId: string, body: z.infer<typeof invokeToolBody>, idempotencyKey?: string): Promise<Answer> {
-  if (isBuiltinServer(serverId)) return { status: 200, body: builtinInvocation(serverId, body.name, await callBuiltin(ctx, body.name, body.arguments)) };
+  if (isBuiltinServer(serverId)) {
+    if (!ctx.state.principal!.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource'])) throw problems.insufficientScope(`artifact:invoke (for ${mcpServerType})`);
+    return { status: 200, body: builtinInvocation(serverId, body.name, await callBuiltin(ctx, body.name, body.arguments)) };
+  }
   const server = await invocableServer(ctx, serverId);
   const { config } = ctx.services;
   const timeoutS = body.timeout_seconds ?? server.content.timeout_seconds ?? config.MCP_CALL_TIMEOUT_SECONDS;
@@ -134,7 +145,9 @@ function importedContent(read: ReadResourceResult, uri: string) {
   if (!item) throw new Problem(502, 'mcp-server-error', 'The MCP server did not answer the request', `The server returned no contents for ${uri}.`);
   const isText = 'text' in item && typeof item.text === 'string';
   const fallback = isText ? 'text/plain' : 'application/octet-stream';
-  const contentType = artifactFields.content_type.safeParse(item.mimeType).data ?? fallback;
+  // The server does not choose a platform type: an imported "MCP server registration" would be run.
+  const declared = artifactFields.content_type.safeParse(item.mimeType).data;
+  const contentType = declared && !baseType(declared).startsWith('application/vnd.platform.') ? declared : fallback;
   return { content: isText ? (item.text as string) : String((item as { blob: string }).blob), contentType, encoding: isText ? null : 'base64' };
 }
 
@@ -146,6 +159,7 @@ export async function importResource(ctx: OperationContext, serverId: string, bo
   if (outcome.kind !== 'resource') throw serverFailed(outcome);
   const read = importedContent(outcome.result, body.uri);
   const workspaceId = body.workspace_id ?? server.container._id;
+  if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, body.workspace_id))) throw problems.notFound('workspace', body.workspace_id);
   return createArtifact(ctx, {
     title: body.title ?? (body.uri.split('/').filter(Boolean).pop() || body.uri).slice(0, 500),
     content_type: read.contentType,
@@ -156,10 +170,15 @@ export async function importResource(ctx: OperationContext, serverId: string, bo
   });
 }
 
-/** GET /invocations/{id}: the run's state, for whoever may call the server's workspace. */
+/**
+ * GET /invocations/{id}: the run's state, for the person who started it, or one who administers its
+ * workspace (A grant); anyone else gets 404, as for an invocation that does not exist.
+ */
 export async function getInvocation(ctx: OperationContext, invocationId: string) {
+  const principal = ctx.state.principal!;
   const state = await ctx.services.mcpRuns.state(invocationWorkflowId(invocationId));
-  const container = state && (await ctx.services.containers.get('workspace', ctx.state.principal!, state.workspace_id));
-  if (!state || !container || state.operation === 'refresh_catalog') throw problems.notFound('invocation', invocationId);
+  const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
+  const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
+  if (!state || !mayRead || state.operation === 'refresh_catalog') throw problems.notFound('invocation', invocationId);
   return presentInvocation(state, state.outcome);
 }

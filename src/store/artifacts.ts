@@ -59,6 +59,11 @@ export interface ArtifactDoc {
    */
   search_text?: { revision: number; text: string };
   /**
+   * Whose stored secrets the content references: the person who last wrote the content (each such
+   * write checks that they own them). Unset until the content is first changed: then the creator.
+   */
+  secrets_owner?: string;
+  /**
    * The embedding of this revision's text, written by the indexing activity. The vector is BSON
    * binary (float32, subtype 9), which Atlas Vector Search indexes and FerretDB reads ten times faster
    * than an array of doubles (docs/decisions.md); older documents may still hold a number array.
@@ -82,7 +87,7 @@ export interface NewArtifact {
   source: Provenance['source'];
 }
 
-export type ArtifactPatch = Partial<Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context'>>;
+export type ArtifactPatch = Partial<Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context' | 'secrets_owner'>>;
 
 const keyRetries = 5;
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -1,7 +1,7 @@
-import { ActivityFailure, ApplicationFailure, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, defineQuery, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Activities } from '../activities/index.js';
-import type { CallFailure } from '../mcp/client/results.js';
+import { failureResult, type CallFailure } from '../mcp/client/failure.js';
 
 /** What one external MCP run does. Arguments are the caller's; no credential is ever part of it. */
 export type McpOperation =
@@ -66,16 +66,19 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
 
   let outcome: McpRunResult;
   try {
-    if (op.kind === 'call_tool') outcome = { kind: 'tool_result', result: await acts.callMcpTool({ serverId: input.serverId, name: op.name, arguments: op.arguments, timeoutMs: op.timeoutMs, maxTotalMs: op.maxTotalMs }) };
+    if (op.kind === 'call_tool') {
+      const artifactId = input.lifecycle?.artifactId;
+      outcome = { kind: 'tool_result', result: await acts.callMcpTool({ serverId: input.serverId, name: op.name, arguments: op.arguments, ...(artifactId ? { artifactId } : {}), timeoutMs: op.timeoutMs, maxTotalMs: op.maxTotalMs }) };
+    }
     else if (op.kind === 'read_resource') outcome = asResource(await acts.readMcpResource({ serverId: input.serverId, uri: op.uri, timeoutMs: op.timeoutMs }));
     else outcome = { kind: 'catalog', ...(await acts.refreshMcpCatalog(input.serverId)) };
+    if (input.lifecycle?.tool === 'on_create' && outcome.kind === 'tool_result' && !outcome.result.isError) {
+      const context = (outcome.result.structuredContent as { context?: unknown } | undefined)?.context;
+      if (context && typeof context === 'object' && !Array.isArray(context)) await acts.mergeArtifactContext({ artifactId: input.lifecycle.artifactId, context: context as Record<string, unknown> });
+    }
   } catch (err) {
+    if (isCancellation(err)) throw err;
     outcome = { kind: 'tool_result', result: exhausted(err) };
-  }
-
-  if (input.lifecycle?.tool === 'on_create' && outcome.kind === 'tool_result' && !outcome.result.isError) {
-    const context = (outcome.result.structuredContent as { context?: unknown } | undefined)?.context;
-    if (context && typeof context === 'object' && !Array.isArray(context)) await acts.mergeArtifactContext({ artifactId: input.lifecycle.artifactId, context: context as Record<string, unknown> });
   }
   state.status = 'completed';
   state.completed_at = new Date().toISOString();
@@ -92,11 +95,5 @@ function asResource(r: ReadResourceResult | CallToolResult): McpRunResult {
 function exhausted(err: unknown): CallToolResult {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   const failure = cause instanceof ApplicationFailure ? (cause.details?.[0] as CallFailure | undefined) : undefined;
-  const message = failure?.message ?? (cause?.message || 'The call did not complete.');
-  const text = [message, failure?.body ? `Body: ${failure.body}` : '', `(after ${maxAttempts} attempts)`].filter(Boolean).join(' ');
-  return {
-    isError: true,
-    content: [{ type: 'text', text }],
-    structuredContent: { error: failure?.kind ?? 'unavailable', message, ...(failure?.status ? { status: failure.status } : {}), ...(failure?.body ? { body: failure.body } : {}), attempts: maxAttempts },
-  };
+  return failureResult(failure ?? { retryable: false, kind: 'unavailable', message: cause?.message || 'The call did not complete.' }, maxAttempts);
 }

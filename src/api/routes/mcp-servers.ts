@@ -52,8 +52,8 @@ export const mcpServerRoutes: RouteDef[] = [
     path: '/artifacts/:id/open',
     access: 'artifact:read',
     handler: async (ctx) => {
-      const { doc } = await visibleArtifact(ctx, artifactId(ctx));
-      ctx.body = { artifact: presentArtifact(doc), ...(await openArtifact(ctx, doc)) };
+      const { doc, container } = await visibleArtifact(ctx, artifactId(ctx));
+      ctx.body = { artifact: presentArtifact(doc), ...(await openArtifact(ctx, doc, container)) };
     },
   },
   {

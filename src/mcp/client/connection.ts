@@ -47,7 +47,7 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-async function discover(wellKnown: string, outbound: OutboundHttp): Promise<{ endpoint: URL; icon?: string }> {
+async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredentials: boolean): Promise<{ endpoint: URL; icon?: string }> {
   const { status, body } = await outbound.fetchJson(wellKnown);
   if (status >= 400) throw new DiscoveryError(`The discovery document at ${wellKnown} answered HTTP ${status}.`, status);
   const parsed = discoveryDocument.safeParse(body);
@@ -57,6 +57,8 @@ async function discover(wellKnown: string, outbound: OutboundHttp): Promise<{ en
   }
   const endpoint = new URL(parsed.data.endpoints.streamable_http, wellKnown);
   if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') throw new DiscoveryError(`endpoints.streamable_http resolves to ${endpoint.protocol} URL; only http and https are allowed.`);
+  // The credential was registered for the discovery document's server: a document may not send it elsewhere.
+  if (sendsCredentials && endpoint.origin !== new URL(wellKnown).origin) throw new DiscoveryError(`endpoints.streamable_http points to ${endpoint.origin}, another origin than ${new URL(wellKnown).origin}; credentials are only sent to the server that was registered (register the endpoint with "url" instead).`);
   return { endpoint, ...(parsed.data.icon ? { icon: parsed.data.icon } : {}) };
 }
 
@@ -100,7 +102,7 @@ export async function openConnection(content: McpServerContent, creds: ResolvedC
     await client.connect(stdio);
     return { client, stderrTail: () => tail, close: () => client.close() };
   }
-  const { endpoint, icon } = transport.url ? { endpoint: new URL(transport.url), icon: undefined } : await discover(transport.well_known!, outbound);
+  const { endpoint, icon } = transport.url ? { endpoint: new URL(transport.url), icon: undefined } : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0);
   const client = await connectHttp(newClient, endpoint, creds.headers, outbound);
   return { client, ...(icon ? { discoveryIcon: icon } : {}), stderrTail: () => '', close: () => client.close() };
 }

@@ -1,32 +1,16 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpServerContent, type McpServerContent } from '../../content-types/mcp-server.js';
 import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../../content-types/type-definition.js';
-import { mcpServerType } from '../../content-types/index.js';
+import { baseType, mcpServerType } from '../../content-types/index.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../../store/artifacts.js';
 import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 import type { SecretStore } from '../../store/secrets.js';
-import type { Outbound } from '../../net/outbound.js';
 import { genericMcpIcon, iconOf } from './icons.js';
-import { openConnection, type Connection, type ResolvedCredentials } from './connection.js';
+import { openConnection, type Connection, type OutboundHttp, type ResolvedCredentials } from './connection.js';
 import { connectionKey, type ConnectionPool } from './pool.js';
-import { boundResult, classify, redact, type CallFailure } from './results.js';
-
-/** A registration that cannot be called as it stands: no retry will help. */
-export class ServerUnusable extends Error {
-  readonly failure: CallFailure;
-  constructor(message: string) {
-    super(message);
-    this.failure = { retryable: false, kind: 'configuration', message };
-  }
-}
-
-/** A failed call, sorted by classify and scrubbed of the server's credentials. */
-export class CallFailed extends Error {
-  constructor(readonly failure: CallFailure) {
-    super(failure.message);
-  }
-}
+import { boundResult, classify, redact } from './results.js';
+import { CallFailed, unusable } from './failure.js';
 
 export interface CallOptions {
   /** Without an answer or a progress notification for this long, the call fails. */
@@ -41,7 +25,7 @@ interface Deps {
   secrets: SecretStore;
   catalog: McpCatalogStore;
   pool: ConnectionPool;
-  outbound: Outbound;
+  outbound: OutboundHttp;
   logger: Logger;
   resultMaxBytes: number;
   allowStdio: boolean;
@@ -57,21 +41,22 @@ export class ExternalServers {
   /** The registration, read fresh: a call always uses the server as it is now. */
   async load(serverId: string): Promise<{ doc: ArtifactDoc; content: McpServerContent }> {
     const doc = await this.deps.artifacts.get(serverId);
-    if (!doc || doc.content_type.split(';')[0]!.trim().toLowerCase() !== mcpServerType) throw new ServerUnusable(`MCP server ${serverId} no longer exists.`);
+    if (!doc || baseType(doc.content_type) !== mcpServerType) throw unusable(`MCP server ${serverId} no longer exists.`);
     const parsed = mcpServerContent.safeParse(JSON.parse(doc.content));
-    if (!parsed.success) throw new ServerUnusable(`MCP server ${serverId} has an invalid registration: ${parsed.error.issues[0]!.message}.`);
+    if (!parsed.success) throw unusable(`MCP server ${serverId} has an invalid registration: ${parsed.error.issues[0]!.message}.`);
+    if (doc.archived_at) throw unusable(`MCP server ${serverId} is archived; unarchive it to call it.`);
     // Checked again at call time: the deployment may have turned stdio off since the server was registered.
-    if (parsed.data.transport.type === 'stdio' && !this.deps.allowStdio) throw new ServerUnusable('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).');
+    if (parsed.data.transport.type === 'stdio' && !this.deps.allowStdio) throw unusable('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).');
     return { doc, content: parsed.data };
   }
 
-  /** Opens the secrets the registration references; they belong to whoever last wrote it (checked then). */
+  /** Opens the secrets the registration references; they belong to whoever last wrote its content (checked then). */
   private async resolve(doc: ArtifactDoc, content: McpServerContent): Promise<ResolvedCredentials> {
-    const owner = doc.provenance.updated_by;
+    const owner = doc.secrets_owner ?? doc.provenance.created_by;
     const creds: ResolvedCredentials = { env: {}, headers: {}, secrets: [] };
     const reveal = async (id: string, field: string) => {
       const value = await this.deps.secrets.reveal(owner, id);
-      if (value === null) throw new ServerUnusable(`The secret referenced by ${field} no longer exists; store it again with POST /secrets and update the server.`);
+      if (value === null) throw unusable(`The secret referenced by ${field} no longer exists; store it again with POST /secrets and update the server.`);
       creds.secrets.push(value);
       return value;
     };
@@ -87,7 +72,7 @@ export class ExternalServers {
     } else if (auth?.type === 'api_key') {
       creds.headers[auth.header] = await reveal(auth.secret_id, 'auth.secret_id');
     } else if (auth?.type === 'oauth2') {
-      throw new ServerUnusable('oauth2 server credentials come with OAuth connections, which this platform does not offer yet; use api_key or static.');
+      throw unusable('oauth2 server credentials come with OAuth connections, which this platform does not offer yet; use api_key or static.');
     }
     return creds;
   }
@@ -103,18 +88,19 @@ export class ExternalServers {
     const open = () => openConnection(server.content, creds, this.deps.outbound, () => void this.refreshCatalog(serverId).catch(() => {}));
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
-        .use(key, open, async (connection, reused) => {
+        .use(key, open, async (connection, reused, drop) => {
           try {
             return await fn(connection, server);
           } catch (err) {
             const failure = classify(err, connection.stderrTail());
-            if (failure.retryable || failure.status === 404) await this.deps.pool.discard(key);
-            if (retry && reused && (failure.status === 404 || failure.kind === 'unavailable')) return attempt(false);
+            if (failure.retryable || failure.status === 404) await drop();
+            // A reused connection the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
+            if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message))) return attempt(false);
             throw new CallFailed(redact(failure, creds.secrets));
           }
         })
         .catch((err) => {
-          if (err instanceof CallFailed || err instanceof ServerUnusable) throw err;
+          if (err instanceof CallFailed) throw err;
           throw new CallFailed(redact(classify(err), creds.secrets)); // opening the connection failed
         });
     return redact(await attempt(true), creds.secrets);
@@ -133,8 +119,12 @@ export class ExternalServers {
     return boundResult(result as CallToolResult, this.deps.resultMaxBytes);
   }
 
+  /** Reads a resource; one larger than MCP_RESULT_MAX_BYTES is refused rather than cut (a cut file is a wrong file). */
   async readResource(serverId: string, uri: string, timeoutMs: number): Promise<ReadResourceResult> {
-    return this.withConnection(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }));
+    const read = await this.withConnection(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }));
+    const size = Buffer.byteLength(JSON.stringify(read));
+    if (size > this.deps.resultMaxBytes) throw new CallFailed({ retryable: false, kind: 'protocol', message: `The resource ${uri} is ${size} bytes, more than this platform takes (MCP_RESULT_MAX_BYTES = ${this.deps.resultMaxBytes}).` });
+    return read;
   }
 
   /** Lists a server's tools, resources and shipped content types into the catalog, and records its health. */
@@ -149,7 +139,7 @@ export class ExternalServers {
         return doc;
       });
     } catch (err) {
-      const failure = err instanceof CallFailed || err instanceof ServerUnusable ? err.failure : classify(err);
+      const failure = err instanceof CallFailed ? err.failure : classify(err);
       const doc = server?.doc ?? (await this.deps.artifacts.get(serverId));
       const error = failure.message + (failure.body ? ` ${failure.body}` : '');
       if (doc) await this.deps.catalog.markUnhealthy(serverId, doc.collection_id, doc.revision, { status: 'error', checked_at: new Date(), error }, genericMcpIcon);

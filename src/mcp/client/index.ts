@@ -11,17 +11,21 @@ import { ConnectionPool } from './pool.js';
 
 /** A worker's MCP client: the guarded outbound HTTP client, the connection pool, and what they close. */
 export function createMcpClient(config: Config, db: Db, logger: Logger): { external: ExternalServers; close(): Promise<void> } {
-  const outbound = createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
+  const allow = parseAllowList(config.MCP_OUTBOUND_ALLOW);
+  const discovery = createOutbound({ allow, timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
+  // A tool that answers with plain JSON sends nothing until it is done: the call's own timeout (which
+  // progress resets) bounds it, not the outbound one, which still bounds connecting.
+  const transport = createOutbound({ allow, timeoutMs: (config.MCP_CALL_MAX_SECONDS + 60) * 1000, connectTimeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
   const pool = new ConnectionPool(config.MCP_CONNECTION_IDLE_SECONDS * 1000, logger);
   const external = new ExternalServers({
     artifacts: new ArtifactStore(db),
     secrets: new SecretStore(db, loadKeyRing(config, logger)),
     catalog: new McpCatalogStore(db),
     pool,
-    outbound,
+    outbound: { fetch: transport.fetch, fetchJson: discovery.fetchJson },
     logger,
     resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
     allowStdio: config.ALLOW_STDIO_MCP_SERVERS,
   });
-  return { external, close: async () => void (await Promise.allSettled([pool.close(), outbound.close()])) };
+  return { external, close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])) };
 }

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { baseType } from '../../content-types/index.js';
 import type { LifecycleTool } from '../../content-types/type-definition.js';
 import type { ArtifactDoc } from '../../store/artifacts.js';
 import type { McpCatalogStore } from '../../store/mcp-catalog.js';
@@ -8,7 +9,6 @@ export function lifecycleArguments(doc: ArtifactDoc): { artifact: Record<string,
   return { artifact: { id: doc._id, title: doc.title, content_type: doc.content_type, content: doc.content, context: doc.context, collection_id: doc.collection_id } };
 }
 
-const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
 
 /**
  * The server of a workspace that defines this content type and implements the lifecycle tool, or

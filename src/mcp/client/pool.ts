@@ -29,8 +29,11 @@ export class ConnectionPool {
     this.sweeper = setInterval(() => void this.sweep(), Math.min(idleMs, 30_000)).unref();
   }
 
-  /** Runs `fn` on the pooled connection for `key`, opening one when there is none. */
-  async use<T>(key: string, open: () => Promise<Connection>, fn: (connection: Connection, reused: boolean) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` on the pooled connection for `key`, opening one when there is none. `fn` may drop the
+   * connection it was given (after a failure): only that one, never a newer one under the same key.
+   */
+  async use<T>(key: string, open: () => Promise<Connection>, fn: (connection: Connection, reused: boolean, drop: () => Promise<void>) => Promise<T>): Promise<T> {
     let entry = this.entries.get(key);
     const reused = entry !== undefined;
     if (!entry) {
@@ -44,17 +47,17 @@ export class ConnectionPool {
     }
     entry.active += 1;
     try {
-      return await fn(await entry.connection, reused);
+      const used = entry;
+      return await fn(await entry.connection, reused, () => this.drop(key, used));
     } finally {
       entry.active -= 1;
       entry.lastUsed = Date.now();
     }
   }
 
-  /** Drops a connection that failed, so that the next call opens a fresh one. */
-  async discard(key: string): Promise<void> {
-    const entry = this.entries.get(key);
-    if (!entry) return;
+  /** Closes a connection and forgets it, if it is still the one under its key. */
+  private async drop(key: string, entry: Entry): Promise<void> {
+    if (this.entries.get(key) !== entry) return;
     this.entries.delete(key);
     await entry.connection.then((c) => c.close()).catch(() => {});
   }
@@ -68,7 +71,7 @@ export class ConnectionPool {
     for (const [key, entry] of this.entries) {
       if (entry.active === 0 && now - entry.lastUsed >= this.idleMs) {
         this.logger.debug({ server: key.split(':')[0] }, 'closing idle MCP connection');
-        await this.discard(key);
+        await this.drop(key, entry);
       }
     }
   }
@@ -79,6 +82,6 @@ export class ConnectionPool {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all([...this.entries.keys()].map((k) => this.discard(k)));
+    await Promise.all([...this.entries].map(([key, entry]) => this.drop(key, entry)));
   }
 }

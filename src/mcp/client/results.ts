@@ -1,20 +1,25 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DiscoveryError } from './connection.js';
+import type { CallFailure } from './failure.js';
 
 /** How much of an error body a tool result carries (§7.1: "a truncated body"). */
 export const errorBodyBound = 2000;
 
-/** Replaces every secret value in a JSON-able value. Secrets shorter than 4 characters are not hunted. */
+/**
+ * Replaces every secret value inside the strings of a JSON-able value (keys and other values are left
+ * as they are). Secrets shorter than 4 characters are not hunted.
+ */
 export function redact<T>(value: T, secrets: string[]): T {
   const hunted = secrets.filter((s) => s.length >= 4);
   if (hunted.length === 0) return value;
-  let text = JSON.stringify(value);
-  for (const secret of hunted) {
-    const encoded = JSON.stringify(secret).slice(1, -1); // as it appears inside a JSON string
-    text = text.split(encoded).join('[redacted]');
-  }
-  return JSON.parse(text) as T;
+  const scrub = (v: unknown): unknown => {
+    if (typeof v === 'string') return hunted.reduce((text, secret) => text.split(secret).join('[redacted]'), v);
+    if (Array.isArray(v)) return v.map(scrub);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, scrub(x)]));
+    return v;
+  };
+  return scrub(value) as T;
 }
 
 export const truncate = (text: string, bound: number) => (text.length > bound ? `${text.slice(0, bound)}… [${text.length - bound} more characters]` : text);
@@ -42,16 +47,6 @@ export function boundResult(result: CallToolResult, maxBytes: number): CallToolR
   return { content: kept, isError: result.isError ?? false, _meta: { ...result._meta, 'platform/truncated': true } };
 }
 
-/** What became of a call that did not return a result. */
-export interface CallFailure {
-  /** Worth another attempt: the network, a 5xx, 408 or 429, a server process that died. */
-  retryable: boolean;
-  kind: 'http_status' | 'timeout' | 'protocol' | 'unavailable' | 'refused' | 'discovery' | 'configuration';
-  message: string;
-  status?: number;
-  body?: string;
-}
-
 /** Statuses worth another attempt: the server may answer differently soon. 501, 505 and kin will not. */
 const transientStatuses = [408, 425, 429, 500, 502, 503, 504];
 
@@ -76,7 +71,10 @@ export function classify(err: unknown, stderrTail = ''): CallFailure {
     if (err.code === ErrorCode.ConnectionClosed) return { retryable: true, kind: 'unavailable', message: withStderr(message, stderrTail) };
     return { retryable: false, kind: 'protocol', message: err.message };
   }
-  if (/Timeout|TimeoutError/.test(name) || (err as { code?: string }).code === 'outbound_timeout') return { retryable: true, kind: 'unavailable', message };
+  const code = (err as { code?: string }).code;
+  if (code === 'outbound_too_large') return { retryable: false, kind: 'protocol', message: `The server's answer was too large: ${message}` };
+  // The transports' outbound bound covers connecting only (the call's own timeout covers the answer).
+  if (code === 'outbound_timeout' || /Timeout/.test(name)) return { retryable: true, kind: 'unavailable', message };
   if (transientNetwork.test(message) || /spawn|ENOENT/.test(message)) {
     return { retryable: !/ENOENT/.test(message), kind: 'unavailable', message: withStderr(message, stderrTail) };
   }
@@ -87,12 +85,3 @@ function withStderr(message: string, tail: string): string {
   return tail.trim() ? `${message}; the server's stderr ended with: ${truncate(tail.trim().slice(-errorBodyBound), errorBodyBound)}` : message;
 }
 
-/** A failure as the tool result the caller gets (§7.1): the status and a truncated body, never a crash. */
-export function failureResult(failure: CallFailure, attempts: number): CallToolResult {
-  const text = [failure.message, failure.body ? `Body: ${failure.body}` : '', attempts > 1 ? `(after ${attempts} attempts)` : ''].filter(Boolean).join(' ');
-  return {
-    isError: true,
-    content: [{ type: 'text', text }],
-    structuredContent: { error: failure.kind, message: failure.message, ...(failure.status ? { status: failure.status } : {}), ...(failure.body ? { body: failure.body } : {}), attempts },
-  };
-}

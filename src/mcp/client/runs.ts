@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { failureResult } from './failure.js';
 import type { Config } from '../../config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../../temporal/search-attributes.js';
 import { mcpRun, mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../../workflows/mcp.js';
@@ -39,9 +40,18 @@ export class McpRuns {
     }
   }
 
-  /** The run's outcome if it ends within `waitMs`, else null (the caller polls). */
+  /**
+   * The run's outcome if it ends within `waitMs`, else null (the caller polls). A run that failed or
+   * was terminated (from the Temporal UI, say) is an error result, not an exception.
+   */
   async wait(workflowId: string, waitMs: number): Promise<McpRunResult | null> {
-    const result = this.client.workflow.getHandle<typeof mcpRun>(workflowId).result();
+    const result = this.client.workflow
+      .getHandle<typeof mcpRun>(workflowId)
+      .result()
+      .catch((err: unknown): McpRunResult => {
+        if (!(err instanceof WorkflowFailedError)) throw err;
+        return { kind: 'tool_result', result: failureResult({ retryable: false, kind: 'unavailable', message: `The run ended without an answer: ${err.cause?.message ?? err.message}` }, 1) };
+      });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
     try {
