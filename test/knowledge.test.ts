@@ -204,7 +204,7 @@ describe('typed content', () => {
   }
 
   it('accepts an http MCP server registration', async () => {
-    const reply = await createTyped(mcpServer, { transport: { type: 'http', well_known: 'http://127.0.0.1:9/.well-known/mcp.json' }, notes: 'n' });
+    const reply = await createTyped(mcpServer, { transport: { type: 'http', well_known: 'https://x.example/.well-known/mcp.json' }, notes: 'n' });
     assert.equal(reply.status, 201, reply.text);
     assert.equal(JSON.parse(reply.body.content).transport.type, 'http');
   });

@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { eventually, type Api } from './helpers/http.js';
+import { Api, eventually } from './helpers/http.js';
+import { createApiKey } from './helpers/credentials.js';
 import { everythingHttp, pythonHttpServer, type Started } from './helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 import { freePort } from '../temporal-dev/engines.js';
@@ -171,6 +172,28 @@ describe('calling tools', () => {
     assert.equal(readOnly.status, 403, readOnly.text);
     const bad = await alice.post(`/artifacts/${httpId}/invoke`, { name: '', arguments: [] });
     assert.equal(bad.status, 400);
+    // A credential allowed to invoke another type only does not reach MCP servers.
+    const key = await createApiKey(alice, ['artifact:read', 'tool:application/x-agent:invoke']);
+    const narrow = await new Api(platform.url, key.key).post(`/artifacts/${httpId}/invoke`, { name: 'echo', arguments: { message: 'x' } });
+    assert.equal(narrow.status, 403, narrow.text);
+    assert.equal(narrow.body.type, 'urn:platform:problem:insufficient-scope');
+  });
+
+  it("shows an invocation to the person who made it, not to the workspace's other members", async () => {
+    const carol = await platform.newUser();
+    await alice.post(`/workspaces/${ws}/shares`, { person_id: carol.userId, flags: 'RI' });
+    const mine = await alice.post(`/artifacts/${httpId}/invoke`, { name: 'echo', arguments: { message: 'private' } });
+    assert.equal((await carol.get(`/invocations/${mine.body.invocation_id}`)).status, 404);
+    const theirs = await carol.post(`/artifacts/${httpId}/invoke`, { name: 'echo', arguments: { message: 'carol' } });
+    assert.equal(theirs.status, 200, theirs.text);
+    assert.equal((await carol.get(`/invocations/${theirs.body.invocation_id}`)).status, 200);
+    assert.equal((await alice.get(`/invocations/${theirs.body.invocation_id}`)).status, 200, 'the owner administers the workspace');
+  });
+
+  it('imports only into a workspace', async () => {
+    const col = (await alice.post('/collections', { name: 'not here' })).body.id;
+    const r = await alice.post(`/artifacts/${httpId}/op/resources_import`, { uri: 'demo://resource/static/document/architecture.md', workspace_id: col });
+    assert.equal(r.status, 404, r.text);
   });
 });
 
@@ -221,6 +244,7 @@ describe('registration rules', () => {
     await refused({ transport: { type: 'stdio', command: 'python3', args: ['-c', 'print(1)'] } }, /content\.transport\.args\.0/);
     await refused({ transport: { type: 'stdio', command: 'node', args: ['--require=/tmp/x.js', 'server.js'] } }, /content\.transport\.args\.0/);
     await refused({ transport: { type: 'stdio', command: 'npx', args: ['-c', 'curl evil'] } }, /content\.transport\.args\.0/);
+    await refused({ transport: { type: 'stdio', command: 'node', args: ['-pe', 'process.env'] } }, /content\.transport\.args\.0/);
   });
   it('refuses env that changes which code a runner loads', async () => {
     for (const name of ['NODE_OPTIONS', 'PYTHONPATH', 'LD_PRELOAD', 'PATH', 'npm_config_node_options']) {

@@ -154,12 +154,12 @@ function importedContent(read: ReadResourceResult, uri: string) {
 /** Reads a resource and stores it as a new workspace draft that records where it came from. */
 export async function importResource(ctx: OperationContext, serverId: string, body: z.infer<typeof resourceImportBody>): Promise<ArtifactDoc> {
   const server = await invocableServer(ctx, serverId);
+  const workspaceId = body.workspace_id ?? server.container._id;
+  if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, body.workspace_id))) throw problems.notFound('workspace', body.workspace_id);
   const { outcome } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: ctx.services.config.MCP_CALL_TIMEOUT_SECONDS * 1000 }, undefined, ctx.services.config.MCP_INVOKE_WAIT_SECONDS);
   if (!outcome) throw new Problem(504, 'mcp-server-timeout', 'The MCP server did not answer in time', `Reading ${body.uri} took longer than ${ctx.services.config.MCP_INVOKE_WAIT_SECONDS} s; nothing was imported.`);
   if (outcome.kind !== 'resource') throw serverFailed(outcome);
   const read = importedContent(outcome.result, body.uri);
-  const workspaceId = body.workspace_id ?? server.container._id;
-  if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, body.workspace_id))) throw problems.notFound('workspace', body.workspace_id);
   return createArtifact(ctx, {
     title: body.title ?? (body.uri.split('/').filter(Boolean).pop() || body.uri).slice(0, 500),
     content_type: read.contentType,
