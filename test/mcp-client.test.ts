@@ -68,6 +68,12 @@ describe('calling tools', () => {
     assert.deepEqual(polled.body.result, r.body.result);
   });
 
+  it("keeps the catalog fresh on the server's notifications/tools/list_changed", async () => {
+    // server-everything registers more tools once it knows the client's capabilities, and says so (over
+    // stdio at once; over HTTP on the standalone stream, which may open after the notification went).
+    await eventually(async () => platform.logs.some((l) => l.includes('MCP server tools changed: catalog refreshed') && l.includes(stdioId)));
+  });
+
   it('calls a tool over Streamable HTTP, reusing the connection across calls', async () => {
     for (const [a, b] of [[2, 3], [5, 8]] as const) {
       const r = await alice.post(`/artifacts/${httpId}/invoke`, { name: 'get-sum', arguments: { a, b } });

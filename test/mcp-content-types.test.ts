@@ -53,10 +53,13 @@ describe('content-type servers', () => {
     assert.equal(enriched.context.word_count, 8);
     assert.deepEqual(enriched.context.tags, ['q3', 'release']);
     assert.equal(enriched.revision, created.body.revision, 'enrichment is not an edit');
-    const runs = platform.services.temporal.workflow.list({ query: `ArtifactId = "${serverId}" AND McpTool = "on_create"` });
-    let count = 0;
-    for await (const run of runs) count += run.status.name === 'COMPLETED' ? 1 : 0;
-    assert.ok(count >= 1, 'the lifecycle call is a workflow of its own');
+    // The lifecycle call is a workflow of its own, findable by server and tool (visibility lags a little).
+    await eventually(async () => {
+      for await (const run of platform.services.temporal.workflow.list({ query: `ArtifactId = "${serverId}" AND McpTool = "on_create" AND RunKind = "type_lifecycle"` })) {
+        if (run.status.name === 'COMPLETED') return true;
+      }
+      return false;
+    });
   });
 
   it('skips on_open, which the server does not implement, and answers with the type as rendering hints', async () => {

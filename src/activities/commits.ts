@@ -120,7 +120,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
           extracted += 1; // done by an earlier attempt
           continue;
         }
-        const call = () => deps.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 });
+        const call = () => deps.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 });
         const result = await heartbeating(() => settle(call));
         if (result.isError) {
           failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);

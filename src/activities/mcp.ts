@@ -46,7 +46,7 @@ export async function heartbeating<T>(run: (progress: (p: { progress: number; to
 export function createMcpActivities(external: ExternalServers, deps: { artifacts: ArtifactStore; changes: SearchChangeStore }) {
   return {
     /** Calls a tool; a §4.6 lifecycle call names its artifact, whose fields become the arguments here. */
-    async callMcpTool(input: { serverId: string; name: string; arguments: Record<string, unknown>; artifactId?: string; timeoutMs: number; maxTotalMs: number }): Promise<CallToolResult> {
+    async callMcpTool(input: { serverId: string; revision?: number; name: string; arguments: Record<string, unknown>; artifactId?: string; timeoutMs?: number; maxTotalMs: number }): Promise<CallToolResult> {
       let args = input.arguments;
       if (input.artifactId) {
         const doc = await deps.artifacts.get(input.artifactId);
@@ -54,7 +54,7 @@ export function createMcpActivities(external: ExternalServers, deps: { artifacts
         args = lifecycleArguments(doc);
       }
       return heartbeating((progress) =>
-        settle(() => external.callTool(input.serverId, input.name, args, { timeoutMs: input.timeoutMs, maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal })),
+        settle(() => external.callTool(input.serverId, input.name, args, { ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}), maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal }, input.revision)),
       );
     },
 

@@ -100,7 +100,7 @@ export async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, to
     workspaceId: doc.collection_id,
     principalId: ctx.state.principal!.subject,
     // The activity reads the artifact: its content does not travel in workflow input.
-    operation: { kind: 'call_tool', name: tool, arguments: {}, timeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 },
+    operation: { kind: 'call_tool', name: tool, arguments: {}, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 }, // the server's own timeout applies
     lifecycle: { tool, artifactId: doc._id },
   });
   return invocationId;

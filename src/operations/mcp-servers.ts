@@ -95,7 +95,7 @@ async function run(ctx: OperationContext, server: InvocableServer, operation: Mc
   // The key names this request: the same key with another operation is another invocation.
   const invocationId = idempotencyKey ? uuidv5(`${principal.subject}:${server.doc._id}:${idempotencyKey}:${JSON.stringify(operation)}`, idempotencyNamespace) : uuidv7();
   const workflowId = invocationWorkflowId(invocationId);
-  const input = { invocationId, serverId: server.doc._id, workspaceId: server.container._id, principalId: principal.subject, operation };
+  const input = { invocationId, serverId: server.doc._id, serverRevision: server.doc.revision, workspaceId: server.container._id, principalId: principal.subject, operation };
   await ctx.services.mcpRuns.start(workflowId, input);
   const outcome = await ctx.services.mcpRuns.wait(workflowId, Math.min(waitS ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS, 120) * 1000);
   const state = { invocation_id: invocationId, server_id: server.doc._id, workspace_id: server.container._id, operation: operation.kind, ...(operation.kind === 'call_tool' ? { tool: operation.name } : {}), ...(operation.kind === 'read_resource' ? { uri: operation.uri } : {}), started_at: '' };
@@ -131,9 +131,11 @@ function serverFailed(outcome: McpRunResult): Problem {
   return new Problem(502, 'mcp-server-error', 'The MCP server did not answer the request', detail, { result: result.structuredContent ?? null });
 }
 
+const readTimeoutMs = (ctx: OperationContext, server: InvocableServer) => (server.content.timeout_seconds ?? ctx.services.config.MCP_CALL_TIMEOUT_SECONDS) * 1000;
+
 export async function readResource(ctx: OperationContext, serverId: string, body: z.infer<typeof resourceReadBody>, idempotencyKey?: string): Promise<Answer> {
   const server = await invocableServer(ctx, serverId);
-  const { outcome, state } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: ctx.services.config.MCP_CALL_TIMEOUT_SECONDS * 1000 }, idempotencyKey, body.wait_seconds);
+  const { outcome, state } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: readTimeoutMs(ctx, server) }, idempotencyKey, body.wait_seconds);
   if (!outcome) return pending(presentInvocation(state, null));
   if (outcome.kind !== 'resource') throw serverFailed(outcome);
   return { status: 200, body: { server_id: serverId, uri: body.uri, contents: outcome.result.contents } };
@@ -156,7 +158,7 @@ export async function importResource(ctx: OperationContext, serverId: string, bo
   const server = await invocableServer(ctx, serverId);
   const workspaceId = body.workspace_id ?? server.container._id;
   if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, body.workspace_id))) throw problems.notFound('workspace', body.workspace_id);
-  const { outcome } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: ctx.services.config.MCP_CALL_TIMEOUT_SECONDS * 1000 }, undefined, ctx.services.config.MCP_INVOKE_WAIT_SECONDS);
+  const { outcome } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: readTimeoutMs(ctx, server) }, undefined, ctx.services.config.MCP_INVOKE_WAIT_SECONDS);
   if (!outcome) throw new Problem(504, 'mcp-server-timeout', 'The MCP server did not answer in time', `Reading ${body.uri} took longer than ${ctx.services.config.MCP_INVOKE_WAIT_SECONDS} s; nothing was imported.`);
   if (outcome.kind !== 'resource') throw serverFailed(outcome);
   const read = importedContent(outcome.result, body.uri);

@@ -5,13 +5,15 @@ import { failureResult, type CallFailure } from '../mcp/client/failure.js';
 
 /** What one external MCP run does. Arguments are the caller's; no credential is ever part of it. */
 export type McpOperation =
-  | { kind: 'call_tool'; name: string; arguments: Record<string, unknown>; timeoutMs: number; maxTotalMs: number }
+  | { kind: 'call_tool'; name: string; arguments: Record<string, unknown>; timeoutMs?: number; maxTotalMs: number }
   | { kind: 'read_resource'; uri: string; timeoutMs: number }
   | { kind: 'refresh_catalog' };
 
 export interface McpRunInput {
   invocationId: string;
   serverId: string;
+  /** The registration's revision the caller was authorised against (a warm connection to it is reused as is). */
+  serverRevision?: number;
   workspaceId: string;
   principalId: string;
   operation: McpOperation;
@@ -68,7 +70,7 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
   try {
     if (op.kind === 'call_tool') {
       const artifactId = input.lifecycle?.artifactId;
-      outcome = { kind: 'tool_result', result: await acts.callMcpTool({ serverId: input.serverId, name: op.name, arguments: op.arguments, ...(artifactId ? { artifactId } : {}), timeoutMs: op.timeoutMs, maxTotalMs: op.maxTotalMs }) };
+      outcome = { kind: 'tool_result', result: await acts.callMcpTool({ serverId: input.serverId, ...(input.serverRevision !== undefined ? { revision: input.serverRevision } : {}), name: op.name, arguments: op.arguments, ...(artifactId ? { artifactId } : {}), ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}), maxTotalMs: op.maxTotalMs }) };
     }
     else if (op.kind === 'read_resource') outcome = asResource(await acts.readMcpResource({ serverId: input.serverId, uri: op.uri, timeoutMs: op.timeoutMs }));
     else outcome = { kind: 'catalog', ...(await acts.refreshMcpCatalog(input.serverId)) };

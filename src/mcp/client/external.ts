@@ -13,8 +13,8 @@ import { boundResult, classify, redact } from './results.js';
 import { CallFailed, unusable } from './failure.js';
 
 export interface CallOptions {
-  /** Without an answer or a progress notification for this long, the call fails. */
-  timeoutMs: number;
+  /** Without an answer or a progress notification for this long, the call fails; by default the server's `timeout_seconds`, else MCP_CALL_TIMEOUT_SECONDS. */
+  timeoutMs?: number;
   maxTotalMs: number;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   signal?: AbortSignal;
@@ -29,13 +29,22 @@ interface Deps {
   logger: Logger;
   resultMaxBytes: number;
   allowStdio: boolean;
+  defaultTimeoutMs: number;
 }
 
 /**
  * The platform as an MCP client (SPEC §1 (2)): runs inside activities, where a server's credentials
  * are resolved for each call and dropped when it returns (DESIGN principle 3).
  */
+interface Prepared {
+  server: { doc: ArtifactDoc; content: McpServerContent };
+  creds: ResolvedCredentials;
+  key: string;
+}
+
 export class ExternalServers {
+  private readonly prepared = new Map<string, Prepared>();
+
   constructor(private readonly deps: Deps) {}
 
   /** The registration, read fresh: a call always uses the server as it is now. */
@@ -78,14 +87,28 @@ export class ExternalServers {
   }
 
   /**
+   * The registration and its credentials, read fresh unless the caller names the revision it was
+   * authorised against and a live connection for that revision is pooled: a warm call reads nothing.
+   * (A revision fixes the content, and the secrets it references cannot change value, only go away;
+   * a deleted secret stops being used once the connection is closed.)
+   */
+  private async prepare(serverId: string, revision: number | undefined): Promise<Prepared> {
+    const warm = this.prepared.get(serverId);
+    if (revision !== undefined && warm?.server.doc.revision === revision && this.deps.pool.has(warm.key)) return warm;
+    const server = await this.load(serverId);
+    const creds = await this.resolve(server.doc, server.content);
+    const prepared = { server, creds, key: connectionKey(serverId, { content: server.content, creds }) };
+    this.prepared.set(serverId, prepared);
+    return prepared;
+  }
+
+  /**
    * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
    * after a server restart) is dropped and the call made once more on a fresh one.
    */
-  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: { doc: ArtifactDoc; content: McpServerContent }) => Promise<T>): Promise<T> {
-    const server = await this.load(serverId);
-    const creds = await this.resolve(server.doc, server.content);
-    const key = connectionKey(serverId, { content: server.content, creds });
-    const open = () => openConnection(server.content, creds, this.deps.outbound, () => void this.refreshCatalog(serverId).catch(() => {}));
+  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: { doc: ArtifactDoc; content: McpServerContent }) => Promise<T>, revision?: number): Promise<T> {
+    const { server, creds, key } = await this.prepare(serverId, revision);
+    const open = () => openConnection(server.content, creds, this.deps.outbound, () => this.toolsChanged(serverId));
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
         .use(key, open, async (connection, reused, drop) => {
@@ -106,15 +129,24 @@ export class ExternalServers {
     return redact(await attempt(true), creds.secrets);
   }
 
-  async callTool(serverId: string, name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-    const result = await this.withConnection(serverId, ({ client }) =>
+  /** `notifications/tools/list_changed`: the catalog is listed anew on the connection that said so. */
+  private toolsChanged(serverId: string): void {
+    this.refreshCatalog(serverId).then(
+      (doc) => this.deps.logger.info({ server_id: serverId, tools: doc.tools.length }, 'MCP server tools changed: catalog refreshed'),
+      (err: Error) => this.deps.logger.warn({ server_id: serverId, err: err.message }, 'MCP server tools changed: catalog not refreshed'),
+    );
+  }
+
+  async callTool(serverId: string, name: string, args: Record<string, unknown>, options: CallOptions, revision?: number): Promise<CallToolResult> {
+    const result = await this.withConnection(serverId, ({ client }, { content }) =>
       client.callTool({ name, arguments: args }, undefined, {
-        timeout: options.timeoutMs,
+        timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
         resetTimeoutOnProgress: true,
         maxTotalTimeout: options.maxTotalMs,
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       }),
+      revision,
     );
     return boundResult(result as CallToolResult, this.deps.resultMaxBytes);
   }

@@ -26,6 +26,7 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): { exter
     logger,
     resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
     allowStdio: config.ALLOW_STDIO_MCP_SERVERS,
+    defaultTimeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000,
   });
   return { external, close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])) };
 }

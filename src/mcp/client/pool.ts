@@ -76,6 +76,10 @@ export class ConnectionPool {
     }
   }
 
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   get size(): number {
     return this.entries.size;
   }
