@@ -93,6 +93,8 @@ export class ExternalServers {
    * a deleted secret stops being used once the connection is closed.)
    */
   private async prepare(serverId: string, revision: number | undefined): Promise<Prepared> {
+    // Credentials are kept only as long as the connection that uses them.
+    for (const [id, p] of this.prepared) if (!this.deps.pool.has(p.key)) this.prepared.delete(id);
     const warm = this.prepared.get(serverId);
     if (revision !== undefined && warm?.server.doc.revision === revision && this.deps.pool.has(warm.key)) return warm;
     const server = await this.load(serverId);
