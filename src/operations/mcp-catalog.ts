@@ -10,7 +10,7 @@ import { catalogWorkflowId, invocationWorkflowId } from '../mcp/client/runs.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { requireInvoke } from './mcp-servers.js';
+import { invokesServers, mayInvokeIn } from './mcp-servers.js';
 import type { CatalogDoc } from '../store/mcp-catalog.js';
 import type { OperationContext } from './context.js';
 
@@ -75,7 +75,7 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
   const ttlMs = services.config.MCP_CATALOG_TTL_SECONDS * 1000;
   let entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   // Forcing a listing calls every server out of turn: for those who may call them.
-  const force = options.refresh && principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource']);
+  const force = options.refresh && invokesServers(principal);
   const toRefresh = servers.filter((s) => force || stale(s, entries.get(s._id), ttlMs));
   if (toRefresh.length) {
     await Promise.all(toRefresh.map((s) => refreshCatalog(ctx, s)));
@@ -129,12 +129,7 @@ export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, cont
   const definition = doc.container_kind === 'workspace' ? (await ctx.services.mcpCatalog.typeServers(doc.collection_id, mime))[0] : undefined;
   const type = definition?.content_types.find((t) => t.mime === mime) ?? null;
   // on_open calls out with the server's credentials: only for those who may call the workspace's servers.
-  let mayInvoke = true;
-  try {
-    requireInvoke(ctx, container);
-  } catch {
-    mayInvoke = false;
-  }
+  const mayInvoke = mayInvokeIn(ctx.state.principal!, container);
   const invocationId = mayInvoke ? await startLifecycle(ctx, doc, 'on_open') : null;
   if (!invocationId) return { type, on_open: { status: 'skipped' as const, ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }) } };
   const outcome = await ctx.services.mcpRuns.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);

@@ -2,6 +2,7 @@ import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/s
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { grantsOf, requireGrant } from '../auth/grants.js';
+import type { Principal } from '../auth/principal.js';
 import { baseType, mcpServerType } from '../content-types/index.js';
 import { mcpServerContent, type McpServerContent } from '../content-types/mcp-server.js';
 import { Problem, problems } from '../errors/problem.js';
@@ -58,11 +59,19 @@ export async function invocableServer(ctx: OperationContext, id: string): Promis
   return { doc, container, content: mcpServerContent.parse(JSON.parse(doc.content)) };
 }
 
-/** The principal may call servers of this workspace: `artifact:invoke` for MCP servers (a `tool:` scope for another type does not do), and the I grant. */
-export function requireInvoke(ctx: OperationContext, container: ContainerDoc): void {
-  const principal = ctx.state.principal!;
-  if (!principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource'])) throw problems.insufficientScope(`artifact:invoke (for ${mcpServerType})`);
-  requireGrant(container, principal, 'I');
+/** The principal holds `artifact:invoke` for MCP servers (a `tool:` scope for another type does not do). */
+export const invokesServers = (principal: Principal) => principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource']);
+
+/** The principal may call servers of this workspace: `artifact:invoke` for MCP servers, and the I grant. */
+export const mayInvokeIn = (principal: Principal, container: ContainerDoc) => invokesServers(principal) && grantsOf(container, principal.subject).has('I');
+
+function requireInvokeScope(principal: Principal): void {
+  if (!invokesServers(principal)) throw problems.insufficientScope(`artifact:invoke (for ${mcpServerType})`);
+}
+
+function requireInvoke(ctx: OperationContext, container: ContainerDoc): void {
+  requireInvokeScope(ctx.state.principal!);
+  requireGrant(container, ctx.state.principal!, 'I');
 }
 
 /** An invocation as REST presents it, running or done. */
@@ -107,7 +116,7 @@ const pending = (invocation: ReturnType<typeof presentInvocation>): Answer => ({
 /** Calls a tool of a server: the result when it comes within the wait, else 202 and the invocation to poll. */
 export async function invokeTool(ctx: OperationContext, serverId: string, body: z.infer<typeof invokeToolBody>, idempotencyKey?: string): Promise<Answer> {
   if (isBuiltinServer(serverId)) {
-    if (!ctx.state.principal!.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource'])) throw problems.insufficientScope(`artifact:invoke (for ${mcpServerType})`);
+    requireInvokeScope(ctx.state.principal!);
     return { status: 200, body: builtinInvocation(serverId, body.name, await callBuiltin(ctx, body.name, body.arguments)) };
   }
   const server = await invocableServer(ctx, serverId);
