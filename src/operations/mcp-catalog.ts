@@ -5,7 +5,7 @@ import type { LifecycleTool } from '../content-types/type-definition.js';
 import { problems } from '../errors/problem.js';
 import { builtinCatalogEntry } from '../mcp/builtin.js';
 import { genericMcpIcon } from '../mcp/client/icons.js';
-import { lifecycleServer } from '../mcp/client/lifecycle.js';
+import { lifecycleServer, serverWithTool, typeServers } from '../mcp/client/lifecycle.js';
 import { catalogWorkflowId, invocationWorkflowId } from '../mcp/client/runs.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
@@ -87,11 +87,14 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
   return { servers: options.workspaceId ? listed : [builtinCatalogEntry(ctx), ...listed], truncated: page.next_cursor !== null };
 }
 
-/** Starts a §4.6 lifecycle call for an artifact, if its type's server implements the tool. Returns the run's id. */
-export async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool): Promise<string | null> {
+/** Starts a §4.6 lifecycle call for a draft, if its type's server implements the tool. Returns the run's id. */
+async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool): Promise<string | null> {
   if (doc.container_kind !== 'workspace') return null;
   const serverId = await lifecycleServer(ctx.services.mcpCatalog, doc.collection_id, doc.content_type, tool);
-  if (!serverId) return null;
+  return serverId && startLifecycleOn(ctx, doc, tool, serverId);
+}
+
+async function startLifecycleOn(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool, serverId: string): Promise<string> {
   const invocationId = uuidv7();
   const { config } = ctx.services;
   await ctx.services.mcpRuns.start(invocationWorkflowId(invocationId), {
@@ -125,12 +128,12 @@ export async function afterMcpWrite(ctx: OperationContext, kind: EventKind, doc:
  * rendering hints.
  */
 export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, container: ContainerDoc) {
-  const mime = baseType(doc.content_type);
-  const definition = doc.container_kind === 'workspace' ? (await ctx.services.mcpCatalog.typeServers(doc.collection_id, mime))[0] : undefined;
-  const type = definition?.content_types.find((t) => t.mime === mime) ?? null;
+  const servers = doc.container_kind === 'workspace' ? await typeServers(ctx.services.mcpCatalog, doc.collection_id, doc.content_type) : [];
+  const type = servers[0]?.content_types.find((t) => t.mime === baseType(doc.content_type)) ?? null;
   // on_open calls out with the server's credentials: only for those who may call the workspace's servers.
   const mayInvoke = mayInvokeIn(ctx.state.principal!, container);
-  const invocationId = mayInvoke ? await startLifecycle(ctx, doc, 'on_open') : null;
+  const serverId = mayInvoke ? serverWithTool(servers, 'on_open') : null;
+  const invocationId = serverId && (await startLifecycleOn(ctx, doc, 'on_open', serverId));
   if (!invocationId) return { type, on_open: { status: 'skipped' as const, ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }) } };
   const outcome = await ctx.services.mcpRuns.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);
   return {

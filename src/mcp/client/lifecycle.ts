@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { baseType } from '../../content-types/index.js';
-import type { LifecycleTool } from '../../content-types/type-definition.js';
+import { definableType, type LifecycleTool } from '../../content-types/type-definition.js';
 import type { ArtifactDoc } from '../../store/artifacts.js';
-import type { McpCatalogStore } from '../../store/mcp-catalog.js';
+import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 
 /** What every lifecycle tool receives (§4.6; the spec leaves the arguments open: docs/decisions.md). */
 export function lifecycleArguments(doc: ArtifactDoc): { artifact: Record<string, unknown> } {
@@ -11,13 +11,19 @@ export function lifecycleArguments(doc: ArtifactDoc): { artifact: Record<string,
 
 
 /**
- * The server of a workspace that defines this content type and implements the lifecycle tool, or
- * null: a tool the server does not list is skipped silently (§4.6, §7.6).
+ * The healthy servers of a workspace that define this content type. A type no server may define
+ * (text/markdown, a platform type) has none, and costs no query: this runs on every artifact created.
  */
+export function typeServers(catalog: McpCatalogStore, workspaceId: string, contentType: string): Promise<CatalogDoc[]> {
+  const mime = baseType(contentType);
+  return definableType(mime) ? catalog.typeServers(workspaceId, mime) : Promise.resolve([]);
+}
+
+/** Of those servers, the one implementing the lifecycle tool, or null: a tool the server does not list is skipped silently (§4.6, §7.6). */
+export const serverWithTool = (servers: CatalogDoc[], tool: LifecycleTool): string | null => servers.find((s) => s.tools.some((t) => t.name === tool))?._id ?? null;
+
 export async function lifecycleServer(catalog: McpCatalogStore, workspaceId: string, contentType: string, tool: LifecycleTool): Promise<string | null> {
-  if (baseType(contentType).startsWith('application/vnd.platform.')) return null;
-  const servers = await catalog.typeServers(workspaceId, baseType(contentType));
-  return servers.find((s) => s.tools.some((t) => t.name === tool))?._id ?? null;
+  return serverWithTool(await typeServers(catalog, workspaceId, contentType), tool);
 }
 
 /** The text of a result: `structuredContent.<key>` when it is a string, else its text items joined. */
