@@ -14,6 +14,14 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'bo
   throw problems.validation(first.name === where ? `${where}: ${first.reason}` : `${where} ${first.name}: ${first.reason}`, params);
 }
 
+const idempotencyKey = z.string().min(1).max(200);
+
+/** The request's `Idempotency-Key` header, validated, or undefined when it has none. */
+export function idempotencyKeyOf(ctx: { get(name: string): string }): string | undefined {
+  const value = ctx.get('idempotency-key');
+  return value ? parse(idempotencyKey, value, 'header') : undefined;
+}
+
 export const idParam = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
 
 /** `limit` and `cursor` of every paged list. */

@@ -28,7 +28,6 @@ export const commitBody = z.strictObject({
 });
 export const approveBody = z.strictObject({ comment: z.string().trim().max(2000).optional() });
 export const rejectBody = z.strictObject({ comment: z.string().trim().min(1, 'must say why the commit is rejected').max(2000) });
-export const idempotencyKey = z.string().min(1).max(200);
 /** Namespace of commit ids derived from an Idempotency-Key. */
 const idempotencyNamespace = '9d2f4a61-0c3e-4b8a-a5f7-1e6d3c2b4a90';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { commitStates } from '../../store/commits.js';
-import { approveBody, commitBody, decide, idempotencyKey, listCommits, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
+import { approveBody, commitBody, decide, listCommits, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
 import { presentCommit, presentCommitItem, presentPage } from '../presenters.js';
-import { idParam, pageQuery, parse } from '../validate.js';
+import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
 const listQuery = pageQuery.extend({ workspace_id: z.uuid({ error: 'must be a UUID' }).optional(), state: z.enum(commitStates).optional() });
@@ -26,7 +26,7 @@ export const commitRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const body = parse(commitBody, ctx.state.body, 'body');
-      const key = ctx.get('idempotency-key') ? parse(idempotencyKey, ctx.get('idempotency-key'), 'header') : null;
+      const key = idempotencyKeyOf(ctx) ?? null;
       const { created, commit } = await requestCommit(ctx, id, body, key);
       ctx.status = created ? 202 : 200;
       ctx.set('Location', `/commits/${commit.id}`);

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { presentArtifact } from '../presenters.js';
-import { idempotencyKey } from '../../operations/commits.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
 import { listServers, openArtifact } from '../../operations/mcp-catalog.js';
 import { getInvocation, importResource, invokeTool, invokeToolBody, readResource, resourceImportBody, resourceReadBody, type Answer } from '../../operations/mcp-servers.js';
 import type { AppContext } from '../context.js';
-import { idParam, parse } from '../validate.js';
+import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
 import type { RouteDef } from './route.js';
 
@@ -17,8 +16,6 @@ function answer(ctx: AppContext, a: Answer): void {
   ctx.body = a.body;
 }
 
-const key = (ctx: AppContext) => (ctx.get('idempotency-key') ? parse(idempotencyKey, ctx.get('idempotency-key'), 'header') : undefined);
-
 /** The platform as an MCP client (SPEC §4.2, §4.3, §4.5): calling, reading and listing external servers. */
 export const mcpServerRoutes: RouteDef[] = [
   {
@@ -26,14 +23,14 @@ export const mcpServerRoutes: RouteDef[] = [
     path: '/artifacts/:id/invoke',
     access: 'artifact:invoke',
     body: 'json',
-    handler: async (ctx) => answer(ctx, await invokeTool(ctx, artifactId(ctx), parse(invokeToolBody, ctx.state.body, 'body'), key(ctx))),
+    handler: async (ctx) => answer(ctx, await invokeTool(ctx, artifactId(ctx), parse(invokeToolBody, ctx.state.body, 'body'), idempotencyKeyOf(ctx))),
   },
   {
     method: 'post',
     path: '/artifacts/:id/op/resources_read',
     access: 'artifact:invoke',
     body: 'json',
-    handler: async (ctx) => answer(ctx, await readResource(ctx, artifactId(ctx), parse(resourceReadBody, ctx.state.body, 'body'), key(ctx))),
+    handler: async (ctx) => answer(ctx, await readResource(ctx, artifactId(ctx), parse(resourceReadBody, ctx.state.body, 'body'), idempotencyKeyOf(ctx))),
   },
   {
     method: 'post',
