@@ -4,6 +4,7 @@ import type { Config } from '../config/env.js';
 import { problems } from '../errors/problem.js';
 import type { CommitDoc } from '../store/commits.js';
 import { CollectionId, CommitState, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { within } from '../temporal/within.js';
 import { approveUpdate, commitWorkspace, notPendingFailure, rejectUpdate, type CommitStatus } from '../workflows/commit.js';
 
 /** How long a decision waits for a worker to take it before the reviewer is told to retry. */
@@ -47,20 +48,16 @@ export class CommitWorkflows {
   async decide(commit: CommitDoc, action: 'approve' | 'reject', by: string, comment: string | null): Promise<CommitStatus> {
     const handle = this.client.workflow.getHandle(commit.workflow_id);
     const update = handle.executeUpdate(action === 'approve' ? approveUpdate : rejectUpdate, { args: [{ by, comment }], updateId: `${action}-${by}` });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(problems.unavailable('The commit workflow did not answer in time: no worker may be running. Retry; a repeated decision is not taken twice.', { retry_after: 5 })), decisionWaitMs);
-    });
+    let answer: { value: CommitStatus } | null;
     try {
-      return await Promise.race([update, timeout]);
+      answer = await within(update, decisionWaitMs);
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === notPendingFailure) {
         throw problems.conflict('commit-not-pending', err.cause.message);
       }
       throw err;
-    } finally {
-      clearTimeout(timer);
-      update.catch(() => undefined);
     }
+    if (!answer) throw problems.unavailable('The commit workflow did not answer in time: no worker may be running. Retry; a repeated decision is not taken twice.', { retry_after: 5 });
+    return answer.value;
   }
 }

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { failureResult } from './failure.js';
+import { within } from '../../temporal/within.js';
 import type { Config } from '../../config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../../temporal/search-attributes.js';
 import { mcpRun, mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../../workflows/mcp.js';
@@ -52,14 +53,7 @@ export class McpRuns {
         if (!(err instanceof WorkflowFailedError)) throw err;
         return { kind: 'tool_result', result: failureResult({ retryable: false, kind: 'unavailable', message: `The run ended without an answer: ${err.cause?.message ?? err.message}` }, 1) };
       });
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), waitMs)));
-    try {
-      return await Promise.race([result, timeout]);
-    } finally {
-      clearTimeout(timer);
-      result.catch(() => undefined);
-    }
+    return (await within(result, waitMs))?.value ?? null;
   }
 
   /** A run's state by its query (answered from history once it has ended), or null when there is no such run. */
