@@ -2,12 +2,14 @@
 // processes, as in production. Ctrl-C (or SIGTERM, or the parent going away) stops them all.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
 
-const env = process.env;
-const devDir = resolve(env.PLATFORM_DEV_DIR ?? '.dev');
+const devDir = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev');
+// The runners that temporal-dev/install-mcp-servers.sh installed (uv, uvx) are found by stdio MCP
+// servers after whatever the user's PATH already has.
+const env: NodeJS.ProcessEnv = { ...process.env, PATH: [process.env.PATH, join(devDir, 'bin')].filter(Boolean).join(delimiter) };
 const say = (line: string) => console.log(`[platform] ${line}`);
 
 let stopping = false;
