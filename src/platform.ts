@@ -25,6 +25,7 @@ import { CommitWorkflows } from './commits/workflows.js';
 import { CommitStore } from './store/commits.js';
 import { VersionStore } from './store/versions.js';
 import { McpCatalogStore } from './store/mcp-catalog.js';
+import { AgentRuns } from './invocations/runs.js';
 import { McpRuns } from './mcp/client/runs.js';
 import { createOutbound, parseAllowList } from './net/outbound.js';
 
@@ -63,6 +64,7 @@ export function createServices(config: Config, logger: Logger): Services {
     commits: new CommitStore(db),
     commitWorkflows: new CommitWorkflows(temporal, config),
     mcpRuns: new McpRuns(temporal, config),
+    agentRuns: new AgentRuns(temporal, config),
     mcpCatalog: new McpCatalogStore(db),
     outbound: createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES }),
   };

@@ -20,6 +20,7 @@ import type { CommitStore } from './store/commits.js';
 import type { VersionStore } from './store/versions.js';
 import type { McpCatalogStore } from './store/mcp-catalog.js';
 import type { McpRuns } from './mcp/client/runs.js';
+import type { AgentRuns } from './invocations/runs.js';
 import type { Outbound } from './net/outbound.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
@@ -49,6 +50,8 @@ export interface Services {
   commitWorkflows: CommitWorkflows;
   /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
   mcpRuns: McpRuns;
+  /** Agent and LLM invocations as workflows. */
+  agentRuns: AgentRuns;
   mcpCatalog: McpCatalogStore;
   /** The guarded outbound client: registrations are checked with it before anything calls out. */
   outbound: Outbound;

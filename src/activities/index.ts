@@ -8,6 +8,7 @@ import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import { createCommitActivities } from './commits.js';
+import { createInvocationActivities } from './invocations.js';
 import { createMcpActivities } from './mcp.js';
 
 /** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client. */
@@ -29,6 +30,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, ext
 
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes }),
+    ...createInvocationActivities(config, db, { artifacts, changes, external }),
   };
 }
 

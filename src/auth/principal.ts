@@ -123,3 +123,17 @@ export function userPrincipal(subject: string, isAdmin: boolean): Principal {
 }
 
 export const isHuman = (p: Principal) => p.actor.kind === 'user';
+
+/** A principal as a workflow carries it (plain JSON, no secret): who asked, with which scopes and filters. */
+export interface PrincipalSnapshot {
+  actor: Principal['actor'];
+  subject: string;
+  onBehalfOf: boolean;
+  scopes: string[];
+  filters: ResourceFilters;
+  isAdmin: boolean;
+}
+
+export const snapshotOf = (p: Principal): PrincipalSnapshot => ({ actor: p.actor, subject: p.subject, onBehalfOf: p.onBehalfOf, scopes: p.scopes.toJSON(), filters: p.filters, isAdmin: p.isAdmin });
+
+export const principalOf = (s: PrincipalSnapshot): Principal => ({ ...s, scopes: new ScopeSet(s.scopes) });

@@ -60,6 +60,13 @@ export const envSchema = z.object({
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4096).default(384),
   EMBEDDINGS_BASE_URL: z.url().optional(),
   EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url().optional(),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).optional(),
+  LLM_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(60),
+  LLM_CONTEXT_TOKENS: z.coerce.number().int().min(256).max(1_000_000).default(8000),
+  INVOKE_PREVIEW_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(90 * 86400).default(7 * 86400),
+  INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -18,6 +18,10 @@ export interface Provenance {
   source: {
     kind: 'api' | 'mcp' | 'agent' | 'commit';
     request_id?: string;
+    /** For a change an agent proposed: the invocation that applied it, the action, and the agent. */
+    invocation_id?: string;
+    action_id?: string;
+    agent?: string;
     derived_from?: string;
     /** For a collection artifact: the commit that wrote this version, and who approved it. */
     commit_id?: string;
@@ -85,6 +89,8 @@ export interface NewArtifact {
   content: string;
   context: Record<string, unknown>;
   source: Provenance['source'];
+  /** A fixed id, for a create that must happen once however often it is retried: an existing id is returned as is. */
+  id?: string;
 }
 
 export type ArtifactPatch = Partial<Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context' | 'secrets_owner'>>;
@@ -117,10 +123,10 @@ export class ArtifactStore {
    */
   async create(principal: Principal, container: ContainerDoc, input: NewArtifact): Promise<ArtifactDoc> {
     const now = new Date();
-    const { source, ...fields } = input;
+    const { source, id, ...fields } = input;
     for (let attempt = 0; ; attempt++) {
       const doc: ArtifactDoc = {
-        _id: uuidv7(),
+        _id: id ?? uuidv7(),
         ...fields,
         collection_id: container._id,
         container_kind: container.kind,
@@ -135,6 +141,8 @@ export class ArtifactStore {
         if (container.kind === 'collection') await versionsCollection(this.db).insertOne(initialVersion(doc));
         return doc;
       } catch (err) {
+        const existing = id && isDuplicateKey(err) ? await this.get(id) : null;
+        if (existing) return existing;
         if (!isDuplicateKey(err) || attempt >= keyRetries) throw err;
       }
     }
@@ -274,7 +282,23 @@ export class ArtifactStore {
     return this.artifacts.find({});
   }
 
-  async delete(id: string): Promise<boolean> {
-    return (await this.artifacts.deleteOne({ _id: id })).deletedCount === 1;
+  async delete(id: string, revision?: number): Promise<boolean> {
+    return (await this.artifacts.deleteOne({ _id: id, ...(revision !== undefined ? { revision } : {}) })).deletedCount === 1;
+  }
+
+  /**
+   * Changes a draft only if it is still at `revision` (an agent's proposal was made against it); null
+   * when it has moved on, been archived or gone. Context keys are set one by one: other keys stay.
+   */
+  updateAt(principal: Principal, id: string, revision: number, patch: { title?: string; content?: string; context?: Record<string, unknown> }, source: Provenance['source']): Promise<ArtifactDoc | null> {
+    const { context, ...fields } = patch;
+    const set = { ...fields, ...Object.fromEntries(Object.entries(context ?? {}).map(([k, v]) => [`context.${k}`, v])) };
+    return this.lock.run(id, () =>
+      this.artifacts.findOneAndUpdate(
+        { _id: id, revision, container_kind: 'workspace', archived_at: { $exists: false } },
+        { $set: { ...set, 'provenance.updated_by': principal.subject, 'provenance.updated_at': new Date(), 'provenance.source': source }, $inc: { revision: 1 } },
+        { returnDocument: 'after' },
+      ),
+    );
   }
 }

@@ -12,4 +12,8 @@ export const CollectionId = defineSearchAttributeKey('CollectionId', SearchAttri
 /** The tool (or lifecycle hook) an external MCP call runs; ArtifactId names the server. */
 export const McpTool = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 
-export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId, McpTool];
+/** An invocation's agent (`dedupe`, `llm`, …; `transform` for a transform run) and mode (`preview` or `apply`). */
+export const AgentName = defineSearchAttributeKey('AgentName', SearchAttributeType.KEYWORD);
+export const InvocationMode = defineSearchAttributeKey('InvocationMode', SearchAttributeType.KEYWORD);
+
+export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId, McpTool, AgentName, InvocationMode];

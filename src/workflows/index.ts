@@ -3,3 +3,4 @@ export { indexArtifact } from './index-artifact.js';
 export { workspaceEvents } from './workspace-events.js';
 export { commitWorkspace } from './commit.js';
 export { mcpRun } from './mcp.js';
+export { agentRun } from './invoke.js';

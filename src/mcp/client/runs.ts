@@ -5,7 +5,7 @@ import type { Config } from '../../config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../../temporal/search-attributes.js';
 import { mcpRun, mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../../workflows/mcp.js';
 
-export const invocationWorkflowId = (invocationId: string) => `invoke-${invocationId}`;
+export { invocationWorkflowId } from '../../invocations/ids.js';
 export const catalogWorkflowId = (serverId: string) => `mcp-catalog-${serverId}`;
 
 const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;

@@ -1,0 +1,79 @@
+import { v5 as uuidv5 } from 'uuid';
+import type { Principal } from '../auth/principal.js';
+import type { EventKind } from '../events/types.js';
+import type { ArtifactDoc, ArtifactStore, Provenance } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
+import { missingPermission } from './permissions.js';
+import type { ActionOutcome, RecordedAction } from './schema.js';
+
+const createdNamespace = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
+
+/** The id an action's `create` gets: fixed by invocation and action, so a retried apply finds what it made. */
+export const createdArtifactId = (invocationId: string, actionId: string) => uuidv5(`${invocationId}:${actionId}`, createdNamespace);
+
+export interface ApplyScope {
+  invocationId: string;
+  agent: string;
+  workspace: ContainerDoc;
+  principal: Principal;
+}
+
+/** What follows a write: search index, embedding, workspace event. Done by the caller (the activity). */
+export type AfterWrite = (kind: EventKind, doc: ArtifactDoc, changed?: string[]) => Promise<void>;
+
+/**
+ * Applies recorded actions to workspace drafts, each at most once however often it is retried: a
+ * create has a fixed id; an update or delete applies only to the revision it was proposed against,
+ * and a retry recognises its own earlier write by the provenance it left (invocation and action).
+ */
+export class ActionApplier {
+  constructor(
+    private readonly artifacts: ArtifactStore,
+    private readonly afterWrite: AfterWrite,
+  ) {}
+
+  async apply(scope: ApplyScope, action: RecordedAction): Promise<ActionOutcome> {
+    const source: Provenance['source'] = { kind: 'agent', invocation_id: scope.invocationId, action_id: action.id, agent: scope.agent };
+    const ours = (doc: ArtifactDoc | null) => doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
+    const done = (artifactId?: string): ActionOutcome => ({ id: action.id, status: 'applied', ...(artifactId ? { artifact_id: artifactId } : {}) });
+    const refused = (reason: string): ActionOutcome => ({ id: action.id, status: 'refused', reason });
+
+    if (action.kind === 'log') return done();
+    const current = action.kind === 'create' ? null : await this.artifacts.get(action.target);
+    const contentType = action.kind === 'create' ? action.payload.content_type : current?.content_type;
+    if (contentType) {
+      const missing = missingPermission(scope.principal, scope.workspace, action.kind, contentType);
+      if (missing) return refused(`forbidden: ${missing}`);
+    }
+
+    if (action.kind === 'create') {
+      const id = createdArtifactId(scope.invocationId, action.id);
+      const existing = await this.artifacts.get(id);
+      if (existing) return done(id);
+      const { title, content_type, content, context } = action.payload;
+      const doc = await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source });
+      await this.afterWrite('artifact_created', doc);
+      return done(id);
+    }
+
+    const conflict = (why: string): ActionOutcome => ({ id: action.id, status: 'conflict', artifact_id: action.target, reason: `conflict: ${why}` });
+    if (action.kind === 'delete') {
+      if (!current) return { ...done(action.target), reason: 'already deleted' };
+      if (current.revision !== action.base_revision) return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`);
+      if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current);
+      return done(action.target);
+    }
+
+    if (ours(current)) return done(action.target); // this very action, applied by an earlier attempt
+    const updated = await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
+    if (updated) {
+      await this.afterWrite('artifact_updated', updated, Object.keys(action.payload));
+      return done(action.target);
+    }
+    const now = await this.artifacts.get(action.target);
+    if (ours(now)) return done(action.target);
+    if (!now) return conflict(`artifact ${action.target} was deleted since it was proposed`);
+    if (now.archived_at) return conflict(`artifact ${action.target} was archived since it was proposed`);
+    return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${now.revision})`);
+  }
+}

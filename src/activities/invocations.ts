@@ -1,0 +1,151 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from 'mongodb';
+import { ActionApplier, type AfterWrite } from '../actions/apply.js';
+import { missingPermission } from '../actions/permissions.js';
+import type { ActionOutcome, RecordedAction } from '../actions/schema.js';
+import { vetProposals } from '../actions/vet.js';
+import { buildContext } from '../agents/context.js';
+import { agentByName } from '../agents/registry.js';
+import type { AgentArtifact } from '../agents/types.js';
+import { principalOf, type PrincipalSnapshot } from '../auth/principal.js';
+import type { Config } from '../config/env.js';
+import { EventPublisher } from '../events/publisher.js';
+import { Llm, LlmError } from '../llm/client.js';
+import type { ExternalServers } from '../mcp/client/external.js';
+import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import { ContainerStore } from '../store/containers.js';
+import { McpCatalogStore } from '../store/mcp-catalog.js';
+import type { SearchChangeStore } from '../store/search-changes.js';
+import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
+import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
+import { indexingQueue } from '../workflows/queues.js';
+
+export interface ProposeInput {
+  invocationId: string;
+  agent: string;
+  workspaceId: string;
+  /** The context artifacts; empty: the workspace's drafts. */
+  artifactIds: string[];
+  input: string | null;
+  params: unknown;
+  principal: PrincipalSnapshot;
+}
+
+export interface Proposal {
+  actions: RecordedAction[];
+  output: string | null;
+}
+
+/** The failure types an invocation reports (the API and the run state show them as `error.type`). */
+export const invocationFailure = { refused: 'InvocationRefused', agent: 'AgentFailed' } as const;
+
+/** Most workspace drafts an agent reads when no artifacts are named. */
+const workspaceBound = 1000;
+
+/** An LLM failure for Temporal: retried when another attempt may do better (timeout, 5xx, malformed reply). */
+function llmFailure(err: LlmError): ApplicationFailure {
+  return ApplicationFailure.create({ type: `llm-${err.kind.replace('_', '-')}`, message: err.message, nonRetryable: !err.retryable });
+}
+
+export function createInvocationActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; external: ExternalServers }) {
+  const containers = new ContainerStore(db);
+  const catalog = new McpCatalogStore(db);
+  const llm = new Llm(config);
+  const policy = { allowStdioMcpServers: config.ALLOW_STDIO_MCP_SERVERS, inCollection: false };
+
+  const workspaceOf = async (principal: ReturnType<typeof principalOf>, id: string) => {
+    const workspace = await containers.get('workspace', principal, id);
+    if (!workspace) throw ApplicationFailure.nonRetryable(`Workspace ${id} is no longer visible to ${principal.subject}.`, invocationFailure.refused);
+    return workspace;
+  };
+
+  /** The context artifacts the principal may read: named ones in visible containers, or the workspace's drafts. */
+  const contextArtifacts = async (input: ProposeInput, principal: ReturnType<typeof principalOf>): Promise<ArtifactDoc[]> => {
+    const readable = (d: ArtifactDoc) => principal.scopes.allowsType('artifact:read', d.content_type);
+    if (input.artifactIds.length === 0) return (await deps.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
+    const docs = new Map((await deps.artifacts.getMany(input.artifactIds)).map((d) => [d._id, d]));
+    const out: ArtifactDoc[] = [];
+    for (const id of input.artifactIds) {
+      const doc = docs.get(id);
+      if (!doc || !readable(doc) || !(await containers.get(doc.container_kind, principal, doc.collection_id))) {
+        throw ApplicationFailure.nonRetryable(`Artifact ${id} is not visible to ${principal.subject}.`, invocationFailure.refused);
+      }
+      out.push(doc);
+    }
+    return out;
+  };
+
+  const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
+    const publisher = new EventPublisher(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
+    return async (kind, doc, changed) => {
+      await deps.changes.record(doc._id);
+      if (kind !== 'artifact_deleted') {
+        await client.workflow
+          .start(indexArtifact, {
+            workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
+            taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
+            args: [{ artifactId: doc._id, revision: doc.revision }],
+            typedSearchAttributes: [{ key: ArtifactId, value: doc._id }, { key: RunKind, value: 'index-artifact' }],
+          })
+          .catch((err: Error) => (err.name === 'WorkflowExecutionAlreadyStartedError' ? undefined : Promise.reject(err)));
+      }
+      await publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed);
+    };
+  };
+
+  return {
+    /** Runs the agent over its context and records what it proposes, each action checked against the workspace. */
+    async proposeActions(input: ProposeInput): Promise<Proposal> {
+      const agent = agentByName(input.agent);
+      if (!agent) throw ApplicationFailure.nonRetryable(`No agent named ${input.agent}.`, invocationFailure.refused);
+      const principal = principalOf(input.principal);
+      await workspaceOf(principal, input.workspaceId);
+      const docs = await contextArtifacts(input, principal);
+      const artifacts: AgentArtifact[] = docs.map((d) => ({ id: d._id, title: d.title, content_type: d.content_type, content: d.content, context: d.context, revision: d.revision, collection_id: d.collection_id, in_workspace: d.container_kind === 'workspace' && d.collection_id === input.workspaceId }));
+      const sources = { catalog, external: deps.external, maxCallMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000 };
+      let output;
+      try {
+        output = await agent.run({
+          workspaceId: input.workspaceId,
+          artifacts,
+          input: input.input,
+          params: agent.params.parse(input.params),
+          llm,
+          contextText: () => buildContext(docs, input.workspaceId, config.LLM_CONTEXT_TOKENS, sources),
+          signal: Context.current().cancellationSignal,
+        });
+      } catch (err) {
+        if (err instanceof LlmError) throw llmFailure(err);
+        throw ApplicationFailure.nonRetryable(`The ${agent.name} agent failed: ${(err as Error).message}`, invocationFailure.agent);
+      }
+      const actions = await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: deps.artifacts, maxActions: config.INVOKE_MAX_ACTIONS, policy });
+      return { actions, output: output.output ?? null };
+    },
+
+    /** Why each action the principal may not apply is refused (apply mode takes all or nothing). */
+    async checkActions(input: { workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[] }): Promise<{ id: string; reason: string }[]> {
+      const principal = principalOf(input.principal);
+      const workspace = await workspaceOf(principal, input.workspaceId);
+      const targets = new Map((await deps.artifacts.getMany(input.actions.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target))).map((d) => [d._id, d.content_type]));
+      return input.actions.flatMap((a) => {
+        const type = a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream');
+        const missing = missingPermission(principal, workspace, a.kind, type);
+        return missing ? [{ id: a.id, reason: `forbidden: ${missing}` }] : [];
+      });
+    },
+
+    /** Applies a batch of actions as the principal; each is applied once however often this is retried. */
+    async applyActions(input: { invocationId: string; agent: string; workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[] }): Promise<ActionOutcome[]> {
+      const principal = principalOf(input.principal);
+      const workspace = await workspaceOf(principal, input.workspaceId);
+      const context = Context.current();
+      const applier = new ActionApplier(deps.artifacts, afterWrite(context.client));
+      const outcomes: ActionOutcome[] = [];
+      for (const action of input.actions) {
+        outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
+        context.heartbeat(outcomes.length);
+      }
+      return outcomes;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import type { Config } from '../config/env.js';
+import { Problem, problems } from '../errors/problem.js';
+import { within } from '../temporal/within.js';
+import { invocationWorkflowId } from './ids.js';
+import { agentRun, agentRunStateQuery, applyUpdate, discardUpdate, notPendingFailure, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/invoke.js';
+
+
+/** A refused update as the problem the caller reads. */
+function decisionProblem(err: WorkflowUpdateFailedError): Problem {
+  const cause = err.cause as { type?: string; message?: string } | undefined;
+  if (cause?.type === notPendingFailure) return problems.conflict('invocation-not-pending', cause.message ?? 'The invocation is not awaiting a decision.');
+  if (cause?.type === unknownActionsFailure) return problems.validation(cause.message ?? 'Unknown actions.', [{ name: 'action_ids', reason: 'must name proposed actions of this invocation' }]);
+  return problems.conflict('invocation-not-pending', cause?.message ?? err.message);
+}
+
+/** The API's side of agent runs: start (or find started), wait until settled, decide, read. */
+export class AgentRuns {
+  constructor(
+    private readonly client: Client,
+    private readonly config: Config,
+  ) {}
+
+  async start(input: AgentRunInput, searchAttributes: SearchAttributePair[]): Promise<void> {
+    try {
+      await this.client.workflow.start(agentRun, {
+        workflowId: invocationWorkflowId(input.invocationId),
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: searchAttributes,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /** The state once the run has settled (proposals ready, or ended) within `waitMs`, else null. */
+  async settled(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
+    const handle = this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId));
+    // An update cannot reach a run that has ended: its state is then read by query.
+    const settled = handle.executeUpdate(settledUpdate).catch(() => handle.query(agentRunStateQuery));
+    return (await within(settled, waitMs))?.value ?? null;
+  }
+
+  /** Applies (all or some) or discards the proposals of a run awaiting a decision; the state once the decision is taken. */
+  async decide(invocationId: string, decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; by: string }): Promise<AgentRunState> {
+    const handle = this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId));
+    try {
+      return decision.action === 'apply' ? await handle.executeUpdate(applyUpdate, { args: [decision.input] }) : await handle.executeUpdate(discardUpdate, { args: [{ by: decision.by }] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw decisionProblem(err);
+      if (err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', 'The invocation has ended.');
+      throw err;
+    }
+  }
+
+  /** The run's final state within `waitMs`, else null. */
+  async finished(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
+    return (await within(this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId)).result(), waitMs))?.value ?? null;
+  }
+}

@@ -1,0 +1,102 @@
+import OpenAI from 'openai';
+import type { z } from 'zod';
+import type { Config } from '../config/env.js';
+
+/**
+ * Why a model call failed. `retryable` ones (a timeout, a 5xx or 429, a reply that did not match the
+ * schema) may do better on another attempt; the rest will not.
+ */
+export type LlmFailureKind = 'not_configured' | 'timeout' | 'unavailable' | 'rejected' | 'malformed';
+
+export class LlmError extends Error {
+  constructor(
+    readonly kind: LlmFailureKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+
+  get retryable(): boolean {
+    return this.kind === 'timeout' || this.kind === 'unavailable' || this.kind === 'malformed';
+  }
+}
+
+export interface StructuredRequest<T> {
+  system: string;
+  user: string;
+  /** A name for the schema (letters, digits, _ and -), as the model sees it. */
+  name: string;
+  /** The JSON Schema the model must answer with (OpenAI structured outputs, strict). */
+  jsonSchema: Record<string, unknown>;
+  /** Checks the reply again here: a local model may not honour `strict`. */
+  parse: z.ZodType<T>;
+  /** False for a caller's own schema, which may use keywords strict mode refuses. Default true. */
+  strict?: boolean;
+  signal?: AbortSignal;
+}
+
+export const llmConfigured = (config: Config) => Boolean(config.LLM_MODEL);
+
+/** The chat model behind LLM mode, LLM agents and `ask`: any OpenAI-compatible endpoint (`openai` package). */
+export class Llm {
+  private readonly client: OpenAI;
+
+  constructor(private readonly config: Config) {
+    // Local OpenAI-compatible servers take any key; the package refuses to start without one.
+    this.client = new OpenAI({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unused', timeout: config.LLM_TIMEOUT_SECONDS * 1000, maxRetries: 0 });
+  }
+
+  get model(): string {
+    if (!this.config.LLM_MODEL) throw new LlmError('not_configured', 'No language model is configured: set LLM_MODEL (and OPENAI_BASE_URL for a local OpenAI-compatible server).');
+    return this.config.LLM_MODEL;
+  }
+
+  /** One chat completion whose reply must be JSON matching the schema. */
+  async structured<T>(req: StructuredRequest<T>): Promise<T> {
+    const model = this.model;
+    let reply: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      reply = await this.client.chat.completions.create(
+        {
+          model,
+          messages: [
+            { role: 'system', content: req.system },
+            { role: 'user', content: req.user },
+          ],
+          response_format: { type: 'json_schema', json_schema: { name: req.name, strict: req.strict ?? true, schema: req.jsonSchema } },
+        },
+        { signal: req.signal },
+      );
+    } catch (err) {
+      throw asLlmError(err, this.config.LLM_TIMEOUT_SECONDS);
+    }
+    const message = reply.choices?.[0]?.message;
+    if (message?.refusal) throw new LlmError('rejected', `The model refused: ${message.refusal.slice(0, 300)}`);
+    const text = message?.content;
+    if (typeof text !== 'string' || !text.trim()) throw new LlmError('malformed', 'The model returned no content.');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new LlmError('malformed', `The model's reply is not JSON: ${text.slice(0, 200)}`);
+    }
+    const parsed = req.parse.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new LlmError('malformed', `The model's reply does not match the ${req.name} schema: ${issue.path.join('.') || '(root)'} ${issue.message}`);
+    }
+    return parsed.data;
+  }
+}
+
+function asLlmError(err: unknown, timeoutS: number): LlmError {
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return new LlmError('timeout', `The model did not answer within ${timeoutS} s.`);
+  if (err instanceof OpenAI.APIError && err.status) {
+    const body = err.message.slice(0, 300);
+    const transient = err.status === 429 || err.status >= 500;
+    return new LlmError(transient ? 'unavailable' : 'rejected', `The model endpoint answered ${err.status}: ${body}`, err.status);
+  }
+  if (err instanceof OpenAI.APIConnectionError) return new LlmError('unavailable', `The model endpoint could not be reached: ${err.message}`);
+  return new LlmError('unavailable', err instanceof Error ? err.message : String(err));
+}
