@@ -143,7 +143,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
       const outcomes: ActionOutcome[] = [];
       for (const action of input.actions) {
         outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
-        context.heartbeat(outcomes.length);
+        if (!context.info.isLocal) context.heartbeat(outcomes.length);
       }
       return outcomes;
     },

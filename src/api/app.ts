@@ -22,6 +22,7 @@ import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
+import { invocationRoutes } from './routes/invocations.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -42,6 +43,7 @@ export const routes: RouteDef[] = [
   ...manageRoutes,
   ...commitRoutes,
   ...mcpServerRoutes,
+  ...invocationRoutes,
   ...mcpRoutes,
 ];
 

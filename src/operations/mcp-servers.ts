@@ -46,8 +46,8 @@ export interface InvocableServer {
  * I (invoke) grant there. External server access belongs to a workspace (§1 boundary 4): a server
  * artifact in a collection is a shared template, and is not called from there.
  */
-export async function invocableServer(ctx: OperationContext, id: string): Promise<InvocableServer> {
-  const { doc, container } = await visibleArtifact(ctx, id);
+export async function invocableServer(ctx: OperationContext, id: string, found?: { doc: ArtifactDoc; container: ContainerDoc }): Promise<InvocableServer> {
+  const { doc, container } = found ?? (await visibleArtifact(ctx, id));
   if (baseType(doc.content_type) !== mcpServerType) {
     throw problems.conflict('not-an-mcp-server', `Artifact ${id} is a ${doc.content_type}, not an MCP server (${mcpServerType}).`);
   }
@@ -114,12 +114,12 @@ async function run(ctx: OperationContext, server: InvocableServer, operation: Mc
 const pending = (invocation: ReturnType<typeof presentInvocation>): Answer => ({ status: 202, body: invocation, location: invocation.poll });
 
 /** Calls a tool of a server: the result when it comes within the wait, else 202 and the invocation to poll. */
-export async function invokeTool(ctx: OperationContext, serverId: string, body: z.infer<typeof invokeToolBody>, idempotencyKey?: string): Promise<Answer> {
+export async function invokeTool(ctx: OperationContext, serverId: string, body: z.infer<typeof invokeToolBody>, idempotencyKey?: string, found?: { doc: ArtifactDoc; container: ContainerDoc }): Promise<Answer> {
   if (isBuiltinServer(serverId)) {
     requireInvokeScope(ctx.state.principal!);
     return { status: 200, body: builtinInvocation(serverId, body.name, await callBuiltin(ctx, body.name, body.arguments)) };
   }
-  const server = await invocableServer(ctx, serverId);
+  const server = await invocableServer(ctx, serverId, found);
   const { config } = ctx.services;
   const timeoutS = body.timeout_seconds ?? server.content.timeout_seconds ?? config.MCP_CALL_TIMEOUT_SECONDS;
   const operation: McpOperation = { kind: 'call_tool', name: body.name, arguments: body.arguments, timeoutMs: timeoutS * 1000, maxTotalMs: Math.max(config.MCP_CALL_MAX_SECONDS, timeoutS) * 1000 };
@@ -179,17 +179,4 @@ export async function importResource(ctx: OperationContext, serverId: string, bo
     context: { imported_from: { server_id: serverId, uri: body.uri, mime_type: read.contentType, ...(read.encoding ? { encoding: read.encoding } : {}) } },
     derived_from: serverId,
   });
-}
-
-/**
- * GET /invocations/{id}: the run's state, for the person who started it, or one who administers its
- * workspace (A grant); anyone else gets 404, as for an invocation that does not exist.
- */
-export async function getInvocation(ctx: OperationContext, invocationId: string) {
-  const principal = ctx.state.principal!;
-  const state = await ctx.services.mcpRuns.state(invocationWorkflowId(invocationId));
-  const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
-  const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
-  if (!state || !mayRead || state.operation === 'refresh_catalog') throw problems.notFound('invocation', invocationId);
-  return presentInvocation(state, state.outcome);
 }

@@ -2,29 +2,17 @@ import { z } from 'zod';
 import { presentArtifact } from '../presenters.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
 import { listServers, openArtifact } from '../../operations/mcp-catalog.js';
-import { getInvocation, importResource, invokeTool, invokeToolBody, readResource, resourceImportBody, resourceReadBody, type Answer } from '../../operations/mcp-servers.js';
-import type { AppContext } from '../context.js';
+import { importResource, readResource, resourceImportBody, resourceReadBody } from '../../operations/mcp-servers.js';
+import { answer } from './answer.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
 import type { RouteDef } from './route.js';
 
 const catalogQuery = z.strictObject({ refresh: z.enum(['true', 'false']).default('false') });
 
-function answer(ctx: AppContext, a: Answer): void {
-  ctx.status = a.status;
-  if (a.location) ctx.set('Location', a.location);
-  ctx.body = a.body;
-}
 
-/** The platform as an MCP client (SPEC §4.2, §4.3, §4.5): calling, reading and listing external servers. */
+/** The platform as an MCP client (SPEC §4.2, §4.5): reading and listing external servers (calls: invocations.ts). */
 export const mcpServerRoutes: RouteDef[] = [
-  {
-    method: 'post',
-    path: '/artifacts/:id/invoke',
-    access: 'artifact:invoke',
-    body: 'json',
-    handler: async (ctx) => answer(ctx, await invokeTool(ctx, artifactId(ctx), parse(invokeToolBody, ctx.state.body, 'body'), idempotencyKeyOf(ctx))),
-  },
   {
     method: 'post',
     path: '/artifacts/:id/op/resources_read',
@@ -51,14 +39,6 @@ export const mcpServerRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { doc, container } = await visibleArtifact(ctx, artifactId(ctx));
       ctx.body = { artifact: presentArtifact(doc), ...(await openArtifact(ctx, doc, container)) };
-    },
-  },
-  {
-    method: 'get',
-    path: '/invocations/:id',
-    access: 'artifact:invoke',
-    handler: async (ctx) => {
-      ctx.body = await getInvocation(ctx, parse(idParam, ctx.params, 'path').id);
     },
   },
   {

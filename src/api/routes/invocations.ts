@@ -1,0 +1,50 @@
+import { agents, presentAgent } from '../../agents/registry.js';
+import { applyBody, applyInvocation, discardInvocation, getInvocation, invoke } from '../../operations/invocations.js';
+import { idempotencyKeyOf, idParam, parse } from '../validate.js';
+import { answer } from './answer.js';
+import { artifactId } from './artifact-access.js';
+import type { RouteDef } from './route.js';
+
+const invocationId = (ctx: Parameters<RouteDef['handler']>[0]) => parse(idParam, ctx.params, 'path').id;
+
+/** Invocation (SPEC §4.3): MCP tool calls, task agents and LLM runs, their proposals and the decision on them. */
+export const invocationRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/artifacts/:id/invoke',
+    access: 'artifact:invoke',
+    body: 'json',
+    handler: async (ctx) => answer(ctx, await invoke(ctx, artifactId(ctx), ctx.state.body, idempotencyKeyOf(ctx))),
+  },
+  {
+    method: 'get',
+    path: '/agents',
+    access: 'artifact:invoke',
+    handler: (ctx) => {
+      ctx.body = { items: agents.map(presentAgent) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/invocations/:id',
+    access: 'artifact:invoke',
+    handler: async (ctx) => {
+      ctx.body = await getInvocation(ctx, invocationId(ctx));
+    },
+  },
+  {
+    method: 'post',
+    path: '/invocations/:id/apply',
+    access: 'artifact:invoke',
+    body: 'json',
+    handler: async (ctx) => answer(ctx, await applyInvocation(ctx, invocationId(ctx), parse(applyBody, ctx.state.body ?? {}, 'body'))),
+  },
+  {
+    method: 'post',
+    path: '/invocations/:id/discard',
+    access: 'artifact:invoke',
+    handler: async (ctx) => {
+      ctx.body = await discardInvocation(ctx, invocationId(ctx));
+    },
+  },
+];

@@ -1,0 +1,187 @@
+import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
+import { actionNeeds } from '../actions/permissions.js';
+import { agentById, agentId } from '../agents/registry.js';
+import type { Agent } from '../agents/types.js';
+import { grantsOf, requireGrant } from '../auth/grants.js';
+import { snapshotOf } from '../auth/principal.js';
+import { Problem, problems } from '../errors/problem.js';
+import { invocationWorkflowId } from '../invocations/ids.js';
+import { llmConfigured } from '../llm/client.js';
+import { AgentName, ArtifactId, InvocationMode, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import type { AgentRunState } from '../workflows/invoke.js';
+import type { McpRunState } from '../workflows/mcp.js';
+import { visibleArtifact } from './artifacts.js';
+import type { OperationContext } from './context.js';
+import { invokeTool, invokeToolBody, presentInvocation, type Answer } from './mcp-servers.js';
+import { parse } from '../api/validate.js';
+import { baseType, mcpServerType } from '../content-types/index.js';
+import { isBuiltinServer } from '../mcp/builtin.js';
+
+const idempotencyNamespace = '9a7e5c3b-1d2f-4e6a-8b0c-2d4f6a8c0e1b';
+const uuid = z.uuid({ error: 'must be a UUID' });
+const waitSeconds = z.number().min(0).max(120).optional().describe('How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.');
+
+/** `POST /artifacts/{agent_id}/invoke`: task-agent and LLM mode (docs/decisions.md). */
+export const agentInvokeBody = z.strictObject({
+  workspace_id: uuid.optional().describe("The workspace the agent works in: its actions stay in it. Default: the first context artifact's workspace, else yours."),
+  artifact_ids: z.array(uuid).max(200).default([]).describe("Context artifacts (in the workspace or in collections you can read). None: the workspace's drafts."),
+  input: z.string().trim().min(1).max(50_000).optional().describe('Free text: the instruction or question.'),
+  params: z.record(z.string(), z.unknown()).default({}).describe("The agent's structured parameters (GET /agents lists each agent's schema)."),
+  mode: z.enum(['preview', 'apply']).default('preview').describe('preview: record the proposals and wait for apply or discard. apply: apply at once (needs permission for every action).'),
+  wait_seconds: waitSeconds,
+});
+export type AgentInvokeBody = z.infer<typeof agentInvokeBody>;
+
+/** `POST /invocations/{id}/apply`. */
+export const applyBody = z.strictObject({
+  action_ids: z.array(z.string().regex(/^a\d{1,6}$/, 'must be an action id such as a1')).min(1).max(5000).optional().describe('Apply only these; all proposed actions when absent.'),
+  wait_seconds: waitSeconds,
+});
+
+/** Throws unless the principal may apply every kind of action the agent may propose, in this workspace. */
+function requireApplyPermissions(ctx: OperationContext, agent: Agent, workspace: Parameters<typeof requireGrant>[0]): void {
+  const principal = ctx.state.principal!;
+  for (const kind of agent.actions) {
+    const needs = actionNeeds[kind];
+    if (!needs) continue;
+    if (!principal.scopes.allows(needs.scope)) throw problems.insufficientScope(`${needs.scope} (apply mode: the ${agent.name} agent may propose ${kind} actions)`);
+    requireGrant(workspace, principal, needs.flag);
+  }
+}
+
+/** The workspace an invocation works in: named, else the first context artifact's, else the caller's default. */
+async function invocationWorkspace(ctx: OperationContext, body: AgentInvokeBody) {
+  const principal = ctx.state.principal!;
+  const context = await Promise.all(body.artifact_ids.map((id) => visibleArtifact(ctx, id)));
+  const id = body.workspace_id ?? context.find((c) => c.container.kind === 'workspace')?.container._id;
+  const workspace = id ? await ctx.services.containers.get('workspace', principal, id) : await ctx.services.containers.defaultWorkspace(principal);
+  if (!workspace) throw problems.notFound('workspace', id);
+  requireGrant(workspace, principal, 'I');
+  return workspace;
+}
+
+const invocationIdFor = (ctx: OperationContext, target: string, key: string | undefined, body: unknown) =>
+  key ? uuidv5(`${ctx.state.principal!.subject}:${target}:${key}:${JSON.stringify(body)}`, idempotencyNamespace) : uuidv7();
+
+/** Starts an agent (task-agent or LLM mode) over a workspace, and answers with its proposals or outcome when they come within the wait. */
+export async function invokeAgent(ctx: OperationContext, agent: Agent, body: AgentInvokeBody, idempotencyKey?: string): Promise<Answer> {
+  const principal = ctx.state.principal!;
+  const { config } = ctx.services;
+  const params = agent.params.safeParse(body.params);
+  if (!params.success) {
+    const invalid = params.error.issues.map((i) => ({ name: ['params', ...i.path.map(String)].join('.'), reason: i.message }));
+    throw problems.validation(`body ${invalid[0]!.name}: ${invalid[0]!.reason}`, invalid);
+  }
+  if (agent.name === 'llm' && !body.input) throw problems.validation('body input: LLM mode needs the instruction or question.', [{ name: 'input', reason: 'is required in LLM mode' }]);
+  const workspace = await invocationWorkspace(ctx, body);
+  if (body.mode === 'apply') requireApplyPermissions(ctx, agent, workspace);
+  if (agent.usesLlm && !llmConfigured(config)) throw llmNotConfigured(agent.name);
+
+  const { wait_seconds, ...request } = body;
+  const invocationId = invocationIdFor(ctx, agentId(agent.name), idempotencyKey, { ...request, workspace_id: workspace._id });
+  await ctx.services.agentRuns.start(
+    { invocationId, agent: agent.name, usesLlm: agent.usesLlm, mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS },
+    [
+      { key: WorkspaceId, value: workspace._id },
+      { key: ArtifactId, value: agentId(agent.name) },
+      { key: PrincipalId, value: principal.subject },
+      { key: RunKind, value: agent.name === 'llm' ? 'llm' : 'task_agent' },
+      { key: AgentName, value: agent.name },
+      { key: InvocationMode, value: body.mode },
+    ],
+  );
+  const state = await ctx.services.agentRuns.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000);
+  return answerWith(state, invocationId);
+}
+
+export const llmNotConfigured = (what: string) =>
+  new Problem(503, 'llm-not-configured', 'No language model is configured', `${what} needs a language model: set LLM_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY) for an OpenAI-compatible endpoint.`);
+
+function answerWith(state: AgentRunState | null, invocationId: string): Answer {
+  const poll = `/invocations/${invocationId}`;
+  if (!state) return { status: 202, body: { invocation_id: invocationId, workflow_id: invocationWorkflowId(invocationId), status: 'running', poll }, location: poll };
+  return { status: 200, body: presentAgentRun(state) };
+}
+
+/** An agent run as REST presents it: its proposals and what became of them. */
+export function presentAgentRun(state: AgentRunState) {
+  const id = state.invocation_id;
+  return {
+    invocation_id: id,
+    workflow_id: invocationWorkflowId(id),
+    kind: state.agent === 'llm' ? 'llm' : 'task_agent',
+    agent: { id: agentId(state.agent), name: state.agent },
+    mode: state.mode,
+    workspace_id: state.workspace_id,
+    artifact_ids: state.artifact_ids,
+    status: state.status,
+    output: state.output,
+    actions: state.actions,
+    progress: state.progress,
+    ...(state.decision ? { decision: state.decision } : {}),
+    ...(state.error ? { error: state.error } : {}),
+    started_at: state.started_at,
+    ...(state.expires_at ? { expires_at: state.expires_at } : {}),
+    ...(state.completed_at ? { completed_at: state.completed_at } : {}),
+    poll: `/invocations/${id}`,
+    ...(state.status === 'awaiting_decision' ? { apply: `/invocations/${id}/apply`, discard: `/invocations/${id}/discard` } : {}),
+  };
+}
+
+type AnyRunState = McpRunState | AgentRunState;
+const isAgentRun = (s: AnyRunState): s is AgentRunState => 'kind' in s && s.kind === 'agent_run';
+
+/**
+ * An invocation the principal may see: one it started, or one in a workspace it administers (A).
+ * Anyone else gets 404, as for an invocation that does not exist.
+ */
+async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<AnyRunState> {
+  const principal = ctx.state.principal!;
+  const state = (await ctx.services.mcpRuns.state(invocationWorkflowId(invocationId))) as AnyRunState | null;
+  const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
+  const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
+  if (!state || !mayRead || ('operation' in state && state.operation === 'refresh_catalog')) throw problems.notFound('invocation', invocationId);
+  return state;
+}
+
+/** GET /invocations/{id}: an MCP call, an agent run, as each presents itself. */
+export async function getInvocation(ctx: OperationContext, invocationId: string) {
+  const state = await readableInvocation(ctx, invocationId);
+  return isAgentRun(state) ? presentAgentRun(state) : presentInvocation(state, state.outcome);
+}
+
+async function agentRunToDecide(ctx: OperationContext, invocationId: string): Promise<AgentRunState> {
+  const state = await readableInvocation(ctx, invocationId);
+  if (!isAgentRun(state)) throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is an MCP call: it has no proposals to decide on.`);
+  return state;
+}
+
+/** Applies the proposals (all, or the chosen ones) with the decider's own permissions; answers once applied, or 202 within the wait. */
+export async function applyInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof applyBody>): Promise<Answer> {
+  await agentRunToDecide(ctx, invocationId);
+  const principal = ctx.state.principal!;
+  await ctx.services.agentRuns.decide(invocationId, { action: 'apply', input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) } });
+  return answerWith(await ctx.services.agentRuns.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId);
+}
+
+export async function discardInvocation(ctx: OperationContext, invocationId: string) {
+  await agentRunToDecide(ctx, invocationId);
+  return presentAgentRun(await ctx.services.agentRuns.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }));
+}
+
+const notInvocable = (id: string, type: string) =>
+  problems.conflict('not-invocable', `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), built-in agents (GET /agents) and the built-in platform toolset.`);
+
+/**
+ * `POST /artifacts/{id}/invoke` (SPEC §4.3): the target decides the mode. An MCP server: tool mode
+ * ({name, arguments}); a built-in agent: task-agent mode, or LLM mode for the `llm` agent.
+ */
+export async function invoke(ctx: OperationContext, id: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
+  const agent = agentById(id);
+  if (agent) return invokeAgent(ctx, agent, parse(agentInvokeBody, body, 'body'), idempotencyKey);
+  if (isBuiltinServer(id)) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey);
+  const found = await visibleArtifact(ctx, id);
+  if (baseType(found.doc.content_type) === mcpServerType) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
+  throw notInvocable(id, found.doc.content_type);
+}
