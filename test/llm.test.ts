@@ -1,0 +1,133 @@
+// LLM mode and LLM-backed agents (SPEC §4.3) against a local OpenAI-compatible server, the one
+// stand-in allowed: structured output, an agent reaching outside its workspace, a malformed reply, a
+// timeout, context condensed by a content-type server's `summarize` (§4.6).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { agentId } from '../src/agents/registry.js';
+import { eventually, type Api } from './helpers/http.js';
+import { FakeOpenAI } from './helpers/openai-server.js';
+import { startPlatform, type TestPlatform } from './helpers/platform.js';
+
+let platform: TestPlatform;
+let model: FakeOpenAI;
+let alice: Api & { userId: string };
+let ws: string;
+let elsewhere: string;
+let foreign: string;
+
+const llm = agentId('llm');
+const summarize = agentId('summarize');
+
+const action = (a: Partial<Record<'kind' | 'target' | 'title' | 'content' | 'content_type' | 'message' | 'rationale', string | null>>) => ({ title: null, content: null, content_type: null, message: null, rationale: 'because', ...a });
+
+before(async () => {
+  model = await new FakeOpenAI().start();
+  platform = await startPlatform({ LLM_MODEL: 'test-model', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test', LLM_TIMEOUT_SECONDS: '1', LLM_CONTEXT_TOKENS: '256', ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: true });
+  alice = await platform.newUser();
+  ws = (await alice.post('/workspaces', { name: 'llm' })).body.id;
+  elsewhere = (await alice.post('/workspaces', { name: 'elsewhere' })).body.id;
+  foreign = (await alice.post('/artifacts', { title: 'Other workspace', content_type: 'text/plain', content: 'keep me', collection_id: elsewhere })).body.id;
+});
+after(async () => {
+  await platform?.close();
+  await model?.close();
+});
+
+describe('LLM mode', () => {
+  it('asks for structured output, records the proposals, refuses one outside the workspace, applies the rest', async () => {
+    const source = (await alice.post('/artifacts', { title: 'Meeting notes', content_type: 'text/markdown', content: 'We agreed to ship on Friday.', collection_id: ws })).body.id;
+    model.reply = () => ({
+      content: {
+        output: 'The team will ship on Friday.',
+        actions: [
+          action({ kind: 'create', target: ws, title: 'Decision', content: 'Ship on Friday.', rationale: 'records the decision' }),
+          action({ kind: 'update', target: foreign, content: 'overwritten', rationale: 'tidy up' }),
+          action({ kind: 'log', target: ws, message: 'Nothing else to do.' }),
+        ],
+      },
+    });
+    const r = await alice.post(`/artifacts/${llm}/invoke`, { artifact_ids: [source], input: 'What did we decide?' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.kind, 'llm');
+    assert.equal(r.body.output, 'The team will ship on Friday.');
+    const sent = model.requests.at(-1)!;
+    assert.equal(sent.model, 'test-model');
+    assert.equal(sent.response_format?.type, 'json_schema');
+    assert.equal(sent.response_format?.json_schema?.strict, true);
+    assert.deepEqual((sent.response_format?.json_schema?.schema as { required: string[] }).required, ['output', 'actions']);
+    assert.match(model.lastPrompt, /We agreed to ship on Friday/);
+    assert.match(model.lastPrompt, /What did we decide\?/);
+
+    const [create, update, log] = r.body.actions;
+    assert.equal(create.status, 'proposed');
+    assert.equal(update.status, 'refused');
+    assert.match(update.reason, /^outside-workspace/);
+    assert.equal(log.status, 'proposed');
+
+    const applied = await alice.post(`/invocations/${r.body.invocation_id}/apply`, {});
+    assert.equal(applied.status, 200, applied.text);
+    assert.deepEqual(applied.body.actions.map((a: { status: string }) => a.status), ['applied', 'refused', 'applied']);
+    const made = (await alice.get(`/artifacts/${applied.body.actions[0].artifact_id}`)).body;
+    assert.equal(made.content, 'Ship on Friday.');
+    assert.equal(made.content_type, 'text/markdown');
+    assert.equal((await alice.get(`/artifacts/${foreign}`)).body.content, 'keep me');
+  });
+
+  it('a malformed model reply fails the run with a clear error after one retry', async () => {
+    const before = model.requests.length;
+    model.reply = () => ({ content: 'Sure! Here are the actions: create a note.' });
+    const r = await alice.post(`/artifacts/${llm}/invoke`, { workspace_id: ws, input: 'Tidy up', wait_seconds: 30 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.status, 'failed');
+    assert.equal(r.body.error.type, 'llm-malformed');
+    assert.match(r.body.error.message, /not JSON/);
+    assert.equal(model.requests.length - before, 2, 'retried once');
+    // A reply that is JSON but not the schema is malformed too.
+    model.reply = () => ({ content: { output: 'x', actions: [{ kind: 'explode' }] } });
+    const r2 = await alice.post(`/artifacts/${llm}/invoke`, { workspace_id: ws, input: 'Tidy up', wait_seconds: 30 });
+    assert.equal(r2.body.error.type, 'llm-malformed');
+    assert.match(r2.body.error.message, /schema/);
+  });
+
+  it('a model that does not answer in LLM_TIMEOUT_SECONDS fails the run with llm-timeout', async () => {
+    model.reply = () => ({ delayMs: 2500, content: { output: 'late', actions: [] } });
+    const r = await alice.post(`/artifacts/${llm}/invoke`, { workspace_id: ws, input: 'Anything?', wait_seconds: 30 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.status, 'failed');
+    assert.equal(r.body.error.type, 'llm-timeout');
+  });
+
+  it('a model endpoint answering 4xx is not retried', async () => {
+    const before = model.requests.length;
+    model.reply = () => ({ status: 400 });
+    const r = await alice.post(`/artifacts/${llm}/invoke`, { workspace_id: ws, input: 'Anything?', wait_seconds: 30 });
+    assert.equal(r.body.status, 'failed');
+    assert.equal(r.body.error.type, 'llm-rejected');
+    assert.equal(model.requests.length - before, 1);
+  });
+});
+
+describe('LLM agents', () => {
+  it('summarize builds its context within the token budget, condensing with the type server\'s summarize tool', async () => {
+    const server = await alice.post('/artifacts', {
+      title: 'note types',
+      content_type: 'application/vnd.platform.mcp-server+json',
+      content: JSON.stringify({ transport: { type: 'stdio', command: 'node', args: ['examples/note-type-server/server.mjs'] } }),
+      collection_id: ws,
+    });
+    assert.equal(server.status, 201, server.text);
+    await eventually(async () => (await platform.services.mcpCatalog.get(server.body.id))?.content_types.length);
+    const long = 'The rollout starts in the north. '.repeat(200);
+    const note = await alice.post('/artifacts', { title: 'Rollout', content_type: 'application/vnd.example.note+json', content: JSON.stringify({ heading: 'Rollout plan', body: long, tags: [] }), collection_id: ws });
+    assert.equal(note.status, 201, note.text);
+    model.reply = () => ({ content: { title: 'Rollout summary', summary: 'It starts in the north.' } });
+    const r = await alice.post(`/artifacts/${summarize}/invoke`, { artifact_ids: [note.body.id], mode: 'apply' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.status, 'completed', JSON.stringify(r.body));
+    assert.match(model.lastPrompt, /\(summary\) ---\nRollout plan: The rollout starts/);
+    assert.ok(model.lastPrompt.length < 256 * 4 + 500, 'the context stays within the budget');
+    const made = (await alice.get(`/artifacts/${r.body.actions[0].artifact_id}`)).body;
+    assert.equal(made.title, 'Rollout summary');
+    assert.deepEqual(made.context.summary_of, [note.body.id]);
+  });
+});
