@@ -18,8 +18,11 @@ export interface ApplyScope {
   principal: Principal;
 }
 
-/** What follows a write: search index, embedding, workspace event. Done by the caller (the activity). */
-export type AfterWrite = (kind: EventKind, doc: ArtifactDoc, changed?: string[]) => Promise<void>;
+/**
+ * What follows a write: search index, embedding, workspace event. Done by the caller (the activity);
+ * `key` names the action, so doing it again for a write already reported changes nothing.
+ */
+export type AfterWrite = (kind: EventKind, doc: ArtifactDoc, key: string, changed?: string[]) => Promise<void>;
 
 /**
  * Applies recorded actions to workspace drafts, each at most once however often it is retried: a
@@ -35,6 +38,7 @@ export class ActionApplier {
   async apply(scope: ApplyScope, action: RecordedAction): Promise<ActionOutcome> {
     const source: Provenance['source'] = { kind: 'agent', invocation_id: scope.invocationId, action_id: action.id, agent: scope.agent };
     const ours = (doc: ArtifactDoc | null) => doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
+    const key = `${scope.invocationId}:${action.id}`;
     const done = (artifactId?: string): ActionOutcome => ({ id: action.id, status: 'applied', ...(artifactId ? { artifact_id: artifactId } : {}) });
     const refused = (reason: string): ActionOutcome => ({ id: action.id, status: 'refused', reason });
 
@@ -48,11 +52,10 @@ export class ActionApplier {
 
     if (action.kind === 'create') {
       const id = createdArtifactId(scope.invocationId, action.id);
-      const existing = await this.artifacts.get(id);
-      if (existing) return done(id);
       const { title, content_type, content, context } = action.payload;
-      const doc = await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source });
-      await this.afterWrite('artifact_created', doc);
+      // A retry finds the artifact made by the attempt before, and reports it again (its event id is fixed).
+      const doc = (await this.artifacts.get(id)) ?? (await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source }));
+      await this.afterWrite('artifact_created', doc, key);
       return done(id);
     }
 
@@ -60,14 +63,14 @@ export class ActionApplier {
     if (action.kind === 'delete') {
       if (!current) return { ...done(action.target), reason: 'already deleted' };
       if (current.revision !== action.base_revision) return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`);
-      if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current);
+      if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current, key);
       return done(action.target);
     }
 
-    if (ours(current)) return done(action.target); // this very action, applied by an earlier attempt
-    const updated = await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
+    // This very action, applied by an earlier attempt, or applied now.
+    const updated = ours(current) ? current : await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
     if (updated) {
-      await this.afterWrite('artifact_updated', updated, Object.keys(action.payload));
+      await this.afterWrite('artifact_updated', updated, key, Object.keys(action.payload));
       return done(action.target);
     }
     const now = await this.artifacts.get(action.target);

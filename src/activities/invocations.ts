@@ -9,7 +9,7 @@ import { agentByName } from '../agents/registry.js';
 import type { AgentArtifact } from '../agents/types.js';
 import { principalOf, type PrincipalSnapshot } from '../auth/principal.js';
 import type { Config } from '../config/env.js';
-import { EventPublisher } from '../events/publisher.js';
+import { EventPublisher, stableEventId } from '../events/publisher.js';
 import { Llm, LlmError } from '../llm/client.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
@@ -77,7 +77,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
 
   const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
     const publisher = new EventPublisher(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
-    return async (kind, doc, changed) => {
+    return async (kind, doc, key, changed) => {
       await deps.changes.record(doc._id);
       if (kind !== 'artifact_deleted') {
         await client.workflow
@@ -89,7 +89,8 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
           })
           .catch((err: Error) => (err.name === 'WorkflowExecutionAlreadyStartedError' ? undefined : Promise.reject(err)));
       }
-      await publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed);
+      const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
+      await publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed, stableEventId(at, `${key}:${kind}`));
     };
   };
 
@@ -139,12 +140,17 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
       const principal = principalOf(input.principal);
       const workspace = await workspaceOf(principal, input.workspaceId);
       const context = Context.current();
-      const applier = new ActionApplier(deps.artifacts, afterWrite(context.client));
+      // Writes go one by one, in order; what follows each (index, event) goes on meanwhile, and all of
+      // it is done before the batch counts as applied (a retry does it again, harmlessly).
+      const report = afterWrite(context.client);
+      const reports: Promise<void>[] = [];
+      const applier = new ActionApplier(deps.artifacts, async (...args) => void reports.push(report(...args)));
       const outcomes: ActionOutcome[] = [];
       for (const action of input.actions) {
         outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
         if (!context.info.isLocal) context.heartbeat(outcomes.length);
       }
+      await Promise.all(reports);
       return outcomes;
     },
   };
