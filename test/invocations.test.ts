@@ -37,7 +37,7 @@ describe('task agents', () => {
     const r = await alice.get('/agents');
     assert.equal(r.status, 200, r.text);
     const names = r.body.items.map((a: { name: string }) => a.name);
-    assert.deepEqual(names, ['dedupe', 'tag-keywords', 'split-sections', 'summarize', 'llm', 'extract']);
+    assert.deepEqual(names, ['dedupe', 'tag-keywords', 'split-sections', 'summarize', 'llm', 'extract', 'answer']);
     const d = r.body.items[0];
     assert.equal(d.id, dedupe);
     assert.deepEqual(d.actions, ['delete']);
@@ -195,5 +195,21 @@ describe('apply mode', () => {
     const noGrant = await bob.post(`/artifacts/${dedupe}/invoke`, { workspace_id: space, mode: 'apply' });
     assert.equal(noGrant.status, 403, noGrant.text);
     assert.match(noGrant.body.detail, /D \(delete\)/);
+  });
+});
+
+describe('without a language model', () => {
+  it('LLM mode and LLM agents answer 503 llm-not-configured, and start nothing', async () => {
+    const r = await alice.post(`/artifacts/${agentId('llm')}/invoke`, { workspace_id: ws, input: 'hello' });
+    assert.equal(r.status, 503, r.text);
+    assert.match(r.body.type, /llm-not-configured$/);
+    assert.match(r.body.detail, /LLM_MODEL/);
+    assert.equal((await alice.post(`/artifacts/${agentId('summarize')}/invoke`, { workspace_id: ws })).status, 503);
+  });
+
+  it('LLM mode without an input is a 400', async () => {
+    const r = await alice.post(`/artifacts/${agentId('llm')}/invoke`, { workspace_id: ws });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.invalid_params[0].name, 'input');
   });
 });

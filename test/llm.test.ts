@@ -3,6 +3,8 @@
 // timeout, context condensed by a content-type server's `summarize` (§4.6).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { agentId } from '../src/agents/registry.js';
 import { eventually, type Api } from './helpers/http.js';
 import { FakeOpenAI } from './helpers/openai-server.js';
@@ -129,5 +131,65 @@ describe('LLM agents', () => {
     const made = (await alice.get(`/artifacts/${r.body.actions[0].artifact_id}`)).body;
     assert.equal(made.title, 'Rollout summary');
     assert.deepEqual(made.context.summary_of, [note.body.id]);
+  });
+});
+
+describe('MCP tools on the model', () => {
+  async function mcp() {
+    const client = new Client({ name: 'llm-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token}` } } }));
+    return client;
+  }
+
+  it('ask: search, then an answer grounded in the hits, citing them (an invented citation is dropped)', async () => {
+    const fact = (await alice.post('/artifacts', { title: 'Turbine maintenance', content_type: 'text/markdown', content: 'Intro.\n\nTurbine blades are inspected every 400 hours for flutter.', collection_id: ws })).body.id;
+    await eventually(async () => (await alice.post('/artifacts/search', { query: 'turbine blades inspected' })).body.results.some((r: { id: string }) => r.id === fact));
+    model.reply = () => ({ content: { answer: 'Every 400 hours.', citations: [fact, '00000000-0000-4000-8000-000000000000'] } });
+    const client = await mcp();
+    try {
+      const r = await client.callTool({ name: 'ask', arguments: { question: 'How often are turbine blades inspected?' } });
+      assert.ok(!r.isError, JSON.stringify(r.content));
+      const out = r.structuredContent as { mode: string; answer: string; citations: string[]; passages: { id: string; passage: string }[] };
+      assert.equal(out.mode, 'llm');
+      assert.equal(out.answer, 'Every 400 hours.');
+      assert.deepEqual(out.citations, [fact]);
+      assert.match(out.passages.find((p) => p.id === fact)!.passage, /every 400 hours/);
+      assert.match(model.lastPrompt, /Turbine blades are inspected every 400 hours/);
+      assert.match(model.lastPrompt, /How often are turbine blades inspected\?/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('extract_information proposes a new JSON artifact satisfying the caller\'s schema, applied over REST', async () => {
+    const source = (await alice.post('/artifacts', { title: 'Invoice', content_type: 'text/plain', content: 'Invoice 17 from ACME, total 420 EUR, due 2026-12-01.', collection_id: ws })).body.id;
+    const schema = { type: 'object', required: ['vendor', 'total'], properties: { vendor: { type: 'string' }, total: { type: 'number' } }, additionalProperties: false };
+    const client = await mcp();
+    try {
+      model.reply = () => ({ content: { data: { vendor: 'ACME', total: 'lots' } } });
+      const wrong = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [source], schema, title: 'Invoice 17' } });
+      assert.ok(!wrong.isError);
+      const failed = wrong.structuredContent as { status: string; error: { type: string; message: string } };
+      assert.equal(failed.status, 'failed', 'data that breaks the schema is a malformed reply');
+      assert.equal(failed.error.type, 'llm-malformed');
+      assert.match(failed.error.message, /total must be number/);
+
+      model.reply = () => ({ content: { data: { vendor: 'ACME', total: 420 } } });
+      const r = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [source], schema, title: 'Invoice 17' } });
+      assert.ok(!r.isError, JSON.stringify(r.content));
+      const run = r.structuredContent as { invocation_id: string; status: string; actions: { kind: string; payload: { content: string; content_type: string } }[] };
+      assert.equal(run.status, 'awaiting_decision');
+      assert.equal(run.actions[0]!.payload.content_type, 'application/json');
+      assert.deepEqual(JSON.parse(run.actions[0]!.payload.content), { vendor: 'ACME', total: 420 });
+      const sent = model.requests.at(-1)!;
+      assert.deepEqual((sent.response_format!.json_schema!.schema as { properties: { data: unknown } }).properties.data, schema);
+      const applied = await alice.post(`/invocations/${run.invocation_id}/apply`, {});
+      assert.equal(applied.body.status, 'completed');
+      const made = (await alice.get(`/artifacts/${applied.body.actions[0].artifact_id}`)).body;
+      assert.equal(made.title, 'Invoice 17');
+      assert.deepEqual(made.context.extracted_from, [source]);
+    } finally {
+      await client.close();
+    }
   });
 });

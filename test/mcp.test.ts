@@ -90,7 +90,7 @@ describe('MCP endpoint', () => {
       create_artifact: { title: 'x', content_type: 'text/plain', content: 'x' },
       update_artifact: { id, title: 'x' },
       manage_artifact: { id, action: 'archive' },
-      extract_information: { artifact_ids: [id], instructions: 'x' },
+      extract_information: { artifact_ids: [id], schema: { type: 'object' } },
       commit_preview: { workspace_id: id, collection_id: id },
       commit_workspace: { workspace_id: id, collection_id: id, message: 'm' },
       relay_status: {},
@@ -130,15 +130,20 @@ describe('MCP endpoint', () => {
     const missing = await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
     assert.equal(missing.isError, true);
     assert.match(text(missing), /not-found/);
-    for (const [name, args] of [
-      ['ask', { question: 'why?' }],
-      ['extract_information', { artifact_ids: ['01a2005a-c983-73be-abc3-2995c82b1866'], instructions: 'dates' }],
-      ['relay_status', {}],
-    ] as const) {
-      const later = await client.callTool({ name, arguments: args });
-      assert.equal(later.isError, true, name);
-      assert.match(text(later), /not available yet/, name);
-    }
+    // No model is configured here: ask answers extractively and says so; extraction is refused clearly.
+    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'Turbines', content_type: 'text/markdown', content: 'Turbine blades flutter at high speed.' } }));
+    const asked = data(await client.callTool({ name: 'ask', arguments: { question: 'turbine blade flutter?' } }));
+    assert.ok(['extractive', 'none'].includes(asked.mode), JSON.stringify(asked));
+    assert.equal(asked.answer, null);
+    const extract = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [created.id], schema: { type: 'object' } } });
+    assert.equal(extract.isError, true);
+    assert.match(text(extract), /llm-not-configured/);
+    const badSchema = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [created.id], schema: { type: 'wat' } } });
+    assert.equal(badSchema.isError, true);
+    assert.match(text(badSchema), /not a valid JSON Schema/);
+    const later = await client.callTool({ name: 'relay_status', arguments: {} });
+    assert.equal(later.isError, true);
+    assert.match(text(later), /not available yet/);
 
     const col = (await alice.post('/collections', { name: 'no direct writes' })).body.id;
     const intoCollection = await client.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col } });

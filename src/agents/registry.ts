@@ -2,7 +2,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { z } from 'zod';
 import { dedupe } from './builtin/dedupe.js';
 import { extract } from './builtin/extract.js';
-import { llmAgent, summarize } from './builtin/llm.js';
+import { answer, llmAgent, summarize } from './builtin/llm.js';
 import { splitSections } from './builtin/split-sections.js';
 import { tagKeywords } from './builtin/tag-keywords.js';
 import type { Agent } from './types.js';
@@ -12,8 +12,8 @@ const agentNamespace = 'd4a1c3e2-7b5f-4e8a-9c0d-1f2e3a4b5c6d';
 /** An agent's fixed artifact id: built-in agents are addressable like any artifact (SPEC §4.2). */
 export const agentId = (name: string) => uuidv5(`agent:${name}`, agentNamespace);
 
-/** The built-in task agents: three that need no model, three backed by the configured LLM. */
-export const agents: readonly Agent[] = [dedupe, tagKeywords, splitSections, summarize, llmAgent, extract];
+/** The built-in task agents: three that need no model, four backed by the configured LLM. */
+export const agents: readonly Agent[] = [dedupe, tagKeywords, splitSections, summarize, llmAgent, extract, answer];
 
 const byId = new Map(agents.map((a) => [agentId(a.name), a]));
 const byName = new Map(agents.map((a) => [a.name, a]));

@@ -7,9 +7,21 @@ import { commitBody, previewBody, previewCommit, requestCommit } from '../operat
 import type { OperationContext } from '../operations/context.js';
 import { manageArtifact, manageBody } from '../operations/manage.js';
 import { runSearch, searchBody } from '../operations/search.js';
+import { ask, askInput } from '../operations/ask.js';
+import { invokeAgent } from '../operations/invocations.js';
+import { agentByName } from '../agents/registry.js';
+import { extractParams } from '../agents/builtin/extract.js';
 import type { ContainerKind } from '../store/containers.js';
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { Page } from '../store/pagination.js';
+
+const extractInput = z.strictObject({
+  artifact_ids: z.array(z.uuid({ error: 'must be a UUID' })).min(1).max(50).describe('The source artifacts.'),
+  schema: extractParams.shape.schema,
+  instructions: z.string().trim().min(1).max(4000).optional().describe('What to look for, beyond the schema.'),
+  title: extractParams.shape.title,
+  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the new artifact is proposed; the first source's workspace, else yours."),
+});
 
 /** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
 export const artifactListBound = 50;
@@ -138,12 +150,12 @@ export const tools: ToolDef[] = [
   {
     name: 'ask',
     title: 'Ask the knowledge base',
-    description: 'Answers a question from search results, with an LLM grounded in the knowledge base. Not available yet.',
+    description: 'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive").',
     access: 'search:read',
-    input: z.strictObject({ question: z.string().min(1).max(2000) }),
+    input: askInput,
     annotations: readOnly,
     icon: '💬',
-    run: notYet('ask (LLM synthesis)'),
+    run: (ctx, input: z.infer<typeof askInput>) => ask(ctx, input),
   },
   {
     name: 'create_artifact',
@@ -190,12 +202,12 @@ export const tools: ToolDef[] = [
   {
     name: 'extract_information',
     title: 'Extract structured information',
-    description: 'Extracts structured information from source artifacts with an LLM. Not available yet.',
+    description: 'Extracts information from source artifacts into JSON that satisfies the JSON Schema you give, with a language model. The result is proposed as a new application/json draft: apply it with POST /invocations/{invocation_id}/apply, or discard it.',
     access: 'artifact:invoke',
-    input: z.strictObject({ artifact_ids: z.array(uuid).min(1).max(50), instructions: z.string().min(1).max(4000) }),
-    annotations: readOnly,
+    input: extractInput,
+    annotations: writes(false, false),
     icon: '🧪',
-    run: notYet('extract_information (LLM extraction)'),
+    run: async (ctx, input: z.infer<typeof extractInput>) => (await invokeAgent(ctx, agentByName('extract')!, { artifact_ids: input.artifact_ids, workspace_id: input.workspace_id, input: input.instructions, params: { schema: input.schema, ...(input.title ? { title: input.title } : {}) }, mode: 'preview' })).body,
   },
   {
     name: 'commit_preview',

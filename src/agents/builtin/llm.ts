@@ -100,3 +100,27 @@ export const summarize = defineAgent({
     };
   },
 });
+
+/** Answers a question from the context artifacts, citing them by id (the `ask` tool runs it over search hits). */
+export const answer = defineAgent({
+  name: 'answer',
+  title: 'Answer from the artifacts',
+  description: 'Answers the input from the context artifacts only, citing the artifact ids it used. Proposes nothing.',
+  usesLlm: true,
+  actions: [],
+  params: z.strictObject({}),
+  async run(run) {
+    if (!run.input) throw new TypeError('answer needs an input: the question.');
+    const reply = await run.llm.structured({
+      name: 'grounded_answer',
+      system: 'Answer the question from the artifacts given, and only from them. Cite the ids of the artifacts you used. If they do not answer it, say so.',
+      user: `Artifacts:\n${await run.contextText()}\n\nQuestion: ${run.input}`,
+      jsonSchema: { type: 'object', additionalProperties: false, required: ['answer', 'citations'], properties: { answer: { type: 'string' }, citations: { type: 'array', items: { type: 'string' } } } },
+      parse: z.object({ answer: z.string(), citations: z.array(z.string()) }),
+      signal: run.signal,
+    });
+    // A citation must name an artifact the model was given.
+    const given = new Set(run.artifacts.map((a) => a.id));
+    return { output: JSON.stringify({ answer: reply.answer, citations: [...new Set(reply.citations)].filter((c) => given.has(c)) }), actions: [] };
+  },
+});

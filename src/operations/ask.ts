@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { agentByName } from '../agents/registry.js';
+import { llmConfigured } from '../llm/client.js';
+import { terms } from '../search/analyzer.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { OperationContext } from './context.js';
+import { invokeAgent, type presentAgentRun } from './invocations.js';
+import { runSearch, searchBody } from './search.js';
+
+const passageChars = 600;
+
+/** The input of the `ask` tool (docs/decisions.md). */
+export const askInput = z.strictObject({
+  question: z.string().trim().min(1).max(2000),
+  limit: z.int().min(1).max(20).default(5).describe('How many search hits ground the answer.'),
+  workspace_ids: searchBody.shape.workspace_ids,
+  collection_ids: searchBody.shape.collection_ids,
+});
+
+/** The paragraph of an artifact that shares the most terms with the question, cut to a passage. */
+export function bestPassage(doc: ArtifactDoc, question: string): string {
+  const wanted = new Set(terms(question));
+  const text = doc.search_text?.text ?? doc.content;
+  let best = { score: -1, paragraph: '' };
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    const score = terms(paragraph).filter((t) => wanted.has(t)).length;
+    if (score > best.score) best = { score, paragraph: paragraph.trim() };
+  }
+  return best.paragraph.length > passageChars ? `${best.paragraph.slice(0, passageChars)}…` : best.paragraph;
+}
+
+/**
+ * `ask` (SPEC §4.5): search, then an answer grounded in the hits, citing them by artifact id. The
+ * synthesis is an invocation of the `answer` agent (a workflow); with no model configured, or when
+ * the model fails, the answer is the top passages, and says so.
+ */
+export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>) {
+  const found = await runSearch(ctx, searchBody.parse({ query: input.question, limit: input.limit, workspace_ids: input.workspace_ids, collection_ids: input.collection_ids }));
+  const docs = new Map((await ctx.services.artifacts.getMany(found.results.map((r) => r.id))).map((d) => [d._id, d]));
+  const passages = found.results.flatMap((r) => {
+    const doc = docs.get(r.id);
+    return doc ? [{ id: r.id, title: r.title, container: r.container, score: r.score, passage: bestPassage(doc, input.question) }] : [];
+  });
+  const extractive = (note: string) => ({ question: input.question, mode: 'extractive' as const, answer: null, note, citations: passages.map((p) => p.id), passages });
+  if (passages.length === 0) return { question: input.question, mode: 'none' as const, answer: null, note: 'Nothing you can read matches the question.', citations: [], passages };
+  if (!llmConfigured(ctx.services.config)) return extractive('No language model is configured (LLM_MODEL): these are the top passages for the question, not a synthesized answer.');
+
+  const run = await invokeAgent(ctx, agentByName('answer')!, { artifact_ids: passages.map((p) => p.id), input: input.question, params: {}, mode: 'apply' });
+  const state = run.body as ReturnType<typeof presentAgentRun> | { invocation_id: string; status: 'running'; poll: string };
+  if (state.status === 'running') return { question: input.question, mode: 'llm' as const, status: 'running', invocation_id: state.invocation_id, poll: state.poll, passages };
+  const run_ = state as ReturnType<typeof presentAgentRun>;
+  if (run_.status !== 'completed' || !run_.output) return extractive(`The model did not answer (${run_.error?.type ?? run_.status}: ${run_.error?.message ?? ''}); these are the top passages instead.`);
+  const { answer, citations } = JSON.parse(run_.output) as { answer: string; citations: string[] };
+  return { question: input.question, mode: 'llm' as const, answer, citations, invocation_id: run_.invocation_id, passages };
+}
