@@ -109,6 +109,11 @@ before(async () => {
     'POST /artifacts/:id/open': { path: `/artifacts/${art}/open`, target: 'container' },
     // An invocation's workspace is known only from its run (no worker runs here): the id is unknown either way.
     'GET /invocations/:id': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000', target: 'none' },
+    'POST /invocations/:id/apply': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000/apply', body: {}, target: 'none' },
+    'POST /invocations/:id/discard': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000/discard', target: 'none' },
+    'POST /invocations/:id/approve': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000/approve', body: {}, target: 'none' },
+    'POST /invocations/:id/reject': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000/reject', body: {}, target: 'none' },
+    'GET /agents': { path: '/agents', target: 'none' },
     'GET /mcp/servers': { path: '/mcp/servers', target: 'none' },
     'GET /mcp/workspaces/:id/servers': { path: `/mcp/workspaces/${ws}/servers`, target: 'container' },
     // Behind its authentication each MCP tool checks its own scope (test/mcp.test.ts).

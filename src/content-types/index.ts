@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { problems, type InvalidParam } from '../errors/problem.js';
 import { authorizerContent } from './authorizer.js';
 import { mcpServerContent, type McpServerContent } from './mcp-server.js';
+import { transformContent } from './transform.js';
+import { agents } from '../agents/registry.js';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -17,13 +19,14 @@ export const platformContentTypes = {
   'application/vnd.platform.view+json': jsonObject,
   'application/vnd.platform.stream+json': jsonObject,
   'application/vnd.platform.host+json': jsonObject,
-  'application/vnd.platform.transform+json': jsonObject,
+  'application/vnd.platform.transform+json': transformContent(new Set(agents.map((a) => a.name))),
 } as const;
 export type PlatformContentType = keyof typeof platformContentTypes;
 
 const platformPrefix = 'application/vnd.platform.';
 export const mcpServerType = 'application/vnd.platform.mcp-server+json';
 export const authorizerType = 'application/vnd.platform.authorizer+json';
+export const transformType = 'application/vnd.platform.transform+json';
 
 /** A content type without its parameters, lower-cased: `Text/Markdown; charset=utf-8` → `text/markdown`. */
 export const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();

@@ -4,6 +4,7 @@ import type { Config } from '../config/env.js';
 import { Problem, problems } from '../errors/problem.js';
 import { within } from '../temporal/within.js';
 import { invocationWorkflowId } from './ids.js';
+import { approveStepUpdate, rejectStepUpdate, transformRun, transformSettledUpdate, transformStateQuery, type ApprovalInput, type TransformRunInput, type TransformRunState } from '../workflows/transform.js';
 import { agentRun, agentRunStateQuery, applyUpdate, discardUpdate, notPendingFailure, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/invoke.js';
 
 
@@ -22,17 +23,36 @@ export class AgentRuns {
     private readonly config: Config,
   ) {}
 
-  async start(input: AgentRunInput, searchAttributes: SearchAttributePair[]): Promise<void> {
+  /** Starts an agent run or a transform run; the same id again (a retried request) attaches to the one started. */
+  async start(run: { workflow: typeof agentRun; input: AgentRunInput } | { workflow: typeof transformRun; input: TransformRunInput }, searchAttributes: SearchAttributePair[]): Promise<void> {
     try {
-      await this.client.workflow.start(agentRun, {
-        workflowId: invocationWorkflowId(input.invocationId),
+      await this.client.workflow.start(run.workflow as typeof agentRun, {
+        workflowId: invocationWorkflowId(run.input.invocationId),
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [input],
+        args: [run.input as AgentRunInput],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: searchAttributes,
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /** A transform's state once it waits for an approval or has ended, within `waitMs`, else null. */
+  async transformSettled(invocationId: string, waitMs: number): Promise<TransformRunState | null> {
+    const handle = this.client.workflow.getHandle<typeof transformRun>(invocationWorkflowId(invocationId));
+    const settled = handle.executeUpdate(transformSettledUpdate).catch(() => handle.query(transformStateQuery));
+    return (await within(settled, waitMs))?.value ?? null;
+  }
+
+  /** Approves or rejects the approval step a transform waits at; the state once the decision is taken. */
+  async approve(invocationId: string, action: 'approve' | 'reject', input: ApprovalInput): Promise<TransformRunState> {
+    const handle = this.client.workflow.getHandle<typeof transformRun>(invocationWorkflowId(invocationId));
+    try {
+      return await handle.executeUpdate(action === 'approve' ? approveStepUpdate : rejectStepUpdate, { args: [input] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', (err.cause as Error | undefined)?.message ?? 'The transform is not awaiting approval.');
+      throw err;
     }
   }
 

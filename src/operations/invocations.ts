@@ -9,13 +9,15 @@ import { Problem, problems } from '../errors/problem.js';
 import { invocationWorkflowId } from '../invocations/ids.js';
 import { llmConfigured } from '../llm/client.js';
 import { AgentName, ArtifactId, InvocationMode, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import type { AgentRunState } from '../workflows/invoke.js';
+import { agentRun, type AgentRunState } from '../workflows/invoke.js';
 import type { McpRunState } from '../workflows/mcp.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 import { invokeTool, invokeToolBody, presentInvocation, type Answer } from './mcp-servers.js';
 import { parse } from '../api/validate.js';
-import { baseType, mcpServerType } from '../content-types/index.js';
+import { baseType, mcpServerType, transformType } from '../content-types/index.js';
+import type { TransformRunState } from '../workflows/transform.js';
+import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
 import { isBuiltinServer } from '../mcp/builtin.js';
 
 const idempotencyNamespace = '9a7e5c3b-1d2f-4e6a-8b0c-2d4f6a8c0e1b';
@@ -40,7 +42,7 @@ export const applyBody = z.strictObject({
 });
 
 /** Throws unless the principal may apply every kind of action the agent may propose, in this workspace. */
-function requireApplyPermissions(ctx: OperationContext, agent: Agent, workspace: Parameters<typeof requireGrant>[0]): void {
+export function requireApplyPermissions(ctx: OperationContext, agent: Agent, workspace: Parameters<typeof requireGrant>[0]): void {
   const principal = ctx.state.principal!;
   for (const kind of agent.actions) {
     const needs = actionNeeds[kind];
@@ -51,17 +53,17 @@ function requireApplyPermissions(ctx: OperationContext, agent: Agent, workspace:
 }
 
 /** The workspace an invocation works in: named, else the first context artifact's, else the caller's default. */
-async function invocationWorkspace(ctx: OperationContext, body: AgentInvokeBody) {
+export async function invocationWorkspace(ctx: OperationContext, body: { workspace_id?: string | undefined; artifact_ids: string[] }, fallback?: string) {
   const principal = ctx.state.principal!;
   const context = await Promise.all(body.artifact_ids.map((id) => visibleArtifact(ctx, id)));
-  const id = body.workspace_id ?? context.find((c) => c.container.kind === 'workspace')?.container._id;
+  const id = body.workspace_id ?? fallback ?? context.find((c) => c.container.kind === 'workspace')?.container._id;
   const workspace = id ? await ctx.services.containers.get('workspace', principal, id) : await ctx.services.containers.defaultWorkspace(principal);
   if (!workspace) throw problems.notFound('workspace', id);
   requireGrant(workspace, principal, 'I');
   return workspace;
 }
 
-const invocationIdFor = (ctx: OperationContext, target: string, key: string | undefined, body: unknown) =>
+export const invocationIdFor = (ctx: OperationContext, target: string, key: string | undefined, body: unknown) =>
   key ? uuidv5(`${ctx.state.principal!.subject}:${target}:${key}:${JSON.stringify(body)}`, idempotencyNamespace) : uuidv7();
 
 /** Starts an agent (task-agent or LLM mode) over a workspace, and answers with its proposals or outcome when they come within the wait. */
@@ -81,7 +83,7 @@ export async function invokeAgent(ctx: OperationContext, agent: Agent, body: Age
   const { wait_seconds, ...request } = body;
   const invocationId = invocationIdFor(ctx, agentId(agent.name), idempotencyKey, { ...request, workspace_id: workspace._id });
   await ctx.services.agentRuns.start(
-    { invocationId, agent: agent.name, usesLlm: agent.usesLlm, mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS },
+    { workflow: agentRun, input: { invocationId, agent: agent.name, usesLlm: agent.usesLlm, mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
     [
       { key: WorkspaceId, value: workspace._id },
       { key: ArtifactId, value: agentId(agent.name) },
@@ -92,16 +94,17 @@ export async function invokeAgent(ctx: OperationContext, agent: Agent, body: Age
     ],
   );
   const state = await ctx.services.agentRuns.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000);
-  return answerWith(state, invocationId);
+  return answerWith(state, invocationId, presentAgentRun);
 }
 
 export const llmNotConfigured = (what: string) =>
   new Problem(503, 'llm-not-configured', 'No language model is configured', `${what} needs a language model: set LLM_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY) for an OpenAI-compatible endpoint.`);
 
-function answerWith(state: AgentRunState | null, invocationId: string): Answer {
+/** A run's state when it settled within the wait, else 202 with where to poll. */
+export function answerWith<S>(state: S | null, invocationId: string, present: (s: S) => unknown): Answer {
   const poll = `/invocations/${invocationId}`;
   if (!state) return { status: 202, body: { invocation_id: invocationId, workflow_id: invocationWorkflowId(invocationId), status: 'running', poll }, location: poll };
-  return { status: 200, body: presentAgentRun(state) };
+  return { status: 200, body: present(state) };
 }
 
 /** An agent run as REST presents it: its proposals and what became of them. */
@@ -129,14 +132,15 @@ export function presentAgentRun(state: AgentRunState) {
   };
 }
 
-type AnyRunState = McpRunState | AgentRunState;
+type AnyRunState = McpRunState | AgentRunState | TransformRunState;
 const isAgentRun = (s: AnyRunState): s is AgentRunState => 'kind' in s && s.kind === 'agent_run';
+const isTransformRun = (s: AnyRunState): s is TransformRunState => 'kind' in s && s.kind === 'transform';
 
 /**
  * An invocation the principal may see: one it started, or one in a workspace it administers (A).
  * Anyone else gets 404, as for an invocation that does not exist.
  */
-async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<AnyRunState> {
+export async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<AnyRunState> {
   const principal = ctx.state.principal!;
   const state = (await ctx.services.mcpRuns.state(invocationWorkflowId(invocationId))) as AnyRunState | null;
   const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
@@ -148,12 +152,14 @@ async function readableInvocation(ctx: OperationContext, invocationId: string): 
 /** GET /invocations/{id}: an MCP call, an agent run, as each presents itself. */
 export async function getInvocation(ctx: OperationContext, invocationId: string) {
   const state = await readableInvocation(ctx, invocationId);
-  return isAgentRun(state) ? presentAgentRun(state) : presentInvocation(state, state.outcome);
+  if (isAgentRun(state)) return presentAgentRun(state);
+  if (isTransformRun(state)) return presentTransformRun(state);
+  return presentInvocation(state, state.outcome);
 }
 
 async function agentRunToDecide(ctx: OperationContext, invocationId: string): Promise<AgentRunState> {
   const state = await readableInvocation(ctx, invocationId);
-  if (!isAgentRun(state)) throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is an MCP call: it has no proposals to decide on.`);
+  if (!isAgentRun(state)) throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is ${isTransformRun(state) ? 'a transform: approve or reject its approval step' : 'an MCP call'}; it has no proposals to decide on.`);
   return state;
 }
 
@@ -162,7 +168,7 @@ export async function applyInvocation(ctx: OperationContext, invocationId: strin
   await agentRunToDecide(ctx, invocationId);
   const principal = ctx.state.principal!;
   await ctx.services.agentRuns.decide(invocationId, { action: 'apply', input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) } });
-  return answerWith(await ctx.services.agentRuns.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId);
+  return answerWith(await ctx.services.agentRuns.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentAgentRun);
 }
 
 export async function discardInvocation(ctx: OperationContext, invocationId: string) {
@@ -171,7 +177,7 @@ export async function discardInvocation(ctx: OperationContext, invocationId: str
 }
 
 const notInvocable = (id: string, type: string) =>
-  problems.conflict('not-invocable', `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), built-in agents (GET /agents) and the built-in platform toolset.`);
+  problems.conflict('not-invocable', `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), transforms (${transformType}), built-in agents (GET /agents) and the built-in platform toolset.`);
 
 /**
  * `POST /artifacts/{id}/invoke` (SPEC §4.3): the target decides the mode. An MCP server: tool mode
@@ -183,5 +189,6 @@ export async function invoke(ctx: OperationContext, id: string, body: unknown, i
   if (isBuiltinServer(id)) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey);
   const found = await visibleArtifact(ctx, id);
   if (baseType(found.doc.content_type) === mcpServerType) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
+  if (baseType(found.doc.content_type) === transformType) return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
   throw notInvocable(id, found.doc.content_type);
 }

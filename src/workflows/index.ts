@@ -4,3 +4,4 @@ export { workspaceEvents } from './workspace-events.js';
 export { commitWorkspace } from './commit.js';
 export { mcpRun } from './mcp.js';
 export { agentRun } from './invoke.js';
+export { transformRun } from './transform.js';

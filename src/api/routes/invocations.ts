@@ -1,5 +1,6 @@
 import { agents, presentAgent } from '../../agents/registry.js';
 import { applyBody, applyInvocation, discardInvocation, getInvocation, invoke } from '../../operations/invocations.js';
+import { approvalBody, decideTransform } from '../../operations/transforms.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { answer } from './answer.js';
 import { artifactId } from './artifact-access.js';
@@ -47,4 +48,15 @@ export const invocationRoutes: RouteDef[] = [
       ctx.body = await discardInvocation(ctx, invocationId(ctx));
     },
   },
+  ...(['approve', 'reject'] as const).map(
+    (action): RouteDef => ({
+      method: 'post',
+      path: `/invocations/:id/${action}`,
+      access: 'artifact:invoke',
+      body: 'json',
+      handler: async (ctx) => {
+        ctx.body = await decideTransform(ctx, invocationId(ctx), action, parse(approvalBody, ctx.state.body ?? {}, 'body'));
+      },
+    }),
+  ),
 ];

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { agentByName, agents } from '../agents/registry.js';
+import { snapshotOf, isHuman } from '../auth/principal.js';
+import type { TransformContent } from '../content-types/transform.js';
+import { problems } from '../errors/problem.js';
+import { invocationWorkflowId } from '../invocations/ids.js';
+import { llmConfigured } from '../llm/client.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
+import { AgentName, ArtifactId, InvocationMode, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { transformRun, type TransformRunState } from '../workflows/transform.js';
+import type { OperationContext } from './context.js';
+import { answerWith, invocationIdFor, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
+import { invocableServer, type Answer } from './mcp-servers.js';
+
+/** `POST /artifacts/{transform_id}/invoke` (docs/decisions.md). */
+export const transformInvokeBody = z.strictObject({
+  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the steps work; the transform's own workspace by default."),
+  artifact_ids: z.array(z.uuid({ error: 'must be a UUID' })).max(200).default([]).describe('The input artifacts (steps take them with artifact_ids: "input").'),
+  input: z.string().trim().min(1).max(50_000).optional().describe('Free text, as {{input}} in the steps.'),
+  wait_seconds: z.number().min(0).max(120).optional().describe('How long to wait for the run to reach an approval or its end before answering 202.'),
+});
+
+export const approvalBody = z.strictObject({ comment: z.string().trim().max(2000).optional() });
+
+/**
+ * Starts a transform: checked first as a whole, so that a run does not fail at step three for a
+ * permission it never had. Every agent step applies, so the caller needs the scopes and grants for
+ * every action its agents may propose; every tool step's server must be one the caller may call.
+ */
+export async function invokeTransform(ctx: OperationContext, found: { doc: ArtifactDoc; container: ContainerDoc }, body: z.infer<typeof transformInvokeBody>, idempotencyKey?: string): Promise<Answer> {
+  const { doc, container } = found;
+  const principal = ctx.state.principal!;
+  const { config } = ctx.services;
+  if (doc.archived_at) throw problems.conflict('archived-artifact', `Transform ${doc._id} is archived; unarchive it to run it.`);
+  const definition = JSON.parse(doc.content) as TransformContent;
+  const workspace = await invocationWorkspace(ctx, body, body.workspace_id ?? (container.kind === 'workspace' ? container._id : undefined));
+  const serverRevisions: Record<string, number> = {};
+  for (const step of definition.steps) {
+    if (step.kind === 'agent' || step.kind === 'llm') {
+      const agent = agentByName(step.kind === 'llm' ? 'llm' : step.agent)!;
+      if (agent.usesLlm && !llmConfigured(config)) throw llmNotConfigured(`Step ${step.id} (${agent.name})`);
+      requireApplyPermissions(ctx, agent, workspace);
+    } else if (step.kind === 'tool') {
+      const server = await invocableServer(ctx, step.server_id);
+      if (server.container._id !== workspace._id) throw problems.validation(`Step ${step.id} calls server ${step.server_id}, which is registered in another workspace.`, [{ name: `content.steps.${step.id}.server_id`, reason: 'must be a server of the workspace the transform runs in' }]);
+      serverRevisions[step.server_id] = server.doc.revision;
+    }
+  }
+  const { wait_seconds, ...request } = body;
+  const invocationId = invocationIdFor(ctx, doc._id, idempotencyKey, { ...request, workspace_id: workspace._id, revision: doc.revision });
+  await ctx.services.agentRuns.start(
+    {
+      workflow: transformRun,
+      input: { invocationId, transformId: doc._id, revision: doc.revision, definition, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, principal: snapshotOf(principal), llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name), serverRevisions, maxCallSeconds: config.MCP_CALL_MAX_SECONDS },
+    },
+    [
+      { key: WorkspaceId, value: workspace._id },
+      { key: ArtifactId, value: doc._id },
+      { key: PrincipalId, value: principal.subject },
+      { key: RunKind, value: 'transform' },
+      { key: AgentName, value: 'transform' },
+      { key: InvocationMode, value: 'apply' },
+    ],
+  );
+  return answerWith(await ctx.services.agentRuns.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentTransformRun);
+}
+
+export function presentTransformRun(state: TransformRunState) {
+  const id = state.invocation_id;
+  return {
+    ...state,
+    workflow_id: invocationWorkflowId(id),
+    poll: `/invocations/${id}`,
+    ...(state.status === 'awaiting_approval' ? { approve: `/invocations/${id}/approve`, reject: `/invocations/${id}/reject` } : {}),
+  };
+}
+
+/** A person approves or rejects the approval step a transform waits at (its starter, or an administrator of its workspace). */
+export async function decideTransform(ctx: OperationContext, invocationId: string, action: 'approve' | 'reject', body: z.infer<typeof approvalBody>) {
+  const principal = ctx.state.principal!;
+  const state = await readableInvocation(ctx, invocationId);
+  if (!isHuman(principal)) throw problems.forbidden('An approval step is decided by a person, with their own token: not a server credential or an API key.');
+  if (!('kind' in state) || state.kind !== 'transform') throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is not a transform: it has no approval step.`);
+  return presentTransformRun(await ctx.services.agentRuns.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }));
+}
