@@ -2,11 +2,12 @@
 # `npm run bench`: artifact create and get against a raw Koa + driver baseline, then a 1,000-artifact
 # commit (approve → committed) against raw driver writes of the same documents, then MCP
 # `tools/call search` against `POST /artifacts/search`, then an external MCP tool call through the
-# platform against a direct SDK client call.
+# platform against a direct SDK client call, then task-agent invocation (apply mode) against a plain read.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-installed.sh
 node --import tsx bench/artifacts.ts "$@"
 node --import tsx bench/commit.ts
 node --import tsx bench/mcp-search.ts
-exec node --import tsx bench/mcp-client.ts
+node --import tsx bench/mcp-client.ts
+exec node --import tsx bench/invoke.ts

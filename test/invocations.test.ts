@@ -42,6 +42,10 @@ describe('task agents', () => {
     assert.equal(d.id, dedupe);
     assert.deepEqual(d.actions, ['delete']);
     assert.equal(d.params_schema.properties.threshold.default, 0.9);
+    const asArtifact = await alice.get(`/artifacts/${dedupe}`);
+    assert.equal(asArtifact.status, 200, asArtifact.text);
+    assert.equal(asArtifact.body.title, 'Remove near-identical artifacts');
+    assert.equal(asArtifact.body.context.agent, 'dedupe');
   });
 
   it('preview → apply: dedupe proposes deleting the later copy; applying deletes it and records the decision', async () => {
@@ -188,6 +192,17 @@ describe('apply mode', () => {
     assert.equal(applied.status, 200, applied.text);
     assert.equal(applied.body.actions[0].status, 'refused');
     assert.match(applied.body.actions[0].reason, /artifact:write/);
+    assert.equal((await alice.get(`/artifacts/${id}`)).body.revision, 1);
+
+    // A key whose write scope covers text/plain only passes the coarse check; the run finds the
+    // markdown target beyond it and applies nothing.
+    const plainOnly = alice.withToken((await createApiKey(alice, ['artifact:read', 'artifact:invoke', 'resource:text/plain:write'])).key);
+    const partial = await plainOnly.post(`/artifacts/${tag}/invoke`, { workspace_id: space, mode: 'apply', params: { rules: { finance: ['budget'] } } });
+    assert.equal(partial.status, 200, partial.text);
+    assert.equal(partial.body.status, 'refused');
+    assert.equal(partial.body.error.type, 'forbidden');
+    assert.equal(partial.body.actions[0].status, 'refused');
+    assert.match(partial.body.actions[0].reason, /text\/markdown/);
     assert.equal((await alice.get(`/artifacts/${id}`)).body.revision, 1);
 
     // Bob with only read and invoke grants on the workspace may not apply a delete.

@@ -78,19 +78,20 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
   const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
     const publisher = new EventPublisher(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
     return async (kind, doc, key, changed) => {
-      await deps.changes.record(doc._id);
-      if (kind !== 'artifact_deleted') {
-        await client.workflow
+      const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
+      await Promise.all([
+        deps.changes.record(doc._id),
+        kind !== 'artifact_deleted' &&
+          client.workflow
           .start(indexArtifact, {
             workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
             taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
             args: [{ artifactId: doc._id, revision: doc.revision }],
             typedSearchAttributes: [{ key: ArtifactId, value: doc._id }, { key: RunKind, value: 'index-artifact' }],
           })
-          .catch((err: Error) => (err.name === 'WorkflowExecutionAlreadyStartedError' ? undefined : Promise.reject(err)));
-      }
-      const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
-      await publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed, stableEventId(at, `${key}:${kind}`));
+            .catch((err: Error) => (err.name === 'WorkflowExecutionAlreadyStartedError' ? undefined : Promise.reject(err))),
+        publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed, stableEventId(at, `${key}:${kind}`)),
+      ]);
     };
   };
 
@@ -123,22 +124,23 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
       return { actions, output: output.output ?? null };
     },
 
-    /** Why each action the principal may not apply is refused (apply mode takes all or nothing). */
-    async checkActions(input: { workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[] }): Promise<{ id: string; reason: string }[]> {
+    /**
+     * Applies a batch of actions as the principal; each is applied once however often this is retried.
+     * `allOrNothing` (apply mode, every action of the run): when the principal may not apply every
+     * one of them, nothing is applied and the refusals are the answer.
+     */
+    async applyActions(input: { invocationId: string; agent: string; workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[]; allOrNothing?: RecordedAction[] }): Promise<ActionOutcome[]> {
       const principal = principalOf(input.principal);
       const workspace = await workspaceOf(principal, input.workspaceId);
-      const targets = new Map((await deps.artifacts.getMany(input.actions.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target))).map((d) => [d._id, d.content_type]));
-      return input.actions.flatMap((a) => {
-        const type = a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream');
-        const missing = missingPermission(principal, workspace, a.kind, type);
-        return missing ? [{ id: a.id, reason: `forbidden: ${missing}` }] : [];
-      });
-    },
-
-    /** Applies a batch of actions as the principal; each is applied once however often this is retried. */
-    async applyActions(input: { invocationId: string; agent: string; workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[] }): Promise<ActionOutcome[]> {
-      const principal = principalOf(input.principal);
-      const workspace = await workspaceOf(principal, input.workspaceId);
+      if (input.allOrNothing) {
+        const all = input.allOrNothing;
+        const targets = new Map((await deps.artifacts.getMany(all.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target))).map((d) => [d._id, d.content_type]));
+        const refusals = all.flatMap((a): ActionOutcome[] => {
+          const missing = missingPermission(principal, workspace, a.kind, a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream'));
+          return missing ? [{ id: a.id, status: 'refused', reason: `forbidden: ${missing}` }] : [];
+        });
+        if (refusals.length) return refusals;
+      }
       const context = Context.current();
       // Writes go one by one, in order; what follows each (index, event) goes on meanwhile, and all of
       // it is done before the batch counts as applied (a retry does it again, harmlessly).

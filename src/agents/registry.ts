@@ -7,6 +7,9 @@ import { splitSections } from './builtin/split-sections.js';
 import { tagKeywords } from './builtin/tag-keywords.js';
 import type { Agent } from './types.js';
 
+/** The content type built-in agents present as artifacts (docs/decisions.md); no one creates one. */
+export const agentType = 'application/vnd.platform.agent+json';
+
 const agentNamespace = 'd4a1c3e2-7b5f-4e8a-9c0d-1f2e3a4b5c6d';
 
 /** An agent's fixed artifact id: built-in agents are addressable like any artifact (SPEC §4.2). */
@@ -32,5 +35,20 @@ export function presentAgent(a: Agent) {
     uses_llm: a.usesLlm,
     actions: a.actions,
     params_schema: z.toJSONSchema(a.params, { io: 'input' }),
+  };
+}
+
+/** A built-in agent as an artifact (GET /artifacts/{id}): read-only, in no container. */
+export function agentArtifact(a: Agent) {
+  return {
+    id: agentId(a.name),
+    title: a.title,
+    content_type: agentType,
+    content: JSON.stringify(presentAgent(a)),
+    context: { builtin: true, agent: a.name },
+    collection_id: null,
+    container: null,
+    state: 'committed',
+    revision: 1,
   };
 }

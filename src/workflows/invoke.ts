@@ -159,15 +159,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
   }
   const proposed = () => state.actions.filter((a) => a.status === 'proposed');
 
-  if (input.mode === 'apply') {
-    const refusals = await acts.apply.checkActions({ workspaceId: input.workspaceId, principal: input.principal, actions: proposed() });
-    if (refusals.length) {
-      for (const r of refusals) Object.assign(state.actions.find((a) => a.id === r.id)!, { status: 'refused', reason: r.reason });
-      for (const a of proposed()) a.status = 'skipped';
-      state.error = { type: 'forbidden', message: `Apply mode needs permission for every action; ${refusals.length} of them are not permitted, so none was applied.` };
-      return end('refused');
-    }
-  } else {
+  if (input.mode === 'preview') {
     state.status = 'awaiting_decision';
     state.expires_at = new Date(Date.now() + input.previewExpirySeconds * 1000).toISOString();
     await condition(() => state.decision !== undefined, input.previewExpirySeconds * 1000);
@@ -186,8 +178,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
   try {
     for (let start = 0; start < chosen.length; start += applyBatch) {
       const batch = chosen.slice(start, start + applyBatch);
-      const outcomes = await acts.apply.applyActions({ invocationId: input.invocationId, agent: input.agent, workspaceId: input.workspaceId, principal: applier, actions: batch });
+      // Apply mode takes all or nothing: the first batch checks every action before applying any.
+      const allOrNothing = input.mode === 'apply' && start === 0 ? chosen : undefined;
+      const outcomes = await acts.apply.applyActions({ invocationId: input.invocationId, agent: input.agent, workspaceId: input.workspaceId, principal: applier, actions: batch, ...(allOrNothing ? { allOrNothing } : {}) });
       record(state.actions, outcomes);
+      if (allOrNothing && outcomes.some((o) => o.status === 'refused')) {
+        for (const a of proposed()) a.status = 'skipped';
+        const refused = outcomes.length;
+        state.error = { type: 'forbidden', message: `Apply mode needs permission for every action; ${refused} of them ${refused === 1 ? 'is' : 'are'} not permitted, so none was applied.` };
+        return end('refused');
+      }
       state.progress.applied += batch.length;
     }
   } catch (err) {

@@ -1,4 +1,5 @@
 import { builtinArtifact, isBuiltinServer } from '../../mcp/builtin.js';
+import { agentArtifact, agentById } from '../../agents/registry.js';
 import { z } from 'zod';
 import { problems } from '../../errors/problem.js';
 import { afterWrite, artifactPatchInput, changeableDraft, createArtifact, createArtifactInput, editableDraft, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
@@ -54,7 +55,8 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:read',
     handler: async (ctx) => {
       const id = artifactId(ctx);
-      ctx.body = isBuiltinServer(id) ? builtinArtifact() : presentArtifact((await visibleArtifact(ctx, id)).doc);
+      const agent = agentById(id);
+      ctx.body = agent ? agentArtifact(agent) : isBuiltinServer(id) ? builtinArtifact() : presentArtifact((await visibleArtifact(ctx, id)).doc);
     },
   },
   {

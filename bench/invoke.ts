@@ -1,0 +1,51 @@
+// Task-agent invocation end to end (no LLM): POST /artifacts/{agent}/invoke in apply mode, which
+// starts the agentRun workflow, runs the agent and applies its one update (local activities), and
+// answers with the outcome. Baseline in the same run: GET /artifacts/{id}, the API's floor. Then how
+// many concurrent invocations one worker sustains. Goal: p50 ≤ 60 ms.
+import { agentId } from '../src/agents/registry.js';
+import { load, type LoadResult } from './load.js';
+import { benchPlatform } from './platform.js';
+
+const count = Number(process.env.BENCH_INVOCATIONS ?? 300);
+const levels = [1, 4, 16, 32];
+
+async function main(): Promise<void> {
+  const bench = await benchPlatform('bench-invoke', { EMBEDDINGS_PROVIDER: 'hashing' });
+  try {
+    const { url, headers } = bench;
+    const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const ws = (await (await post('/workspaces', { name: 'bench' })).json()).id;
+    const docs: string[] = [];
+    for (let i = 0; i < 64; i++) docs.push((await (await post('/artifacts', { title: `d${i}`, content_type: 'text/plain', content: 'The budget for the quarter.', collection_id: ws })).json()).id);
+    const tag = agentId('tag-keywords');
+    let n = 0;
+    const invoke = async (i: number) => {
+      // A new tag each time, so every invocation proposes and applies one update.
+      const res = await post(`/artifacts/${tag}/invoke`, { artifact_ids: [docs[i % docs.length]], mode: 'apply', params: { rules: { [`t${n++}`]: ['budget'] } } });
+      const body = await res.json();
+      return res.status === 200 && body.status === 'completed' && body.actions.length === 1;
+    };
+    const read = async (i: number) => (await fetch(`${url}/artifacts/${docs[i % docs.length]}`, { headers })).status === 200;
+    await load(30, 1, read);
+    await load(30, 1, invoke);
+    const floor = await load(count, 1, read);
+    const one = await load(count, 1, invoke);
+    console.log(`\n${count} sequential requests per row; tag-keywords in apply mode (one update each)\n`);
+    console.log('path                              |  p50 ms  p99 ms | errors');
+    console.log(`GET /artifacts/{id} (baseline)    | ${floor.p50.toFixed(1).padStart(7)} ${floor.p99.toFixed(1).padStart(7)} | ${floor.errors}`);
+    console.log(`POST /artifacts/{agent}/invoke    | ${one.p50.toFixed(1).padStart(7)} ${one.p99.toFixed(1).padStart(7)} | ${one.errors}`);
+    console.log(`\ninvoke p50 ${one.p50.toFixed(1)} ms = ${(one.p50 / floor.p50).toFixed(1)}x the baseline (goal p50 ≤ 60 ms: ${one.p50 <= 60 ? 'met' : 'NOT met'})`);
+    const rows: [number, LoadResult][] = [];
+    for (const c of levels) rows.push([c, await load(Math.max(count, c * 20), c, invoke)]);
+    console.log('\nconcurrent invocations, one worker\n');
+    console.log('clients | invocations/s |  p50 ms  p99 ms | errors');
+    for (const [c, r] of rows) console.log(`${String(c).padStart(7)} | ${r.perSecond.toFixed(1).padStart(13)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`);
+  } finally {
+    await bench.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
