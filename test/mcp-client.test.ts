@@ -169,7 +169,7 @@ describe('calling tools', () => {
     const note = await alice.post('/artifacts', { title: 'n', content_type: 'text/plain', content: 'n', collection_id: ws });
     const notServer = await alice.post(`/artifacts/${note.body.id}/invoke`, { name: 'echo', arguments: {} });
     assert.equal(notServer.status, 409);
-    assert.equal(notServer.body.type, 'urn:platform:problem:not-an-mcp-server');
+    assert.equal(notServer.body.type, 'urn:platform:problem:not-invocable');
     const bob = await platform.newUser();
     const hidden = await bob.post(`/artifacts/${httpId}/invoke`, { name: 'echo', arguments: { message: 'x' } });
     assert.equal(hidden.status, 404);
