@@ -23,7 +23,7 @@ async function draft(title: string, content: string, workspace = ws, as: Api = a
 }
 
 before(async () => {
-  platform = await startPlatform({}, { worker: true });
+  platform = await startPlatform({ ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: true });
   alice = await platform.newUser();
   bob = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'agents' })).body.id;
@@ -226,5 +226,42 @@ describe('without a language model', () => {
     const r = await alice.post(`/artifacts/${agentId('llm')}/invoke`, { workspace_id: ws });
     assert.equal(r.status, 400);
     assert.equal(r.body.invalid_params[0].name, 'input');
+  });
+});
+
+describe('an MCP server as an agent', () => {
+  it("runs a server's tool as an agent: its proposals are previewed, fenced to the workspace and applied like any agent's", async () => {
+    const space = (await alice.post('/workspaces', { name: 'server-agent' })).body.id;
+    const server = await alice.post('/artifacts', {
+      title: 'agents',
+      content_type: 'application/vnd.platform.mcp-server+json',
+      content: JSON.stringify({ transport: { type: 'stdio', command: 'node', args: ['examples/agent-server/server.mjs'] } }),
+      collection_id: space,
+    });
+    assert.equal(server.status, 201, server.text);
+    const lower = await draft('release notes for june', 'Notes.', space);
+    const fine = await draft('Already Fine', 'Text.', space);
+    const r = await alice.post(`/artifacts/${server.body.id}/invoke`, { tool: 'title_case', wait_seconds: 60 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.status, 'awaiting_decision', JSON.stringify(r.body));
+    assert.deepEqual(r.body.agent, { id: server.body.id, name: 'mcp:title_case' });
+    assert.equal(r.body.workspace_id, space, "the server's workspace by default");
+    // Three drafts: the server's own registration is one, and agents do not change platform types.
+    assert.equal(r.body.output, '2 of 3 titles to change.');
+    const byTarget = Object.fromEntries(r.body.actions.map((a: { target: string }) => [a.target, a]));
+    assert.equal(byTarget[lower].status, 'proposed');
+    assert.equal(byTarget[server.body.id].status, 'refused');
+    assert.match(byTarget[server.body.id].reason, /^platform-type/);
+    const applied = await alice.post(`/invocations/${r.body.invocation_id}/apply`, {});
+    assert.equal(applied.body.status, 'completed', applied.text);
+    assert.equal((await alice.get(`/artifacts/${lower}`)).body.title, 'Release Notes For June');
+    assert.equal((await alice.get(`/artifacts/${fine}`)).body.revision, 1);
+
+    const overreach = await alice.post(`/artifacts/${server.body.id}/invoke`, { tool: 'overreach', params: { elsewhere: ws }, wait_seconds: 60 });
+    assert.equal(overreach.body.actions[0].status, 'refused');
+    assert.match(overreach.body.actions[0].reason, /^outside-workspace/);
+    // The plain tool call is still tool mode.
+    const call = await alice.post(`/artifacts/${server.body.id}/invoke`, { name: 'title_case', arguments: { workspace_id: space, artifacts: [], input: null, params: {} } });
+    assert.equal(call.body.kind, 'mcp_tool_call', call.text);
   });
 });

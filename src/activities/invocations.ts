@@ -19,6 +19,7 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
 import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
 import { indexingQueue } from '../workflows/queues.js';
+import { heartbeating, settle } from './mcp.js';
 
 export interface ProposeInput {
   invocationId: string;
@@ -29,6 +30,8 @@ export interface ProposeInput {
   input: string | null;
   params: unknown;
   principal: PrincipalSnapshot;
+  /** An agent served by an MCP server (agent name `mcp:<tool>`): the server, its revision and the tool. */
+  server?: { id: string; revision: number; tool: string };
 }
 
 export interface Proposal {
@@ -75,6 +78,17 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
     return out;
   };
 
+  /** An MCP server's tool as an agent: it gets the workspace and artifacts, and answers `structuredContent.{actions, output}`. */
+  const serverAgent = async (input: ProposeInput, server: NonNullable<ProposeInput['server']>, artifacts: AgentArtifact[]) => {
+    const args = { workspace_id: input.workspaceId, artifacts: artifacts.map(({ in_workspace: _, ...a }) => a), input: input.input, params: input.params };
+    const result = await heartbeating(() => settle(() => deps.external.callTool(server.id, server.tool, args, { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal }, server.revision)));
+    const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 500);
+    if (result.isError) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} failed: ${text}`, invocationFailure.agent);
+    const out = result.structuredContent as { actions?: unknown; output?: unknown } | undefined;
+    if (!Array.isArray(out?.actions)) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} returned no structuredContent.actions list.`, invocationFailure.agent);
+    return { actions: out.actions as unknown[], output: typeof out.output === 'string' ? out.output : null };
+  };
+
   const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
     const publisher = new EventPublisher(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
     return async (kind, doc, key, changed) => {
@@ -98,12 +112,17 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
   return {
     /** Runs the agent over its context and records what it proposes, each action checked against the workspace. */
     async proposeActions(input: ProposeInput): Promise<Proposal> {
-      const agent = agentByName(input.agent);
-      if (!agent) throw ApplicationFailure.nonRetryable(`No agent named ${input.agent}.`, invocationFailure.refused);
       const principal = principalOf(input.principal);
       await workspaceOf(principal, input.workspaceId);
       const docs = await contextArtifacts(input, principal);
       const artifacts: AgentArtifact[] = docs.map((d) => ({ id: d._id, title: d.title, content_type: d.content_type, content: d.content, context: d.context, revision: d.revision, collection_id: d.collection_id, in_workspace: d.container_kind === 'workspace' && d.collection_id === input.workspaceId }));
+      const vet = async (output: { actions: readonly unknown[]; output?: string | null }) => ({
+        actions: await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: deps.artifacts, maxActions: config.INVOKE_MAX_ACTIONS, policy }),
+        output: output.output ?? null,
+      });
+      if (input.server) return vet(await serverAgent(input, input.server, artifacts));
+      const agent = agentByName(input.agent);
+      if (!agent) throw ApplicationFailure.nonRetryable(`No agent named ${input.agent}.`, invocationFailure.refused);
       const sources = { catalog, external: deps.external, maxCallMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000 };
       let output;
       try {
@@ -120,8 +139,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
         if (err instanceof LlmError) throw llmFailure(err);
         throw ApplicationFailure.nonRetryable(`The ${agent.name} agent failed: ${(err as Error).message}`, invocationFailure.agent);
       }
-      const actions = await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: deps.artifacts, maxActions: config.INVOKE_MAX_ACTIONS, policy });
-      return { actions, output: output.output ?? null };
+      return vet(output);
     },
 
     /**

@@ -13,7 +13,10 @@ import { agentRun, type AgentRunState } from '../workflows/invoke.js';
 import type { McpRunState } from '../workflows/mcp.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import { invokeTool, invokeToolBody, presentInvocation, type Answer } from './mcp-servers.js';
+import { invocableServer, invokeTool, invokeToolBody, presentInvocation, type Answer, type InvocableServer } from './mcp-servers.js';
+import { actionKinds } from '../actions/schema.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
 import { parse } from '../api/validate.js';
 import { baseType, mcpServerType, transformType } from '../content-types/index.js';
 import type { TransformRunState } from '../workflows/transform.js';
@@ -66,8 +69,23 @@ export async function invocationWorkspace(ctx: OperationContext, body: { workspa
 export const invocationIdFor = (ctx: OperationContext, target: string, key: string | undefined, body: unknown) =>
   key ? uuidv5(`${ctx.state.principal!.subject}:${target}:${key}:${JSON.stringify(body)}`, idempotencyNamespace) : uuidv7();
 
+/** `POST /artifacts/{server_id}/invoke` with `tool`: an MCP server's tool run as an agent. */
+export const serverAgentBody = agentInvokeBody.extend({ tool: z.string().min(1).max(256).describe('The tool that acts as the agent: it answers structuredContent {actions, output}.') });
+
+/** An MCP server's tool as an agent (docs/decisions.md): it may propose any kind of action. */
+function serverAgentOf(server: InvocableServer, tool: string): Agent & { server: { id: string; revision: number; tool: string } } {
+  return { name: `mcp:${tool}`, title: tool, description: `Tool ${tool} of MCP server ${server.doc._id}`, usesLlm: false, actions: actionKinds, params: z.record(z.string(), z.unknown()), run: async () => ({ actions: [] }), server: { id: server.doc._id, revision: server.doc.revision, tool } };
+}
+
+/** Runs an MCP server's tool as an agent, in the server's workspace unless another is named. */
+export async function invokeServerAgent(ctx: OperationContext, found: { doc: ArtifactDoc; container: ContainerDoc }, body: z.infer<typeof serverAgentBody>, idempotencyKey?: string): Promise<Answer> {
+  const server = await invocableServer(ctx, found.doc._id, found);
+  const { tool, ...rest } = body;
+  return invokeAgent(ctx, serverAgentOf(server, tool), { ...rest, workspace_id: rest.workspace_id ?? server.container._id }, idempotencyKey);
+}
+
 /** Starts an agent (task-agent or LLM mode) over a workspace, and answers with its proposals or outcome when they come within the wait. */
-export async function invokeAgent(ctx: OperationContext, agent: Agent, body: AgentInvokeBody, idempotencyKey?: string): Promise<Answer> {
+export async function invokeAgent(ctx: OperationContext, agent: Agent & { server?: { id: string; revision: number; tool: string } }, body: AgentInvokeBody, idempotencyKey?: string): Promise<Answer> {
   const principal = ctx.state.principal!;
   const { config } = ctx.services;
   const params = agent.params.safeParse(body.params);
@@ -81,12 +99,13 @@ export async function invokeAgent(ctx: OperationContext, agent: Agent, body: Age
   if (agent.usesLlm && !llmConfigured(config)) throw llmNotConfigured(agent.name);
 
   const { wait_seconds, ...request } = body;
-  const invocationId = invocationIdFor(ctx, agentId(agent.name), idempotencyKey, { ...request, workspace_id: workspace._id });
+  const target = agent.server?.id ?? agentId(agent.name);
+  const invocationId = invocationIdFor(ctx, target, idempotencyKey, { ...request, workspace_id: workspace._id, agent: agent.name });
   await ctx.services.agentRuns.start(
-    { workflow: agentRun, input: { invocationId, agent: agent.name, usesLlm: agent.usesLlm, mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
+    { workflow: agentRun, input: { invocationId, agent: agent.name, ...(agent.server ? { server: agent.server } : {}), callsOut: agent.usesLlm || Boolean(agent.server), mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
     [
       { key: WorkspaceId, value: workspace._id },
-      { key: ArtifactId, value: agentId(agent.name) },
+      { key: ArtifactId, value: target },
       { key: PrincipalId, value: principal.subject },
       { key: RunKind, value: agent.name === 'llm' ? 'llm' : 'task_agent' },
       { key: AgentName, value: agent.name },
@@ -114,7 +133,7 @@ export function presentAgentRun(state: AgentRunState) {
     invocation_id: id,
     workflow_id: invocationWorkflowId(id),
     kind: state.agent === 'llm' ? 'llm' : 'task_agent',
-    agent: { id: agentId(state.agent), name: state.agent },
+    agent: { id: state.server_id ?? agentId(state.agent), name: state.agent },
     mode: state.mode,
     workspace_id: state.workspace_id,
     artifact_ids: state.artifact_ids,
@@ -181,14 +200,19 @@ const notInvocable = (id: string, type: string) =>
 
 /**
  * `POST /artifacts/{id}/invoke` (SPEC §4.3): the target decides the mode. An MCP server: tool mode
- * ({name, arguments}); a built-in agent: task-agent mode, or LLM mode for the `llm` agent.
+ * ({name, arguments}), or one of its tools as an agent ({tool, …}); a built-in agent: task-agent
+ * mode, or LLM mode for the `llm` agent; a transform: a transform run.
  */
 export async function invoke(ctx: OperationContext, id: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
   const agent = agentById(id);
   if (agent) return invokeAgent(ctx, agent, parse(agentInvokeBody, body, 'body'), idempotencyKey);
   if (isBuiltinServer(id)) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey);
   const found = await visibleArtifact(ctx, id);
-  if (baseType(found.doc.content_type) === mcpServerType) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
+  if (baseType(found.doc.content_type) === mcpServerType) {
+    // With `tool`, the server's tool runs as an agent; with `name`, it is simply called.
+    if (body && typeof body === 'object' && 'tool' in body) return invokeServerAgent(ctx, found, parse(serverAgentBody, body, 'body'), idempotencyKey);
+    return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
+  }
   if (baseType(found.doc.content_type) === transformType) return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
   throw notInvocable(id, found.doc.content_type);
 }

@@ -8,8 +8,8 @@ export type InvocationMode = 'preview' | 'apply';
 
 export interface AgentRunInput extends ProposeInput {
   mode: InvocationMode;
-  /** The agent calls a model: its step runs as a regular activity (long, retried once), else as a local one. */
-  usesLlm: boolean;
+  /** The agent calls out (a model, an MCP server): its step runs as a regular activity (long, retried once), else as a local one. */
+  callsOut: boolean;
   previewExpirySeconds: number;
 }
 
@@ -33,6 +33,8 @@ export interface AgentRunState {
   invocation_id: string;
   kind: 'agent_run';
   agent: string;
+  /** An agent served by an MCP server: the server. */
+  server_id?: string;
   mode: InvocationMode;
   workspace_id: string;
   principal_id: string;
@@ -68,12 +70,12 @@ const applyBatch = 50;
 const retry = { initialInterval: '1 second', maximumInterval: '10 seconds', backoffCoefficient: 2 };
 const nonRetryableErrorTypes = ['InvocationRefused', 'AgentFailed'];
 
-function activitiesFor(usesLlm: boolean) {
+function activitiesFor(callsOut: boolean) {
   // Short, local work (a built-in agent over the workspace, writes to Mongo) runs as local activities:
   // no extra round trips through the server. A model call runs as a regular activity with its own timeout.
   const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 5, nonRetryableErrorTypes } });
   const remote: ActivityOptions = { startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 2, nonRetryableErrorTypes } };
-  return { apply: local, propose: usesLlm ? proxyActivities<Activities>(remote) : local };
+  return { apply: local, propose: callsOut ? proxyActivities<Activities>(remote) : local };
 }
 
 /** The failure an activity gave up with, as the run reports it. */
@@ -94,6 +96,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
     invocation_id: input.invocationId,
     kind: 'agent_run',
     agent: input.agent,
+    ...(input.server ? { server_id: input.server.id } : {}),
     mode: input.mode,
     workspace_id: input.workspaceId,
     principal_id: input.principal.subject,
@@ -140,7 +143,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
     { validator: (_d: { by: string }) => pending() },
   );
 
-  const acts = activitiesFor(input.usesLlm);
+  const acts = activitiesFor(input.callsOut);
   const end = async (status: InvocationStatus) => {
     state.status = status;
     state.completed_at = new Date().toISOString();

@@ -201,7 +201,7 @@ async function agentStep(input: TransformRunInput, step: Extract<TransformStep, 
   const agent = step.kind === 'llm' ? 'llm' : step.agent;
   const run: AgentRunState = await executeChild(agentRun, {
     workflowId: `invoke-${childId}`,
-    args: [{ invocationId: childId, agent, usesLlm: input.llmAgents.includes(agent), mode: 'apply', workspaceId: input.workspaceId, artifactIds, input: text, params: step.kind === 'agent' ? step.params : {}, principal: input.principal, previewExpirySeconds: 1 }],
+    args: [{ invocationId: childId, agent, callsOut: input.llmAgents.includes(agent), mode: 'apply', workspaceId: input.workspaceId, artifactIds, input: text, params: step.kind === 'agent' ? step.params : {}, principal: input.principal, previewExpirySeconds: 1 }],
     typedSearchAttributes: attributes(input, agent, input.transformId),
   });
   if (run.status !== 'completed') throw new StepFailed(`${agent} ${run.status}: ${run.error?.message ?? ''}`.trim());
