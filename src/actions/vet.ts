@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { baseType, validateContent, type ContentPolicy } from '../content-types/index.js';
+import { baseType, isPlatformType, validateContent, type ContentPolicy } from '../content-types/index.js';
 import { Problem } from '../errors/problem.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { actionId, actionKinds, proposedAction, type ProposedAction, type RecordedAction } from './schema.js';
-
-const isPlatformType = (contentType: string) => baseType(contentType).startsWith('application/vnd.platform.');
 
 /** Proposals of one invocation take at most this much of its workflow history (docs/decisions.md). */
 export const maxProposalBytes = 1_500_000;

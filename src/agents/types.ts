@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ActionKind, ProposedAction } from '../actions/schema.js';
 import type { Llm } from '../llm/client.js';
+import { isPlatformType } from '../content-types/base-type.js';
 
 /** An artifact as an agent sees it: what it may read, and the revision its proposals are based on. */
 export interface AgentArtifact {
@@ -53,5 +54,5 @@ export const defineAgent = <S extends z.ZodType>(agent: Agent<z.output<S>> & { p
 /** Text worth reading: not a platform configuration (JSON of a server, a transform) and not binary. */
 export const isTextual = (a: Pick<AgentArtifact, 'content_type'>) => {
   const t = a.content_type.toLowerCase();
-  return !t.startsWith('application/vnd.platform.') && (t.startsWith('text/') || t.includes('json') || t.includes('xml') || t.includes('markdown'));
+  return !isPlatformType(t) && (t.startsWith('text/') || t.includes('json') || t.includes('xml') || t.includes('markdown'));
 };

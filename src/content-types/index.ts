@@ -3,6 +3,7 @@ import { problems, type InvalidParam } from '../errors/problem.js';
 import { authorizerContent } from './authorizer.js';
 import { mcpServerContent, type McpServerContent } from './mcp-server.js';
 import { transformContent } from './transform.js';
+import { baseType, isPlatformType } from './base-type.js';
 import { agents } from '../agents/registry.js';
 
 const jsonObject = z.record(z.string(), z.unknown());
@@ -23,13 +24,11 @@ export const platformContentTypes = {
 } as const;
 export type PlatformContentType = keyof typeof platformContentTypes;
 
-const platformPrefix = 'application/vnd.platform.';
 export const mcpServerType = 'application/vnd.platform.mcp-server+json';
 export const authorizerType = 'application/vnd.platform.authorizer+json';
 export const transformType = 'application/vnd.platform.transform+json';
 
-/** A content type without its parameters, lower-cased: `Text/Markdown; charset=utf-8` → `text/markdown`. */
-export const baseType = (contentType: string) => contentType.split(';')[0]!.trim().toLowerCase();
+export { baseType, isPlatformType } from './base-type.js';
 
 export interface ContentPolicy {
   allowStdioMcpServers: boolean;
@@ -44,7 +43,7 @@ export interface ContentPolicy {
  */
 export function validateContent(contentType: string, content: string, policy: ContentPolicy): string {
   const base = baseType(contentType);
-  if (base.startsWith(platformPrefix)) {
+  if (isPlatformType(base)) {
     const schema = platformContentTypes[base as PlatformContentType];
     if (!schema) {
       throw problems.validation(`Unknown platform content type ${base}.`, [

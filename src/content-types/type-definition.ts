@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isPlatformType } from './base-type.js';
 
 const mime = z
   .string()
@@ -7,16 +8,15 @@ const mime = z
   .transform((m) => m.toLowerCase());
 
 const inVendorTree = (mime: string) => /^[a-z0-9!#$&^_.+-]+\/(vnd\.|prs\.|x\.|x-)/.test(mime);
-const platformOwned = (mime: string) => mime.startsWith('application/vnd.platform.');
 
 /** Whether a server may define this (lower-cased, parameter-free) type: only such types have lifecycle servers. */
-export const definableType = (mime: string) => inVendorTree(mime) && !platformOwned(mime);
+export const definableType = (mime: string) => inVendorTree(mime) && !isPlatformType(mime);
 
 /** §2.10: a content type definition (`type.json`) that a content-type server ships. */
 export const typeDefinition = z.object({
   // Only vendor, personal and unregistered trees (RFC 6838): a server may not claim text/markdown and
   // so receive every markdown draft of the workspace, nor redefine the platform's own types.
-  mime: mime.refine(inVendorTree, 'must be a vendor type (type/vnd.…, prs.…, x.… or x-…)').refine((m) => !platformOwned(m), 'may not redefine a platform-owned type'),
+  mime: mime.refine(inVendorTree, 'must be a vendor type (type/vnd.…, prs.…, x.… or x-…)').refine((m) => !isPlatformType(m), 'may not redefine a platform-owned type'),
   version: z.int().min(1),
   inherits: z.array(mime).max(16).default([]),
   description: z.string().max(2000).optional(),

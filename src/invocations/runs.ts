@@ -1,12 +1,11 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
+import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../config/env.js';
 import { Problem, problems } from '../errors/problem.js';
 import { within } from '../temporal/within.js';
 import { invocationWorkflowId } from './ids.js';
 import { approveStepUpdate, rejectStepUpdate, transformRun, transformSettledUpdate, transformStateQuery, type ApprovalInput, type TransformRunInput, type TransformRunState } from '../workflows/transform.js';
 import { agentRun, agentRunStateQuery, applyUpdate, discardUpdate, notPendingFailure, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/invoke.js';
-
 
 /** A refused update as the problem the caller reads. */
 function decisionProblem(err: WorkflowUpdateFailedError): Problem {
@@ -38,11 +37,19 @@ export class AgentRuns {
     }
   }
 
-  /** A transform's state once it waits for an approval or has ended, within `waitMs`, else null. */
-  async transformSettled(invocationId: string, waitMs: number): Promise<TransformRunState | null> {
-    const handle = this.client.workflow.getHandle<typeof transformRun>(invocationWorkflowId(invocationId));
-    const settled = handle.executeUpdate(transformSettledUpdate).catch(() => handle.query(transformStateQuery));
+  /**
+   * The run's state once it has settled (waiting for a decision, or ended) within `waitMs`, else null.
+   * An update cannot reach a run that has ended: its state is then read by query.
+   */
+  private async settledState<S>(invocationId: string, update: UpdateDefinition<S, []>, query: QueryDefinition<S>, waitMs: number): Promise<S | null> {
+    const handle = this.client.workflow.getHandle(invocationWorkflowId(invocationId));
+    const settled = handle.executeUpdate(update).catch(() => handle.query(query));
     return (await within(settled, waitMs))?.value ?? null;
+  }
+
+  /** A transform's state once it waits for an approval or has ended. */
+  transformSettled(invocationId: string, waitMs: number): Promise<TransformRunState | null> {
+    return this.settledState(invocationId, transformSettledUpdate, transformStateQuery, waitMs);
   }
 
   /** Approves or rejects the approval step a transform waits at; the state once the decision is taken. */
@@ -56,12 +63,9 @@ export class AgentRuns {
     }
   }
 
-  /** The state once the run has settled (proposals ready, or ended) within `waitMs`, else null. */
-  async settled(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
-    const handle = this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId));
-    // An update cannot reach a run that has ended: its state is then read by query.
-    const settled = handle.executeUpdate(settledUpdate).catch(() => handle.query(agentRunStateQuery));
-    return (await within(settled, waitMs))?.value ?? null;
+  /** An agent run's state once its proposals are ready or it has ended. */
+  settled(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
+    return this.settledState(invocationId, settledUpdate, agentRunStateQuery, waitMs);
   }
 
   /** Applies (all or some) or discards the proposals of a run awaiting a decision; the state once the decision is taken. */

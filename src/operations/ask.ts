@@ -4,7 +4,7 @@ import { llmConfigured } from '../llm/client.js';
 import { terms } from '../search/analyzer.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { OperationContext } from './context.js';
-import { invokeAgent, type presentAgentRun } from './invocations.js';
+import { startAgent } from './invocations.js';
 import { runSearch, searchBody } from './search.js';
 
 const passageChars = 600;
@@ -45,11 +45,9 @@ export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>
   if (passages.length === 0) return { question: input.question, mode: 'none' as const, answer: null, note: 'Nothing you can read matches the question.', citations: [], passages };
   if (!llmConfigured(ctx.services.config)) return extractive('No language model is configured (LLM_MODEL): these are the top passages for the question, not a synthesized answer.');
 
-  const run = await invokeAgent(ctx, agentByName('answer')!, { artifact_ids: passages.map((p) => p.id), input: input.question, params: {}, mode: 'apply' });
-  const state = run.body as ReturnType<typeof presentAgentRun> | { invocation_id: string; status: 'running'; poll: string };
-  if (state.status === 'running') return { question: input.question, mode: 'llm' as const, status: 'running', invocation_id: state.invocation_id, poll: state.poll, passages };
-  const run_ = state as ReturnType<typeof presentAgentRun>;
-  if (run_.status !== 'completed' || !run_.output) return extractive(`The model did not answer (${run_.error?.type ?? run_.status}: ${run_.error?.message ?? ''}); these are the top passages instead.`);
-  const { answer, citations } = JSON.parse(run_.output) as { answer: string; citations: string[] };
-  return { question: input.question, mode: 'llm' as const, answer, citations, invocation_id: run_.invocation_id, passages };
+  const { invocationId, state } = await startAgent(ctx, agentByName('answer')!, { artifact_ids: passages.map((p) => p.id), input: input.question, params: {}, mode: 'apply' });
+  if (!state) return { question: input.question, mode: 'llm' as const, status: 'running', invocation_id: invocationId, poll: `/invocations/${invocationId}`, passages };
+  if (state.status !== 'completed' || !state.output) return extractive(`The model did not answer (${state.error?.type ?? state.status}: ${state.error?.message ?? ''}); these are the top passages instead.`);
+  const { answer, citations } = JSON.parse(state.output) as { answer: string; citations: string[] };
+  return { question: input.question, mode: 'llm' as const, answer, citations, invocation_id: invocationId, passages };
 }

@@ -1,4 +1,3 @@
-import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { actionNeeds } from '../actions/permissions.js';
 import { agentById, agentId } from '../agents/registry.js';
@@ -7,13 +6,14 @@ import { grantsOf, requireGrant } from '../auth/grants.js';
 import { snapshotOf } from '../auth/principal.js';
 import { Problem, problems } from '../errors/problem.js';
 import { invocationWorkflowId } from '../invocations/ids.js';
+import { invocationIdFor } from '../invocations/idempotency.js';
 import { llmConfigured } from '../llm/client.js';
-import { AgentName, ArtifactId, InvocationMode, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { invocationAttributes } from '../temporal/search-attributes.js';
 import { agentRun, type AgentRunState } from '../workflows/invoke.js';
 import type { McpRunState } from '../workflows/mcp.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import { invocableServer, invokeTool, invokeToolBody, presentInvocation, type Answer, type InvocableServer } from './mcp-servers.js';
+import { invocableServer, invokeTool, invokeToolBody, presentInvocation, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
 import { actionKinds } from '../actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
@@ -23,9 +23,8 @@ import type { TransformRunState } from '../workflows/transform.js';
 import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
 import { isBuiltinServer } from '../mcp/builtin.js';
 
-const idempotencyNamespace = '9a7e5c3b-1d2f-4e6a-8b0c-2d4f6a8c0e1b';
 const uuid = z.uuid({ error: 'must be a UUID' });
-const waitSeconds = z.number().min(0).max(120).optional().describe('How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.');
+const agentWait = waitSeconds.describe('How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.');
 
 /** `POST /artifacts/{agent_id}/invoke`: task-agent and LLM mode (docs/decisions.md). */
 export const agentInvokeBody = z.strictObject({
@@ -34,14 +33,14 @@ export const agentInvokeBody = z.strictObject({
   input: z.string().trim().min(1).max(50_000).optional().describe('Free text: the instruction or question.'),
   params: z.record(z.string(), z.unknown()).default({}).describe("The agent's structured parameters (GET /agents lists each agent's schema)."),
   mode: z.enum(['preview', 'apply']).default('preview').describe('preview: record the proposals and wait for apply or discard. apply: apply at once (needs permission for every action).'),
-  wait_seconds: waitSeconds,
+  wait_seconds: agentWait,
 });
 export type AgentInvokeBody = z.infer<typeof agentInvokeBody>;
 
 /** `POST /invocations/{id}/apply`. */
 export const applyBody = z.strictObject({
   action_ids: z.array(z.string().regex(/^a\d{1,6}$/, 'must be an action id such as a1')).min(1).max(5000).optional().describe('Apply only these; all proposed actions when absent.'),
-  wait_seconds: waitSeconds,
+  wait_seconds: agentWait,
 });
 
 /** Throws unless the principal may apply every kind of action the agent may propose, in this workspace. */
@@ -66,9 +65,6 @@ export async function invocationWorkspace(ctx: OperationContext, body: { workspa
   return workspace;
 }
 
-export const invocationIdFor = (ctx: OperationContext, target: string, key: string | undefined, body: unknown) =>
-  key ? uuidv5(`${ctx.state.principal!.subject}:${target}:${key}:${JSON.stringify(body)}`, idempotencyNamespace) : uuidv7();
-
 /** `POST /artifacts/{server_id}/invoke` with `tool`: an MCP server's tool run as an agent. */
 export const serverAgentBody = agentInvokeBody.extend({ tool: z.string().min(1).max(256).describe('The tool that acts as the agent: it answers structuredContent {actions, output}.') });
 
@@ -86,6 +82,12 @@ export async function invokeServerAgent(ctx: OperationContext, found: { doc: Art
 
 /** Starts an agent (task-agent or LLM mode) over a workspace, and answers with its proposals or outcome when they come within the wait. */
 export async function invokeAgent(ctx: OperationContext, agent: Agent & { server?: { id: string; revision: number; tool: string } }, body: AgentInvokeBody, idempotencyKey?: string): Promise<Answer> {
+  const { invocationId, state } = await startAgent(ctx, agent, body, idempotencyKey);
+  return answerWith(state, invocationId, presentAgentRun);
+}
+
+/** Checks and starts an agent run; its state once settled within the wait, else null. */
+export async function startAgent(ctx: OperationContext, agent: Agent & { server?: { id: string; revision: number; tool: string } }, body: AgentInvokeBody, idempotencyKey?: string): Promise<{ invocationId: string; state: AgentRunState | null }> {
   const principal = ctx.state.principal!;
   const { config } = ctx.services;
   const params = agent.params.safeParse(body.params);
@@ -100,20 +102,12 @@ export async function invokeAgent(ctx: OperationContext, agent: Agent & { server
 
   const { wait_seconds, ...request } = body;
   const target = agent.server?.id ?? agentId(agent.name);
-  const invocationId = invocationIdFor(ctx, target, idempotencyKey, { ...request, workspace_id: workspace._id, agent: agent.name });
+  const invocationId = invocationIdFor(principal.subject, target, idempotencyKey, { ...request, workspace_id: workspace._id, agent: agent.name });
   await ctx.services.agentRuns.start(
     { workflow: agentRun, input: { invocationId, agent: agent.name, ...(agent.server ? { server: agent.server } : {}), callsOut: agent.usesLlm || Boolean(agent.server), mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
-    [
-      { key: WorkspaceId, value: workspace._id },
-      { key: ArtifactId, value: target },
-      { key: PrincipalId, value: principal.subject },
-      { key: RunKind, value: agent.name === 'llm' ? 'llm' : 'task_agent' },
-      { key: AgentName, value: agent.name },
-      { key: InvocationMode, value: body.mode },
-    ],
+    invocationAttributes({ workspaceId: workspace._id, artifactId: target, principalId: principal.subject, runKind: agent.name === 'llm' ? 'llm' : 'task_agent', agent: agent.name, mode: body.mode }),
   );
-  const state = await ctx.services.agentRuns.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000);
-  return answerWith(state, invocationId, presentAgentRun);
+  return { invocationId, state: await ctx.services.agentRuns.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000) };
 }
 
 export const llmNotConfigured = (what: string) =>

@@ -1,21 +1,20 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { grantsOf, requireGrant } from '../auth/grants.js';
 import type { Principal } from '../auth/principal.js';
-import { baseType, mcpServerType } from '../content-types/index.js';
+import { baseType, isPlatformType, mcpServerType } from '../content-types/index.js';
 import { mcpServerContent, type McpServerContent } from '../content-types/mcp-server.js';
 import { Problem, problems } from '../errors/problem.js';
 import { callBuiltin, isBuiltinServer } from '../mcp/builtin.js';
-import { invocationWorkflowId } from '../mcp/client/runs.js';
+import { invocationWorkflowId } from '../invocations/ids.js';
+import { invocationIdFor } from '../invocations/idempotency.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { McpOperation, McpRunResult, McpRunState } from '../workflows/mcp.js';
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
-const idempotencyNamespace = '3c9e2b71-8a4f-4d6e-b5c1-7f0a9d2e6b43';
-const waitSeconds = z.number().min(0).max(120).optional().describe('How long to wait for the answer before returning 202 and the invocation to poll.');
+export const waitSeconds = z.number().min(0).max(120).optional().describe('How long to wait for the answer before returning 202 and the invocation to poll.');
 
 /** `POST /artifacts/{server_id}/invoke` on an MCP server artifact (§4.3). */
 export const invokeToolBody = z.strictObject({
@@ -101,8 +100,7 @@ export interface Answer {
 /** Starts a run for this request (or finds the one a retried request started) and waits its bounded time. */
 async function run(ctx: OperationContext, server: InvocableServer, operation: McpOperation, idempotencyKey: string | undefined, waitS: number | undefined) {
   const principal = ctx.state.principal!;
-  // The key names this request: the same key with another operation is another invocation.
-  const invocationId = idempotencyKey ? uuidv5(`${principal.subject}:${server.doc._id}:${idempotencyKey}:${JSON.stringify(operation)}`, idempotencyNamespace) : uuidv7();
+  const invocationId = invocationIdFor(principal.subject, server.doc._id, idempotencyKey, operation);
   const workflowId = invocationWorkflowId(invocationId);
   const input = { invocationId, serverId: server.doc._id, serverRevision: server.doc.revision, workspaceId: server.container._id, principalId: principal.subject, operation };
   await ctx.services.mcpRuns.start(workflowId, input);
@@ -158,7 +156,7 @@ function importedContent(read: ReadResourceResult, uri: string) {
   const fallback = isText ? 'text/plain' : 'application/octet-stream';
   // The server does not choose a platform type: an imported "MCP server registration" would be run.
   const declared = artifactFields.content_type.safeParse(item.mimeType).data;
-  const contentType = declared && !baseType(declared).startsWith('application/vnd.platform.') ? declared : fallback;
+  const contentType = declared && !isPlatformType(declared) ? declared : fallback;
   return { content: isText ? (item.text as string) : String((item as { blob: string }).blob), contentType, encoding: isText ? null : 'base64' };
 }
 

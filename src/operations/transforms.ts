@@ -7,18 +7,19 @@ import { invocationWorkflowId } from '../invocations/ids.js';
 import { llmConfigured } from '../llm/client.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { AgentName, ArtifactId, InvocationMode, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { invocationAttributes } from '../temporal/search-attributes.js';
 import { transformRun, type TransformRunState } from '../workflows/transform.js';
 import type { OperationContext } from './context.js';
-import { answerWith, invocationIdFor, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
-import { invocableServer, type Answer } from './mcp-servers.js';
+import { invocationIdFor } from '../invocations/idempotency.js';
+import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
+import { invocableServer, waitSeconds, type Answer } from './mcp-servers.js';
 
 /** `POST /artifacts/{transform_id}/invoke` (docs/decisions.md). */
 export const transformInvokeBody = z.strictObject({
   workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the steps work; the transform's own workspace by default."),
   artifact_ids: z.array(z.uuid({ error: 'must be a UUID' })).max(200).default([]).describe('The input artifacts (steps take them with artifact_ids: "input").'),
   input: z.string().trim().min(1).max(50_000).optional().describe('Free text, as {{input}} in the steps.'),
-  wait_seconds: z.number().min(0).max(120).optional().describe('How long to wait for the run to reach an approval or its end before answering 202.'),
+  wait_seconds: waitSeconds.describe('How long to wait for the run to reach an approval or its end before answering 202.'),
 });
 
 export const approvalBody = z.strictObject({ comment: z.string().trim().max(2000).optional() });
@@ -48,20 +49,13 @@ export async function invokeTransform(ctx: OperationContext, found: { doc: Artif
     }
   }
   const { wait_seconds, ...request } = body;
-  const invocationId = invocationIdFor(ctx, doc._id, idempotencyKey, { ...request, workspace_id: workspace._id, revision: doc.revision });
+  const invocationId = invocationIdFor(principal.subject, doc._id, idempotencyKey, { ...request, workspace_id: workspace._id, revision: doc.revision });
   await ctx.services.agentRuns.start(
     {
       workflow: transformRun,
       input: { invocationId, transformId: doc._id, revision: doc.revision, definition, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, principal: snapshotOf(principal), llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name), serverRevisions, maxCallSeconds: config.MCP_CALL_MAX_SECONDS },
     },
-    [
-      { key: WorkspaceId, value: workspace._id },
-      { key: ArtifactId, value: doc._id },
-      { key: PrincipalId, value: principal.subject },
-      { key: RunKind, value: 'transform' },
-      { key: AgentName, value: 'transform' },
-      { key: InvocationMode, value: 'apply' },
-    ],
+    invocationAttributes({ workspaceId: workspace._id, artifactId: doc._id, principalId: principal.subject, runKind: 'transform', agent: 'transform', mode: 'apply' }),
   );
   return answerWith(await ctx.services.agentRuns.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentTransformRun);
 }

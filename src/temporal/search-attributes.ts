@@ -1,4 +1,4 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 
 /** Custom search attributes that make every run findable in the Temporal UI (DESIGN: workflows). */
 export const WorkspaceId = defineSearchAttributeKey('WorkspaceId', SearchAttributeType.KEYWORD);
@@ -17,3 +17,15 @@ export const AgentName = defineSearchAttributeKey('AgentName', SearchAttributeTy
 export const InvocationMode = defineSearchAttributeKey('InvocationMode', SearchAttributeType.KEYWORD);
 
 export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId, McpTool, AgentName, InvocationMode];
+
+/** What makes an agent run, a transform or one of its steps findable: workspace, target, person, kind, agent, mode. */
+export function invocationAttributes(a: { workspaceId: string; artifactId: string; principalId: string; runKind: string; agent: string; mode: string }): SearchAttributePair[] {
+  return [
+    { key: WorkspaceId, value: a.workspaceId },
+    { key: ArtifactId, value: a.artifactId },
+    { key: PrincipalId, value: a.principalId },
+    { key: RunKind, value: a.runKind },
+    { key: AgentName, value: a.agent },
+    { key: InvocationMode, value: a.mode },
+  ];
+}

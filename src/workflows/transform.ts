@@ -1,7 +1,8 @@
 import { ApplicationFailure, allHandlersFinished, condition, defineQuery, defineUpdate, executeChild, setHandler, sleep, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { PrincipalSnapshot } from '../auth/principal.js';
 import { render, type TransformContent, type TransformStep } from '../content-types/transform.js';
-import { AgentName, ArtifactId, InvocationMode, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { invocationAttributes } from '../temporal/search-attributes.js';
+import { invocationWorkflowId } from '../invocations/ids.js';
 import { agentRun, type AgentRunState } from './invoke.js';
 import { mcpRun } from './mcp.js';
 
@@ -187,20 +188,14 @@ function sourceOf(source: string[] | string, inputIds: string[], produced: Recor
   return produced[source.slice('steps.'.length)] ?? [];
 }
 
-const attributes = (input: TransformRunInput, agent: string, artifactId: string) => [
-  { key: WorkspaceId, value: input.workspaceId },
-  { key: ArtifactId, value: artifactId },
-  { key: PrincipalId, value: input.principal.subject },
-  { key: RunKind, value: 'transform_step' },
-  { key: AgentName, value: agent },
-  { key: InvocationMode, value: 'apply' },
-];
+const attributes = (input: TransformRunInput, agent: string, artifactId: string) =>
+  invocationAttributes({ workspaceId: input.workspaceId, artifactId, principalId: input.principal.subject, runKind: 'transform_step', agent, mode: 'apply' });
 
 /** An agent or LLM step: a child agent run in apply mode; the artifacts it made or changed flow on. */
 async function agentStep(input: TransformRunInput, step: Extract<TransformStep, { kind: 'agent' | 'llm' }>, childId: string, artifactIds: string[], text: string | null) {
   const agent = step.kind === 'llm' ? 'llm' : step.agent;
   const run: AgentRunState = await executeChild(agentRun, {
-    workflowId: `invoke-${childId}`,
+    workflowId: invocationWorkflowId(childId),
     args: [{ invocationId: childId, agent, callsOut: input.llmAgents.includes(agent), mode: 'apply', workspaceId: input.workspaceId, artifactIds, input: text, params: step.kind === 'agent' ? step.params : {}, principal: input.principal, previewExpirySeconds: 1 }],
     typedSearchAttributes: attributes(input, agent, input.transformId),
   });
@@ -212,7 +207,7 @@ async function agentStep(input: TransformRunInput, step: Extract<TransformStep, 
 /** A tool step: a child MCP call; its text is the step's output. */
 async function toolStep(input: TransformRunInput, step: Extract<TransformStep, { kind: 'tool' }>, childId: string, args: Record<string, unknown>) {
   const outcome = await executeChild(mcpRun, {
-    workflowId: `invoke-${childId}`,
+    workflowId: invocationWorkflowId(childId),
     args: [{ invocationId: childId, serverId: step.server_id, serverRevision: input.serverRevisions[step.server_id], workspaceId: input.workspaceId, principalId: input.principal.subject, operation: { kind: 'call_tool', name: step.tool, arguments: args, maxTotalMs: input.maxCallSeconds * 1000 } }],
     typedSearchAttributes: attributes(input, `tool:${step.tool}`, step.server_id),
   });
