@@ -28,6 +28,8 @@ import { McpCatalogStore } from './store/mcp-catalog.js';
 import { AgentRuns } from './invocations/runs.js';
 import { McpRuns } from './mcp/client/runs.js';
 import { createOutbound, parseAllowList } from './net/outbound.js';
+import { ConnectionStore } from './store/connections.js';
+import { Projector, workflowRefresher } from './connections/projection.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
@@ -37,6 +39,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const ring = loadKeyRing(config, logger);
   const artifacts = new ArtifactStore(db);
   const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
+  const connections = new ConnectionStore(db, ring);
   return {
     config,
     logger,
@@ -67,6 +70,8 @@ export function createServices(config: Config, logger: Logger): Services {
     agentRuns: new AgentRuns(temporal, config),
     mcpCatalog: new McpCatalogStore(db),
     outbound: createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES }),
+    connections,
+    projector: new Projector(connections, workflowRefresher(() => temporal)),
   };
 }
 

@@ -22,6 +22,8 @@ import type { McpCatalogStore } from './store/mcp-catalog.js';
 import type { McpRuns } from './mcp/client/runs.js';
 import type { AgentRuns } from './invocations/runs.js';
 import type { Outbound } from './net/outbound.js';
+import type { ConnectionStore } from './store/connections.js';
+import type { Projector } from './connections/projection.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -55,4 +57,7 @@ export interface Services {
   mcpCatalog: McpCatalogStore;
   /** The guarded outbound client: registrations are checked with it before anything calls out. */
   outbound: Outbound;
+  /** OAuth connections (tokens sealed) and their projections (SPEC §2.5). */
+  connections: ConnectionStore;
+  projector: Projector;
 }

@@ -6,13 +6,15 @@ import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
-import type { ExternalServers } from '../mcp/client/external.js';
+import type { McpClient } from '../mcp/client/index.js';
+import { createConnectionActivities } from './connections.js';
 import { createCommitActivities } from './commits.js';
 import { createInvocationActivities } from './invocations.js';
 import { createMcpActivities } from './mcp.js';
 
-/** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client. */
-export function createActivities(config: Config, db: Db, embedder: Embedder, external: ExternalServers) {
+/** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client (whose outbound client and stores OAuth connections share). */
+export function createActivities(config: Config, db: Db, embedder: Embedder, mcp: McpClient) {
+  const { external } = mcp;
   const events = new EventStore(db);
   const artifacts = new ArtifactStore(db);
   const changes = new SearchChangeStore(db);
@@ -31,6 +33,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, ext
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),
+    ...createConnectionActivities({ connections: mcp.connections, artifacts, secrets: mcp.secrets, fetch: mcp.fetch, apiUri: config.apiUri }),
   };
 }
 

@@ -81,7 +81,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
   /** An MCP server's tool as an agent: it gets the workspace and artifacts, and answers `structuredContent.{actions, output}`. */
   const serverAgent = async (input: ProposeInput, server: NonNullable<ProposeInput['server']>, artifacts: AgentArtifact[]) => {
     const args = { workspace_id: input.workspaceId, artifacts: artifacts.map(({ in_workspace: _, ...a }) => a), input: input.input, params: input.params };
-    const result = await heartbeating(() => settle(() => deps.external.callTool(server.id, server.tool, args, { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal }, server.revision)));
+    const result = await heartbeating(() => settle(() => deps.external.callTool(server.id, server.tool, args, { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal, person: input.principal.subject }, server.revision)));
     const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 500);
     if (result.isError) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} failed: ${text}`, invocationFailure.agent);
     const out = result.structuredContent as { actions?: unknown; output?: unknown } | undefined;

@@ -46,7 +46,7 @@ export async function heartbeating<T>(run: (progress: (p: { progress: number; to
 export function createMcpActivities(external: ExternalServers, deps: { artifacts: ArtifactStore; changes: SearchChangeStore }) {
   return {
     /** Calls a tool; a §4.6 lifecycle call names its artifact, whose fields become the arguments here. */
-    async callMcpTool(input: { serverId: string; revision?: number; name: string; arguments: Record<string, unknown>; artifactId?: string; timeoutMs?: number; maxTotalMs: number }): Promise<CallToolResult> {
+    async callMcpTool(input: { serverId: string; revision?: number; name: string; arguments: Record<string, unknown>; artifactId?: string; timeoutMs?: number; maxTotalMs: number; person?: string }): Promise<CallToolResult> {
       let args = input.arguments;
       if (input.artifactId) {
         const doc = await deps.artifacts.get(input.artifactId);
@@ -54,18 +54,18 @@ export function createMcpActivities(external: ExternalServers, deps: { artifacts
         args = lifecycleArguments(doc);
       }
       return heartbeating((progress) =>
-        settle(() => external.callTool(input.serverId, input.name, args, { ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}), maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal }, input.revision)),
+        settle(() => external.callTool(input.serverId, input.name, args, { ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}), maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal, ...(input.person ? { person: input.person } : {}) }, input.revision)),
       );
     },
 
-    async readMcpResource(input: { serverId: string; uri: string; timeoutMs: number }): Promise<ReadResourceResult | CallToolResult> {
-      return heartbeating(() => settle(() => external.readResource(input.serverId, input.uri, input.timeoutMs)));
+    async readMcpResource(input: { serverId: string; uri: string; timeoutMs: number; person?: string }): Promise<ReadResourceResult | CallToolResult> {
+      return heartbeating(() => settle(() => external.readResource(input.serverId, input.uri, input.timeoutMs, input.person)));
     },
 
     /** Lists the server into the catalog; an unreachable server is recorded unhealthy, not retried for long. */
-    async refreshMcpCatalog(serverId: string): Promise<{ health: 'ok' | 'error'; tools: number; error?: string }> {
+    async refreshMcpCatalog(serverId: string, person?: string): Promise<{ health: 'ok' | 'error'; tools: number; error?: string }> {
       try {
-        const doc = await external.refreshCatalog(serverId);
+        const doc = await external.refreshCatalog(serverId, person);
         return { health: 'ok', tools: doc.tools.length };
       } catch (err) {
         if (!(err instanceof CallFailed)) throw err;

@@ -23,6 +23,7 @@ import { versionRoutes } from './routes/versions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
+import { connectionRoutes } from './routes/connections.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -34,6 +35,7 @@ export const routes: RouteDef[] = [
   ...apiKeyRoutes,
   ...consentRoutes,
   ...secretRoutes,
+  ...connectionRoutes,
   ...containerRoutes('workspace'),
   ...containerRoutes('collection'),
   ...eventRoutes,

@@ -67,6 +67,8 @@ export const envSchema = z.object({
   LLM_CONTEXT_TOKENS: z.coerce.number().int().min(256).max(1_000_000).default(8000),
   INVOKE_PREVIEW_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(90 * 86400).default(7 * 86400),
   INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
+  OAUTH_CONSENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  OAUTH_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -27,6 +27,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('api_keys').createIndex({ owner_id: 1 }, { name: 'owner' }),
     db.collection('consents').createIndex({ person_id: 1 }, { name: 'person' }),
     db.collection('secrets').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
+    db.collection('connections').createIndex({ user_id: 1, created_at: 1 }, { name: 'user' }),
+    db.collection('connection_attempts').createIndex({ attempt_id: 1 }, { unique: true, name: 'attempt' }),
+    db.collection('connection_attempts').createIndex({ connection_id: 1 }, { name: 'connection' }),
     db.collection('search_changes').createIndex({ artifact_id: 1 }, { name: 'artifact' }),
     db.collection('artifact_versions').createIndex({ artifact_id: 1, version: 1 }, { name: 'artifact_version' }),
     // A commit writes at most one version of an artifact, however often its apply is retried.

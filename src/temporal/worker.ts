@@ -60,7 +60,7 @@ export async function createPlatformWorker(config: Config, db: Db, logger: Logge
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
   const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} } }));
   const mcp = createMcpClient(config, db, logger);
-  const activities = createActivities(config, db, await createEmbedder(config), mcp.external);
+  const activities = createActivities(config, db, await createEmbedder(config), mcp);
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: bundle, activities };
   const workers = [
     await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),

@@ -5,3 +5,4 @@ export { commitWorkspace } from './commit.js';
 export { mcpRun } from './mcp.js';
 export { agentRun } from './invoke.js';
 export { transformRun } from './transform.js';
+export { connectionFlow } from './connection.js';

@@ -6,6 +6,7 @@ import type { Logger } from '../../logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../../store/artifacts.js';
 import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 import type { SecretStore } from '../../store/secrets.js';
+import { ConnectionUnusable, type Projector } from '../../connections/projection.js';
 import { genericMcpIcon, iconOf } from './icons.js';
 import { openConnection, type Connection, type OutboundHttp, type ResolvedCredentials } from './connection.js';
 import { connectionKey, type ConnectionPool } from './pool.js';
@@ -18,11 +19,14 @@ export interface CallOptions {
   maxTotalMs: number;
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   signal?: AbortSignal;
+  /** The person the call is made for: an oauth2 server is called with their connection's token. */
+  person?: string;
 }
 
 interface Deps {
   artifacts: ArtifactStore;
   secrets: SecretStore;
+  projector: Projector;
   catalog: McpCatalogStore;
   pool: ConnectionPool;
   outbound: OutboundHttp;
@@ -60,7 +64,7 @@ export class ExternalServers {
   }
 
   /** Opens the secrets the registration references; they belong to whoever last wrote its content (checked then). */
-  private async resolve(doc: ArtifactDoc, content: McpServerContent): Promise<ResolvedCredentials> {
+  private async resolve(doc: ArtifactDoc, content: McpServerContent, person: string | undefined): Promise<ResolvedCredentials> {
     const owner = doc.secrets_owner ?? doc.provenance.created_by;
     const creds: ResolvedCredentials = { env: {}, headers: {}, secrets: [] };
     const reveal = async (id: string, field: string) => {
@@ -81,7 +85,16 @@ export class ExternalServers {
     } else if (auth?.type === 'api_key') {
       creds.headers[auth.header] = await reveal(auth.secret_id, 'auth.secret_id');
     } else if (auth?.type === 'oauth2') {
-      throw unusable('oauth2 server credentials come with OAuth connections, which this platform does not offer yet; use api_key or static.');
+      // The projection of the person's connection (SPEC §2.5), made here, inside the activity, for this call only.
+      if (!person) throw unusable(`MCP server ${doc._id} is called with each person's own OAuth connection, and this call is made for no one.`);
+      try {
+        const { headers } = await this.deps.projector.forPerson(person, auth.authorizer_id);
+        Object.assign(creds.headers, headers);
+        creds.secrets.push(...Object.values(headers), ...Object.values(headers).map((v) => v.replace(/^\S+\s+/, '')));
+      } catch (err) {
+        if (err instanceof ConnectionUnusable) throw unusable(err.message);
+        throw err;
+      }
     }
     return creds;
   }
@@ -92,15 +105,16 @@ export class ExternalServers {
    * (A revision fixes the content, and the secrets it references cannot change value, only go away;
    * a deleted secret stops being used once the connection is closed.)
    */
-  private async prepare(serverId: string, revision: number | undefined): Promise<Prepared> {
+  private async prepare(serverId: string, revision: number | undefined, person: string | undefined): Promise<Prepared> {
     // Credentials are kept only as long as the connection that uses them.
     for (const [id, p] of this.prepared) if (!this.deps.pool.has(p.key)) this.prepared.delete(id);
     const warm = this.prepared.get(serverId);
     if (revision !== undefined && warm?.server.doc.revision === revision && this.deps.pool.has(warm.key)) return warm;
     const server = await this.load(serverId);
-    const creds = await this.resolve(server.doc, server.content);
+    const creds = await this.resolve(server.doc, server.content, person);
+    // An oauth2 server's connections are per person and per token (the key covers the header): its credentials are projected afresh for every call, never kept.
     const prepared = { server, creds, key: connectionKey(serverId, { content: server.content, creds }) };
-    this.prepared.set(serverId, prepared);
+    if (server.content.auth?.type !== 'oauth2') this.prepared.set(serverId, prepared);
     return prepared;
   }
 
@@ -108,8 +122,8 @@ export class ExternalServers {
    * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
    * after a server restart) is dropped and the call made once more on a fresh one.
    */
-  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: { doc: ArtifactDoc; content: McpServerContent }) => Promise<T>, revision?: number): Promise<T> {
-    const { server, creds, key } = await this.prepare(serverId, revision);
+  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: { doc: ArtifactDoc; content: McpServerContent }) => Promise<T>, revision?: number, person?: string): Promise<T> {
+    const { server, creds, key } = await this.prepare(serverId, revision, person);
     const open = () => openConnection(server.content, creds, this.deps.outbound, () => this.toolsChanged(serverId));
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
@@ -149,20 +163,21 @@ export class ExternalServers {
         ...(options.signal ? { signal: options.signal } : {}),
       }),
       revision,
+      options.person,
     );
     return boundResult(result as CallToolResult, this.deps.resultMaxBytes);
   }
 
   /** Reads a resource; one larger than MCP_RESULT_MAX_BYTES is refused rather than cut (a cut file is a wrong file). */
-  async readResource(serverId: string, uri: string, timeoutMs: number): Promise<ReadResourceResult> {
-    const read = await this.withConnection(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }));
+  async readResource(serverId: string, uri: string, timeoutMs: number, person?: string): Promise<ReadResourceResult> {
+    const read = await this.withConnection(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person);
     const size = Buffer.byteLength(JSON.stringify(read));
     if (size > this.deps.resultMaxBytes) throw new CallFailed({ retryable: false, kind: 'protocol', message: `The resource ${uri} is ${size} bytes, more than this platform takes (MCP_RESULT_MAX_BYTES = ${this.deps.resultMaxBytes}).` });
     return read;
   }
 
   /** Lists a server's tools, resources and shipped content types into the catalog, and records its health. */
-  async refreshCatalog(serverId: string): Promise<CatalogDoc> {
+  async refreshCatalog(serverId: string, person?: string): Promise<CatalogDoc> {
     const started = Date.now();
     let server: { doc: ArtifactDoc; content: McpServerContent } | undefined;
     try {
@@ -171,7 +186,7 @@ export class ExternalServers {
         const doc = await this.listing(connection, loaded.doc, started);
         await this.deps.catalog.put(doc);
         return doc;
-      });
+      }, undefined, person);
     } catch (err) {
       const failure = err instanceof CallFailed ? err.failure : classify(err);
       const doc = server?.doc ?? (await this.deps.artifacts.get(serverId));

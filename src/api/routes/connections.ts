@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { callbackQuery, connectionCallback, deleteConnection, listConnections, presentConnection, projectConnection, startBody, startConnection, visibleConnection, type CallbackPage } from '../../operations/connections.js';
+import type { AppContext } from '../context.js';
+import { idParam, parse } from '../validate.js';
+import type { RouteDef } from './route.js';
+
+const authorizerParam = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }) });
+const listQuery = z.strictObject({ authorizer_id: z.uuid({ error: 'must be a UUID' }).optional() });
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The small page the person's browser lands on after the provider: no script, nothing loaded from elsewhere, not cached. */
+function renderPage(ctx: AppContext, page: CallbackPage): void {
+  ctx.status = page.status;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(page.title)}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}.connected{color:#17663a}.failed{color:#a3261b}.pending{color:#8a5a00}</style></head>
+<body data-outcome="${page.outcome}"><h1 class="${page.outcome}">${escape(page.title)}</h1><p>${escape(page.message)}</p></body></html>
+`;
+}
+
+/** OAuth connections (SPEC §2.5, §4.4): a person's consent, their connections, and projections for servers. */
+export const connectionRoutes: RouteDef[] = [
+  {
+    method: 'post',
+    path: '/connections/:authorizer_id/start',
+    access: 'human',
+    body: 'json',
+    handler: async (ctx) => {
+      const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
+      ctx.body = await startConnection(ctx, authorizer_id, parse(startBody, ctx.state.body, 'body'));
+    },
+  },
+  {
+    method: 'get',
+    path: '/connections/:authorizer_id/callback',
+    access: 'public',
+    handler: async (ctx) => {
+      const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
+      const query = callbackQuery.safeParse(ctx.query);
+      if (!query.success) return renderPage(ctx, { status: 400, outcome: 'failed', title: 'Sign-in failed', message: `The provider's redirect is malformed (${query.error.issues[0]!.path.join('.')}). Start connecting again.` });
+      renderPage(ctx, await connectionCallback(ctx, authorizer_id, query.data));
+    },
+  },
+  {
+    method: 'get',
+    path: '/connections',
+    access: 'authenticated',
+    handler: async (ctx) => {
+      const { authorizer_id } = parse(listQuery, ctx.query, 'query');
+      ctx.body = await listConnections(ctx, authorizer_id);
+    },
+  },
+  {
+    method: 'get',
+    path: '/connections/:id',
+    access: 'authenticated',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      ctx.body = presentConnection(await visibleConnection(ctx, id));
+    },
+  },
+  {
+    method: 'delete',
+    path: '/connections/:id',
+    access: 'human',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      ctx.body = await deleteConnection(ctx, id);
+    },
+  },
+  {
+    method: 'post',
+    path: '/connections/:id/project',
+    access: 'artifact:invoke',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await projectConnection(ctx, id);
+    },
+  },
+];

@@ -1,0 +1,29 @@
+import { authorizerContent, type AuthorizerContent } from '../content-types/authorizer.js';
+import { authorizerType, baseType } from '../content-types/index.js';
+import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import type { SecretStore } from '../store/secrets.js';
+import type { OAuthClient } from './oauth.js';
+
+/** Why an authorizer cannot be used now (gone, not an authorizer, archived, its secret deleted). */
+export class AuthorizerUnusable extends Error {
+  override name = 'AuthorizerUnusable';
+}
+
+/** The authorizer's content, read fresh. */
+export async function loadAuthorizer(artifacts: ArtifactStore, id: string): Promise<{ doc: ArtifactDoc; content: AuthorizerContent }> {
+  const doc = await artifacts.get(id);
+  if (!doc || baseType(doc.content_type) !== authorizerType) throw new AuthorizerUnusable(`Authorizer ${id} no longer exists.`);
+  if (doc.archived_at) throw new AuthorizerUnusable(`Authorizer ${id} is archived; unarchive it to use it.`);
+  const parsed = authorizerContent.safeParse(JSON.parse(doc.content));
+  if (!parsed.success) throw new AuthorizerUnusable(`Authorizer ${id} is invalid: ${parsed.error.issues[0]!.message}.`);
+  return { doc, content: parsed.data };
+}
+
+/** The authorizer as an OAuth client: its client secret opened from the secret store (it belongs to whoever last wrote the authorizer). */
+export async function oauthClient(artifacts: ArtifactStore, secrets: SecretStore, id: string): Promise<OAuthClient> {
+  const { doc, content } = await loadAuthorizer(artifacts, id);
+  if (!content.secret_id) return { authorizer: content, clientSecret: null };
+  const clientSecret = await secrets.reveal(doc.secrets_owner ?? doc.provenance.created_by, content.secret_id);
+  if (clientSecret === null) throw new AuthorizerUnusable(`The client secret of authorizer ${id} no longer exists; store it again with POST /secrets and update the authorizer.`);
+  return { authorizer: content, clientSecret };
+}

@@ -1,0 +1,55 @@
+// An MCP server that demands an OAuth bearer token, the way a vendor's hosted server does: every
+// request's Authorization header is checked at the authorization server's introspection endpoint
+// (RFC 7662), and the tool answers as the person the token belongs to. Built on the MCP SDK's own
+// Streamable HTTP server transport, stateless (each request stands alone, so each is checked).
+import { createServer, type Server } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { freePort } from '../../temporal-dev/engines.js';
+import type { OAuthServer } from './oauth-provider.js';
+
+export interface ProtectedMcp {
+  url: string;
+  /** Every Authorization header value presented, accepted or not. */
+  seen: string[];
+  rejected: number;
+  close(): Promise<void>;
+}
+
+async function introspect(oauth: OAuthServer, token: string): Promise<{ active: boolean; sub?: string; scope?: string }> {
+  const { client_id, client_secret } = oauth.resource;
+  const res = await fetch(oauth.introspectionUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}` },
+    body: new URLSearchParams({ token }),
+  });
+  return (await res.json()) as { active: boolean; sub?: string };
+}
+
+export async function startProtectedMcp(oauth: OAuthServer): Promise<ProtectedMcp> {
+  const port = await freePort();
+  const state: ProtectedMcp = { url: `http://127.0.0.1:${port}/mcp`, seen: [], rejected: 0, close: async () => undefined };
+  const http: Server = createServer(async (req, res) => {
+    const header = req.headers.authorization ?? '';
+    state.seen.push(header);
+    const token = /^Bearer (.+)$/.exec(header)?.[1];
+    const who = token ? await introspect(oauth, token) : { active: false };
+    if (!who.active) {
+      state.rejected += 1;
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' });
+      return void res.end(JSON.stringify({ error: 'invalid_token' }));
+    }
+    const mcp = new McpServer({ name: 'protected-notes', version: '1.0.0' });
+    mcp.registerTool('whoami', { description: 'Says whose token the call carries.' }, async () => ({
+      content: [{ type: 'text', text: `signed in as ${who.sub}` }],
+      structuredContent: { sub: who.sub },
+    }));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => void transport.close());
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+  state.close = () => new Promise((resolve) => http.close(() => resolve()));
+  return state;
+}
