@@ -236,10 +236,9 @@ describe('connecting', () => {
 
 describe('refresh', () => {
   it('refreshes before expiry on a timer, continuing as new to keep the history short', async () => {
-    oauth.accessTtl = 4;
+    oauth.shortLived.add('hank');
     const hank = await person();
     const { started } = await connect(hank, 'hank');
-    oauth.accessTtl = 3600;
     const first = (await project(started.id, hank.userId)).body.headers.Authorization;
     const refreshed = await eventually(async () => {
       const c = await connection(hank, started.id);
@@ -268,10 +267,9 @@ describe('refresh', () => {
   });
 
   it('marks the connection as needing re-consent when the provider revokes the refresh token', async () => {
-    oauth.accessTtl = 4;
+    oauth.shortLived.add('judy');
     const judy = await person();
     const { started } = await connect(judy, 'judy');
-    oauth.accessTtl = 3600;
     oauth.revokeAccount('judy');
     const conn = await eventually(async () => {
       const c = await connection(judy, started.id);

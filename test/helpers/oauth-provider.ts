@@ -44,8 +44,8 @@ export interface OAuthServer {
   introspectionUrl: string;
   /** What the scripted person does at the next consent screen. */
   person: { decision: 'approve' | 'deny'; account: string };
-  /** Access token lifetime in seconds, for tokens issued from now on. */
-  accessTtl: number;
+  /** Accounts whose access tokens live 4 seconds (every other account's live an hour). */
+  shortLived: Set<string>;
   /** Registers the platform as an OAuth client with this redirect URI. */
   registerClient(redirectUri: string, options?: { pkce?: boolean }): { client_id: string; client_secret: string };
   /** The resource server's own credentials, for introspection. */
@@ -73,7 +73,7 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     tokenUrl: `${issuer}/token`,
     introspectionUrl: `${issuer}/token/introspection`,
     person: { decision: 'approve', account: 'alice' },
-    accessTtl: 3600,
+    shortLived: new Set(),
     resource,
     registerClient(redirectUri) {
       const client = { client_id: `platform-${randomBytes(4).toString('hex')}`, client_secret: randomBytes(24).toString('hex') };
@@ -110,7 +110,7 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     pkce: { required: () => true },
-    ttl: { AccessToken: () => server.accessTtl, AuthorizationCode: 60, RefreshToken: 86_400, Grant: 86_400, Interaction: 600, Session: 86_400 },
+    ttl: { AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600), AuthorizationCode: 60, RefreshToken: 86_400, Grant: 86_400, Interaction: 600, Session: 86_400 },
     cookies: { keys: [randomBytes(16).toString('hex')] },
   });
   const handle = provider.callback();
