@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { routes } from '../src/api/app.js';
+import { connectionIdFor } from '../src/connections/ids.js';
 import type { RouteDef } from '../src/api/routes/route.js';
 import { Api } from './helpers/http.js';
 import { asServer, createApiKey, createServerCredential } from './helpers/credentials.js';
@@ -39,6 +40,10 @@ before(async () => {
   const art2 = (await alice.post('/artifacts', { title: 't2', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const secret = (await alice.post('/secrets', { name: 's', value: 'v' })).body.id;
   const server = (await alice.post('/artifacts', { title: 'srv', content_type: 'application/vnd.platform.mcp-server+json', content: JSON.stringify({ transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }), collection_id: ws })).body.id;
+  const authorizer = (await alice.post('/artifacts', { title: 'oauth', content_type: 'application/vnd.platform.authorizer+json', content: JSON.stringify({ provider: 'p', auth_url: 'https://idp.example.com/auth', token_url: 'https://idp.example.com/token', scopes: [], client_id: 'c', pkce: true }), collection_id: ws })).body.id;
+  // A connection record as a start would leave it (no worker runs here to start its workflow).
+  const connection = connectionIdFor(alice.userId, authorizer);
+  await platform.services.connections.open({ _id: connection, user_id: alice.userId, authorizer_id: authorizer, server_client_ids: [] });
   const committed = (await alice.post('/artifacts', { title: 'c', content_type: 'text/plain', content: 'c', collection_id: col })).body.id;
   const commit = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'matrix' });
   if (commit.status !== 202) throw new Error(`commit not requested: ${commit.text}`);
@@ -71,6 +76,11 @@ before(async () => {
     'GET /secrets': { path: '/secrets', target: 'none' },
     'GET /secrets/:id': { path: `/secrets/${secret}`, target: 'owned' },
     'DELETE /secrets/:id': { path: `/secrets/${secret}`, target: 'owned' },
+    'POST /connections/:authorizer_id/start': { path: `/connections/${authorizer}/start`, body: {}, target: 'container' },
+    'GET /connections': { path: '/connections', target: 'none' },
+    'GET /connections/:id': { path: `/connections/${connection}`, target: 'owned' },
+    'DELETE /connections/:id': { path: `/connections/${connection}`, target: 'owned' },
+    'POST /connections/:id/project': { path: `/connections/${connection}/project`, target: 'owned' },
     'POST /workspaces': { path: '/workspaces', body: { name: 'n' }, target: 'none' },
     'GET /workspaces': { path: '/workspaces', target: 'none' },
     'GET /workspaces/:id': { path: `/workspaces/${ws}`, target: 'container' },

@@ -23,6 +23,7 @@ let ws: string;
 let authorizerId: string;
 let cred: ServerCredential; // a server that projects connections
 let server: Api; // signed in as `cred`
+let firstConnection: string;
 /** Every API answer the tests saw, to grep for tokens at the end. */
 const answers: string[] = [];
 
@@ -117,6 +118,7 @@ describe('connecting', () => {
     assert.equal(page.status, 200, page.text);
     assert.match(page.text, /data-outcome="connected"/);
 
+    firstConnection = started.id;
     const conn = await connection(alice, started.id);
     assert.equal(conn.status, 'active');
     assert.equal(conn.has_refresh_token, true);
@@ -145,6 +147,10 @@ describe('connecting', () => {
     const mcp = await owner.post('/artifacts', { title: 'notes', content_type: serverType, content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: authorizerId } }), collection_id: ws });
     assert.equal(mcp.status, 201, mcp.text);
     assert.equal((await owner.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'RI' })).status, 200);
+
+    const wrong = await owner.post('/artifacts', { title: 'notes', content_type: serverType, content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: mcp.body.id } }), collection_id: ws });
+    assert.equal(wrong.status, 400, 'an oauth2 server must name an authorizer');
+    assert.equal(wrong.body.invalid_params[0].name, 'content.auth.authorizer_id');
 
     const before = keep(await bob.post(`/artifacts/${mcp.body.id}/invoke`, { name: 'whoami', arguments: {} }));
     assert.equal(before.status, 200, before.text);
@@ -247,10 +253,12 @@ describe('refresh', () => {
     assert.equal(refreshed.status, 'active');
     const now = (await project(started.id, hank.userId)).body.headers.Authorization;
     assert.notEqual(now, first);
-    const handle = platform.services.temporal.workflow.getHandle(refreshed.workflow_id);
-    const described = await handle.describe();
-    assert.notEqual(described.runId, described.firstExecutionRunId, 'the workflow continued as new');
-    assert.equal(described.status.name, 'RUNNING');
+    const runs = await eventually(async () => {
+      const found: string[] = [];
+      for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = '${refreshed.workflow_id}'` })) found.push(run.status.name);
+      return found.includes('CONTINUED_AS_NEW') && found;
+    }, 20_000, 'a run that continued as new');
+    assert.ok(runs.includes('RUNNING'), `runs: ${runs.join(', ')}`);
   });
 
   it('refreshes an expiring token before projecting it', async () => {
@@ -350,6 +358,7 @@ describe('secrecy', () => {
       histories.push(decoded(history));
     }
     assert.ok(histories.some((h) => h.includes('refreshConnectionTokens')), 'the histories include the refreshes');
+    assert.ok(histories.some((h) => h.includes(firstConnection)), 'payloads are decoded, so a token would show');
     const projections = answers.filter((a) => a.includes('"headers"'));
     const haystacks: [string, string][] = [
       ['logs', platform.logs.join('\n')],

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requireGrant, type GrantFlag } from '../auth/grants.js';
 import type { Principal, Scope } from '../auth/principal.js';
-import { baseType, mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
+import { authorizerType, baseType, mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
 import type { McpServerContent } from '../content-types/mcp-server.js';
 import { OutboundRefusedError } from '../net/outbound.js';
 import { problems } from '../errors/problem.js';
@@ -88,12 +88,24 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
     inCollection: container.kind === 'collection',
   });
   await checkOutboundTargets(ctx, contentType, checked);
+  await checkAuthorizer(ctx, contentType, checked);
   for (const { id, field } of secretReferences(contentType, checked)) {
     if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
       throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
     }
   }
   return checked;
+}
+
+/** An oauth2 server names an authorizer the writer can see: each caller will connect to it. */
+async function checkAuthorizer(ctx: OperationContext, contentType: string, content: string): Promise<void> {
+  if (baseType(contentType) !== mcpServerType) return;
+  const { auth } = JSON.parse(content) as McpServerContent;
+  if (auth?.type !== 'oauth2') return;
+  const found = await visibleArtifact(ctx, auth.authorizer_id).catch(() => null);
+  if (!found || baseType(found.doc.content_type) !== authorizerType) {
+    throw problems.validation(`No authorizer with id ${auth.authorizer_id} is visible to you.`, [{ name: 'content.auth.authorizer_id', reason: 'unknown authorizer' }]);
+  }
 }
 
 /** An HTTP server's URL must be one the platform may call (no private, loopback or link-local target), checked as it is registered. */

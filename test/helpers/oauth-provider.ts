@@ -2,7 +2,7 @@
 // (the certified Node implementation), on loopback. Its login and consent screens are replaced by a
 // scripted person (approve as an account, or deny), the one part a browser would supply. Everything
 // else (PKCE, codes, refresh rotation, revocation, introspection) is the library's own.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Provider, { type Adapter, type AdapterPayload } from 'oidc-provider';
 import { freePort } from '../../temporal-dev/engines.js';
@@ -105,12 +105,18 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     scopes: ['openid', 'offline_access', 'notes:read'],
-    features: { devInteractions: { enabled: false }, revocation: { enabled: true }, introspection: { enabled: true } },
+    jwks: { keys: [generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }) as never] },
+    features: {
+      devInteractions: { enabled: false },
+      // A client revokes its own tokens; the resource server introspects anyone's.
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === resource.client_id },
+    },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     pkce: { required: () => true },
-    ttl: { AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600), AuthorizationCode: 60, RefreshToken: 86_400, Grant: 86_400, Interaction: 600, Session: 86_400 },
+    ttl: { AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600), IdToken: 3600, AuthorizationCode: 60, RefreshToken: 86_400, Grant: 86_400, Interaction: 600, Session: 86_400 },
     cookies: { keys: [randomBytes(16).toString('hex')] },
   });
   const handle = provider.callback();
