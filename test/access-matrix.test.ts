@@ -43,7 +43,7 @@ before(async () => {
   const authorizer = (await alice.post('/artifacts', { title: 'oauth', content_type: 'application/vnd.platform.authorizer+json', content: JSON.stringify({ provider: 'p', auth_url: 'https://idp.example.com/auth', token_url: 'https://idp.example.com/token', scopes: [], client_id: 'c', pkce: true }), collection_id: ws })).body.id;
   // A connection record as a start would leave it (no worker runs here to start its workflow).
   const connection = connectionIdFor(alice.userId, authorizer);
-  await platform.services.connections.open({ _id: connection, user_id: alice.userId, authorizer_id: authorizer, server_client_ids: [] });
+  await platform.services.connections.open({ _id: connection, user_id: alice.userId, authorizer_id: authorizer });
   const committed = (await alice.post('/artifacts', { title: 'c', content_type: 'text/plain', content: 'c', collection_id: col })).body.id;
   const commit = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'matrix' });
   if (commit.status !== 202) throw new Error(`commit not requested: ${commit.text}`);

@@ -166,6 +166,14 @@ describe('connecting', () => {
     assert.deepEqual(called.body.result.structuredContent, { sub: 'bob' });
     assert.equal(notes.rejected, rejectedBefore, 'every request carried a token the server accepted');
     assert.ok(notes.seen.some((h) => h.startsWith('Bearer ')));
+
+    // A token about to expire is refreshed inside the call's activity (through the connection's workflow) before it is used.
+    const connectionId = (await keep(await bob.get('/connections')).body.items[0].id) as string;
+    const refreshes = (await connection(bob, connectionId)).refresh_count;
+    await platform.services.db.collection('connections').updateOne({ _id: connectionId } as never, { $set: { expires_at: new Date(Date.now() + 1000) } });
+    const again = keep(await bob.post(`/artifacts/${mcp.body.id}/invoke`, { name: 'whoami', arguments: {} }));
+    assert.deepEqual(again.body.result.structuredContent, { sub: 'bob' }, again.text);
+    assert.equal((await connection(bob, connectionId)).refresh_count, refreshes + 1);
   });
 
   it('shows the provider\'s denial on the page and leaves a failed connection', async () => {

@@ -16,8 +16,8 @@ export const startBody = z.strictObject({
   server_client_ids: z
     .array(z.string().min(1).max(200))
     .max(20)
-    .default([])
-    .describe('Server credentials (client ids) that may project this connection with POST /connections/{id}/project; none: only the platform itself (MCP servers with oauth2 auth).'),
+    .optional()
+    .describe('Server credentials (client ids) that may project this connection with POST /connections/{id}/project; absent on a later start: unchanged; none: only the platform itself (MCP servers with oauth2 auth).'),
 });
 
 export const callbackQuery = z.object({
@@ -99,13 +99,14 @@ export async function startConnection(ctx: OperationContext, authorizerId: strin
     throw err;
   }
   const unknown: { name: string; reason: string }[] = [];
-  for (const [i, clientId] of body.server_client_ids.entries()) {
+  for (const [i, clientId] of (body.server_client_ids ?? []).entries()) {
     const credential = await services.serverCredentials.get(clientId);
     if (!credential?.active) unknown.push({ name: `server_client_ids.${i}`, reason: `no active server credential ${clientId}` });
   }
   if (unknown.length > 0) throw problems.validation('Every server_client_ids entry must name an active server credential.', unknown);
 
-  const doc = await services.connections.open({ _id: connectionIdFor(principal.subject, authorizerId), user_id: principal.subject, authorizer_id: authorizerId, server_client_ids: [...new Set(body.server_client_ids)] });
+  const bind = body.server_client_ids && [...new Set(body.server_client_ids)];
+  const doc = await services.connections.open({ _id: connectionIdFor(principal.subject, authorizerId), user_id: principal.subject, authorizer_id: authorizerId }, bind);
   const begun = await services.temporal.workflow
     .executeUpdateWithStart(beginUpdate, { startWorkflowOperation: startOperation(ctx, doc, found.container._id) })
     .catch(updateProblem);
@@ -150,6 +151,7 @@ export async function connectionCallback(ctx: OperationContext, authorizerId: st
   let result: CallbackOutcome | 'waiting';
   try {
     const update = handle.executeUpdate(callbackUpdate, { args: [{ attemptId: attempt.attempt_id }] });
+    update.catch(() => undefined); // still awaited below, unless the page has answered 'pending' by then
     result = await Promise.race([update, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 20_000).unref())]);
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return failedPage(400, 'Sign-in expired', 'This sign-in is no longer awaited. Start connecting again.');

@@ -92,16 +92,17 @@ export class ConnectionStore {
       .toArray();
   }
 
-  /** Creates the record on the first start, or records who may project it on a later one; tokens stay. */
-  async open(doc: Pick<ConnectionDoc, '_id' | 'user_id' | 'authorizer_id' | 'server_client_ids'>): Promise<ConnectionDoc> {
+  /** Creates the record on the first start; a later one changes only who may project it (when `bind` is given). Tokens stay. */
+  async open(doc: Pick<ConnectionDoc, '_id' | 'user_id' | 'authorizer_id'>, bind?: string[]): Promise<ConnectionDoc> {
     return this.lock.run(doc._id, async () => {
       const now = new Date();
       const existing = await this.get(doc._id);
       if (existing) {
-        await this.coll.updateOne({ _id: doc._id }, { $set: { server_client_ids: doc.server_client_ids, updated_at: now } });
-        return { ...existing, server_client_ids: doc.server_client_ids };
+        if (!bind) return existing;
+        await this.coll.updateOne({ _id: doc._id }, { $set: { server_client_ids: bind, updated_at: now } });
+        return { ...existing, server_client_ids: bind, updated_at: now };
       }
-      const created: ConnectionDoc = { ...doc, status: 'pending', token_version: 0, refresh_count: 0, created_at: now, updated_at: now };
+      const created: ConnectionDoc = { ...doc, server_client_ids: bind ?? [], status: 'pending', token_version: 0, refresh_count: 0, created_at: now, updated_at: now };
       await this.coll.insertOne(created);
       return created;
     });
