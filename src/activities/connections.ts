@@ -12,6 +12,8 @@ export interface TokenState {
   tokenVersion: number;
   expiresAt?: number;
   lifetimeMs?: number;
+  /** The provider issued a refresh token; without one the connection needs consent again at expiry. */
+  refreshable: boolean;
 }
 
 export interface ConnectionFailure {
@@ -29,8 +31,8 @@ interface Deps {
 
 const gone = (id: string) => ApplicationFailure.nonRetryable(`Connection ${id} no longer exists.`, 'ConnectionGone');
 
-function tokenState(doc: Pick<ConnectionDoc, 'token_version' | 'expires_at' | 'lifetime_seconds'>): TokenState {
-  return { tokenVersion: doc.token_version, ...(doc.expires_at ? { expiresAt: doc.expires_at.getTime() } : {}), ...(doc.lifetime_seconds ? { lifetimeMs: doc.lifetime_seconds * 1000 } : {}) };
+function tokenState(doc: Pick<ConnectionDoc, 'token_version' | 'expires_at' | 'lifetime_seconds' | 'has_refresh_token'>): TokenState {
+  return { tokenVersion: doc.token_version, refreshable: doc.has_refresh_token ?? false, ...(doc.expires_at ? { expiresAt: doc.expires_at.getTime() } : {}), ...(doc.lifetime_seconds ? { lifetimeMs: doc.lifetime_seconds * 1000 } : {}) };
 }
 
 /** Turns a gone authorizer into a non-retryable failure, and a token endpoint's 5xx into a retried one. */

@@ -8,7 +8,7 @@ import { authorizerType, baseType } from '../content-types/index.js';
 import { Problem, problems } from '../errors/problem.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { ArtifactId, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { beginUpdate, callbackUpdate, connectionFlow, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/connection.js';
+import { beginUpdate, callbackUpdate, connectionFlow, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/connection.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
@@ -74,13 +74,12 @@ function startOperation(ctx: OperationContext, doc: Pick<ConnectionDoc, '_id' | 
   });
 }
 
-/** An update the workflow refused: its activity's message (an unusable authorizer), as a problem. */
+/** An update the workflow refused, as a problem: the connection is being deleted, or (from its activity) the authorizer is unusable. */
 function updateProblem(err: unknown): never {
-  if (err instanceof WorkflowUpdateFailedError) {
-    const cause = err.cause as { cause?: Error; message?: string } | undefined;
-    throw unusableAuthorizer(cause?.cause?.message ?? cause?.message ?? err.message);
-  }
-  throw err;
+  if (!(err instanceof WorkflowUpdateFailedError)) throw err;
+  const cause = err.cause as (Error & { type?: string; cause?: Error }) | undefined;
+  if (cause?.type === connectionGone) throw problems.conflict('connection-deleting', 'The connection is being deleted; start again once it is gone.');
+  throw unusableAuthorizer(cause?.cause?.message ?? cause?.message ?? err.message);
 }
 
 /**

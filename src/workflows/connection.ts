@@ -72,6 +72,8 @@ export async function connectionFlow(input: ConnectionFlowInput): Promise<Connec
   const schedule = () => {
     if (!tokens?.expiresAt || !tokens.lifetimeMs) {
       refreshAt = undefined;
+    } else if (!tokens.refreshable) {
+      refreshAt = tokens.expiresAt; // nothing to refresh with: at expiry the connection needs consent again
     } else {
       // Jitter (workflow Math.random is deterministic): connections issued together spread their refreshes.
       const lead = refreshLeadMs(tokens.lifetimeMs);
