@@ -9,14 +9,19 @@ export class AuthorizerUnusable extends Error {
   override name = 'AuthorizerUnusable';
 }
 
+/** An authorizer artifact's content, if it can be used now. */
+export function authorizerOf(doc: ArtifactDoc): AuthorizerContent {
+  if (doc.archived_at) throw new AuthorizerUnusable(`Authorizer ${doc._id} is archived; unarchive it to use it.`);
+  const parsed = authorizerContent.safeParse(JSON.parse(doc.content));
+  if (!parsed.success) throw new AuthorizerUnusable(`Authorizer ${doc._id} is invalid: ${parsed.error.issues[0]!.message}.`);
+  return parsed.data;
+}
+
 /** The authorizer's content, read fresh. */
 export async function loadAuthorizer(artifacts: ArtifactStore, id: string): Promise<{ doc: ArtifactDoc; content: AuthorizerContent }> {
   const doc = await artifacts.get(id);
   if (!doc || baseType(doc.content_type) !== authorizerType) throw new AuthorizerUnusable(`Authorizer ${id} no longer exists.`);
-  if (doc.archived_at) throw new AuthorizerUnusable(`Authorizer ${id} is archived; unarchive it to use it.`);
-  const parsed = authorizerContent.safeParse(JSON.parse(doc.content));
-  if (!parsed.success) throw new AuthorizerUnusable(`Authorizer ${id} is invalid: ${parsed.error.issues[0]!.message}.`);
-  return { doc, content: parsed.data };
+  return { doc, content: authorizerOf(doc) };
 }
 
 /** The authorizer as an OAuth client: its client secret opened from the secret store (it belongs to whoever last wrote the authorizer). */

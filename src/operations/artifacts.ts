@@ -87,8 +87,7 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
     allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
     inCollection: container.kind === 'collection',
   });
-  await checkOutboundTargets(ctx, contentType, checked);
-  await checkAuthorizer(ctx, contentType, checked);
+  if (baseType(contentType) === mcpServerType) await checkMcpServerTargets(ctx, JSON.parse(checked) as McpServerContent);
   for (const { id, field } of secretReferences(contentType, checked)) {
     if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
       throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
@@ -97,28 +96,32 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
   return checked;
 }
 
-/** An oauth2 server names an authorizer the writer can see: each caller will connect to it. */
-async function checkAuthorizer(ctx: OperationContext, contentType: string, content: string): Promise<void> {
-  if (baseType(contentType) !== mcpServerType) return;
-  const { auth } = JSON.parse(content) as McpServerContent;
-  if (auth?.type !== 'oauth2') return;
-  const found = await visibleArtifact(ctx, auth.authorizer_id).catch(() => null);
-  if (!found || baseType(found.doc.content_type) !== authorizerType) {
-    throw problems.validation(`No authorizer with id ${auth.authorizer_id} is visible to you.`, [{ name: 'content.auth.authorizer_id', reason: 'unknown authorizer' }]);
-  }
+/** An authorizer the principal can see, or 404 (as for any artifact, invisible and missing look the same). */
+export async function visibleAuthorizer(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
+  const found = await visibleArtifact(ctx, id).catch(() => null);
+  if (!found || baseType(found.doc.content_type) !== authorizerType) throw problems.notFound('authorizer', id);
+  return found;
 }
 
-/** An HTTP server's URL must be one the platform may call (no private, loopback or link-local target), checked as it is registered. */
-async function checkOutboundTargets(ctx: OperationContext, contentType: string, content: string): Promise<void> {
-  if (baseType(contentType) !== mcpServerType) return;
-  const { transport } = JSON.parse(content) as McpServerContent;
-  if (transport.type !== 'http') return;
-  const [field, url] = transport.url ? ['content.transport.url', transport.url] : ['content.transport.well_known', transport.well_known!];
-  try {
-    await ctx.services.outbound.check(url);
-  } catch (err) {
-    if (!(err instanceof OutboundRefusedError)) return; // a name that does not resolve yet: the catalog's health will say so
-    throw problems.validation(`The platform will not call ${url}: ${err.message}.`, [{ name: field, reason: err.message }]);
+/**
+ * What an MCP server registration points at, checked as it is registered: an HTTP server's URL must
+ * be one the platform may call (no private, loopback or link-local target), and an oauth2 server
+ * names an authorizer the writer can see (each caller will connect to it).
+ */
+async function checkMcpServerTargets(ctx: OperationContext, { transport, auth }: McpServerContent): Promise<void> {
+  if (transport.type === 'http') {
+    const [field, url] = transport.url ? ['content.transport.url', transport.url] : ['content.transport.well_known', transport.well_known!];
+    try {
+      await ctx.services.outbound.check(url);
+    } catch (err) {
+      // A name that does not resolve yet passes: the catalog's health will say so.
+      if (err instanceof OutboundRefusedError) throw problems.validation(`The platform will not call ${url}: ${err.message}.`, [{ name: field, reason: err.message }]);
+    }
+  }
+  if (auth?.type === 'oauth2') {
+    await visibleAuthorizer(ctx, auth.authorizer_id).catch(() => {
+      throw problems.validation(`No authorizer with id ${auth.authorizer_id} is visible to you.`, [{ name: 'content.auth.authorizer_id', reason: 'unknown authorizer' }]);
+    });
   }
 }
 

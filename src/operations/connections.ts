@@ -1,15 +1,14 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
-import { AuthorizerUnusable, loadAuthorizer } from '../connections/authorizers.js';
+import { authorizerOf, AuthorizerUnusable } from '../connections/authorizers.js';
 import { callbackUrl, connectionIdFor, connectionWorkflowId } from '../connections/ids.js';
 import { stateHash } from '../connections/oauth.js';
 import { ConnectionUnusable } from '../connections/projection.js';
-import { authorizerType, baseType } from '../content-types/index.js';
 import { Problem, problems } from '../errors/problem.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { ArtifactId, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { beginUpdate, callbackUpdate, connectionFlow, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/connection.js';
-import { visibleArtifact } from './artifacts.js';
+import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
 export const startBody = z.strictObject({
@@ -89,10 +88,9 @@ function updateProblem(err: unknown): never {
 export async function startConnection(ctx: OperationContext, authorizerId: string, body: z.infer<typeof startBody>) {
   const { services } = ctx;
   const principal = ctx.state.principal!;
-  const found = await visibleArtifact(ctx, authorizerId).catch(() => null);
-  if (!found || baseType(found.doc.content_type) !== authorizerType) throw problems.notFound('authorizer', authorizerId);
+  const found = await visibleAuthorizer(ctx, authorizerId);
   try {
-    await loadAuthorizer(services.artifacts, authorizerId);
+    authorizerOf(found.doc);
   } catch (err) {
     if (err instanceof AuthorizerUnusable) throw unusableAuthorizer(err.message);
     throw err;
@@ -128,6 +126,7 @@ export interface CallbackPage {
 }
 
 const failedPage = (status: number, title: string, message: string): CallbackPage => ({ status, outcome: 'failed', title, message });
+const alreadyUsed = failedPage(400, 'Sign-in link already used', 'This sign-in link has already been used, and a link works once. Nothing was changed; start connecting again if you need to.');
 
 /**
  * GET /connections/{authorizer_id}/callback: the provider's redirect. `state` must name an attempt of
@@ -140,11 +139,11 @@ export async function connectionCallback(ctx: OperationContext, authorizerId: st
   const hash = stateHash(query.state);
   const attempt = await services.connections.attemptByStateHash(hash);
   if (!attempt || attempt.authorizer_id !== authorizerId) return failedPage(400, 'Sign-in failed', 'This sign-in link is unknown or was replaced by a newer one. Start connecting again.');
-  if (attempt.consumed_at) return failedPage(400, 'Sign-in link already used', 'This sign-in link has already been used, and a link works once. Nothing was changed; start connecting again if you need to.');
+  if (attempt.consumed_at) return alreadyUsed;
   if (attempt.expires_at.getTime() <= Date.now()) return failedPage(400, 'Sign-in expired', 'This sign-in took too long and has expired. Start connecting again.');
   if (!query.code && !query.error) return failedPage(400, 'Sign-in failed', 'The provider sent neither a code nor an error. Start connecting again.');
   const outcome = query.code ? { code: query.code } : { error: query.error!, ...(query.error_description ? { error_description: query.error_description } : {}) };
-  if (!(await services.connections.consume(hash, outcome))) return failedPage(400, 'Sign-in link already used', 'This sign-in link has already been used, and a link works once. Nothing was changed.');
+  if (!(await services.connections.consume(hash, outcome))) return alreadyUsed;
 
   const handle = services.temporal.workflow.getHandle(connectionWorkflowId(attempt.connection_id));
   let result: CallbackOutcome | 'waiting';
