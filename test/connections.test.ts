@@ -9,11 +9,11 @@ import { pkcePair } from '../src/connections/oauth.js';
 import { Api, eventually } from './helpers/http.js';
 import { asServer, createApiKey, createServerCredential, type ServerCredential } from './helpers/credentials.js';
 import { followAsBrowser, startOAuthServer, type OAuthServer } from './helpers/oauth-provider.js';
+import { mcpServerType, registerServer } from './helpers/mcp-servers.js';
 import { startProtectedMcp, type ProtectedMcp } from './helpers/protected-mcp.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 
 const authorizerType = 'application/vnd.platform.authorizer+json';
-const serverType = 'application/vnd.platform.mcp-server+json';
 
 let platform: TestPlatform;
 let oauth: OAuthServer;
@@ -144,15 +144,14 @@ describe('connecting', () => {
 
   it('calls an MCP server with oauth2 auth using the caller\'s own connection, inside the call activity', async () => {
     const bob = await person();
-    const mcp = await owner.post('/artifacts', { title: 'notes', content_type: serverType, content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: authorizerId } }), collection_id: ws });
-    assert.equal(mcp.status, 201, mcp.text);
+    const serverId = await registerServer(owner, ws, { transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: authorizerId } }, 'notes');
     assert.equal((await owner.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'RI' })).status, 200);
 
-    const wrong = await owner.post('/artifacts', { title: 'notes', content_type: serverType, content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: mcp.body.id } }), collection_id: ws });
+    const wrong = await owner.post('/artifacts', { title: 'notes', content_type: mcpServerType, content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: serverId } }), collection_id: ws });
     assert.equal(wrong.status, 400, 'an oauth2 server must name an authorizer');
     assert.equal(wrong.body.invalid_params[0].name, 'content.auth.authorizer_id');
 
-    const before = keep(await bob.post(`/artifacts/${mcp.body.id}/invoke`, { name: 'whoami', arguments: {} }));
+    const before = keep(await bob.post(`/artifacts/${serverId}/invoke`, { name: 'whoami', arguments: {} }));
     assert.equal(before.status, 200, before.text);
     assert.equal(before.body.result.isError, true);
     assert.match(JSON.stringify(before.body.result.content), /no connection to authorizer .*POST \/connections\/.*\/start/);
@@ -160,7 +159,7 @@ describe('connecting', () => {
     const { page } = await connect(bob, 'bob');
     assert.match(page.text, /data-outcome="connected"/);
     const rejectedBefore = notes.rejected;
-    const called = keep(await bob.post(`/artifacts/${mcp.body.id}/invoke`, { name: 'whoami', arguments: {} }));
+    const called = keep(await bob.post(`/artifacts/${serverId}/invoke`, { name: 'whoami', arguments: {} }));
     assert.equal(called.status, 200, called.text);
     assert.equal(called.body.result.isError ?? false, false, called.text);
     assert.deepEqual(called.body.result.structuredContent, { sub: 'bob' });
@@ -171,7 +170,7 @@ describe('connecting', () => {
     const connectionId = (await keep(await bob.get('/connections')).body.items[0].id) as string;
     const refreshes = (await connection(bob, connectionId)).refresh_count;
     await platform.services.db.collection('connections').updateOne({ _id: connectionId } as never, { $set: { expires_at: new Date(Date.now() + 1000) } });
-    const again = keep(await bob.post(`/artifacts/${mcp.body.id}/invoke`, { name: 'whoami', arguments: {} }));
+    const again = keep(await bob.post(`/artifacts/${serverId}/invoke`, { name: 'whoami', arguments: {} }));
     assert.deepEqual(again.body.result.structuredContent, { sub: 'bob' }, again.text);
     assert.equal((await connection(bob, connectionId)).refresh_count, refreshes + 1);
   });

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { agentId } from '../src/agents/registry.js';
 import { eventually, type Api } from './helpers/http.js';
 import { FakeOpenAI } from './helpers/openai-server.js';
+import { noteTypeServer, registerServer } from './helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 
 let platform: TestPlatform;
@@ -111,14 +112,8 @@ describe('LLM mode', () => {
 
 describe('LLM agents', () => {
   it('summarize builds its context within the token budget, condensing with the type server\'s summarize tool', async () => {
-    const server = await alice.post('/artifacts', {
-      title: 'note types',
-      content_type: 'application/vnd.platform.mcp-server+json',
-      content: JSON.stringify({ transport: { type: 'stdio', command: 'node', args: ['examples/note-type-server/server.mjs'] } }),
-      collection_id: ws,
-    });
-    assert.equal(server.status, 201, server.text);
-    await eventually(async () => (await platform.services.mcpCatalog.get(server.body.id))?.content_types.length);
+    const serverId = await registerServer(alice, ws, noteTypeServer, 'note types');
+    await eventually(async () => (await platform.services.mcpCatalog.get(serverId))?.content_types.length);
     const long = 'The rollout starts in the north. '.repeat(200);
     const note = await alice.post('/artifacts', { title: 'Rollout', content_type: 'application/vnd.example.note+json', content: JSON.stringify({ heading: 'Rollout plan', body: long, tags: [] }), collection_id: ws });
     assert.equal(note.status, 201, note.text);

@@ -6,11 +6,10 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Api, eventually } from './helpers/http.js';
 import { createApiKey } from './helpers/credentials.js';
-import { everythingHttp, pythonHttpServer, type Started } from './helpers/mcp-servers.js';
+import { everythingHttp, mcpServerType, pythonHttpServer, registerServer, type Started } from './helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 import { freePort } from '../temporal-dev/engines.js';
 
-const serverType = 'application/vnd.platform.mcp-server+json';
 let platform: TestPlatform;
 let alice: Api & { userId: string };
 let ws: string;
@@ -18,14 +17,10 @@ let everything: Started;
 let python: Started;
 
 async function register(api: Api, workspace: string, content: unknown, title = 'server') {
-  return api.post('/artifacts', { title, content_type: serverType, content: JSON.stringify(content), collection_id: workspace });
+  return api.post('/artifacts', { title, content_type: mcpServerType, content: JSON.stringify(content), collection_id: workspace });
 }
 
-async function registered(content: unknown, title?: string): Promise<string> {
-  const r = await register(alice, ws, content, title);
-  assert.equal(r.status, 201, r.text);
-  return r.body.id;
-}
+const registered = (content: unknown, title?: string) => registerServer(alice, ws, content, title);
 
 const stdioEverything = { transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] } };
 const textOf = (result: { content: { type: string; text?: string }[] }) => result.content.map((c) => c.text ?? '').join('');

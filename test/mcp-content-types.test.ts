@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { platformToolsetId } from '../src/mcp/builtin.js';
 import { eventually, type Api } from './helpers/http.js';
+import { noteTypeServer, registerServer } from './helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 
 const noteType = 'application/vnd.example.note+json';
@@ -16,14 +17,7 @@ before(async () => {
   platform = await startPlatform({ ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: true });
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'notes' })).body.id;
-  const server = await alice.post('/artifacts', {
-    title: 'note types',
-    content_type: 'application/vnd.platform.mcp-server+json',
-    content: JSON.stringify({ transport: { type: 'stdio', command: 'node', args: ['examples/note-type-server/server.mjs'] } }),
-    collection_id: ws,
-  });
-  assert.equal(server.status, 201, server.text);
-  serverId = server.body.id;
+  serverId = await registerServer(alice, ws, noteTypeServer, 'note types');
 });
 after(() => platform?.close());
 

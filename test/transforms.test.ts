@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, type Api } from './helpers/http.js';
+import { registerServer } from './helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 
 const transformType = 'application/vnd.platform.transform+json';
@@ -16,14 +17,7 @@ before(async () => {
   platform = await startPlatform({ ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: true });
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'transforms' })).body.id;
-  const server = await alice.post('/artifacts', {
-    title: 'everything',
-    content_type: 'application/vnd.platform.mcp-server+json',
-    content: JSON.stringify({ transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] } }),
-    collection_id: ws,
-  });
-  assert.equal(server.status, 201, server.text);
-  everything = server.body.id;
+  everything = await registerServer(alice, ws, { transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] } }, 'everything');
 });
 after(() => platform?.close());
 

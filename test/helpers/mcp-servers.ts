@@ -1,6 +1,20 @@
 // Real third-party MCP servers (and one plain HTTP server) started for a test file, on loopback.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../temporal-dev/engines.js';
+import type { Api } from './http.js';
+
+export const mcpServerType = 'application/vnd.platform.mcp-server+json';
+
+/** Registers an MCP server artifact (`content`: transport, auth, …) in a workspace; returns its id. */
+export async function registerServer(api: Api, workspace: string, content: unknown, title = 'server'): Promise<string> {
+  const r = await api.post('/artifacts', { title, content_type: mcpServerType, content: JSON.stringify(content), collection_id: workspace });
+  assert.equal(r.status, 201, r.text);
+  return r.body.id;
+}
+
+/** The project's own content-type server (examples/note-type-server), over stdio. */
+export const noteTypeServer = { transport: { type: 'stdio', command: 'node', args: ['examples/note-type-server/server.mjs'] } };
 
 export interface Started {
   url: string;
