@@ -137,6 +137,26 @@ describe('bearer tokens', () => {
     await assertRejected(token, /iss/);
   });
 
+  it('names the API as the audience of the tokens it issues', async () => {
+    assert.equal((await genuineClaims()).aud, platform.config.apiUri);
+  });
+
+  it('refuses a token signed by the real key for another audience, or for none (REST and /mcp)', async () => {
+    const { kid, privateKey } = await platform.services.signingKeys.signingKey();
+    const { aud: _aud, ...claims } = await genuineClaims();
+    const sign = (extra: Record<string, unknown>) => new SignJWT({ ...claims, ...extra }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+    // A delegation JWT is meant for a server: its audience is the server's client id (SPEC §5.7).
+    for (const token of [await sign({ aud: 'acme-crm' }), await sign({}), await sign({ aud: `${platform.config.apiUri}/elsewhere` })]) {
+      await assertRejected(token, /aud/);
+      const mcp = await platform.api.withToken(token).request('POST', '/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
+      assert.equal(mcp.status, 401, mcp.text);
+    }
+    assert.equal((await platform.api.withToken(await sign({ aud: platform.config.apiUri })).get('/workspaces')).status, 200, 'the same claims with the API as audience pass');
+  });
+
   it('refuses a token whose subject does not exist', async () => {
     const { kid, privateKey } = await platform.services.signingKeys.signingKey();
     const token = await new SignJWT({ ...(await genuineClaims()), sub: '0190b5a0-0000-7000-8000-000000000001' }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);

@@ -10,20 +10,27 @@ export interface IssuedToken {
 
 export class TokenError extends Error {}
 
-/** Issues and verifies the platform's RS256 access tokens. Nothing but RS256 is ever accepted. */
+/**
+ * Issues and verifies the platform's RS256 access tokens. Nothing but RS256 is ever accepted. Every
+ * token names its audience (`aud`): the platform's own API tokens carry `audience` (PLATFORM_API_URI),
+ * and verification refuses a token meant for anyone else, or for no one, such as a delegation token
+ * whose audience is a server's client id (SPEC §5.7).
+ */
 export class TokenService {
   constructor(
     private readonly keys: SigningKeys,
     private readonly issuer: string,
     private readonly ttlSeconds: number,
+    readonly audience: string = issuer,
   ) {}
 
-  async issue(subject: string, claims: Record<string, unknown> = {}, ttlSeconds = this.ttlSeconds): Promise<IssuedToken> {
+  async issue(subject: string, claims: Record<string, unknown> = {}, ttlSeconds = this.ttlSeconds, audience = this.audience): Promise<IssuedToken> {
     const { kid, privateKey } = await this.keys.signingKey();
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
       .setSubject(subject)
       .setIssuer(this.issuer)
+      .setAudience(audience)
       .setIssuedAt()
       .setJti(randomUUID())
       .setExpirationTime(`${ttlSeconds}s`)
@@ -31,8 +38,8 @@ export class TokenService {
     return { access_token: token, token_type: 'bearer', expires_in: ttlSeconds };
   }
 
-  /** Verifies signature, algorithm, issuer and expiry; throws TokenError with a client-safe reason. */
-  async verify(token: string): Promise<JWTPayload & { sub: string }> {
+  /** Verifies signature, algorithm, issuer, audience and expiry; throws TokenError with a client-safe reason. */
+  async verify(token: string, audience = this.audience): Promise<JWTPayload & { sub: string }> {
     let kid: string | undefined;
     try {
       const header = decodeProtectedHeader(token);
@@ -46,7 +53,7 @@ export class TokenService {
     const key = await this.keys.verificationKey(kid);
     if (!key) throw new TokenError('token was signed by an unknown key');
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: this.issuer, requiredClaims: ['sub', 'exp'] });
+      const { payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: this.issuer, audience, requiredClaims: ['sub', 'exp', 'aud'] });
       return payload as JWTPayload & { sub: string };
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new TokenError('token has expired');

@@ -3,8 +3,9 @@ import { requireGrant, type GrantFlag } from '../auth/grants.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import { authorizerType, baseType, mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
 import type { McpServerContent } from '../content-types/mcp-server.js';
+import type { AuthorizerContent } from '../content-types/authorizer.js';
 import { OutboundRefusedError } from '../net/outbound.js';
-import { problems } from '../errors/problem.js';
+import { problems, type InvalidParam } from '../errors/problem.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc, ArtifactPatch, Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
@@ -88,6 +89,11 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
     inCollection: container.kind === 'collection',
   });
   if (baseType(contentType) === mcpServerType) await checkMcpServerTargets(ctx, JSON.parse(checked) as McpServerContent);
+  if (baseType(contentType) === authorizerType) {
+    // Checked as they are registered, not only when a connection first uses them.
+    const { auth_url, token_url } = JSON.parse(checked) as AuthorizerContent;
+    await checkOutboundTargets(ctx, [['content.auth_url', auth_url], ['content.token_url', token_url]]);
+  }
   for (const { id, field } of secretReferences(contentType, checked)) {
     if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
       throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
@@ -104,6 +110,30 @@ export async function visibleAuthorizer(ctx: OperationContext, id: string): Prom
 }
 
 /**
+ * Why the outbound guard would refuse a URL the platform (or, for an authorizer's auth_url, a
+ * person's browser and the platform's metadata lookup at its origin) will reach: a private, loopback
+ * or link-local target that MCP_OUTBOUND_ALLOW does not list. Undefined when it may be reached.
+ */
+async function outboundRefusal(ctx: OperationContext, url: string): Promise<string | undefined> {
+  try {
+    await ctx.services.outbound.check(url);
+  } catch (err) {
+    // A name that does not resolve yet passes: the call itself is guarded again when it is made.
+    if (err instanceof OutboundRefusedError) return err.message;
+  }
+  return undefined;
+}
+
+/** Checks registration targets as they are written, naming every refused field in one 400. */
+async function checkOutboundTargets(ctx: OperationContext, targets: [field: string, url: string][]): Promise<void> {
+  const reasons = await Promise.all(targets.map(([, url]) => outboundRefusal(ctx, url)));
+  const refused = targets.flatMap(([name, url], i) => (reasons[i] ? [{ name, url, reason: reasons[i] }] : []));
+  if (refused.length === 0) return;
+  const detail = refused.map((r) => `The platform will not call ${r.url}: ${r.reason}.`).join(' ');
+  throw problems.validation(detail, refused.map(({ name, reason }): InvalidParam => ({ name, reason })));
+}
+
+/**
  * What an MCP server registration points at, checked as it is registered: an HTTP server's URL must
  * be one the platform may call (no private, loopback or link-local target), and an oauth2 server
  * names an authorizer the writer can see (each caller will connect to it).
@@ -111,12 +141,7 @@ export async function visibleAuthorizer(ctx: OperationContext, id: string): Prom
 async function checkMcpServerTargets(ctx: OperationContext, { transport, auth }: McpServerContent): Promise<void> {
   if (transport.type === 'http') {
     const [field, url] = transport.url ? ['content.transport.url', transport.url] : ['content.transport.well_known', transport.well_known!];
-    try {
-      await ctx.services.outbound.check(url);
-    } catch (err) {
-      // A name that does not resolve yet passes: the catalog's health will say so.
-      if (err instanceof OutboundRefusedError) throw problems.validation(`The platform will not call ${url}: ${err.message}.`, [{ name: field, reason: err.message }]);
-    }
+    await checkOutboundTargets(ctx, [[field, url]]);
   }
   if (auth?.type === 'oauth2') {
     await visibleAuthorizer(ctx, auth.authorizer_id).catch(() => {
