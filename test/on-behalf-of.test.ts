@@ -111,11 +111,18 @@ describe('X-On-Behalf-Of', () => {
     const temp = await createServerCredential(owner, ['artifact:read']);
     await erin.post('/consents', { credential_kind: 'server_credential', credential_id: temp.client_id });
     assert.equal((await owner.delete(`/server-credentials/${temp.client_id}`)).status, 204);
+    // Only the owner can make that client_id again (it is in their namespace); someone else choosing
+    // the same name gets an id of their own.
+    const chosen = temp.client_id.slice(0, temp.client_id.lastIndexOf('.'));
     const mallory = await platform.newUser();
-    const again = await mallory.post('/server-credentials', { client_id: temp.client_id, name: 'same id', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+    const elsewhere = await mallory.post('/server-credentials', { client_id: chosen, name: 'same name', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+    assert.equal(elsewhere.status, 201);
+    assert.notEqual(elsewhere.body.client_id, temp.client_id);
+    const again = await owner.post('/server-credentials', { client_id: chosen, name: 'same id', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
     assert.equal(again.status, 201);
-    const impostor = new PlatformClient({ baseUrl: platform.url, clientId: temp.client_id, clientSecret: again.body.client_secret });
-    assert.equal((await refusal(() => impostor.forPerson(erin.userId).listWorkspaces())).status, 403);
+    assert.equal(again.body.client_id, temp.client_id);
+    const successor = new PlatformClient({ baseUrl: platform.url, clientId: temp.client_id, clientSecret: again.body.client_secret });
+    assert.equal((await refusal(() => successor.forPerson(erin.userId).listWorkspaces())).status, 403);
   });
 
   it('audits refused requests with their real status', async () => {

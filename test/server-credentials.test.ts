@@ -30,23 +30,56 @@ describe('server credentials', () => {
     assert.equal(reply.body.authority, platform.config.apiUri);
     assert.deepEqual(reply.body.resource_filters, { workspaces: '*', collections: [] });
     assert.equal(reply.body.last_used_at, null);
-    const doc = await credDoc('acme-crm');
+    const clientId = reply.body.client_id;
+    assert.match(clientId, /^acme-crm\.[0-9A-Za-z]{9}$/, 'the chosen name in the creator\'s namespace');
+    const doc = await credDoc(clientId);
     assert.ok(!JSON.stringify(doc).includes(reply.body.client_secret));
     assert.match(doc!.secret_hash, /^scrypt\$/);
 
-    const one = await alice.get('/server-credentials/acme-crm');
+    const one = await alice.get(`/server-credentials/${clientId}`);
     assert.equal(one.status, 200);
     assert.equal(one.body.client_secret, undefined);
     const list = await alice.get('/server-credentials');
-    assert.ok(list.body.items.some((c: { client_id: string }) => c.client_id === 'acme-crm'));
+    assert.ok(list.body.items.some((c: { client_id: string }) => c.client_id === clientId));
     assert.ok(!list.text.includes('scs_'));
-    assert.equal((await alice.post('/server-credentials', { client_id: 'acme-crm', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] })).status, 409);
+    const again = await alice.post('/server-credentials', { client_id: 'acme-crm', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+    assert.equal(again.status, 409, 'the creator\'s own name is taken');
+    assert.equal(again.body.type, 'urn:platform:problem:client-id-taken');
+  });
+
+  it('keeps client_ids per creator: the same chosen name neither collides nor tells anything', async () => {
+    const body = { client_id: 'shared-name', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] };
+    const bob = await platform.newUser();
+    const mine = await alice.post('/server-credentials', body);
+    const theirs = await bob.post('/server-credentials', body);
+    assert.equal(mine.status, 201, mine.text);
+    assert.equal(theirs.status, 201, 'no 409 for a name someone else chose');
+    assert.notEqual(mine.body.client_id, theirs.body.client_id);
+    const namespace = (id: string) => id.slice(id.lastIndexOf('.') + 1);
+    const aliceOther = await alice.post('/server-credentials', { ...body, client_id: 'other-name' });
+    assert.equal(namespace(aliceOther.body.client_id), namespace(mine.body.client_id), 'one namespace per creator');
+    assert.notEqual(namespace(theirs.body.client_id), namespace(mine.body.client_id));
+    // Each exchanges its own secret under its own id; neither id takes the other's secret.
+    const a = { client_id: mine.body.client_id, client_secret: mine.body.client_secret };
+    const b = { client_id: theirs.body.client_id, client_secret: theirs.body.client_secret };
+    assert.equal((await exchange(platform.url, a)).status, 200);
+    assert.equal((await exchange(platform.url, b)).status, 200);
+    assert.equal((await exchange(platform.url, { client_id: a.client_id, client_secret: b.client_secret })).status, 401);
+    assert.equal((await exchange(platform.url, { client_id: 'shared-name', client_secret: a.client_secret })).status, 401, 'the bare chosen name is no client_id');
+    assert.equal((await bob.get(`/server-credentials/${a.client_id}`)).status, 404);
+    assert.equal((await bob.post('/server-credentials', body)).status, 409, 'bob\'s own name is taken for bob');
+    // Namespaces are made once per person, also when two first credentials are created at once.
+    const carol = await platform.newUser();
+    const both = await Promise.all(['c-one', 'c-two', 'c-three'].map((client_id) => carol.post('/server-credentials', { ...body, client_id })));
+    assert.deepEqual(both.map((r) => r.status), [201, 201, 201]);
+    assert.equal(new Set(both.map((r) => namespace(r.body.client_id))).size, 1);
   });
 
   it('refuses bad input, writing nothing', async () => {
     const before = await platform.services.db.collection('server_credentials').countDocuments();
     const bad = [
       { client_id: 'a b', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] },
+      { client_id: 'x'.repeat(119), name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] },
       { client_id: 'okid', name: 'x', server_id: 's', host_id: 'h', scopes: [] },
       { client_id: 'okid', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:destroy'] },
       { client_id: 'okid', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'], resource_filters: { workspaces: ['nope'] } },

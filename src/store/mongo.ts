@@ -24,6 +24,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('workspaces').createIndex({ readers: 1 }, { name: 'readers' }),
     db.collection('collections').createIndex({ readers: 1 }, { name: 'readers' }),
     db.collection('server_credentials').createIndex({ owner_id: 1 }, { name: 'owner' }),
+    db.collection('client_namespaces').createIndex({ owner_id: 1 }, { unique: true, name: 'one_per_owner' }),
     db.collection('api_keys').createIndex({ owner_id: 1 }, { name: 'owner' }),
     db.collection('consents').createIndex({ person_id: 1 }, { name: 'person' }),
     db.collection('secrets').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),

@@ -13,10 +13,11 @@ export async function createServerCredential(
   scopes: string[],
   resource_filters?: Record<string, unknown>,
 ): Promise<ServerCredential> {
-  const client_id = `srv-${randomBytes(4).toString('hex')}`;
-  const reply = await owner.post('/server-credentials', { client_id, name: 'test server', server_id: 'server-1', host_id: 'host-1', scopes, ...(resource_filters ? { resource_filters } : {}) });
+  const chosen = `srv-${randomBytes(4).toString('hex')}`;
+  const reply = await owner.post('/server-credentials', { client_id: chosen, name: 'test server', server_id: 'server-1', host_id: 'host-1', scopes, ...(resource_filters ? { resource_filters } : {}) });
   assert.equal(reply.status, 201, reply.text);
-  return { client_id, client_secret: reply.body.client_secret };
+  // The client_id is the chosen name in the owner's namespace: the answer's is the one to use.
+  return { client_id: reply.body.client_id, client_secret: reply.body.client_secret };
 }
 
 export async function exchange(url: string, cred: ServerCredential, extra: Record<string, string> = {}) {

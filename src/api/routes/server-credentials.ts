@@ -3,20 +3,23 @@ import { hashPassword } from '../../auth/passwords.js';
 import { randomBase62 } from '../../auth/opaque.js';
 import { resourceFiltersSchema, scopeList } from '../../auth/principal.js';
 import { problems } from '../../errors/problem.js';
-import type { ServerCredentialDoc } from '../../store/server-credentials.js';
+import { namespaceLength, type ServerCredentialDoc } from '../../store/server-credentials.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
+/** A client_id as paths and the token endpoint take it: `<chosen>.<namespace>` (or an id made before namespaces). */
 const clientId = z.string().regex(/^[A-Za-z0-9._-]{3,128}$/, 'must be 3-128 letters, digits, ".", "_" or "-"');
+/** The part the creator chooses: qualified by their namespace, it stays within 128 characters. */
+const chosenId = z.string().regex(new RegExp(`^[A-Za-z0-9._-]{3,${127 - namespaceLength}}$`), `must be 3-${127 - namespaceLength} letters, digits, ".", "_" or "-"`);
 const fields = {
   name: z.string().trim().min(1).max(200),
   scopes: scopeList,
   resource_filters: resourceFiltersSchema,
 };
 const createBody = z.strictObject({
-  client_id: clientId,
+  client_id: chosenId,
   name: fields.name,
   server_id: z.string().min(1).max(200),
   host_id: z.string().min(1).max(200),
@@ -64,9 +67,12 @@ export const serverCredentialRoutes: RouteDef[] = [
     body: 'json',
     handler: async (ctx) => {
       const input = parse(createBody, ctx.state.body, 'body');
+      const owner = ctx.state.principal!.subject;
       const secret = newSecret();
+      // The chosen name within the creator's own namespace: another person's choice never collides
+      // with it, so a 409 tells nobody what anyone else has registered.
       const doc: ServerCredentialDoc = {
-        _id: input.client_id,
+        _id: `${input.client_id}.${await ctx.services.serverCredentials.namespaceOf(owner)}`,
         name: input.name,
         server_id: input.server_id,
         host_id: input.host_id,
@@ -75,14 +81,14 @@ export const serverCredentialRoutes: RouteDef[] = [
         active: true,
         secret_hash: await hashPassword(secret),
         generation: 1,
-        owner_id: ctx.state.principal!.subject,
+        owner_id: owner,
         created_time: new Date(),
         last_used_at: null,
       };
       try {
         await ctx.services.serverCredentials.create(doc);
       } catch (err) {
-        if (isDuplicateKey(err)) throw problems.conflict('client-id-taken', `client_id ${input.client_id} is already in use.`);
+        if (isDuplicateKey(err)) throw problems.conflict('client-id-taken', `You already have a server credential ${doc._id}.`);
         throw err;
       }
       ctx.status = 201;
