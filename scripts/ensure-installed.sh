@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh clone lacks: npm packages (when package-lock.json is newer than the install),
 # the embedded engines (temporal-dev/install.sh), uv and the MCP test servers (temporal-dev/install-mcp-servers.sh)
-# and the embedding model (scripts/install-model.sh).
+# bubblewrap for the stdio sandbox (temporal-dev/install-sandbox.sh) and the embedding model (scripts/install-model.sh).
 # Each step is idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +11,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
 fi
 bash temporal-dev/install.sh
 bash temporal-dev/install-mcp-servers.sh
+bash temporal-dev/install-sandbox.sh
 bash scripts/install-model.sh

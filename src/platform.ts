@@ -29,6 +29,7 @@ import { AgentRuns } from './invocations/runs.js';
 import { McpRuns } from './mcp/client/runs.js';
 import { createOutbound, parseAllowList } from './net/outbound.js';
 import { ConnectionStore } from './store/connections.js';
+import { stdioServers } from './stdio-servers/index.js';
 import { Projector, workflowRefresher } from './connections/projection.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
@@ -81,6 +82,9 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
   await services.signingKeys.init();
   await services.signingKeys.rotateIfOlderThan(services.config.SIGNING_KEY_ROTATION_DAYS);
   const admin = await ensureAdmin(services.config, services.users, services.logger);
+  // The stdio catalog is read and the sandbox tried once, at start (a broken catalog stops the API here).
+  const stdio = stdioServers(services.config);
+  if (services.config.ALLOW_STDIO_MCP_SERVERS && stdio.off) services.logger.warn({ reason: stdio.off }, 'stdio MCP servers are off');
   await services.search.start();
   return admin;
 }

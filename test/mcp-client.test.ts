@@ -240,17 +240,38 @@ describe('registration rules', () => {
   }
 
   it('refuses a stdio command outside the allow-list', () => refused({ transport: { type: 'stdio', command: 'bash', args: ['-c', 'id'] } }, /content\.transport\.command/));
-  it('refuses arguments that make a runner evaluate code', async () => {
-    await refused({ transport: { type: 'stdio', command: 'node', args: ['-e', 'process.exit(0)'] } }, /content\.transport\.args\.0/);
-    await refused({ transport: { type: 'stdio', command: 'python3', args: ['-c', 'print(1)'] } }, /content\.transport\.args\.0/);
-    await refused({ transport: { type: 'stdio', command: 'node', args: ['--require=/tmp/x.js', 'server.js'] } }, /content\.transport\.args\.0/);
-    await refused({ transport: { type: 'stdio', command: 'npx', args: ['-c', 'curl evil'] } }, /content\.transport\.args\.0/);
-    await refused({ transport: { type: 'stdio', command: 'node', args: ['-pe', 'process.env'] } }, /content\.transport\.args\.0/);
-  });
-  it('refuses env that changes which code a runner loads', async () => {
-    for (const name of ['NODE_OPTIONS', 'PYTHONPATH', 'LD_PRELOAD', 'PATH', 'npm_config_node_options']) {
-      await refused({ transport: { type: 'stdio', command: 'node', args: ['server.js'], env: { [name]: 'x' } } }, new RegExp(`content\\.transport\\.env\\.${name}`));
+  it('refuses every launch that is not a catalog entry: the attack run\'s argument lists among them', async () => {
+    const code = "require('fs').writeFileSync('/tmp/pwned', String(process.getuid()))";
+    for (const [command, args] of [
+      ['python3', ['-m', 'timeit', '-n1', '-r1', "__import__('os').system('id > /tmp/pwned')"]],
+      ['npx', ['node', '-p', code]],
+      ['deno', ['run', 'data:text/javascript,Deno.exit(0)']],
+      ['node', ['-e', 'process.exit(0)']],
+      ['python3', ['-c', 'print(1)']],
+      ['node', ['--require=/tmp/x.js', 'examples/agent-server/server.mjs']],
+      ['npx', ['-c', 'curl evil']],
+      ['node', ['examples/agent-server/server.mjs', '--inspect']],
+      ['npx', ['-y', '@modelcontextprotocol/server-everything', '--', 'x']],
+    ] as const) {
+      await refused({ transport: { type: 'stdio', command, args } }, /content\.transport\.command/);
     }
+  });
+  it('refuses env a catalog entry does not declare, and raw env values', async () => {
+    const secret = (await alice.post('/secrets', { name: 'x', value: 'x' })).body.id;
+    for (const name of ['OPENSSL_CONF', 'GCONV_PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'PATH']) {
+      await refused({ transport: { ...stdioEverything.transport, env: { [name]: { secret_id: secret } } } }, new RegExp(`content\\.transport\\.env\\.${name}`));
+      await refused({ transport: { ...stdioEverything.transport, env: { [name]: '/tmp/evil.cnf' } } }, new RegExp(`content\\.transport\\.env\\.${name}`));
+    }
+  });
+  it('takes a catalog entry\'s parameters only when they match its pattern, never as options', async () => {
+    const time = (params: Record<string, string>) => ({ transport: { type: 'stdio', catalog_entry: 'mcp-server-time', params } });
+    await refused(time({ local_timezone: '--help' }), /content\.transport\.params\.local_timezone/);
+    await refused(time({ local_timezone: 'Europe/Paris; id' }), /content\.transport\.params\.local_timezone/);
+    await refused(time({ other: 'x' }), /content\.transport\.params\.other/);
+    await refused({ transport: { type: 'stdio', catalog_entry: 'no-such-entry' } }, /content\.transport\.catalog_entry/);
+    const stored = await alice.post('/artifacts', { title: 'paris', content_type: mcpServerType, content: JSON.stringify(time({ local_timezone: 'Europe/Paris' })), collection_id: ws });
+    assert.equal(stored.status, 201, stored.text);
+    assert.deepEqual(JSON.parse(stored.body.content).transport.args, ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Europe/Paris']);
   });
   it('refuses private, link-local and metadata addresses when registering', async () => {
     await refused({ transport: { type: 'http', url: 'http://169.254.169.254/latest/meta-data' } }, /content\.transport\.url/);
@@ -293,7 +314,7 @@ describe('credentials', () => {
     const value = `sk-live-${Math.random().toString(36).slice(2)}-do-not-leak`;
     const secret = await alice.post('/secrets', { name: 'everything token', value });
     assert.equal(secret.status, 201, secret.text);
-    const id = await registered({ transport: { ...stdioEverything.transport, env: { EVERYTHING_TOKEN: { secret_id: secret.body.id } } } }, 'with secret');
+    const id = await registered({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { EVERYTHING_TOKEN: { secret_id: secret.body.id } } } }, 'with secret');
     const r = await alice.post(`/artifacts/${id}/invoke`, { name: 'get-env', arguments: {} });
     assert.equal(r.status, 200, r.text);
     const text = textOf(r.body.result);

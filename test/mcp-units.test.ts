@@ -1,33 +1,75 @@
-// The MCP client's rules without engines: stdio argument refusals, type definitions, redaction,
+// The MCP client's rules without engines: the stdio catalog, type definitions, redaction,
 // result bounds, failure classification and the connection pool.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { mcpServerContent, refusedArgument } from '../src/content-types/mcp-server.js';
+import { mcpServerContent } from '../src/content-types/mcp-server.js';
+import { catalogEntry, CatalogMismatch, StdioCatalog } from '../src/stdio-servers/catalog.js';
 import { typeDefinition } from '../src/content-types/type-definition.js';
 import { createLogger } from '../src/logging/logger.js';
 import type { Connection } from '../src/mcp/client/connection.js';
 import { ConnectionPool } from '../src/mcp/client/pool.js';
 import { boundResult, classify, redact } from '../src/mcp/client/results.js';
 
-describe('stdio registrations', () => {
-  it('refuses options that evaluate code, also grouped or with the value attached', () => {
-    for (const [command, arg] of [['node', '-e'], ['node', '-pe'], ['node', '--eval=1'], ['node', '--require=x'], ['node', '--import'], ['node', '-'], ['python3', '-c'], ['python3', '-Bc'], ['python3', '-cprint(1)'], ['python', '-i'], ['deno', 'eval'], ['npx', '-c'], ['npx', '--node-options=--require=x'], ['uvx', '--env-file-if-exists=.env']] as const) {
-      assert.ok(refusedArgument(command, arg), `${command} ${arg}`);
+describe('the stdio catalog', () => {
+  const catalog = StdioCatalog.load(['config/stdio-catalog.json', 'test/fixtures/stdio-catalog.json']);
+  const mismatch = (reg: Parameters<StdioCatalog['match']>[0]) => {
+    try {
+      catalog.match(reg);
+    } catch (err) {
+      if (err instanceof CatalogMismatch) return err.field;
+      throw err;
     }
+    return null;
+  };
+  it('matches a registration that spells out an entry, its own arguments or an alias, to the entry\'s pinned launch', () => {
+    for (const args of [['-y', '@modelcontextprotocol/server-everything'], ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio']]) {
+      const { entry, args: launched } = catalog.match({ command: 'npx', args });
+      assert.equal(entry.id, 'server-everything');
+      assert.deepEqual(launched, ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio']);
+    }
+    assert.deepEqual(catalog.match({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Asia/Tokyo'] }).params, { local_timezone: 'Asia/Tokyo' });
+    assert.deepEqual(catalog.match({ catalog_entry: 'mcp-server-time' }).args, ['--offline', 'mcp-server-time==2026.10.19']);
   });
-  it('accepts the ordinary ways of starting a server', () => {
-    for (const [command, arg] of [['npx', '-y'], ['npx', '-p'], ['npx', '@modelcontextprotocol/server-everything'], ['python3', '-m'], ['python3', '-mmcp_server_time'], ['python3', '-u'], ['uvx', '--offline'], ['uvx', '--from'], ['node', 'server.mjs'], ['deno', 'run']] as const) {
-      assert.equal(refusedArgument(command, arg), null, `${command} ${arg}`);
+  it('refuses every other argument list, the attack run\'s among them', () => {
+    for (const [command, args] of [
+      ['python3', ['-m', 'timeit', '-n1', '-r1', 'import os']],
+      ['npx', ['node', '-p', 'process.env']],
+      ['deno', ['run', 'data:text/javascript,1']],
+      ['node', ['examples/note-type-server/server.mjs', '--inspect']],
+      ['node', ['-e', '1', 'examples/note-type-server/server.mjs']],
+      ['npx', ['-y', '@modelcontextprotocol/server-everything@latest']],
+    ] as const) {
+      assert.equal(mismatch({ command, args: [...args] }), 'command', `${command} ${args.join(' ')}`);
     }
+    assert.equal(mismatch({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=-x'] }), 'params.local_timezone');
   });
-  it('refuses env that steers the runner, in any case', () => {
-    for (const name of ['NODE_OPTIONS', 'node_options', 'LD_PRELOAD', 'DYLD_INSERT_LIBRARIES', 'PYTHONSTARTUP', 'npm_config_script_shell', 'UV_INDEX_URL', 'PATH', 'HOME']) {
-      const parsed = mcpServerContent.safeParse({ transport: { type: 'stdio', command: 'node', args: ['s.js'], env: { [name]: 'x' } } });
-      assert.equal(parsed.success, false, name);
+  it('takes only declared parameters, matching their pattern, never starting with "-"', () => {
+    assert.equal(mismatch({ catalog_entry: 'mcp-server-time', params: { local_timezone: '-h' } }), 'params.local_timezone');
+    assert.equal(mismatch({ catalog_entry: 'mcp-server-time', params: { local_timezone: 'UTC\n--x' } }), 'params.local_timezone');
+    assert.equal(mismatch({ catalog_entry: 'mcp-server-time', params: { tz: 'UTC' } }), 'params.tz');
+    assert.equal(mismatch({ catalog_entry: 'server-everything', args: ['stdio'] }), 'args');
+    assert.equal(mismatch({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], params: { a: 'b' } }), 'params');
+  });
+  it('takes only the env secrets an entry declares', () => {
+    const ref = { secret_id: '0190b5a0-0000-7000-8000-000000000000' };
+    for (const name of ['OPENSSL_CONF', 'GCONV_PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'PATH', 'HOME']) {
+      assert.equal(mismatch({ catalog_entry: 'everything-with-secrets', env: { [name]: ref } }), `env.${name}`, name);
     }
-    assert.ok(mcpServerContent.safeParse({ transport: { type: 'stdio', command: 'node', args: ['s.js'], env: { API_TOKEN: 'x', TZ: 'UTC' } } }).success);
+    assert.equal(mismatch({ catalog_entry: 'everything-with-secrets', env: { API_KEY: ref } }), null);
+    assert.equal(mismatch({ catalog_entry: 'server-everything', env: { API_KEY: ref } }), 'env.API_KEY');
+    assert.equal(mcpServerContent.safeParse({ transport: { type: 'stdio', catalog_entry: 'x', env: { API_KEY: 'raw' } } }).success, false, 'a raw env value');
+  });
+  it('refuses a catalog file whose entries are not pinned or not consistent', () => {
+    const bad = (entry: Record<string, unknown>) => catalogEntry.safeParse({ id: 'x', title: 'x', command: 'npx', args: ['--no-install', 'pkg@1.0.0'], ...entry }).success;
+    assert.ok(bad({}));
+    assert.equal(bad({ package: { name: 'pkg', version: '2.0.0' } }), false, 'args must name the pinned version');
+    assert.equal(bad({ args: ['{root}'] }), false, 'an undeclared parameter');
+    assert.equal(bad({ params: { root: { pattern: '[a-z]+' } } }), false, 'a parameter the args do not use');
+    assert.equal(bad({ args: ['{root}'], params: { root: { pattern: '[' } } }), false, 'a pattern that does not compile');
+    assert.equal(bad({ command: 'bash' }), false);
+    assert.throws(() => new StdioCatalog([catalog.get('hostile')!, catalog.get('hostile')!]), /twice/);
   });
   it('takes exactly one of well_known and url for http', () => {
     assert.equal(mcpServerContent.safeParse({ transport: { type: 'http' } }).success, false);

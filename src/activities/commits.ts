@@ -14,6 +14,7 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/lifecycle.js';
+import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp.js';
 
 /** A state change as the workflow reports it: dates travel as ISO strings. */
@@ -62,7 +63,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
         embedderId: deps.embedder.id,
         heartbeat: () => context.heartbeat(),
         validate: (draft) => {
-          const why = whyNotCommittable(draft, config.ALLOW_STDIO_MCP_SERVERS);
+          const why = whyNotCommittable(draft, stdioServers(config));
           if (why) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${why}`, 'NotCommittable');
         },
       });

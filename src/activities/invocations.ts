@@ -19,6 +19,7 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
 import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
 import { indexingQueue } from '../workflows/queues.js';
+import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp.js';
 
 export interface ProposeInput {
@@ -54,7 +55,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
   const containers = new ContainerStore(db);
   const catalog = new McpCatalogStore(db);
   const llm = new Llm(config);
-  const policy = { allowStdioMcpServers: config.ALLOW_STDIO_MCP_SERVERS, inCollection: false };
+  const policy = { stdio: stdioServers(config), inCollection: false };
 
   const workspaceOf = async (principal: ReturnType<typeof principalOf>, id: string) => {
     const workspace = await containers.get('workspace', principal, id);

@@ -1,3 +1,4 @@
+import type { StdioServers } from '../stdio-servers/index.js';
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { CommitDoc, CommitItemDoc, CommitResultDoc } from '../store/commits.js';
 import type { VersionDoc } from '../store/versions.js';
@@ -117,5 +118,25 @@ export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null, res
     ...(doc.extract_text ? { extract_text: doc.extract_text } : {}),
     ...(doc.error ? { error: doc.error } : {}),
     ...(doc.post_commit_error ? { post_commit_error: doc.post_commit_error } : {}),
+  };
+}
+
+/** GET /mcp/stdio-catalog: what a stdio server registration may name, or why stdio is off here. */
+export function presentStdioCatalog(stdio: StdioServers) {
+  if (stdio.off !== null) return { available: false, reason: stdio.off, entries: [] };
+  return {
+    available: true,
+    entries: stdio.catalog.entries.map((e) => ({
+      id: e.id,
+      title: e.title,
+      ...(e.description ? { description: e.description } : {}),
+      command: e.command,
+      ...(e.package ? { package: e.package } : {}),
+      args: e.args,
+      params: e.params,
+      secrets: e.secrets,
+      network: e.network,
+      limits: e.limits,
+    })),
   };
 }

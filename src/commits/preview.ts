@@ -3,6 +3,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { isDeepStrictEqual } from 'node:util';
 import { validateContent } from '../content-types/index.js';
 import { Problem } from '../errors/problem.js';
+import type { StdioServers } from '../stdio-servers/index.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 
 /** Namespace of collection artifact ids derived from (draft, collection). */
@@ -100,9 +101,9 @@ export async function previewDrafts(
 }
 
 /** Why a draft cannot go into a collection (raw secrets in a server artifact, say), or null. */
-export function whyNotCommittable(draft: Pick<ArtifactDoc, 'content_type' | 'content'>, allowStdioMcpServers: boolean): string | null {
+export function whyNotCommittable(draft: Pick<ArtifactDoc, 'content_type' | 'content'>, stdio: StdioServers): string | null {
   try {
-    validateContent(draft.content_type, draft.content, { allowStdioMcpServers, inCollection: true });
+    validateContent(draft.content_type, draft.content, { stdio, inCollection: true });
     return null;
   } catch (err) {
     if (err instanceof Problem) return err.message;

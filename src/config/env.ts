@@ -33,6 +33,9 @@ export const envSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(3600),
   SIGNING_KEY_ROTATION_DAYS: z.coerce.number().int().min(0).default(30),
   ALLOW_STDIO_MCP_SERVERS: bool.default(false),
+  /** The operators' stdio launch catalog: comma-separated JSON files, later ones adding entries. */
+  STDIO_CATALOG_PATHS: z.string().min(1).default('config/stdio-catalog.json'),
+  STDIO_SANDBOX_BWRAP: z.string().min(1).optional(),
   COMMIT_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(90 * 86400).default(7 * 86400),
   COMMIT_APPLY_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   COMMIT_MAX_ARTIFACTS: z.coerce.number().int().min(1).max(5000).default(2000),

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { problems, type InvalidParam } from '../errors/problem.js';
 import { authorizerContent } from './authorizer.js';
-import { mcpServerContent, type McpServerContent } from './mcp-server.js';
+import { mcpServerContent, type McpServerContent, type StdioTransport } from './mcp-server.js';
 import { transformContent } from './transform.js';
 import { baseType, isPlatformType } from './base-type.js';
 import { agents } from '../agents/registry.js';
+import { CatalogMismatch, type StdioServers } from '../stdio-servers/index.js';
+import { jsonLimits, jsonViolation, pathName } from '../json/limits.js';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -31,7 +33,8 @@ export const transformType = 'application/vnd.platform.transform+json';
 export { baseType, isPlatformType } from './base-type.js';
 
 export interface ContentPolicy {
-  allowStdioMcpServers: boolean;
+  /** The operators' stdio catalog, or why stdio servers are off here. */
+  stdio: StdioServers;
   /** Collections may be shared: they carry secret references only, never raw credentials. */
   inCollection: boolean;
 }
@@ -58,39 +61,52 @@ export function validateContent(contentType: string, content: string, policy: Co
       }));
       throw problems.validation(`content is not a valid ${base}: ${params[0]!.name} ${params[0]!.reason}`, params);
     }
-    if (base === mcpServerType) checkMcpServer(parsed.data as McpServerContent, policy);
+    if (base === mcpServerType) return JSON.stringify(checkMcpServer(parsed.data as McpServerContent, policy));
     return JSON.stringify(parsed.data);
   }
   if (base === 'application/json' || base.endsWith('+json')) parseJson(content);
   return content;
 }
 
+/** The content's JSON, bounded in depth before anything that recurses (zod, re-serialising) sees it. */
 function parseJson(content: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(content);
+    value = JSON.parse(content);
   } catch {
     throw problems.validation('content must be a JSON-encoded string for this content_type.', [
       { name: 'content', reason: 'is not valid JSON' },
     ]);
   }
+  const tooDeep = jsonViolation(value, { maxDepth: jsonLimits.storedDepth });
+  if (tooDeep) throw problems.validation(`content ${tooDeep.reason}.`, [{ name: pathName(tooDeep.path, ['content']), reason: tooDeep.reason }]);
+  return value;
 }
 
-function checkMcpServer(server: McpServerContent, policy: ContentPolicy): void {
-  const { transport, auth } = server;
-  if (transport.type === 'stdio' && !policy.allowStdioMcpServers) {
-    throw problems.validation('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).', [
-      { name: 'content.transport.type', reason: 'stdio is not allowed here' },
+/** The registration as stored: a stdio transport resolved to its catalog entry, or a refusal naming the field. */
+function checkMcpServer(server: McpServerContent, policy: ContentPolicy): McpServerContent {
+  const transport = server.transport.type === 'stdio' ? stdioLaunch(server.transport, policy.stdio) : server.transport;
+  const { auth } = server;
+  if (policy.inCollection && auth?.type === 'static') {
+    throw problems.validation('A collection carries no raw secrets: store them with POST /secrets and reference them.', [
+      { name: 'content.auth', reason: 'static credentials are for development; use api_key or oauth2 in a collection' },
     ]);
   }
-  if (!policy.inCollection) return;
-  const raw: InvalidParam[] = [];
-  if (transport.type === 'stdio') {
-    for (const [name, value] of Object.entries(transport.env)) {
-      if (typeof value === 'string') raw.push({ name: `content.transport.env.${name}`, reason: 'must be a secret reference ({"secret_id": ...}) in a collection' });
-    }
+  return { ...server, transport };
+}
+
+/** A stdio transport matched to the catalog entry it names, stored with the entry's own launch. */
+function stdioLaunch(transport: StdioTransport, stdio: StdioServers): StdioTransport {
+  if (stdio.off !== null) throw problems.validation(stdio.off, [{ name: 'content.transport.type', reason: 'stdio is not available here' }]);
+  let launch;
+  try {
+    launch = stdio.catalog.match(transport);
+  } catch (err) {
+    if (!(err instanceof CatalogMismatch)) throw err;
+    throw problems.validation(`content.transport.${err.field} ${err.message}.`, [{ name: `content.transport.${err.field}`, reason: err.message }]);
   }
-  if (auth?.type === 'static') raw.push({ name: 'content.auth', reason: 'static credentials are for development; use api_key or oauth2 in a collection' });
-  if (raw.length > 0) throw problems.validation('A collection carries no raw secrets: store them with POST /secrets and reference them.', raw);
+  const { entry, params, args } = launch;
+  return { type: 'stdio', catalog_entry: entry.id, params, command: entry.command, args, env: transport.env };
 }
 
 /** Every stored secret that typed content references, with the field that names it. */

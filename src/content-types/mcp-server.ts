@@ -1,58 +1,6 @@
 import { z } from 'zod';
 
-/** Commands a stdio MCP server may be started with (SPEC §2.3 rule 1, §8). */
-export const allowedStdioCommands = ['npx', 'uvx', 'python', 'python3', 'node', 'deno'] as const;
-type StdioCommand = (typeof allowedStdioCommands)[number];
-
-/**
- * Options that turn an allowed runner into "run this code" (docs/decisions.md, "MCP client"): inline
- * code, preloaded modules, interactive shells, debuggers. Refused anywhere in `args`, also as
- * `--flag=value`, because the runners pass unknown options on to the program they start.
- */
-const inlineCodeOptions = ['-c', '--call', '-e', '--eval', '--print', '--require', '--import', '--loader', '--experimental-loader', '--inspect', '--inspect-brk', '--inspect-wait', '--env-file', '--env-file-if-exists', '--shell'];
-const runnerOptions: Record<StdioCommand, string[]> = {
-  node: ['-p', '-r', '-i', '--interactive', '--input-type', '-'],
-  deno: ['eval', 'repl', '-'],
-  python: ['-i', '-'],
-  python3: ['-i', '-'],
-  npx: ['--node-options', '--script-shell'],
-  uvx: [],
-};
-
-/**
- * Environment variables that change which code a runner loads (preloads, module paths, package
- * manager configuration, the search path for the command itself). Matched case-insensitively; a name
- * ending in `*` is a prefix.
- */
-export const refusedEnv = ['PATH', 'HOME', 'SHELL', 'BASH_ENV', 'ENV', 'NODE_OPTIONS', 'NODE_PATH', 'NODE_REPL_EXTERNAL_MODULE', 'LD_*', 'DYLD_*', 'PYTHON*', 'NPM_CONFIG_*', 'UV_*', 'PIP_*', 'DENO_*', 'PERL5OPT', 'RUBYOPT'];
-
-function isRefusedEnv(name: string): boolean {
-  const upper = name.toUpperCase();
-  return refusedEnv.some((r) => (r.endsWith('*') ? upper.startsWith(r.slice(0, -1)) : upper === r));
-}
-
-/** The letters of a grouped short option, up to one that takes the rest as its value (`-mpkg`, `-Wignore`). */
-function groupedFlags(arg: string): string[] {
-  const flags: string[] = [];
-  for (const c of arg.slice(1)) {
-    flags.push(`-${c}`);
-    if ('mWX'.includes(c)) break;
-  }
-  return flags;
-}
-
-/**
- * Why an argument is refused for this command, or null. Short options are checked letter by letter,
- * since runners accept them grouped (`-pe`, `-Bc`) and with the value attached (`-cCODE`).
- */
-export function refusedArgument(command: StdioCommand, arg: string): string | null {
-  const flags = arg.startsWith('--') ? [arg.split('=')[0]!] : /^-[A-Za-z]{2,}/.test(arg) ? groupedFlags(arg) : [arg];
-  for (const flag of flags) {
-    if (inlineCodeOptions.includes(flag)) return `${flag} would let ${command} run code that is not a server package or file`;
-    if (runnerOptions[command].includes(flag)) return `${flag} is refused for ${command}: it runs code from the command line, stdin or a prompt`;
-  }
-  return null;
-}
+import { stdioRunners } from '../stdio-servers/catalog.js';
 
 const httpTransport = z
   .strictObject({
@@ -67,24 +15,23 @@ const httpTransport = z
 /** An env value held as a stored secret (POST /secrets), resolved only when the server is started. */
 export const secretRef = z.strictObject({ secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) });
 
-const envName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')
-  .refine((name) => !isRefusedEnv(name), { message: 'may not be set for a stdio server: it changes which code the runner loads' });
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
+/**
+ * A stdio server names an entry of the operators' catalog (src/stdio-servers), by `catalog_entry` and
+ * its `params`, or by spelling out exactly the entry's `command` and `args` (SPEC §2.3's shape). What is
+ * launched always comes from the catalog; `env` only fills the secrets the entry declares.
+ */
 const stdioTransport = z
   .strictObject({
     type: z.literal('stdio'),
-    command: z.enum(allowedStdioCommands, { error: `must be one of ${allowedStdioCommands.join(', ')}` }),
-    args: z.array(z.string().max(4096)).max(64).default([]),
-    env: z.record(envName, z.union([z.string(), secretRef])).default({}),
+    catalog_entry: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a catalog entry id').optional(),
+    params: z.record(z.string().max(64), z.string().max(1024)).optional(),
+    command: z.enum(stdioRunners, { error: `must be one of ${stdioRunners.join(', ')}` }).optional(),
+    args: z.array(z.string().max(4096)).max(64).optional(),
+    env: z.record(envName, z.strictObject({ secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) }, { error: 'must be a secret reference ({"secret_id": ...}): store the value with POST /secrets' })).default({}),
   })
-  .superRefine((t, ctx) => {
-    t.args.forEach((arg, i) => {
-      const reason = refusedArgument(t.command, arg);
-      if (reason) ctx.addIssue({ code: 'custom', path: ['args', i], message: reason });
-    });
-  });
+  .refine((t) => t.catalog_entry !== undefined || t.command !== undefined, { message: 'give catalog_entry (an entry of GET /mcp/stdio-catalog), or command and args', path: ['catalog_entry'] });
 
 const header = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
 

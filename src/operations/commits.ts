@@ -10,6 +10,7 @@ import type { CommitDoc, CommitState } from '../store/commits.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { commitWorkflowId } from '../workflows/commit.js';
 import { presentCommit } from '../api/presenters.js';
+import { stdioServers } from '../stdio-servers/index.js';
 import type { OperationContext } from './context.js';
 
 const uuid = z.uuid({ error: 'must be a UUID' });
@@ -65,7 +66,7 @@ async function selectionOf(ctx: OperationContext, id: string, body: z.infer<type
   return { workspace, collection, drafts };
 }
 
-const notCommittable = (ctx: OperationContext, draft: ArtifactDoc) => whyNotCommittable(draft, ctx.services.config.ALLOW_STDIO_MCP_SERVERS);
+const notCommittable = (ctx: OperationContext, draft: ArtifactDoc) => whyNotCommittable(draft, stdioServers(ctx.services.config));
 
 function preview(ctx: OperationContext, drafts: ArtifactDoc[], collection: ContainerDoc, diff: boolean) {
   return previewDrafts(drafts, collection._id, (ids) => ctx.services.artifacts.getMany(ids), { diff });

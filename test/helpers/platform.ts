@@ -39,6 +39,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PLATFORM_DEV_DIR: mkdtempSync(join(required('TEST_STATE_DIR'), 'platform-')),
     // The model installed for the repository (scripts/install-model.sh), not one per test.
     EMBEDDINGS_MODEL_DIR: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'models', 'all-MiniLM-L6-v2'),
+    // The shipped stdio catalog plus the tests' own entries, as an operator adds theirs.
+    STDIO_CATALOG_PATHS: 'config/stdio-catalog.json,test/fixtures/stdio-catalog.json',
     ...overrides,
   });
 }

@@ -6,9 +6,11 @@ import { importResource, readResource, resourceImportBody, resourceReadBody } fr
 import { answer } from './answer.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
+import { stdioServers } from '../../stdio-servers/index.js';
+import { presentStdioCatalog } from '../presenters.js';
 
-const catalogQuery = z.strictObject({ refresh: z.enum(['true', 'false']).default('false') });
+const catalogQuery = z.object({ refresh: z.enum(['true', 'false']).default('false') });
 
 
 /** The platform as an MCP client (SPEC §4.2, §4.5): reading and listing external servers (calls: invocations.ts). */
@@ -43,21 +45,29 @@ export const mcpServerRoutes: RouteDef[] = [
   },
   {
     method: 'get',
-    path: '/mcp/servers',
+    path: '/mcp/stdio-catalog',
     access: 'artifact:read',
-    handler: async (ctx) => {
-      const { refresh } = parse(catalogQuery, ctx.query, 'query');
-      ctx.body = await listServers(ctx, { refresh: refresh === 'true' });
+    handler: (ctx) => {
+      ctx.body = presentStdioCatalog(stdioServers(ctx.services.config));
     },
   },
-  {
+  route({
+    method: 'get',
+    path: '/mcp/servers',
+    access: 'artifact:read',
+    query: catalogQuery,
+    handler: async (ctx, { refresh }) => {
+      ctx.body = await listServers(ctx, { refresh: refresh === 'true' });
+    },
+  }),
+  route({
     method: 'get',
     path: '/mcp/workspaces/:id/servers',
     access: 'artifact:read',
-    handler: async (ctx) => {
+    query: catalogQuery,
+    handler: async (ctx, { refresh }) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      const { refresh } = parse(catalogQuery, ctx.query, 'query');
       ctx.body = await listServers(ctx, { workspaceId: id, refresh: refresh === 'true' });
     },
-  },
+  }),
 ];

@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Outbound } from '../../net/outbound.js';
 import { z } from 'zod';
 import type { McpServerContent } from '../../content-types/mcp-server.js';
+import type { SandboxedCommand } from '../../stdio-servers/index.js';
 import { serverInfo } from '../server.js';
 
 /** What the activity resolved for one server: its credentials, never stored or logged. */
@@ -83,20 +84,23 @@ async function connectHttp(client: () => Client, endpoint: URL, headers: Record<
 }
 
 /**
- * Opens a connection to an external server: stdio servers get a minimal environment plus their
- * declared (resolved) env; HTTP servers are reached through the guarded outbound client only.
+ * Opens a connection to an external server: a stdio server is the sandboxed command its catalog entry
+ * gives (src/stdio-servers), with only the sandbox's environment; HTTP servers are reached through
+ * the guarded outbound client only.
  */
-export async function openConnection(content: McpServerContent, creds: ResolvedCredentials, outbound: OutboundHttp, onToolsChanged: () => void): Promise<Connection> {
+export async function openConnection(
+  content: McpServerContent,
+  creds: ResolvedCredentials,
+  { outbound, sandboxed }: { outbound: OutboundHttp; sandboxed: SandboxedCommand | undefined },
+  onToolsChanged: () => void,
+): Promise<Connection> {
   const newClient = () => new Client(clientInfo, { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } });
   const { transport } = content;
   if (transport.type === 'stdio') {
+    if (!sandboxed) throw new Error('a stdio server is only started sandboxed, from its catalog entry');
     let tail = '';
-    const stdio = new StdioClientTransport({
-      command: transport.command,
-      args: transport.args,
-      env: { ...getDefaultEnvironment(), ...creds.env },
-      stderr: 'pipe',
-    });
+    // The SDK adds HOME, PATH, USER and the like from the worker's environment; the sandbox's own values replace every one of them.
+    const stdio = new StdioClientTransport({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env, stderr: 'pipe' });
     stdio.stderr?.on('data', (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-2000)));
     const client = newClient();
     await client.connect(stdio);

@@ -12,6 +12,7 @@ import { openConnection, type Connection, type OutboundHttp, type ResolvedCreden
 import { connectionKey, type ConnectionPool } from './pool.js';
 import { boundResult, classify, redact } from './results.js';
 import { CallFailed, unusable } from './failure.js';
+import { CatalogMismatch, type Launch, type StdioServers } from '../../stdio-servers/index.js';
 
 export interface CallOptions {
   /** Without an answer or a progress notification for this long, the call fails; by default the server's `timeout_seconds`, else MCP_CALL_TIMEOUT_SECONDS. */
@@ -32,7 +33,8 @@ interface Deps {
   outbound: OutboundHttp;
   logger: Logger;
   resultMaxBytes: number;
-  allowStdio: boolean;
+  /** The operators' stdio catalog and the sandbox, or why stdio servers are off on this worker. */
+  stdio: StdioServers;
   defaultTimeoutMs: number;
 }
 
@@ -40,8 +42,15 @@ interface Deps {
  * The platform as an MCP client (SPEC §1 (2)): runs inside activities, where a server's credentials
  * are resolved for each call and dropped when it returns (DESIGN principle 3).
  */
+/** A registration as a call uses it: for a stdio server, the launch its catalog entry gives now. */
+interface LoadedServer {
+  doc: ArtifactDoc;
+  content: McpServerContent;
+  launch?: Launch & { env: Record<string, string> };
+}
+
 interface Prepared {
-  server: { doc: ArtifactDoc; content: McpServerContent };
+  server: LoadedServer;
   creds: ResolvedCredentials;
   key: string;
 }
@@ -52,15 +61,24 @@ export class ExternalServers {
   constructor(private readonly deps: Deps) {}
 
   /** The registration, read fresh: a call always uses the server as it is now. */
-  async load(serverId: string): Promise<{ doc: ArtifactDoc; content: McpServerContent }> {
+  async load(serverId: string): Promise<LoadedServer> {
     const doc = await this.deps.artifacts.get(serverId);
     if (!doc || baseType(doc.content_type) !== mcpServerType) throw unusable(`MCP server ${serverId} no longer exists.`);
     const parsed = mcpServerContent.safeParse(JSON.parse(doc.content));
     if (!parsed.success) throw unusable(`MCP server ${serverId} has an invalid registration: ${parsed.error.issues[0]!.message}.`);
     if (doc.archived_at) throw unusable(`MCP server ${serverId} is archived; unarchive it to call it.`);
-    // Checked again at call time: the deployment may have turned stdio off since the server was registered.
-    if (parsed.data.transport.type === 'stdio' && !this.deps.allowStdio) throw unusable('stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).');
-    return { doc, content: parsed.data };
+    const { transport } = parsed.data;
+    if (transport.type !== 'stdio') return { doc, content: parsed.data };
+    // Matched again at call time: the deployment may have turned stdio off, or its operators changed the catalog, since the server was registered.
+    const { stdio } = this.deps;
+    if (stdio.off !== null) throw unusable(stdio.off);
+    try {
+      const { entry, args } = stdio.catalog.match(transport);
+      return { doc, content: parsed.data, launch: { command: entry.command, args, network: entry.network, limits: entry.limits, env: entry.env } };
+    } catch (err) {
+      if (!(err instanceof CatalogMismatch)) throw err;
+      throw unusable(`MCP server ${serverId} no longer matches this deployment's stdio catalog (transport.${err.field} ${err.message}); register it again naming a catalog entry.`);
+    }
   }
 
   /** Opens the secrets the registration references; they belong to whoever last wrote its content (checked then). */
@@ -113,7 +131,7 @@ export class ExternalServers {
     const server = await this.load(serverId);
     const creds = await this.resolve(server.doc, server.content, person);
     // An oauth2 server's connections are per person and per token (the key covers the header): its credentials are projected afresh for every call, never kept.
-    const prepared = { server, creds, key: connectionKey(serverId, { content: server.content, creds }) };
+    const prepared = { server, creds, key: connectionKey(serverId, { content: server.content, launch: server.launch, creds }) };
     if (server.content.auth?.type !== 'oauth2') this.prepared.set(serverId, prepared);
     return prepared;
   }
@@ -122,9 +140,10 @@ export class ExternalServers {
    * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
    * after a server restart) is dropped and the call made once more on a fresh one.
    */
-  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: { doc: ArtifactDoc; content: McpServerContent }) => Promise<T>, revision?: number, person?: string): Promise<T> {
+  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: LoadedServer) => Promise<T>, revision?: number, person?: string): Promise<T> {
     const { server, creds, key } = await this.prepare(serverId, revision, person);
-    const open = () => openConnection(server.content, creds, this.deps.outbound, () => this.toolsChanged(serverId));
+    const open = () =>
+      openConnection(server.content, creds, { outbound: this.deps.outbound, sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }) }, () => this.toolsChanged(serverId));
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
         .use(key, open, async (connection, reused, drop) => {
@@ -179,7 +198,7 @@ export class ExternalServers {
   /** Lists a server's tools, resources and shipped content types into the catalog, and records its health. */
   async refreshCatalog(serverId: string, person?: string): Promise<CatalogDoc> {
     const started = Date.now();
-    let server: { doc: ArtifactDoc; content: McpServerContent } | undefined;
+    let server: LoadedServer | undefined;
     try {
       return await this.withConnection(serverId, async (connection, loaded) => {
         server = loaded;

@@ -10,6 +10,7 @@ import { ArtifactStore } from '../../store/artifacts.js';
 import { McpCatalogStore } from '../../store/mcp-catalog.js';
 import { SecretStore } from '../../store/secrets.js';
 import { ExternalServers } from './external.js';
+import { stdioServers } from '../../stdio-servers/index.js';
 import { ConnectionPool } from './pool.js';
 
 export interface McpClient {
@@ -36,6 +37,8 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
   const ring = loadKeyRing(config, logger);
   const secrets = new SecretStore(db, ring);
   const connections = new ConnectionStore(db, ring);
+  const stdio = stdioServers(config);
+  if (config.ALLOW_STDIO_MCP_SERVERS && stdio.off) logger.warn({ reason: stdio.off }, 'stdio MCP servers are off on this worker');
   const external = new ExternalServers({
     artifacts: new ArtifactStore(db),
     secrets,
@@ -45,7 +48,7 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
     outbound: { fetch: transport.fetch, fetchJson: discovery.fetchJson },
     logger,
     resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
-    allowStdio: config.ALLOW_STDIO_MCP_SERVERS,
+    stdio,
     defaultTimeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000,
   });
   return { external, fetch: discovery.fetch, secrets, connections, close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])) };
