@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableRecord, text } from '../json/schemas.js';
 
 /**
  * What an agent proposes (SPEC §1 (3)): `create`, `update`, `delete` or `log`, each with its target
@@ -8,16 +9,16 @@ import { z } from 'zod';
 const uuid = z.uuid({ error: 'must be a UUID' });
 const rationale = z.string().trim().min(1, 'must say why').max(2000);
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
-const context = z.record(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'context keys are letters, digits, _ and -'), z.unknown());
+const context = storableRecord(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'context keys are letters, digits, _ and -'));
 
 export const proposedAction = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('create'),
     target: uuid.describe('The workspace the new artifact goes into.'),
     payload: z.strictObject({
-      title: z.string().trim().min(1).max(500),
-      content_type: z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown'),
-      content: z.string(),
+      title: text(z.string().trim().min(1).max(500)),
+      content_type: text(z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown')),
+      content: text(),
       context: context.optional(),
     }),
     rationale,
@@ -26,7 +27,7 @@ export const proposedAction = z.discriminatedUnion('kind', [
     kind: z.literal('update'),
     target: uuid.describe('The workspace artifact to change.'),
     payload: z
-      .strictObject({ title: z.string().trim().min(1).max(500).optional(), content: z.string().optional(), context: context.optional().describe('Keys set on the context; other keys stay.') })
+      .strictObject({ title: text(z.string().trim().min(1).max(500)).optional(), content: text().optional(), context: context.optional().describe('Keys set on the context; other keys stay.') })
       .refine((p) => Object.keys(p).length > 0, 'must change at least one of title, content, context'),
     rationale,
   }),
@@ -34,7 +35,7 @@ export const proposedAction = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('log'),
     target: uuid.describe('The workspace the note is about.'),
-    payload: z.strictObject({ message: z.string().trim().min(1).max(4000), level: z.enum(['info', 'warning']).default('info') }),
+    payload: z.strictObject({ message: text(z.string().trim().min(1).max(4000)), level: z.enum(['info', 'warning']).default('info') }),
     rationale,
   }),
 ]);

@@ -6,6 +6,8 @@ export interface AppState {
   requestId: string;
   principal?: Principal;
   body?: unknown;
+  /** The query string, parsed by the route's declared schema. */
+  query?: Record<string, unknown>;
 }
 
 export type AppContext = RouterContext<AppState, { services: Services }>;

@@ -1,17 +1,47 @@
 import { z } from 'zod';
-import { problems } from '../errors/problem.js';
+import { problems, type InvalidParam } from '../errors/problem.js';
 import { defaultPageSize, maxPageSize } from '../store/pagination.js';
 
-/** Parses with a zod schema; the failure is a 400 naming every bad field, the first in `detail`. */
-export function parse<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'path' | 'header'): z.infer<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const params = result.error.issues.map((issue) => ({
-    name: issue.path.length ? issue.path.map(String).join('.') : where,
-    reason: issue.message,
-  }));
+type Where = 'body' | 'query' | 'path' | 'header';
+
+/** Each issue as an invalid parameter; an unknown key is named itself, not its object. */
+function invalidParams(issues: z.core.$ZodIssue[], where: Where): InvalidParam[] {
+  return issues.flatMap((issue) => {
+    const at = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ name: [...at, key].join('.'), reason: 'is not a known field' }));
+    return [{ name: at.length ? at.join('.') : where, reason: issue.message }];
+  });
+}
+
+function refuse(params: InvalidParam[], where: Where): never {
   const first = params[0]!;
   throw problems.validation(first.name === where ? `${where}: ${first.reason}` : `${where} ${first.name}: ${first.reason}`, params);
+}
+
+/** Parses with a zod schema; the failure is a 400 naming every bad field, the first in `detail`. */
+export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Where): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  return refuse(invalidParams(result.error.issues, where), where);
+}
+
+/** What every route's query schema is: an object of named parameters. */
+export type QuerySchema = z.ZodObject;
+
+/**
+ * A route's query string: only the parameters its schema names (none when it has no schema), each
+ * given once. `?colection_id=…` or `?collection_id[$ne]=x` is a 400 naming the parameter, never a
+ * parameter silently ignored.
+ */
+export function parseQuery(schema: QuerySchema | undefined, query: Record<string, string | string[] | undefined>): Record<string, unknown> {
+  const known = schema ? Object.keys(schema.shape) : [];
+  const params: InvalidParam[] = [];
+  for (const [name, value] of Object.entries(query)) {
+    if (!known.includes(name)) params.push({ name, reason: known.length ? `is not a parameter here (known: ${known.join(', ')})` : 'is not a parameter here (this endpoint takes none)' });
+    else if (Array.isArray(value)) params.push({ name, reason: 'must be given once' });
+  }
+  if (params.length > 0) refuse(params, 'query');
+  return schema ? parse(schema, query, 'query') : {};
 }
 
 const idempotencyKey = z.string().min(1).max(200);

@@ -10,6 +10,7 @@ import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc, ArtifactPatch, Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { OperationContext } from './context.js';
+import { storableObject, text } from '../json/schemas.js';
 import { afterMcpWrite } from './mcp-catalog.js';
 
 /**
@@ -153,10 +154,10 @@ async function checkMcpServerTargets(ctx: OperationContext, { transport, auth }:
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
 /** The editable fields of an artifact, as REST bodies and MCP tool inputs validate them. */
 export const artifactFields = {
-  title: z.string().trim().min(1).max(500),
-  content_type: z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown'),
-  content: z.string(),
-  context: z.record(z.string(), z.unknown()),
+  title: text(z.string().trim().min(1).max(500)),
+  content_type: text(z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown')),
+  content: text(),
+  context: storableObject,
 };
 /** The body of `POST /artifacts` and the input of the `create_artifact` tool. */
 export const createArtifactInput = z.strictObject({
@@ -177,7 +178,18 @@ export const changesSomethingMessage = 'must change at least one of title, conte
 /** The body of `PATCH /artifacts/{id}`. */
 export const artifactPatchInput = z.strictObject(artifactFields).partial().refine(changesSomething, changesSomethingMessage);
 
-/** Creates an artifact in a workspace or collection the principal may add to (C), or its default workspace. */
+/**
+ * Collections change only through a reviewed commit (SPEC §1), so no REST or MCP write creates an
+ * artifact in one directly: the same problem whichever way the caller came.
+ */
+export function collectionWriteRequiresCommit(collectionId: string) {
+  return problems.conflict(
+    'collection-write-requires-commit',
+    `${collectionId} is a collection, and collections change only through a reviewed commit: create the artifact in a workspace, then commit it (POST /workspaces/{id}/commits, or the MCP tool commit_workspace) for a person to approve.`,
+  );
+}
+
+/** Creates an artifact in a workspace the principal may add to (C), or its default workspace; never in a collection. */
 export async function createArtifact(ctx: OperationContext, input: z.infer<typeof createArtifactInput>): Promise<ArtifactDoc> {
   const principal = ctx.state.principal!;
   if (!input.collection_id && principal.filters.workspaces !== '*') {
@@ -185,6 +197,7 @@ export async function createArtifact(ctx: OperationContext, input: z.infer<typeo
   }
   const container = input.collection_id ? await ctx.services.containers.find(principal, input.collection_id) : await ctx.services.containers.defaultWorkspace(principal);
   if (!container) throw problems.notFound('workspace or collection', input.collection_id);
+  if (container.kind === 'collection') throw collectionWriteRequiresCommit(container._id);
   requireTypeScope(principal, 'artifact:write', input.content_type);
   requireGrant(container, principal, 'C');
   const content = await checkedContent(ctx, input.content_type, input.content, container);

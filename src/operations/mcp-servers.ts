@@ -31,7 +31,7 @@ export const resourceReadBody = z.strictObject({ uri: z.string().min(1).max(4096
 export const resourceImportBody = z.strictObject({
   uri: z.string().min(1).max(4096),
   title: z.string().trim().min(1).max(500).optional(),
-  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the artifact goes; the server's own workspace by default."),
+  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the artifact goes; the server's own workspace by default (your default workspace when the server is in a collection)."),
 });
 
 export interface InvocableServer {
@@ -163,7 +163,8 @@ function importedContent(read: ReadResourceResult, uri: string) {
 /** Reads a resource and stores it as a new workspace draft that records where it came from. */
 export async function importResource(ctx: OperationContext, serverId: string, body: z.infer<typeof resourceImportBody>): Promise<ArtifactDoc> {
   const server = await invocableServer(ctx, serverId);
-  const workspaceId = body.workspace_id ?? server.container._id;
+  // A server committed into a collection imports into the caller's default workspace: collections change only by commit.
+  const workspaceId = body.workspace_id ?? (server.container.kind === 'workspace' ? server.container._id : undefined);
   if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, body.workspace_id))) throw problems.notFound('workspace', body.workspace_id);
   const { outcome } = await run(ctx, server, { kind: 'read_resource', uri: body.uri, timeoutMs: readTimeoutMs(ctx, server) }, undefined, ctx.services.config.MCP_INVOKE_WAIT_SECONDS);
   if (!outcome) throw new Problem(504, 'mcp-server-timeout', 'The MCP server did not answer in time', `Reading ${body.uri} took longer than ${ctx.services.config.MCP_INVOKE_WAIT_SECONDS} s; nothing was imported.`);

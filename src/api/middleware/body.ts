@@ -1,10 +1,17 @@
 import type { Next } from 'koa';
 import { problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
+import { jsonLimits, jsonViolation, pathName, type JsonRules } from '../../json/limits.js';
 
-export type BodyKind = 'json' | 'form';
+/**
+ * json: a REST body; every string and key in it must be text (no U+0000, no unpaired surrogate).
+ * json-rpc: the MCP endpoint's body, whose tools check their own inputs and answer a tool error.
+ * Both are bounded in depth. form: application/x-www-form-urlencoded.
+ */
+export type BodyKind = 'json' | 'json-rpc' | 'form';
 
-const mediaTypes: Record<BodyKind, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Reads and parses a request body of the route's declared kind into ctx.state.body, enforcing the
@@ -23,17 +30,35 @@ export async function readBody(ctx: AppContext, kind: BodyKind, limit: number): 
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) throw problems.payloadTooLarge(limit);
   const raw = await readLimited(ctx, limit);
-  if (raw.length === 0 && kind === 'json') return {};
+  if (raw.length === 0 && kind !== 'form') return {};
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  const jsonLike = type === 'application/json' || type.endsWith('+json');
-  if (kind === 'json' && !jsonLike) throw problems.unsupportedMediaType(mediaTypes.json);
-  if (kind === 'form' && type !== mediaTypes.form) throw problems.unsupportedMediaType(mediaTypes.form);
-  if (kind === 'form') return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+  if (kind === 'form') {
+    if (type !== mediaTypes.form) throw problems.unsupportedMediaType(mediaTypes.form);
+    return checked(Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), { maxDepth: 1, text: true });
+  }
+  if (type !== 'application/json' && !type.endsWith('+json')) throw problems.unsupportedMediaType(mediaTypes.json);
+  let text: string;
   try {
-    return JSON.parse(raw.toString('utf8'));
+    text = utf8.decode(raw);
+  } catch {
+    throw problems.malformedJson('The request body is not valid UTF-8.');
+  }
+  let body: unknown;
+  try {
+    // Not recursive in V8, so any depth parses; the depth is bounded just after, before anything that recurses.
+    body = JSON.parse(text);
   } catch {
     throw problems.malformedJson();
   }
+  return checked(body, { maxDepth: jsonLimits.bodyDepth, text: kind === 'json' });
+}
+
+/** The body, or a 400 naming the first value that breaks the rules. */
+function checked<T>(body: T, rules: JsonRules): T {
+  const bad = jsonViolation(body, rules);
+  if (!bad) return body;
+  const name = bad.path.length ? pathName(bad.path) : 'body';
+  throw problems.validation(`body ${name}: ${bad.reason}.`, [{ name, reason: bad.reason }]);
 }
 
 async function readLimited(ctx: AppContext, limit: number): Promise<Buffer> {

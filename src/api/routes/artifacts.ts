@@ -6,7 +6,7 @@ import { afterWrite, artifactPatchInput, changeableDraft, createArtifact, create
 import { presentArtifact, presentPage } from '../presenters.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
 
 const listQuery = pageQuery.extend({
   collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
@@ -27,13 +27,13 @@ export const artifactRoutes: RouteDef[] = [
       ctx.body = presentArtifact(doc);
     },
   },
-  {
+  route({
     method: 'get',
     path: '/artifacts',
     access: 'artifact:read',
-    handler: async (ctx) => {
+    query: listQuery,
+    handler: async (ctx, q) => {
       const principal = ctx.state.principal!;
-      const q = parse(listQuery, ctx.query, 'query');
       let ids: string[];
       if (q.collection_id) {
         if (!(await ctx.services.containers.find(principal, q.collection_id))) throw problems.notFound('workspace or collection', q.collection_id);
@@ -48,7 +48,7 @@ export const artifactRoutes: RouteDef[] = [
       const typeLimits = principal.scopes.typeLimits('artifact:read');
       ctx.body = presentPage(await ctx.services.artifacts.list(ids, { contentType: q.content_type, typeLimits }, q.limit, q.cursor), presentArtifact);
     },
-  },
+  }),
   {
     method: 'get',
     path: '/artifacts/:id',

@@ -3,7 +3,7 @@ import { commitStates } from '../../store/commits.js';
 import { approveBody, commitBody, decide, listCommits, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
 import { presentCommit, presentCommitItem, presentPage } from '../presenters.js';
 import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
 
 const listQuery = pageQuery.extend({ workspace_id: z.uuid({ error: 'must be a UUID' }).optional(), state: z.enum(commitStates).optional() });
 
@@ -33,15 +33,15 @@ export const commitRoutes: RouteDef[] = [
       ctx.body = commit;
     },
   },
-  {
+  route({
     method: 'get',
     path: '/commits',
     access: 'artifact:read',
-    handler: async (ctx) => {
-      const q = parse(listQuery, ctx.query, 'query');
+    query: listQuery,
+    handler: async (ctx, q) => {
       ctx.body = presentPage(await listCommits(ctx, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor), (doc) => presentCommit(doc, null));
     },
-  },
+  }),
   {
     method: 'get',
     path: '/commits/:id',
@@ -50,17 +50,17 @@ export const commitRoutes: RouteDef[] = [
       ctx.body = await presentWithItems(ctx, await visibleCommit(ctx, parse(idParam, ctx.params, 'path').id));
     },
   },
-  {
+  route({
     method: 'get',
     path: '/commits/:id/items',
     access: 'artifact:read',
-    handler: async (ctx) => {
+    query: pageQuery,
+    handler: async (ctx, { limit, cursor }) => {
       const commit = await visibleCommit(ctx, parse(idParam, ctx.params, 'path').id);
-      const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
       const page = await ctx.services.commits.items(commit, limit, cursor);
       ctx.body = presentPage({ ...page, items: page.items.filter(readable(ctx)) }, (item) => presentCommitItem(item, true));
     },
-  },
+  }),
   {
     method: 'post',
     path: '/commits/:id/approve',

@@ -2,10 +2,10 @@ import { z } from 'zod';
 import { callbackQuery, connectionCallback, deleteConnection, listConnections, presentConnection, projectConnection, startBody, startConnection, visibleConnection, type CallbackPage } from '../../operations/connections.js';
 import type { AppContext } from '../context.js';
 import { idParam, parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
 
 const authorizerParam = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }) });
-const listQuery = z.strictObject({ authorizer_id: z.uuid({ error: 'must be a UUID' }).optional() });
+const listQuery = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }).optional() });
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -39,6 +39,8 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections/:authorizer_id/callback',
     access: 'public',
+    // The provider chooses what it appends (iss, session_state, scope, …): the page checks what it needs.
+    query: 'foreign',
     handler: async (ctx) => {
       const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
       const query = callbackQuery.safeParse(ctx.query);
@@ -46,15 +48,15 @@ export const connectionRoutes: RouteDef[] = [
       renderPage(ctx, await connectionCallback(ctx, authorizer_id, query.data));
     },
   },
-  {
+  route({
     method: 'get',
     path: '/connections',
     access: 'authenticated',
-    handler: async (ctx) => {
-      const { authorizer_id } = parse(listQuery, ctx.query, 'query');
+    query: listQuery,
+    handler: async (ctx, { authorizer_id }) => {
       ctx.body = await listConnections(ctx, authorizer_id);
     },
-  },
+  }),
   {
     method: 'get',
     path: '/connections/:id',

@@ -5,12 +5,13 @@ import { presentContainer, presentPage } from '../presenters.js';
 import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../auth/grants.js';
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
+import { storableObject } from '../../json/schemas.js';
 
 const fields = {
   name: z.string().trim().min(1).max(200),
   description: z.string().max(10_000),
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: storableObject,
 };
 const createBody = z.strictObject({ name: fields.name, description: fields.description.optional(), metadata: fields.metadata.optional() });
 const patchBody = createBody
@@ -43,15 +44,15 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
         ctx.body = presentContainer(await ctx.services.containers.create(kind, ctx.state.principal!, input));
       },
     },
-    {
+    route({
       method: 'get',
       path: base,
       access: 'artifact:read',
-      handler: async (ctx) => {
-        const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
+      query: pageQuery,
+      handler: async (ctx, { limit, cursor }) => {
         ctx.body = presentPage(await ctx.services.containers.list(kind, ctx.state.principal!, limit, cursor), presentContainer);
       },
-    },
+    }),
     {
       method: 'get',
       path: `${base}/:id`,

@@ -1,18 +1,18 @@
 import { problems } from '../../errors/problem.js';
 import { presentEvent, presentPage } from '../presenters.js';
 import { idParam, pageQuery, parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
 
 export const eventRoutes: RouteDef[] = [
-  {
+  route({
     method: 'get',
     path: '/workspaces/:id/events',
     access: 'artifact:read',
-    handler: async (ctx) => {
+    query: pageQuery,
+    handler: async (ctx, { limit, cursor }) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
       if (!(await ctx.services.containers.get('workspace', ctx.state.principal!, id))) throw problems.notFound('workspace', id);
       ctx.body = presentPage(await ctx.services.events.recent(id, limit, cursor), presentEvent);
     },
-  },
+  }),
 ];

@@ -42,7 +42,7 @@ export const mcpRoutes: RouteDef[] = [
     method: 'post',
     path: mcpPath,
     access: 'authenticated',
-    body: 'json',
+    body: 'json-rpc',
     /**
      * Stateless Streamable HTTP: a transport per request on a pooled server, answered as JSON, so any
      * replica can serve any call and no caller state outlives its request. Tools check their own

@@ -1,15 +1,17 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
+import type { z } from 'zod';
 import type { Scope } from '../../auth/principal.js';
 import type { AppContext, AppState } from '../context.js';
 import { authenticate, requireAdmin, requireHuman, requireScope } from '../middleware/authenticate.js';
 import { parseBody, type BodyKind } from '../middleware/body.js';
+import { parseQuery, type QuerySchema } from '../validate.js';
 
 /**
- * One REST route: its method, path, the access it needs and the body it takes. Every route of the API
- * is declared this way, so the access table is data that tests can walk.
+ * One REST route: its method, path, the access it needs, the query and body it takes. Every route of
+ * the API is declared this way, so the access table is data that tests can walk.
  */
-export interface RouteDef {
+export interface RouteDef<Q extends QuerySchema = QuerySchema> {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   /**
@@ -18,23 +20,35 @@ export interface RouteDef {
    * valid token; what lies behind checks scopes itself (the MCP endpoint, per tool).
    */
   access: Scope | 'public' | 'human' | 'admin' | 'authenticated';
+  /**
+   * The query parameters it takes, each at most once; any other is a 400 naming it. None declared:
+   * no query parameter at all. 'foreign': a redirect target whose parameters a third party chooses
+   * (an OAuth provider's callback), which the handler reads from ctx.query itself.
+   */
+  query?: Q | 'foreign';
   body?: BodyKind;
   /** Checks made before anything else, authentication included (the MCP endpoint's Host and Origin). */
   guard?: (ctx: AppContext) => void;
-  handler: (ctx: AppContext) => Promise<void> | void;
+  /** `query`: the parsed query string (an empty object when the route declares none). */
+  handler(ctx: AppContext, query: z.output<Q>): Promise<void> | void;
 }
+
+/** A route with a query schema, so that its handler's `query` is typed from it. */
+export const route = <Q extends QuerySchema>(def: RouteDef<Q> & { query: Q }): RouteDef => def as RouteDef;
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number): void {
   for (const route of routes) {
     const chain: Middleware[] = [];
-    const { guard } = route;
+    const { guard, query } = route;
     if (guard) chain.push(((ctx: AppContext, next: () => Promise<unknown>) => (guard(ctx), next())) as unknown as Middleware);
     if (route.access !== 'public') chain.push(authenticate as Middleware);
     if (route.access === 'admin') chain.push(requireAdmin as Middleware);
     else if (route.access === 'human') chain.push(requireHuman as Middleware);
     else if (route.access !== 'public' && route.access !== 'authenticated') chain.push(requireScope(route.access) as Middleware);
+    // The query before the body: a request the route cannot take is refused before its body is read.
+    chain.push(((ctx: AppContext, next: () => Promise<unknown>) => ((ctx.state.query = query === 'foreign' ? {} : parseQuery(query, ctx.query)), next())) as unknown as Middleware);
     if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
-    chain.push(route.handler as unknown as Middleware);
+    chain.push(((ctx: AppContext) => route.handler(ctx, ctx.state.query!)) as unknown as Middleware);
     router[route.method](route.path, ...chain);
   }
 }

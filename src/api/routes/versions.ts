@@ -5,7 +5,7 @@ import { presentPage, presentVersion } from '../presenters.js';
 import { pageQuery, parse } from '../validate.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
 import { artifactId } from './artifact-access.js';
-import type { RouteDef } from './route.js';
+import { route, type RouteDef } from './route.js';
 
 const versionParam = z.object({ n: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'versions start at 1') });
 
@@ -20,16 +20,16 @@ async function versioned(ctx: AppContext) {
 }
 
 export const versionRoutes: RouteDef[] = [
-  {
+  route({
     method: 'get',
     path: '/artifacts/:id/versions',
     access: 'artifact:read',
-    handler: async (ctx) => {
+    query: pageQuery,
+    handler: async (ctx, { limit, cursor }) => {
       const doc = await versioned(ctx);
-      const { limit, cursor } = parse(pageQuery, ctx.query, 'query');
       ctx.body = presentPage(await ctx.services.versions.list(doc._id, limit, cursor), (v) => presentVersion(v, false));
     },
-  },
+  }),
   {
     method: 'get',
     path: '/artifacts/:id/versions/:n',

@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { jsonLimits, jsonViolation, shortPath, textProblem, type JsonRules } from './limits.js';
+
+/** Adds the first violation of `rules` in the value as an issue at its path, relative to the field. */
+function violations(rules: JsonRules) {
+  return (value: unknown, ctx: { addIssue(issue: { code: 'custom'; message: string; path: (string | number)[] }): void }) => {
+    const found = jsonViolation(value, rules);
+    if (found) ctx.addIssue({ code: 'custom', message: found.reason, path: shortPath(found.path, 7) });
+  };
+}
+
+const storable = violations({ maxDepth: jsonLimits.storedDepth, storable: true });
+
+/**
+ * A free-form JSON object stored as a document (artifact `context`, container `metadata`): storable
+ * keys, bounded depth and size, text strings, finite numbers, no array directly inside an array.
+ * Checked on the value as sent (before zod copies it), so a `__proto__` key is refused, not dropped.
+ */
+export function storableRecord(key: z.ZodString = z.string()) {
+  return z
+    .preprocess((value, ctx) => (storable(value, ctx), value), z.record(key, z.unknown()))
+    .describe(
+      `A JSON object. Keys: 1 to ${jsonLimits.keyLength} characters, not starting with $, without "." or U+0000, not __proto__, constructor or prototype. ` +
+        `At most ${jsonLimits.storedDepth} levels deep and ${jsonLimits.storedValues} values; no array directly inside an array; strings without U+0000.`,
+    );
+}
+export const storableObject = storableRecord();
+
+/** A string every engine stores as sent: no U+0000 and no unpaired surrogate. */
+export function text(schema: z.ZodString = z.string()): z.ZodString {
+  return schema.superRefine((value, ctx) => {
+    const problem = textProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
