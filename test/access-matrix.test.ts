@@ -9,6 +9,7 @@ import type { RouteDef } from '../src/api/routes/route.js';
 import { Api } from './helpers/http.js';
 import { asServer, createApiKey, createServerCredential } from './helpers/credentials.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
+import { commitInto } from './helpers/commit.js';
 
 const allScopes = ['artifact:read', 'artifact:write', 'artifact:manage', 'artifact:invoke', 'search:read', 'stream:read', 'stream:ingest'];
 
@@ -44,7 +45,10 @@ before(async () => {
   // A connection record as a start would leave it (no worker runs here to start its workflow).
   const connection = connectionIdFor(alice.userId, authorizer);
   await platform.services.connections.open({ _id: connection, user_id: alice.userId, authorizer_id: authorizer });
-  const committed = (await alice.post('/artifacts', { title: 'c', content_type: 'text/plain', content: 'c', collection_id: col })).body.id;
+  // A versioned collection artifact, committed the only way there is; the worker runs for that alone.
+  await platform.startWorker();
+  const [committed] = await commitInto(alice, col, [{ title: 'c' }]);
+  await platform.stopWorker();
   const commit = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'matrix' });
   if (commit.status !== 202) throw new Error(`commit not requested: ${commit.text}`);
   await alice.post(`/workspaces/${ws}/shares`, { person_id: mallory.userId, flags: 'R' });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { eventsWorkflowId } from '../src/events/publisher.js';
 import { eventually, type Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
+import { commitInto } from './helpers/commit.js';
 
 let platform: TestPlatform;
 let admin: Api;
@@ -114,9 +115,9 @@ describe('workspace events', () => {
     assert.equal((await admin.get('/workspaces/not-a-uuid/events')).status, 400);
   });
 
-  it('emits nothing for artifacts created directly in a collection', async () => {
+  it('emits nothing for the artifacts a commit makes in a collection', async () => {
     const collection = (await admin.post('/collections', { name: 'c' })).body.id;
-    const id = await create(collection, 'in a collection');
+    const [id] = await commitInto(admin, collection, [{ title: 'in a collection' }]);
     await new Promise((r) => setTimeout(r, 500));
     const stored = await platform.services.db.collection('events').countDocuments({ artifact_id: id });
     assert.equal(stored, 0);

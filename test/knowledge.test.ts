@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
+import { commitInto } from './helpers/commit.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
@@ -122,9 +123,14 @@ describe('artifacts', () => {
     assert.equal((await alice.get(`/artifacts/${created.id}`)).body.title, 'Draft 2');
   });
 
-  it('keeps collection artifacts immutable', async () => {
+  it('writes into a collection only by commit, and keeps collection artifacts immutable', async () => {
     const collection = (await alice.post('/collections', { name: 'Published' })).body.id;
-    const created = await artifact(alice, collection, 'Fixed');
+    const direct = await alice.post('/artifacts', { title: 'Direct', content_type: 'text/markdown', content: '# Direct', collection_id: collection });
+    assert.equal(direct.status, 409, direct.text);
+    assert.equal(direct.body.type, 'urn:platform:problem:collection-write-requires-commit');
+    await platform.startWorker();
+    const [id] = await commitInto(alice, collection, [{ title: 'Fixed', content_type: 'text/markdown', content: '# Fixed' }]).finally(() => platform.stopWorker());
+    const created = (await alice.get(`/artifacts/${id}`)).body;
     assert.equal(created.container, 'collection');
     const reply = await alice.patch(`/artifacts/${created.id}`, { title: 'changed' });
     assert.equal(reply.status, 409);

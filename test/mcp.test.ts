@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { asServer, createApiKey, createServerCredential } from './helpers/credentials.js';
 import { eventually, type Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
+import { commitInto } from './helpers/commit.js';
 import { tools } from '../src/mcp/tools.js';
 
 let platform: TestPlatform;
@@ -148,6 +149,7 @@ describe('MCP endpoint', () => {
     const col = (await alice.post('/collections', { name: 'no direct writes' })).body.id;
     const intoCollection = await client.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col } });
     assert.equal(intoCollection.isError, true, 'collections change only through commits');
+    assert.equal((intoCollection.structuredContent as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0);
 
     const key = await createApiKey(alice, ['artifact:read']);
@@ -228,7 +230,7 @@ describe('MCP endpoint', () => {
     assert.equal(body.name, 'Readable');
     assert.equal(body.artifacts_truncated, false);
     assert.equal(body.artifacts_bound, 50);
-    for (let i = 0; i <= 50; i++) await alice.post('/artifacts', { title: `Entry ${i}`, content_type: 'text/plain', content: 'x', collection_id: col });
+    await commitInto(alice, col, Array.from({ length: 51 }, (_, i) => ({ title: `Entry ${i}` })));
     const full = JSON.parse(((await client.readResource({ uri: `platform://collections/${col}` })).contents[0] as { text: string }).text);
     assert.equal(full.artifacts.length, 50);
     assert.equal(full.artifacts_truncated, true, 'the answer says it was cut');

@@ -47,7 +47,7 @@ describe('secrets', () => {
       await alice.post('/artifacts', {
         title: 'github',
         content_type: mcpServer,
-        content: JSON.stringify({ transport: { type: 'stdio', command: 'npx', args: ['-y', 'some-mcp-server'], env: { GITHUB_TOKEN: { secret_id: id } } } }),
+        content: JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { GITHUB_TOKEN: { secret_id: id } } } }),
         collection_id: ws,
       }),
     );
@@ -99,7 +99,7 @@ describe('secrets', () => {
     const bob = await platform.newUser();
     const bobs = (await bob.post('/secrets', { name: 'bob', value: 'b' })).body.id;
     const ws = (await alice.post('/workspaces', { name: 'refs' })).body.id;
-    const content = (secretId: string) => JSON.stringify({ transport: { type: 'stdio', command: 'uvx', args: ['mcp-server-time'], env: { KEY: { secret_id: secretId } } } });
+    const content = (secretId: string) => JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { KEY: { secret_id: secretId } } } });
     const before = await platform.services.db.collection('artifacts').countDocuments();
     for (const secretId of [bobs, '0190b5a0-0000-7000-8000-000000000000']) {
       const reply = await alice.post('/artifacts', { title: 's', content_type: mcpServer, content: content(secretId), collection_id: ws });
@@ -111,21 +111,29 @@ describe('secrets', () => {
 });
 
 describe('collections carry only secret references', () => {
-  it('refuses raw env values and static credentials in a collection, and accepts references', async () => {
+  it('refuses to commit static credentials into a collection, and accepts references', async () => {
+    const ws = (await alice.post('/workspaces', { name: 'servers to share' })).body.id;
     const col = (await alice.post('/collections', { name: 'shared servers' })).body.id;
     const secret = (await alice.post('/secrets', { name: 'api', value: 'v' })).body.id;
-    const server = (env: Record<string, unknown>, auth?: unknown) => ({
-      title: 's',
-      content_type: mcpServer,
-      content: JSON.stringify({ transport: { type: 'stdio', command: 'npx', args: [], env }, ...(auth ? { auth } : {}) }),
-      collection_id: col,
-    });
-    const raw = await alice.post('/artifacts', server({ API_KEY: 'sk-raw' }));
-    assert.equal(raw.status, 400);
-    assert.equal(raw.body.invalid_params[0].name, 'content.transport.env.API_KEY');
-    const stat = await alice.post('/artifacts', server({}, { type: 'static', header: 'Authorization', value: 'Bearer x' }));
-    assert.equal(stat.status, 400);
-    assert.equal((await alice.post('/artifacts', server({ API_KEY: { secret_id: secret } }))).status, 201);
+    const server = async (auth: unknown) => {
+      const content = JSON.stringify({ transport: { type: 'http', url: 'https://mcp.example.com/mcp' }, auth });
+      const reply = await alice.post('/artifacts', { title: 's', content_type: mcpServer, content, collection_id: ws });
+      assert.equal(reply.status, 201, reply.text);
+      return reply.body.id as string;
+    };
+    const stat = await server({ type: 'static', header: 'Authorization', value: 'Bearer x' });
+    const ref = await server({ type: 'api_key', secret_id: secret, header: 'Authorization' });
+    const preview = await alice.post(`/workspaces/${ws}/commit-preview`, { collection_id: col });
+    assert.equal(preview.status, 200, preview.text);
+    const why = new Map(preview.body.items.map((i: { source_artifact_id: string; not_committable?: string }) => [i.source_artifact_id, i.not_committable]));
+    assert.match(String(why.get(stat)), /raw secrets/);
+    assert.equal(why.get(ref), undefined);
+    const refused = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'share', artifact_ids: [stat] });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.invalid_params[0].name, `artifact ${stat}`);
+    assert.equal((await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'share', artifact_ids: [ref] })).status, 202);
+    const direct = await alice.post('/artifacts', { title: 's', content_type: mcpServer, content: JSON.stringify({ transport: { type: 'http', url: 'https://mcp.example.com/mcp' } }), collection_id: col });
+    assert.equal(direct.status, 409, 'nothing goes into a collection but by commit');
   });
 });
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
+import { commitInto } from './helpers/commit.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
@@ -15,7 +16,9 @@ after(() => platform.close());
 
 async function setup(kind: 'workspaces' | 'collections') {
   const id = (await alice.post(`/${kind}`, { name: 'shared' })).body.id;
-  const artifact = (await alice.post('/artifacts', { title: 'a', content_type: 'text/plain', content: 'a', collection_id: id })).body.id;
+  if (kind === 'workspaces') return { id, artifact: (await alice.post('/artifacts', { title: 'a', content_type: 'text/plain', content: 'a', collection_id: id })).body.id };
+  await platform.startWorker(); // a collection's artifact comes only from a commit
+  const [artifact] = await commitInto(alice, id, [{ title: 'a' }]);
   return { id, artifact };
 }
 
@@ -33,7 +36,8 @@ describe('sharing with CRUDEASIO grants', () => {
       assert.ok((await bob.get(`/${kind}`)).body.items.some((c: { id: string }) => c.id === id));
       assert.equal((await bob.get(`/artifacts/${artifact}`)).status, 200);
       assert.equal((await bob.patch(`/${kind}/${id}`, { name: 'mine now' })).status, 403);
-      assert.equal((await bob.post('/artifacts', { title: 'b', content_type: 'text/plain', content: 'b', collection_id: id })).status, 403);
+      // A workspace needs the C grant; a collection takes no direct write from anyone (commits only).
+      assert.equal((await bob.post('/artifacts', { title: 'b', content_type: 'text/plain', content: 'b', collection_id: id })).status, kind === 'workspaces' ? 403 : 409);
       assert.equal((await share(kind, id, 'RA', bob)).status, 403, 'no A grant: cannot reshare');
       assert.equal((await alice.get(`/${kind}/${id}`)).body.name, 'shared');
     });
