@@ -249,7 +249,7 @@ describe('typed content', () => {
 });
 
 describe('typed content with stdio allowed', () => {
-  it('accepts an allow-listed stdio server and fills defaults', async () => {
+  it('accepts a stdio server that spells out a catalog entry, stored with the entry\'s pinned launch', async () => {
     const p = await startPlatform({ ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: false });
     try {
       const admin = await p.admin();
@@ -261,7 +261,14 @@ describe('typed content with stdio allowed', () => {
         collection_id: ws,
       });
       assert.equal(reply.status, 201, reply.text);
-      assert.deepEqual(JSON.parse(reply.body.content).transport, { type: 'stdio', command: 'npx', args: ['@modelcontextprotocol/server-everything'], env: {} });
+      assert.deepEqual(JSON.parse(reply.body.content).transport, {
+        type: 'stdio',
+        catalog_entry: 'server-everything',
+        params: {},
+        command: 'npx',
+        args: ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'],
+        env: {},
+      });
     } finally {
       await p.close();
     }
