@@ -35,6 +35,9 @@ export async function benchPlatform(name: string, overrides: Record<string, stri
     PLATFORM_ADMIN_PASSWORD: password,
     PLATFORM_DEV_DIR: engines.stateDir,
     EMBEDDINGS_MODEL_DIR: resolve('.dev', 'models', 'all-MiniLM-L6-v2'), // installed by scripts/install-model.sh
+    // A benchmark drives one principal from one address far past any per-principal or per-IP budget.
+    RATE_LIMIT_PER_MINUTE: '0',
+    AUTH_RATE_LIMIT_PER_MINUTE: '0',
     ...overrides,
   });
   const services = createServices(config, createLogger('warn'));

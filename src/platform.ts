@@ -31,6 +31,9 @@ import { createOutbound, parseAllowList } from './net/outbound.js';
 import { ConnectionStore } from './store/connections.js';
 import { stdioServers } from './stdio-servers/index.js';
 import { Projector, workflowRefresher } from './connections/projection.js';
+import { SignInThrottle } from './auth/sign-in-throttle.js';
+import { SignInEventStore } from './store/sign-in-events.js';
+import { createRateLimits } from './limits/rate-limits.js';
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
@@ -41,6 +44,8 @@ export function createServices(config: Config, logger: Logger): Services {
   const artifacts = new ArtifactStore(db);
   const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
   const connections = new ConnectionStore(db, ring);
+  const audit = new AuditStore(db);
+  const signInPolicy = { delayAfter: config.SIGN_IN_DELAY_AFTER, lockAfter: config.SIGN_IN_LOCK_AFTER, lockoutSeconds: config.SIGN_IN_LOCKOUT_SECONDS };
   return {
     config,
     logger,
@@ -59,7 +64,7 @@ export function createServices(config: Config, logger: Logger): Services {
     apiKeys: new ApiKeyStore(db),
     consents: new ConsentStore(db),
     secrets: new SecretStore(db, ring),
-    audit: new AuditStore(db),
+    audit,
     search: new SearchService(
       { config, logger, artifacts, changes: new SearchChangeStore(db), temporal, artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
       () => createEmbedder(config),
@@ -73,6 +78,8 @@ export function createServices(config: Config, logger: Logger): Services {
     outbound: createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES }),
     connections,
     projector: new Projector(connections, workflowRefresher(() => temporal)),
+    signIns: new SignInThrottle(new SignInEventStore(db), audit, signInPolicy, logger),
+    rateLimits: createRateLimits(config),
   };
 }
 

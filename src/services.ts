@@ -24,6 +24,8 @@ import type { AgentRuns } from './invocations/runs.js';
 import type { Outbound } from './net/outbound.js';
 import type { ConnectionStore } from './store/connections.js';
 import type { Projector } from './connections/projection.js';
+import type { SignInThrottle } from './auth/sign-in-throttle.js';
+import type { RateLimits } from './limits/rate-limits.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -60,4 +62,8 @@ export interface Services {
   /** OAuth connections (tokens sealed) and their projections (SPEC §2.5). */
   connections: ConnectionStore;
   projector: Projector;
+  /** Per-account sign-in throttling and lockout, counted in MongoDB across replicas. */
+  signIns: SignInThrottle;
+  /** This replica's request rate limits (per principal, per client IP on credential exchanges). */
+  rateLimits: RateLimits;
 }

@@ -64,6 +64,7 @@ before(async () => {
   samples = {
     'POST /users': { path: '/users', body: { email: 'new@example.test', password: 'long enough password' }, target: 'none' },
     'POST /admin/signing-keys/rotate': { path: '/admin/signing-keys/rotate', target: 'none' },
+    'POST /admin/users/:id/unlock': { path: `/admin/users/${person}/unlock`, target: 'none' },
     'POST /server-credentials': { path: '/server-credentials', body: { client_id: 'matrix-new', name: 'n', server_id: 's', host_id: 'h', scopes: ['artifact:read'] }, target: 'none' },
     'GET /server-credentials': { path: '/server-credentials', target: 'none' },
     'GET /server-credentials/:client_id': { path: `/server-credentials/${aliceCred.client_id}`, target: 'owned' },

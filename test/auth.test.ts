@@ -8,7 +8,9 @@ import { Api } from './helpers/http.js';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from './helpers/platform.js';
 
 let platform: TestPlatform;
-before(async () => (platform = await startPlatform({}, { worker: false })));
+// Per-account throttling and per-IP limits are off here: these tests exercise the layers beneath
+// them (the scrypt bound among them); test/sign-in-flood.test.ts exercises them.
+before(async () => (platform = await startPlatform({ SIGN_IN_LOCK_AFTER: '0', AUTH_RATE_LIMIT_PER_MINUTE: '0' }, { worker: false })));
 after(() => platform.close());
 
 const workspaceCount = () => platform.services.db.collection('workspaces').countDocuments();

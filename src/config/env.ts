@@ -72,6 +72,12 @@ export const envSchema = z.object({
   INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
   OAUTH_CONSENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OAUTH_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
+  SIGN_IN_DELAY_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
+  SIGN_IN_LOCK_AFTER: z.coerce.number().int().min(0).max(1000).default(10),
+  SIGN_IN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1200),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -101,6 +107,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const isDev = e.PLATFORM_ENV === 'development';
+  if (e.SIGN_IN_LOCK_AFTER > 0 && e.SIGN_IN_DELAY_AFTER > e.SIGN_IN_LOCK_AFTER) {
+    throw new ConfigError('invalid configuration: SIGN_IN_DELAY_AFTER: must not exceed SIGN_IN_LOCK_AFTER');
+  }
   if (!isDev) {
     for (const required of ['MONGODB_URI', 'TEMPORAL_ADDRESS', 'PLATFORM_MASTER_KEY'] as const) {
       if (!e[required]) throw new ConfigError(`invalid configuration: ${required}: required when PLATFORM_ENV=production`);

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
+import { storageDeadlineMs, withDeadline } from './deadline.js';
 
 /** Which credential acted for whom (X-On-Behalf-Of), one entry per request. */
 export interface AuditDoc {
@@ -10,6 +11,20 @@ export interface AuditDoc {
   method: string;
   path: string;
   status: number;
+  request_id: string;
+  at: Date;
+}
+
+/** A sign-in security event: a failed sign-in, a lockout, an administrator's unlock (SPEC §5.10 sign-in). */
+export interface SignInAuditDoc {
+  _id: string;
+  event: 'sign_in_failed' | 'account_locked' | 'account_unlocked';
+  /** The e-mail tried, lower-cased; person_id is null when no account has it. */
+  email: string;
+  person_id: string | null;
+  ip?: string;
+  /** The administrator who unlocked. */
+  by?: string;
   request_id: string;
   at: Date;
 }
@@ -26,6 +41,20 @@ export class AuditStore {
   }
 
   forPerson(personId: string, limit: number): Promise<AuditDoc[]> {
-    return this.coll.find({ person_id: personId }).sort({ _id: -1 }).limit(limit).toArray();
+    return this.coll.find({ person_id: personId, event: { $exists: false } }).sort({ _id: -1 }).limit(limit).toArray();
+  }
+
+  private get signIns() {
+    return this.db.collection<SignInAuditDoc>('audit_log');
+  }
+
+  async recordSignIn(entry: Omit<SignInAuditDoc, '_id' | 'at'>): Promise<void> {
+    await withDeadline('audit entry', this.signIns.insertOne({ _id: uuidv7(), ...entry, at: new Date() }));
+  }
+
+  /** Sign-in events for an e-mail, newest first. */
+  signInsFor(email: string, limit: number): Promise<SignInAuditDoc[]> {
+    const query = this.signIns.find({ email: email.toLowerCase(), event: { $exists: true } }, { maxTimeMS: storageDeadlineMs });
+    return withDeadline('audit entries', query.sort({ _id: -1 }).limit(limit).toArray());
   }
 }

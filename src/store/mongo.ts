@@ -43,5 +43,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('commit_chunks').createIndex({ commit_id: 1 }, { name: 'commit' }),
     db.collection('commit_results').createIndex({ commit_id: 1, index: 1 }, { name: 'commit' }),
     db.collection('audit_log').createIndex({ person_id: 1, _id: -1 }, { name: 'person_recent' }),
+    db.collection('audit_log').createIndex({ email: 1, _id: -1 }, { name: 'email_recent' }),
+    db.collection('sign_in_events').createIndex({ account: 1, at: -1 }, { name: 'account_recent' }),
+    db.collection('sign_in_events').createIndex({ at: 1 }, { name: 'expiry' }),
   ]);
 }

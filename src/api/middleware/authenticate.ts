@@ -4,6 +4,7 @@ import { isHuman, type Principal, type Scope } from '../../auth/principal.js';
 import { TokenError } from '../../auth/tokens.js';
 import { Problem, problems } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
+import { limitPrincipal } from './rate-limit.js';
 
 /** RFC 9728 protected resource metadata: where a client learns how to get a token for this API. */
 export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') => `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
@@ -31,6 +32,7 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   const onBehalfOf = ctx.get('x-on-behalf-of');
   if (onBehalfOf) principal = await actFor(ctx, principal, onBehalfOf);
   ctx.state.principal = principal;
+  limitPrincipal(ctx);
   if (!principal.onBehalfOf) return next();
   let status = 500;
   try {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { hashPassword } from '../../auth/passwords.js';
 import { problems } from '../../errors/problem.js';
 import { isDuplicateKey } from '../../store/mongo.js';
-import { parse } from '../validate.js';
+import { idParam, parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
 const newUser = z.strictObject({
@@ -27,6 +27,20 @@ export const adminRoutes: RouteDef[] = [
         if (isDuplicateKey(err)) throw problems.conflict('user-exists', `A user with e-mail ${input.email} already exists.`);
         throw err;
       }
+    },
+  },
+  {
+    // Ends a sign-in lockout (and the growing delays before one) at once. An administrator's own
+    // token only: never a server credential or API key, whatever its scopes.
+    method: 'post',
+    path: '/admin/users/:id/unlock',
+    access: 'admin',
+    handler: async (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      const user = await ctx.services.users.findById(id);
+      if (!user) throw problems.notFound('user', id);
+      await ctx.services.signIns.unlock(user.email, ctx.state.principal!.subject, ctx.state.requestId, user._id);
+      ctx.body = { id: user._id, email: user.email, unlocked_at: new Date().toISOString() };
     },
   },
   {

@@ -6,6 +6,7 @@ import { resourceFiltersSchema, scopeList } from '../../auth/principal.js';
 import { TokenError } from '../../auth/tokens.js';
 import { problems } from '../../errors/problem.js';
 import type { ApiKeyDoc } from '../../store/api-keys.js';
+import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
 import type { RouteDef } from './route.js';
 
@@ -81,6 +82,7 @@ export const apiKeyRoutes: RouteDef[] = [
     method: 'post',
     path: '/api-keys/exchange',
     access: 'public',
+    guard: limitCredentialExchange,
     body: 'json',
     handler: async (ctx) => {
       const { api_key } = parse(exchangeBody, ctx.state.body, 'body');

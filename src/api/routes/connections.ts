@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { callbackQuery, connectionCallback, deleteConnection, listConnections, presentConnection, projectConnection, startBody, startConnection, visibleConnection, type CallbackPage } from '../../operations/connections.js';
 import type { AppContext } from '../context.js';
+import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from './route.js';
 
@@ -39,6 +40,8 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections/:authorizer_id/callback',
     access: 'public',
+    // Where the platform exchanges an authorization code: limited per client IP like the token endpoints.
+    guard: limitCredentialExchange,
     // The provider chooses what it appends (iss, session_state, scope, …): the page checks what it needs.
     query: 'foreign',
     handler: async (ctx) => {

@@ -1,6 +1,7 @@
 import { decoyHash, verifyPassword } from '../../auth/passwords.js';
 import { Problem } from '../../errors/problem.js';
 import type { AppContext } from '../context.js';
+import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { readBody } from '../middleware/body.js';
 import type { RouteDef } from './route.js';
 
@@ -34,6 +35,7 @@ export const tokenRoutes: RouteDef[] = [
     method: 'post',
     path: '/auth/token',
     access: 'public',
+    guard: limitCredentialExchange,
     handler: async (ctx) => {
       let form: Record<string, string>;
       try {

@@ -1,0 +1,55 @@
+// A second API replica as its own process (the production entry point), on the same database as a
+// test platform: what one replica stores, the other must see.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from '../../temporal-dev/engines.js';
+import type { TestPlatform } from './platform.js';
+import { adminEmail, adminPassword } from './platform.js';
+
+export interface ApiProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function apiProcess(platform: TestPlatform, env: Record<string, string> = {}): Promise<ApiProcess> {
+  const { config } = platform;
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MONGODB_URI: config.mongodbUri,
+      MONGODB_DB: config.MONGODB_DB,
+      TEMPORAL_ADDRESS: config.temporalAddress,
+      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
+      // The same development key-encryption key, so this replica opens the same signing keys.
+      PLATFORM_DEV_DIR: config.PLATFORM_DEV_DIR,
+      PLATFORM_ADMIN_EMAIL: adminEmail,
+      PLATFORM_ADMIN_PASSWORD: adminPassword,
+      EMBEDDINGS_PROVIDER: 'hashing',
+      ...env,
+    },
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      output += d;
+      if (output.includes('"API listening"')) resolve();
+    });
+    child.stderr!.on('data', (d) => (output += d));
+    child.once('exit', (code) => reject(new Error(`API process exited with ${code}: ${output}`)));
+  });
+  child.removeAllListeners('exit');
+  return {
+    url: `http://127.0.0.1:${port}`,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
