@@ -38,10 +38,6 @@ interface Deps {
   defaultTimeoutMs: number;
 }
 
-/**
- * The platform as an MCP client (SPEC §1 (2)): runs inside activities, where a server's credentials
- * are resolved for each call and dropped when it returns (DESIGN principle 3).
- */
 /** A registration as a call uses it: for a stdio server, the launch its catalog entry gives now. */
 interface LoadedServer {
   doc: ArtifactDoc;
@@ -49,12 +45,17 @@ interface LoadedServer {
   launch?: Launch & { env: Record<string, string> };
 }
 
+/** A loaded registration with its resolved credentials and the key of its pooled connection. */
 interface Prepared {
   server: LoadedServer;
   creds: ResolvedCredentials;
   key: string;
 }
 
+/**
+ * The platform as an MCP client (SPEC §1 (2)): runs inside activities, where a server's credentials
+ * are resolved for each call and dropped when it returns (DESIGN principle 3).
+ */
 export class ExternalServers {
   private readonly prepared = new Map<string, Prepared>();
 
