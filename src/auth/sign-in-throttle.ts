@@ -70,9 +70,10 @@ export class SignInThrottle {
 
   /**
    * Runs one password check under the account's throttle. Refused tries (429 sign-in-throttled or
-   * account-locked) check nothing and record nothing, so they neither extend a lockout nor cost
-   * scrypt work. The try is recorded as a failure before the password is checked, and checked again
-   * with every other try then visible: a burst spread over replicas cannot all pass the first count.
+   * account-locked) check no password and leave nothing behind, so they neither extend a lockout nor
+   * cost scrypt work. A try is recorded as a failure before its password is checked, then counted
+   * again with every other try visible: of two simultaneous tries at least one sees the other, so of
+   * a burst spread over replicas fewer than 2 × delayAfter get their password checked.
    */
   async check(attempt: SignInAttempt, verify: () => Promise<SignInCheck>): Promise<SignInCheck> {
     if (!this.enabled) return verify();
