@@ -136,6 +136,7 @@ describe('strict query strings', () => {
     assertNames(await alice.get(`/artifacts?collection_id=${ws}&collection_id=${col}`), 'collection_id', /once/);
     assertNames(await alice.get('/workspaces?limit=1&limit=2'), 'limit', /once/);
     assertNames(await alice.get('/commits?state[$regex]=.'), 'state[$regex]');
+    assertNames(await alice.get('/artifacts?content_type=text%00plain'), 'content_type', /U\+0000/);
   });
 
   it('refuses any parameter where a route takes none, public ones included', async () => {
@@ -155,6 +156,9 @@ describe('strict query strings', () => {
     assert.equal(res.status, 400);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(await res.text(), /unknown or was replaced/);
+    const nul = await fetch(`${platform.url}/connections/${ws}/callback?state=x%00&code=y`);
+    assert.equal(nul.status, 400);
+    assert.match(await nul.text(), /malformed \(state\)/);
   });
 });
 

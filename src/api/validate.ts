@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { problems, type InvalidParam } from '../errors/problem.js';
 import { defaultPageSize, maxPageSize } from '../store/pagination.js';
+import { textProblem } from '../json/limits.js';
 
 type Where = 'body' | 'query' | 'path' | 'header';
 
@@ -30,8 +31,8 @@ export type QuerySchema = z.ZodObject;
 
 /**
  * A route's query string: only the parameters its schema names (none when it has no schema), each
- * given once. `?colection_id=…` or `?collection_id[$ne]=x` is a 400 naming the parameter, never a
- * parameter silently ignored.
+ * given once, as text (no U+0000). `?colection_id=…` or `?collection_id[$ne]=x` is a 400 naming the
+ * parameter, never a parameter silently ignored.
  */
 export function parseQuery(schema: QuerySchema | undefined, query: Record<string, string | string[] | undefined>): Record<string, unknown> {
   const known = schema ? Object.keys(schema.shape) : [];
@@ -39,6 +40,7 @@ export function parseQuery(schema: QuerySchema | undefined, query: Record<string
   for (const [name, value] of Object.entries(query)) {
     if (!known.includes(name)) params.push({ name, reason: known.length ? `is not a parameter here (known: ${known.join(', ')})` : 'is not a parameter here (this endpoint takes none)' });
     else if (Array.isArray(value)) params.push({ name, reason: 'must be given once' });
+    else if (value && textProblem(value)) params.push({ name, reason: textProblem(value)! });
   }
   if (params.length > 0) refuse(params, 'query');
   return schema ? parse(schema, query, 'query') : {};

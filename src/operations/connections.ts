@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
+import { text } from '../json/schemas.js';
 import { authorizerOf, AuthorizerUnusable } from '../connections/authorizers.js';
 import { callbackUrl, connectionIdFor, connectionWorkflowId } from '../connections/ids.js';
 import { stateHash } from '../connections/oauth.js';
@@ -19,11 +20,12 @@ export const startBody = z.strictObject({
     .describe('Server credentials (client ids) that may project this connection with POST /connections/{id}/project; absent on a later start: unchanged; none: only the platform itself (MCP servers with oauth2 auth).'),
 });
 
+/** What the callback reads of the provider's redirect (other parameters are the provider's own); text that any engine stores. */
 export const callbackQuery = z.object({
-  state: z.string().min(1).max(512).optional(),
-  code: z.string().min(1).max(4096).optional(),
-  error: z.string().min(1).max(200).optional(),
-  error_description: z.string().max(1000).optional(),
+  state: text(z.string().min(1).max(512)).optional(),
+  code: text(z.string().min(1).max(4096)).optional(),
+  error: text(z.string().min(1).max(200)).optional(),
+  error_description: text(z.string().max(1000)).optional(),
 });
 
 /** A connection as the API shows it: never a token. */
