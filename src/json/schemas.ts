@@ -1,15 +1,5 @@
 import { z } from 'zod';
-import { jsonLimits, jsonViolation, shortPath, textProblem, type JsonRules } from './limits.js';
-
-/** Adds the first violation of `rules` in the value as an issue at its path, relative to the field. */
-function violations(rules: JsonRules) {
-  return (value: unknown, ctx: { addIssue(issue: { code: 'custom'; message: string; path: (string | number)[] }): void }) => {
-    const found = jsonViolation(value, rules);
-    if (found) ctx.addIssue({ code: 'custom', message: found.reason, path: shortPath(found.path, 7) });
-  };
-}
-
-const storable = violations({ maxDepth: jsonLimits.storedDepth, storable: true });
+import { jsonLimits, jsonViolation, shortPath, textProblem } from './limits.js';
 
 /**
  * A free-form JSON object stored as a document (artifact `context`, container `metadata`): storable
@@ -18,7 +8,11 @@ const storable = violations({ maxDepth: jsonLimits.storedDepth, storable: true }
  */
 export function storableRecord(key: z.ZodString = z.string()) {
   return z
-    .preprocess((value, ctx) => (storable(value, ctx), value), z.record(key, z.unknown()))
+    .preprocess((value, ctx) => {
+      const found = jsonViolation(value, { maxDepth: jsonLimits.storedDepth, storable: true });
+      if (found) ctx.addIssue({ code: 'custom', message: found.reason, path: shortPath(found.path, 7) });
+      return value;
+    }, z.record(key, z.unknown()))
     .describe(
       `A JSON object. Keys: 1 to ${jsonLimits.keyLength} characters, not starting with $, without "." or U+0000, not __proto__, constructor or prototype. ` +
         `At most ${jsonLimits.storedDepth} levels deep and ${jsonLimits.storedValues} values; no array directly inside an array; strings without U+0000.`,

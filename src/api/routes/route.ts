@@ -36,6 +36,14 @@ export interface RouteDef<Q extends QuerySchema = QuerySchema> {
 /** A route with a query schema, so that its handler's `query` is typed from it. */
 export const route = <Q extends QuerySchema>(def: RouteDef<Q> & { query: Q }): RouteDef => def as RouteDef;
 
+/** Parses the query string into ctx.state.query by the route's declaration. */
+function queryOf(query: RouteDef['query']) {
+  return (ctx: AppContext, next: () => Promise<unknown>) => {
+    ctx.state.query = query === 'foreign' ? {} : parseQuery(query, ctx.query);
+    return next();
+  };
+}
+
 export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number): void {
   for (const route of routes) {
     const chain: Middleware[] = [];
@@ -46,7 +54,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     else if (route.access === 'human') chain.push(requireHuman as Middleware);
     else if (route.access !== 'public' && route.access !== 'authenticated') chain.push(requireScope(route.access) as Middleware);
     // The query before the body: a request the route cannot take is refused before its body is read.
-    chain.push(((ctx: AppContext, next: () => Promise<unknown>) => ((ctx.state.query = query === 'foreign' ? {} : parseQuery(query, ctx.query)), next())) as unknown as Middleware);
+    chain.push(queryOf(query) as unknown as Middleware);
     if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
     chain.push(((ctx: AppContext) => route.handler(ctx, ctx.state.query!)) as unknown as Middleware);
     router[route.method](route.path, ...chain);
