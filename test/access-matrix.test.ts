@@ -130,6 +130,7 @@ before(async () => {
     'POST /invocations/:id/reject': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000/reject', body: {}, target: 'none' },
     'GET /agents': { path: '/agents', target: 'none' },
     'GET /mcp/servers': { path: '/mcp/servers', target: 'none' },
+    'GET /mcp/stdio-catalog': { path: '/mcp/stdio-catalog', target: 'none' },
     'GET /mcp/workspaces/:id/servers': { path: `/mcp/workspaces/${ws}/servers`, target: 'container' },
     // Behind its authentication each MCP tool checks its own scope (test/mcp.test.ts).
     'POST /mcp': { path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_artifact', arguments: { ...art_, collection_id: ws } } }, target: 'none' },

@@ -11,6 +11,7 @@ import type { ArtifactDoc, ArtifactPatch, Provenance } from '../store/artifacts.
 import type { ContainerDoc } from '../store/containers.js';
 import type { OperationContext } from './context.js';
 import { storableObject, text } from '../json/schemas.js';
+import { stdioServers } from '../stdio-servers/index.js';
 import { afterMcpWrite } from './mcp-catalog.js';
 
 /**
@@ -86,7 +87,7 @@ export function apiSource(ctx: OperationContext): Provenance['source'] {
  */
 export async function checkedContent(ctx: OperationContext, contentType: string, content: string, container: ContainerDoc): Promise<string> {
   const checked = validateContent(contentType, content, {
-    allowStdioMcpServers: ctx.services.config.ALLOW_STDIO_MCP_SERVERS,
+    stdio: stdioServers(ctx.services.config),
     inCollection: container.kind === 'collection',
   });
   if (baseType(contentType) === mcpServerType) await checkMcpServerTargets(ctx, JSON.parse(checked) as McpServerContent);
