@@ -115,7 +115,7 @@ describe('POST /artifacts/search', () => {
       [{ query: 'x', preset: 'title-only' }, 'preset'],
       [{ query: 'x', aperture: { enabled: 'yes' } }, 'aperture.enabled'],
       [{ query: 'x', workspace_ids: ['nope'] }, 'workspace_ids.0'],
-      [{ query: 'x', everything: true }, 'body'],
+      [{ query: 'x', everything: true }, 'everything'], // an unknown field is named itself
     ];
     for (const [body, field] of cases) {
       const reply = await search(alice, body);
