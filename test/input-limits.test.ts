@@ -137,6 +137,7 @@ describe('strict query strings', () => {
     assertNames(await alice.get('/workspaces?limit=1&limit=2'), 'limit', /once/);
     assertNames(await alice.get('/commits?state[$regex]=.'), 'state[$regex]');
     assertNames(await alice.get('/artifacts?content_type=text%00plain'), 'content_type', /U\+0000/);
+    assertNames(await alice.get('/server-credentials/a%00b'), 'client_id', /U\+0000/);
   });
 
   it('refuses any parameter where a route takes none, public ones included', async () => {

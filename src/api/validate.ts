@@ -46,6 +46,15 @@ export function parseQuery(schema: QuerySchema | undefined, query: Record<string
   return schema ? parse(schema, query, 'query') : {};
 }
 
+/** Path parameters are text: `%00` in `/server-credentials/{client_id}` is a 400, never a store error. */
+export function checkPathText(params: Record<string, string>): void {
+  const invalid = Object.entries(params).flatMap(([name, value]) => {
+    const problem = textProblem(value);
+    return problem ? [{ name, reason: problem }] : [];
+  });
+  if (invalid.length > 0) refuse(invalid, 'path');
+}
+
 const idempotencyKey = z.string().min(1).max(200);
 
 /** The request's `Idempotency-Key` header, validated, or undefined when it has none. */

@@ -5,7 +5,7 @@ import type { Scope } from '../../auth/principal.js';
 import type { AppContext, AppState } from '../context.js';
 import { authenticate, requireAdmin, requireHuman, requireScope } from '../middleware/authenticate.js';
 import { parseBody, type BodyKind } from '../middleware/body.js';
-import { parseQuery, type QuerySchema } from '../validate.js';
+import { checkPathText, parseQuery, type QuerySchema } from '../validate.js';
 
 /**
  * One REST route: its method, path, the access it needs, the query and body it takes. Every route of
@@ -36,9 +36,10 @@ export interface RouteDef<Q extends QuerySchema = QuerySchema> {
 /** A route with a query schema, so that its handler's `query` is typed from it. */
 export const route = <Q extends QuerySchema>(def: RouteDef<Q> & { query: Q }): RouteDef => def as RouteDef;
 
-/** Parses the query string into ctx.state.query by the route's declaration. */
+/** Parses the query string into ctx.state.query by the route's declaration; path parameters must be text. */
 function queryOf(query: RouteDef['query']) {
   return (ctx: AppContext, next: () => Promise<unknown>) => {
+    checkPathText(ctx.params);
     ctx.state.query = query === 'foreign' ? {} : parseQuery(query, ctx.query);
     return next();
   };
