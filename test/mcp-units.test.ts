@@ -29,7 +29,7 @@ describe('the stdio catalog', () => {
       assert.equal(entry.id, 'server-everything');
       assert.deepEqual(launched, ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio']);
     }
-    assert.deepEqual(catalog.match({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Asia/Tokyo'] }).params, { local_timezone: 'Asia/Tokyo' });
+    assert.deepEqual({ ...catalog.match({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Asia/Tokyo'] }).params }, { local_timezone: 'Asia/Tokyo' });
     assert.deepEqual(catalog.match({ catalog_entry: 'mcp-server-time' }).args, ['--offline', 'mcp-server-time==2026.10.19']);
   });
   it('refuses every other argument list, the attack run\'s among them', () => {
@@ -59,6 +59,10 @@ describe('the stdio catalog', () => {
     }
     assert.equal(mismatch({ catalog_entry: 'everything-with-secrets', env: { API_KEY: ref } }), null);
     assert.equal(mismatch({ catalog_entry: 'server-everything', env: { API_KEY: ref } }), 'env.API_KEY');
+    for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
+      assert.equal(mismatch({ catalog_entry: 'hostile', env: { [name]: ref } }), `env.${name}`, `${name}: inherited names are not declared secrets`);
+      assert.equal(mismatch({ catalog_entry: 'mcp-server-time', params: { [name]: 'x' } }), `params.${name}`);
+    }
     assert.equal(mcpServerContent.safeParse({ transport: { type: 'stdio', catalog_entry: 'x', env: { API_KEY: 'raw' } } }).success, false, 'a raw env value');
   });
   it('refuses a catalog file whose entries are not pinned or not consistent', () => {
@@ -69,6 +73,7 @@ describe('the stdio catalog', () => {
     assert.equal(bad({ params: { root: { pattern: '[a-z]+' } } }), false, 'a parameter the args do not use');
     assert.equal(bad({ args: ['{root}'], params: { root: { pattern: '[' } } }), false, 'a pattern that does not compile');
     assert.equal(bad({ command: 'bash' }), false);
+    assert.equal(bad({ args: ['{a},{b}'], params: { a: { pattern: '.+' }, b: { pattern: '.+' } } }), false, 'two parameters in one argument');
     assert.throws(() => new StdioCatalog([catalog.get('hostile')!, catalog.get('hostile')!]), /twice/);
   });
   it('takes exactly one of well_known and url for http', () => {

@@ -48,7 +48,9 @@ export const catalogEntry = z
   })
   .superRefine((e, ctx) => {
     const used = new Set(e.args.flatMap((a) => [...a.matchAll(placeholder)].map((m) => m[1]!)));
-    for (const name of used) if (!e.params[name]) ctx.addIssue({ code: 'custom', path: ['args'], message: `uses {${name}}, which params does not declare` });
+    // One parameter per argument keeps matching a registration linear (two or more could backtrack for seconds).
+    e.args.forEach((a, i) => [...a.matchAll(placeholder)].length > 1 && ctx.addIssue({ code: 'custom', path: ['args', i], message: 'may hold one {param} at most' }));
+    for (const name of used) if (!Object.hasOwn(e.params, name)) ctx.addIssue({ code: 'custom', path: ['args'], message: `uses {${name}}, which params does not declare` });
     for (const name of Object.keys(e.params)) if (!used.has(name)) ctx.addIssue({ code: 'custom', path: ['params', name], message: 'is not used in args' });
     for (const [name, p] of Object.entries(e.params)) {
       try {
@@ -57,7 +59,7 @@ export const catalogEntry = z
         ctx.addIssue({ code: 'custom', path: ['params', name, 'pattern'], message: 'is not a valid regular expression' });
       }
     }
-    for (const name of Object.keys(e.secrets)) if (name in e.env) ctx.addIssue({ code: 'custom', path: ['secrets', name], message: 'is also fixed in env' });
+    for (const name of Object.keys(e.secrets)) if (Object.hasOwn(e.env, name)) ctx.addIssue({ code: 'custom', path: ['secrets', name], message: 'is also fixed in env' });
     if (e.package) {
       const pin = e.command === 'npx' ? `${e.package.name}@${e.package.version}` : `${e.package.name}==${e.package.version}`;
       if ((e.command === 'npx' || e.command === 'uvx') && !e.args.includes(pin)) ctx.addIssue({ code: 'custom', path: ['args'], message: `must name the pinned package as ${pin}` });
@@ -132,7 +134,7 @@ export class StdioCatalog {
     const { entry } = launch;
     const env = reg.env ?? {};
     for (const name of Object.keys(env)) {
-      if (!entry.secrets[name]) throw new CatalogMismatch(`is not a secret catalog entry ${entry.id} declares (${Object.keys(entry.secrets).join(', ') || 'it declares none'})`, `env.${name}`);
+      if (!Object.hasOwn(entry.secrets, name)) throw new CatalogMismatch(`is not a secret catalog entry ${entry.id} declares (${Object.keys(entry.secrets).join(', ') || 'it declares none'})`, `env.${name}`);
     }
     for (const [name, s] of Object.entries(entry.secrets)) if (s.required && env[name] === undefined) throw new CatalogMismatch(`is required by catalog entry ${entry.id}`, `env.${name}`);
     return launch;
@@ -168,10 +170,10 @@ export class StdioCatalog {
   }
 
   private checkParams(entry: CatalogEntry, given: Record<string, string>): Record<string, string> {
-    for (const name of Object.keys(given)) if (!entry.params[name]) throw new CatalogMismatch(`is not a parameter of catalog entry ${entry.id}`, `params.${name}`);
-    const out: Record<string, string> = {};
+    for (const name of Object.keys(given)) if (!Object.hasOwn(entry.params, name)) throw new CatalogMismatch(`is not a parameter of catalog entry ${entry.id}`, `params.${name}`);
+    const out: Record<string, string> = Object.create(null);
     for (const [name, p] of Object.entries(entry.params)) {
-      const value = given[name];
+      const value = Object.hasOwn(given, name) ? given[name] : undefined;
       if (value === undefined) {
         if (p.required) throw new CatalogMismatch(`is required by catalog entry ${entry.id}`, `params.${name}`);
         continue;
@@ -195,7 +197,7 @@ function sameArgs(a: string[], b: string[]): boolean {
 function expand(template: string[], params: Record<string, string>): string[] {
   return template.flatMap((arg) => {
     const names = [...arg.matchAll(placeholder)].map((m) => m[1]!);
-    if (names.some((n) => params[n] === undefined)) return [];
+    if (names.some((n) => !Object.hasOwn(params, n))) return [];
     return [arg.replace(placeholder, (_, n: string) => params[n]!)];
   });
 }
@@ -203,14 +205,14 @@ function expand(template: string[], params: Record<string, string>): string[] {
 /** The parameters with which `given` is exactly the entry's arguments, or null. */
 function matchTemplate(entry: CatalogEntry, given: string[]): Record<string, string> | null {
   if (given.length !== entry.args.length) return null;
-  const params: Record<string, string> = {};
+  const params: Record<string, string> = Object.create(null);
   for (const [i, arg] of entry.args.entries()) {
     const names: string[] = [];
     const source = arg.split(placeholder).map((part, j) => (j % 2 === 0 ? escape(part) : (names.push(part), '(.+?)'))).join('');
     const m = new RegExp(`^${source}$`, 'su').exec(given[i]!);
     if (!m) return null;
     for (const [k, name] of names.entries()) {
-      if (params[name] !== undefined && params[name] !== m[k + 1]) return null;
+      if (Object.hasOwn(params, name) && params[name] !== m[k + 1]) return null;
       params[name] = m[k + 1]!;
     }
   }

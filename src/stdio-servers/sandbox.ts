@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, dirname, join, relative, resolve, sep } from 'node:path';
 import { defaultLimits, type Limits } from './catalog.js';
@@ -58,53 +59,82 @@ function which(command: string, path: string[]): string | null {
   return null;
 }
 
-/** The unprivileged uids sandboxes run as when the worker is root: one per launch, so RLIMIT_NPROC is the server's own. */
+/**
+ * The unprivileged uids sandboxes run as when the worker is root: one per launch, from a random point of
+ * the range, so RLIMIT_NPROC is the server's own unless two launches on one host draw the same uid
+ * (operators reserve the range, docs/decisions.md "Threat model").
+ */
 const uidBase = 100_000;
 const uidSpan = 60_000;
-let launches = 0;
+let launches = randomInt(uidSpan);
+
+const runners = ['npx', 'uvx', 'node', 'python3', 'python', 'deno'];
+
+/** One mount of the sandbox's file system; bubblewrap applies them in order, so they are emitted shallowest first. */
+type Mount = { kind: 'hide' | 'expose'; dir: string } | { kind: 'scratch'; dir: string };
 
 export class Sandbox {
   private readonly hidden: string[];
   private readonly path: string[];
-  private readonly exposed: string[];
-  /** Folders a runner must write to, given as private tmpfs mounts (with any read-only content bound back). */
-  private readonly scratch: { dir: string; keep: string[] }[];
+  private readonly mounts: Mount[];
   private readonly asRoot = process.getuid?.() === 0;
 
   constructor(private readonly options: SandboxOptions) {
-    this.hidden = [...new Set(options.hidden.map((d) => real(d)).filter((d): d is string => d !== null && d !== '/'))];
+    const hidden = [...new Set(options.hidden.map((d) => real(d)).filter((d): d is string => d !== null && d !== '/'))];
+    this.hidden = hidden;
+    const inHidden = (p: string) => hidden.some((h) => isInside(p, h));
+    // Never exposed: a hidden folder itself (a runner in ~/bin must not expose ~). A hidden folder inside an
+    // exposed one is hidden again, since mounts are made shallowest first.
+    const exposable = (p: string) => !hidden.includes(p);
     const exposed = new Set<string>();
-    const scratch: { dir: string; keep: string[] }[] = [];
+    const scratch: string[] = [];
     const path: string[] = [];
     for (const entry of options.path.split(delimiter).filter(Boolean)) {
       const dir = real(resolve(entry));
       if (!dir || path.includes(dir)) continue;
-      const hiddenBy = this.hidden.find((h) => isInside(dir, h));
-      // A PATH folder in a hidden one is kept only when it holds a runner (the installed uv wrappers under .dev/bin).
-      if (hiddenBy && !['npx', 'uvx', 'node', 'python3', 'python', 'deno'].some((r) => which(r, [dir]))) continue;
+      if (inHidden(dir)) {
+        // A PATH folder in a hidden one is kept only when it holds a runner (the installed uv wrappers under .dev/bin).
+        if (!exposable(dir) || !runners.some((r) => which(r, [dir]))) continue;
+        exposed.add(dir);
+      }
       path.push(dir);
-      if (hiddenBy) exposed.add(dir);
     }
     this.path = path;
-    // Each runner's installation (for example a Python under the home folder): exposed read-only when hidden.
+    // Each runner's installation (a Python under the home folder, say) exposed read-only when hidden: its
+    // prefix (…/bin/..), else its own folder, else the executable alone, whichever holds no hidden folder.
     const exposeInstall = (executable: string | null) => {
       const target = executable ? real(executable) : null;
-      if (target && this.hidden.some((h) => isInside(target, h))) exposed.add(dirname(dirname(target)));
+      if (!target || !inHidden(target)) return;
+      const choice = [dirname(dirname(target)), dirname(target), target].find((p) => inHidden(p) && exposable(p));
+      if (choice) exposed.add(choice);
     };
-    for (const runner of ['npx', 'node', 'python3', 'python', 'deno']) exposeInstall(which(runner, path));
+    for (const runner of runners) exposeInstall(which(runner, path));
     // uv as temporal-dev/install-mcp-servers.sh lays it out: wrappers in <dev>/bin, state in <dev>/uv. uv
     // locks its cache and tool folders, so each is a private tmpfs with the installed tools bound back read-only.
     const uvx = which('uvx', path);
     const uvDir = uvx ? real(join(dirname(uvx), '..', 'uv')) : null;
-    if (uvDir) {
-      exposed.add(uvDir);
+    if (uvDir && exposable(uvDir)) {
+      if (inHidden(uvDir)) exposed.add(uvDir);
       exposeInstall(join(uvDir, 'venv', 'bin', 'python3'));
       const tools = join(uvDir, 'tools');
-      const keep = existsSync(tools) ? readdirSync(tools, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(tools, d.name)) : [];
-      scratch.push({ dir: join(uvDir, 'cache'), keep: [] }, { dir: tools, keep });
+      for (const dir of [join(uvDir, 'cache'), tools]) if (existsSync(dir)) scratch.push(dir);
+      if (existsSync(tools)) for (const d of readdirSync(tools, { withFileTypes: true })) if (d.isDirectory()) exposed.add(join(tools, d.name));
     }
-    this.exposed = [...exposed];
-    this.scratch = scratch.filter((s) => existsSync(s.dir));
+    // The working folder (examples, node_modules) when it lies in a hidden one, say a checkout in the home folder.
+    const work = real(options.workDir);
+    if (work && inHidden(work) && exposable(work)) exposed.add(work);
+    const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);
+    // An exposed folder inside another needs no mount of its own, unless a hidden or scratch folder lies between them.
+    const barriers = [...hidden, ...scratch];
+    const needed = [...exposed].filter((dir) => ![...exposed].some((outer) => outer !== dir && isInside(dir, outer) && !barriers.some((h) => isInside(h, outer) && isInside(dir, h))));
+    const all: Mount[] = [
+      ...hidden.map((dir) => ({ kind: 'hide' as const, dir })),
+      ...needed.map((dir) => ({ kind: 'expose' as const, dir })),
+      ...scratch.map((dir) => ({ kind: 'scratch' as const, dir })),
+    ];
+    // Shallowest first, and at one depth hidden before exposed before scratch: a deeper mount always wins.
+    const order = { hide: 0, expose: 1, scratch: 2 };
+    this.mounts = all.sort((a, b) => depth(a.dir) - depth(b.dir) || order[a.kind] - order[b.kind]);
   }
 
   /** Why the sandbox cannot start here, or null: a real launch of `true` inside it, bounded. */
@@ -120,28 +150,41 @@ export class Sandbox {
   command(launch: Launch, env: Record<string, string>): SandboxedCommand {
     const { limits } = launch;
     const runner = which(launch.command, this.path) ?? launch.command;
+    const tmpBytes = String(limits.tmp_mb * 1024 * 1024);
     const b: string[] = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
     if (!launch.network) b.push('--unshare-net');
     if (!this.asRoot) b.push('--unshare-user', '--uid', '65534', '--gid', '65534');
-    b.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--perms', '0755', '--tmpfs', '/run');
-    b.push('--perms', '1777', '--size', String(limits.tmp_mb * 1024 * 1024), '--tmpfs', '/tmp');
-    for (const dir of this.hidden) b.push('--perms', '0755', '--tmpfs', dir);
-    for (const dir of this.exposed) {
-      const under = this.hidden.find((h) => isInside(dir, h));
-      if (under) {
-        // Every folder between the hidden one and the exposed one must be traversable by the sandbox's user.
-        let at = under;
-        for (const part of relative(under, dirname(dir)).split(sep).filter(Boolean)) b.push('--perms', '0755', '--dir', (at = join(at, part)));
+    b.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc');
+    // Every tmpfs is bounded; the hidden ones (and /run) are read-only besides, since a sandbox in a user namespace owns them.
+    b.push('--size', '65536', '--tmpfs', '/run', '--remount-ro', '/run');
+    b.push('--perms', '1777', '--size', tmpBytes, '--tmpfs', '/tmp');
+    const made = new Set<string>();
+    for (const m of this.mounts) {
+      if (m.kind === 'hide') {
+        b.push('--perms', '0755', '--size', '65536', '--tmpfs', m.dir);
+      } else if (m.kind === 'scratch') {
+        b.push('--perms', '1777', '--size', tmpBytes, '--tmpfs', m.dir);
+        made.add(m.dir);
+      } else {
+        // Every folder between the enclosing hidden one and the exposed one must exist and be traversable.
+        const under = this.hidden.filter((h) => isInside(m.dir, h) && h !== m.dir).sort((x, y) => y.length - x.length)[0];
+        if (under) {
+          let at = under;
+          for (const part of relative(under, dirname(m.dir)).split(sep).filter(Boolean)) {
+            at = join(at, part);
+            if (!made.has(at)) b.push('--perms', '0755', '--dir', at);
+            made.add(at);
+          }
+        }
+        b.push('--ro-bind', m.dir, m.dir);
+        made.add(m.dir);
       }
-      b.push('--ro-bind', dir, dir);
     }
-    for (const { dir, keep } of this.scratch) {
-      b.push('--perms', '1777', '--size', String(limits.tmp_mb * 1024 * 1024), '--tmpfs', dir);
-      for (const k of keep) b.push('--ro-bind', k, k);
-    }
+    // Read-only once the folders exposed inside them exist (a sandbox in a user namespace owns these tmpfs mounts).
+    for (const m of this.mounts) if (m.kind === 'hide') b.push('--remount-ro', m.dir);
     b.push('--chdir', this.options.workDir, '--');
     const rlimits = ['prlimit', `--as=${limits.memory_mb * 1024 * 1024}`, `--nproc=${limits.processes}`, `--cpu=${limits.cpu_seconds}`, `--nofile=${limits.open_files}`, '--core=0', '--'];
-    const uid = String(uidBase + ((process.pid * 7 + launches++) % uidSpan));
+    const uid = String(uidBase + (launches++ % uidSpan));
     const drop = this.asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--'] : [];
     return {
       command: this.options.bwrap,

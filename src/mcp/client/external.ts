@@ -74,7 +74,9 @@ export class ExternalServers {
     const { stdio } = this.deps;
     if (stdio.off !== null) throw unusable(stdio.off);
     try {
-      const { entry, args } = stdio.catalog.match(transport);
+      // A stored registration names its entry: launched as the entry is now (operators may have bumped its pinned version).
+      const { catalog_entry, params, env } = transport;
+      const { entry, args } = stdio.catalog.match(catalog_entry !== undefined ? { catalog_entry, params, env } : transport);
       return { doc, content: parsed.data, launch: { command: entry.command, args, network: entry.network, limits: entry.limits, env: entry.env } };
     } catch (err) {
       if (!(err instanceof CatalogMismatch)) throw err;
