@@ -1,4 +1,4 @@
-// Artifact create and get through the whole platform (auth, validation, MongoDB, event signal to
+// Artifact create, get and search through the whole platform (auth, validation, MongoDB, event signal to
 // Temporal), next to a raw Koa + driver baseline measured in the same run. Prints req/s, p50/p99 and
 // the platform/baseline ratio.
 import { freePort } from '../temporal-dev/engines.js';
@@ -53,7 +53,22 @@ async function main(): Promise<void> {
       await load(count, concurrency, (i) => get(`http://127.0.0.1:${basePort}/items/${baseIds[i % baseIds.length]}`, {})),
     ]);
 
-    console.log(`\n${count} requests per row, ${concurrency} concurrent clients, engine: ${engines.mongoEngine}\n`);
+    // Search: the platform's hybrid search (BM25 + vectors, fused) against a bounded regex find.
+    const words = ['Artifact 1', 'Artifact 2', 'Artifact 3', 'Artifact 4', 'Artifact 5', 'Artifact 6', 'Artifact 7'];
+    const search = async (i: number) => {
+      const res = await fetch(`${url}/artifacts/search`, { method: 'POST', headers, body: JSON.stringify({ query: words[i % words.length], limit: 10 }) });
+      await res.arrayBuffer();
+      return res.status === 200;
+    };
+    const searchCount = Math.min(count, Number(process.env.BENCH_SEARCHES ?? 500));
+    await load(50, concurrency, search);
+    results.push([
+      'search',
+      await load(searchCount, concurrency, search),
+      await load(searchCount, concurrency, (i) => get(`http://127.0.0.1:${basePort}/items?q=${encodeURIComponent(words[i % words.length]!)}`, {})),
+    ]);
+
+    console.log(`\n${count} requests per row (search: ${searchCount}), ${concurrency} concurrent clients, engine: ${engines.mongoEngine}\n`);
     console.log('op      | platform req/s  p50 ms  p99 ms | baseline req/s  p50 ms  p99 ms | throughput ratio | errors');
     for (const [op, p, b] of results) {
       const f = (r: LoadResult) => `${r.perSecond.toFixed(0).padStart(14)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`;

@@ -1,4 +1,4 @@
-// The baseline: the least a server can do for the same two operations, raw Koa and the MongoDB driver,
+// The baseline: the least a server can do for the same operations (create, get, search), raw Koa and the MongoDB driver,
 // no auth, validation, provenance, ordering or events.
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -16,6 +16,10 @@ export function baselineServer(db: Db, port: number): Promise<Server> {
       await items.insertOne(doc);
       ctx.status = 201;
       ctx.body = doc;
+    } else if (ctx.method === 'GET' && ctx.path === '/items') {
+      // Search's baseline: a bounded regex match on the title, the least a store-only search does.
+      const q = String(ctx.query.q ?? '').replace(/[^a-z0-9 ]/gi, '');
+      ctx.body = { items: await items.find({ title: { $regex: q, $options: 'i' } }, { limit: 10, maxTimeMS: 5000 }).toArray() };
     } else if (ctx.method === 'GET' && ctx.path.startsWith('/items/')) {
       const doc = await items.findOne({ _id: ctx.path.slice(7) });
       ctx.status = doc ? 200 : 404;

@@ -1,7 +1,7 @@
 // Starts the embedded engines (Temporal dev server, MongoDB-wire server) installed by install.sh,
 // waits until each answers, and stops them. Used by `npm start`, `npm test` and `npm run bench`.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,13 +20,24 @@ export interface EngineOptions {
   startTemporal: boolean;
   startMongo: boolean;
   log: (line: string) => void;
+  /** Throwaway data (tests, benchmarks): PostgreSQL runs without fsync. */
+  ephemeral?: boolean;
+}
+
+/** FerretDB's storage: PostgreSQL (default) or SQLite (EMBEDDED_MONGO_BACKEND=sqlite). */
+export type EmbeddedBackend = 'postgresql' | 'sqlite';
+
+export function embeddedBackend(env: NodeJS.ProcessEnv = process.env): EmbeddedBackend {
+  const value = env.EMBEDDED_MONGO_BACKEND?.trim() || 'postgresql';
+  if (value !== 'postgresql' && value !== 'sqlite') throw new Error(`EMBEDDED_MONGO_BACKEND must be postgresql or sqlite, not ${JSON.stringify(value)}`);
+  return value;
 }
 
 export interface Engines {
   temporalAddress?: string;
   temporalUiUrl?: string;
   mongodbUri?: string;
-  mongoEngine?: 'mongod' | 'ferretdb';
+  mongoEngine?: 'mongod' | 'ferretdb-postgresql' | 'ferretdb-sqlite';
   stop(): Promise<void>;
 }
 
@@ -46,17 +57,74 @@ function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
-class Supervised {
-  private exited = false;
-  readonly child: ChildProcess;
+interface SuperviseOptions {
+  /** Restart the process when it dies after it was ready (npm start, tests), logging each restart. */
+  log?: (line: string) => void;
+  /** Signal that stops it cleanly (PostgreSQL: SIGINT, a fast shutdown). */
+  stopSignal?: NodeJS.Signals;
+  uid?: number;
+  gid?: number;
+  cwd?: string;
+}
 
-  constructor(readonly name: string, command: string, args: string[], readonly logFile: string) {
-    const out = createWriteStream(logFile); // one run per file: a failure's excerpt is this run's
-    this.child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child.stdout!.pipe(out);
-    this.child.stderr!.pipe(out);
+export class Supervised {
+  private child!: ChildProcess;
+  private exited = false;
+  private stopping = false;
+  private ready = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private startedAt = 0;
+  private backoffMs = 500;
+  restarts = 0;
+
+  constructor(
+    readonly name: string,
+    private readonly command: string,
+    private readonly args: string[],
+    readonly logFile: string,
+    private readonly opts: SuperviseOptions = {},
+  ) {
+    this.launch(false);
+  }
+
+  private launch(append: boolean): void {
+    // One run per file (a failure's excerpt is this run's); a restart appends to it.
+    const out = createWriteStream(this.logFile, { flags: append ? 'a' : 'w' });
+    this.exited = false;
+    this.startedAt = Date.now();
+    const child = spawn(this.command, this.args, { stdio: ['ignore', 'pipe', 'pipe'], uid: this.opts.uid, gid: this.opts.gid, cwd: this.opts.cwd });
+    this.child = child;
+    child.on('error', (err) => out.write(`[supervisor] ${err.message}\n`));
+    child.stdout!.pipe(out, { end: false });
+    child.stderr!.pipe(out, { end: false });
     // Exited once its output is all written to the log, so a failure's excerpt is complete.
-    this.child.once('close', () => out.end(() => (this.exited = true)));
+    child.once('close', (code, signal) =>
+      out.end(() => {
+        this.exited = true;
+        if (this.stopping || !this.ready || !this.opts.log) return;
+        // Died after it was ready: restart it, backing off while it keeps dying young.
+        if (Date.now() - this.startedAt > 60_000) this.backoffMs = 500;
+        const delay = this.backoffMs;
+        this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
+        this.opts.log(`${this.name} exited unexpectedly (${signal ?? `code ${code}`}); restarting it in ${delay} ms (log: ${this.logFile})`);
+        this.restartTimer = setTimeout(() => {
+          this.restartTimer = undefined;
+          if (this.stopping) return;
+          this.restarts++;
+          this.launch(true);
+          this.opts.log?.(`${this.name} restarted (pid ${this.child.pid}, restart #${this.restarts})`);
+        }, delay);
+      }),
+    );
+  }
+
+  /** Called once it answered: from then on a death is restarted (when a log was given). */
+  markReady(): void {
+    this.ready = true;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   get alive(): boolean {
@@ -72,10 +140,13 @@ class Supervised {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
     if (this.exited) return;
-    const done = new Promise<void>((r) => this.child.once('close', () => r()));
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 8000);
+    const child = this.child;
+    const done = new Promise<void>((r) => child.once('close', () => r()));
+    child.kill(this.opts.stopSignal ?? 'SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
     await done;
     clearTimeout(timer);
   }
@@ -88,6 +159,7 @@ async function waitFor(proc: Supervised, probe: () => Promise<unknown>, timeoutM
     if (!proc.alive) throw new Error(`${proc.name} exited during start-up; its log (${proc.logFile}) ends:\n${proc.tail()}`);
     try {
       await probe();
+      proc.markReady();
       return;
     } catch (err) {
       lastError = err;
@@ -97,38 +169,134 @@ async function waitFor(proc: Supervised, probe: () => Promise<unknown>, timeoutM
   throw new Error(`${proc.name} did not become ready in ${timeoutMs / 1000}s (${(lastError as Error)?.message}); log: ${proc.logFile}`);
 }
 
-async function startMongo(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ uri: string; engine: 'mongod' | 'ferretdb' }> {
+/** A PostgreSQL program: on PATH, else Debian's versioned folder (the postgresql package does not link them). */
+export function postgresBinary(name: string): string | null {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  if (found.status === 0 && found.stdout.trim()) return found.stdout.trim();
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  for (const v of versions) if (existsSync(join(root, v, 'bin', name))) return join(root, v, 'bin', name);
+  return null;
+}
+
+function userIds(user: string): { uid: number; gid: number } | null {
+  const uid = spawnSync('id', ['-u', user], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', user], { encoding: 'utf8' });
+  if (uid.status !== 0 || gid.status !== 0) return null;
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+const execFileText = (file: string, args: string[]) =>
+  new Promise<void>((resolveRun, reject) => execFile(file, args, { timeout: 5000 }, (err) => (err ? reject(err) : resolveRun())));
+
+/**
+ * PostgreSQL for FerretDB: a cluster under <stateDir>/postgres, initialised on first use, reachable only
+ * through a unix socket in a folder of its own (no TCP listener). PostgreSQL refuses to run as root, so
+ * as root it runs as the `postgres` user (which must be able to reach the state folder).
+ */
+async function startPostgres(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ url: string }> {
+  const missing = () =>
+    new Error(
+      'PostgreSQL is not installed (no initdb/postgres on PATH or under /usr/lib/postgresql): run temporal-dev/install.sh as root, ' +
+        'or `sudo apt-get install -y postgresql`; or set EMBEDDED_MONGO_BACKEND=sqlite (hangs under load), or MONGODB_URI to a real MongoDB',
+    );
+  const initdb = postgresBinary('initdb');
+  const postgres = postgresBinary('postgres');
+  const pgIsReady = postgresBinary('pg_isready');
+  if (!initdb || !postgres) throw missing();
+  const base = join(opts.stateDir, 'postgres');
+  const dataDir = join(base, 'data');
+  mkdirSync(base, { recursive: true, mode: 0o700 });
+  // The socket's path must stay under the kernel's 107 bytes; a deep checkout gets a short folder in /tmp.
+  let socketDir = join(base, 'run');
+  if (Buffer.byteLength(join(socketDir, '.s.PGSQL.5432')) > 100) socketDir = mkdtempSync(join(tmpdir(), 'platform-pg-'));
+  mkdirSync(socketDir, { recursive: true, mode: 0o700 });
+  let ids: { uid: number; gid: number } | undefined;
+  if (process.getuid?.() === 0) {
+    const found = userIds('postgres');
+    if (!found) throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install Debian\'s postgresql package (temporal-dev/install.sh does), or run as another user');
+    ids = found;
+    for (const dir of [base, socketDir]) chownSync(dir, ids.uid, ids.gid);
+    const reach = spawnSync('test', ['-w', base], { uid: ids.uid, gid: ids.gid, cwd: '/' });
+    if (reach.status !== 0) {
+      throw new Error(
+        `PostgreSQL runs as the postgres user here (we are root), and that user cannot reach ${base}: make its parent folders traversable (chmod o+x), or run as a non-root user`,
+      );
+    }
+  }
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    const init = spawnSync(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], {
+      uid: ids?.uid,
+      gid: ids?.gid,
+      cwd: base,
+      encoding: 'utf8',
+    });
+    if (init.status !== 0) throw new Error(`initdb failed for ${dataDir}:\n${init.stderr || init.stdout}`);
+  }
+  const args = [
+    '-D',
+    dataDir,
+    '-k',
+    socketDir,
+    '-c',
+    'listen_addresses=',
+    '-c',
+    'port=5432',
+    '-c',
+    'max_connections=150',
+    // A commit survives a crash of the server process, not of the machine: right for a development store.
+    '-c',
+    'synchronous_commit=off',
+    ...(opts.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
+  ];
+  const proc = new Supervised('PostgreSQL', postgres, args, join(logs, 'postgresql.log'), { log: opts.log, stopSignal: 'SIGINT', uid: ids?.uid, gid: ids?.gid, cwd: base });
+  procs.push(proc);
+  await waitFor(
+    proc,
+    () =>
+      pgIsReady
+        ? execFileText(pgIsReady, ['-q', '-h', socketDir, '-p', '5432', '-U', 'postgres', '-d', 'postgres'])
+        : readFileSync(proc.logFile, 'utf8').includes('ready to accept connections')
+          ? Promise.resolve()
+          : Promise.reject(new Error('not ready')),
+    60_000,
+  );
+  // FerretDB keeps each MongoDB database as a schema in the `postgres` database; 100 pooled connections.
+  return { url: `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432&pool_max_conns=100` };
+}
+
+async function startMongo(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ uri: string; engine: NonNullable<Engines['mongoEngine']> }> {
   const dataDir = join(opts.stateDir, 'mongo');
   mkdirSync(dataDir, { recursive: true });
   const uri = `mongodb://127.0.0.1:${opts.mongoPort}/`;
   let proc: Supervised;
-  let engine: 'mongod' | 'ferretdb';
+  let engine: NonNullable<Engines['mongoEngine']>;
   if (onPath('mongod')) {
     engine = 'mongod';
-    proc = new Supervised('mongod', 'mongod', ['--dbpath', dataDir, '--port', String(opts.mongoPort), '--bind_ip', '127.0.0.1'], join(logs, 'mongod.log'));
+    proc = new Supervised('mongod', 'mongod', ['--dbpath', dataDir, '--port', String(opts.mongoPort), '--bind_ip', '127.0.0.1'], join(logs, 'mongod.log'), { log: opts.log });
   } else {
     const bin = resolve(opts.devDir, 'bin', 'ferretdb');
     if (!existsSync(bin)) throw new Error(`FerretDB is not installed at ${bin}: run temporal-dev/install.sh`);
-    engine = 'ferretdb';
+    const backend = embeddedBackend();
+    engine = `ferretdb-${backend}`;
+    const storage =
+      backend === 'postgresql'
+        ? ['--handler=postgresql', `--postgresql-url=${(await startPostgres(opts, logs, procs)).url}`]
+        : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`];
     proc = new Supervised(
       'FerretDB',
       bin,
-      [
-        '--handler=sqlite',
-        `--sqlite-url=file:${dataDir}/`,
-        `--state-dir=${dataDir}`,
-        `--listen-addr=127.0.0.1:${opts.mongoPort}`,
-        '--debug-addr=-',
-        '--telemetry=disable',
-        '--log-level=warn',
-      ],
+      [...storage, `--state-dir=${dataDir}`, `--listen-addr=127.0.0.1:${opts.mongoPort}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'],
       join(logs, 'ferretdb.log'),
+      { log: opts.log },
     );
   }
   procs.push(proc); // registered before it is ready, so a failed start still stops it
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1000 });
   try {
-    await waitFor(proc, () => client.db('admin').command({ ping: 1 }), 60_000);
+    // FerretDB on PostgreSQL answers a ping before it can reach PostgreSQL: probe with a real read.
+    await waitFor(proc, () => client.db('admin').command({ listDatabases: 1, nameOnly: true }), 60_000);
   } finally {
     await client.close();
   }
@@ -159,7 +327,7 @@ async function startTemporal(opts: EngineOptions, logs: string, procs: Supervise
     ...customSearchAttributes.flatMap((a) => ['--search-attribute', `${a.name}=Keyword`]),
     ...(opts.temporalUiPort === null ? ['--headless'] : ['--ui-port', String(opts.temporalUiPort)]),
   ];
-  const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'));
+  const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'), { log: opts.log });
   procs.push(proc);
   await waitFor(
     proc,
@@ -218,6 +386,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
  */
 export async function startEphemeralEngines(name: string, log: (line: string) => void): Promise<Engines & { stateDir: string }> {
   const stateDir = mkdtempSync(join(tmpdir(), `platform-${name}-`));
+  chmodSync(stateDir, 0o711); // traversable by the postgres user that PostgreSQL runs as under root
   const engines = await startEngines({
     devDir: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev'),
     stateDir,
@@ -227,6 +396,7 @@ export async function startEphemeralEngines(name: string, log: (line: string) =>
     startTemporal: true,
     startMongo: true,
     log,
+    ephemeral: true,
   }).catch((err) => {
     rmSync(stateDir, { recursive: true, force: true });
     throw err;
