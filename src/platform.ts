@@ -8,7 +8,7 @@ import type { Logger } from './logging/logger.js';
 import type { Services } from './services.js';
 import { ContainerStore } from './store/containers.js';
 import { EventStore } from './store/events.js';
-import { createMongoClient, ensureIndexes } from './store/mongo.js';
+import { createMongoClient, ensureIndexes, openDatabase } from './store/mongo.js';
 import { UserStore } from './store/users.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { AuditStore } from './store/audit.js';
@@ -35,10 +35,15 @@ import { SignInThrottle } from './auth/sign-in-throttle.js';
 import { SignInEventStore } from './store/sign-in-events.js';
 import { createRateLimits } from './limits/rate-limits.js';
 
+/** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
+export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
+  return (call, ms) => logger.warn({ call, ms, deadline_ms: deadlineMs }, 'slow storage call');
+}
+
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
-  const mongo = createMongoClient(config.mongodbUri);
-  const db = mongo.db(config.MONGODB_DB);
+  const mongo = createMongoClient(config.mongodbUri, config.STORAGE_TIMEOUT_MS);
+  const db = openDatabase(mongo, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, slowStorageLog(logger, config.STORAGE_TIMEOUT_MS));
   const temporal = createTemporalClient(config);
   const ring = loadKeyRing(config, logger);
   const artifacts = new ArtifactStore(db);

@@ -14,6 +14,7 @@ import { Llm, LlmError } from '../llm/client.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { ContainerStore } from '../store/containers.js';
+import { isStorageUnavailable } from '../store/deadline.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
@@ -138,6 +139,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
         });
       } catch (err) {
         if (err instanceof LlmError) throw llmFailure(err);
+        if (isStorageUnavailable(err)) throw err; // storage that did not answer: retried, not the agent's failure
         throw ApplicationFailure.nonRetryable(`The ${agent.name} agent failed: ${(err as Error).message}`, invocationFailure.agent);
       }
       return vet(output);

@@ -86,6 +86,9 @@ export const problems = {
   conflict: (slug: string, detail: string) => new Problem(409, slug, 'Conflict', detail),
   unavailable: (detail: string, extensions: Record<string, unknown> = {}) =>
     new Problem(503, 'service-unavailable', 'Service unavailable', detail, extensions),
+  /** Storage did not answer (a missed deadline, an unreachable engine); the driver's message stays in the log. */
+  storageUnavailable: () =>
+    new Problem(503, 'storage-unavailable', 'Storage unavailable', 'Storage did not answer in time; retry shortly.', {}, { 'Retry-After': '1' }),
   tooBusy: () =>
     new Problem(429, 'too-many-requests', 'Too many requests', 'Too many credential checks are in progress; retry shortly.', {}, { 'Retry-After': '1' }),
   internal: () => new Problem(500, 'internal-error', 'Internal server error', 'An unexpected error occurred.'),

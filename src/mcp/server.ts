@@ -4,8 +4,9 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { Problem, problemTypePrefix } from '../errors/problem.js';
+import { Problem, problemTypePrefix, problems } from '../errors/problem.js';
 import type { OperationContext } from '../operations/context.js';
+import { isStorageUnavailable } from '../store/deadline.js';
 import type { ContainerKind } from '../store/containers.js';
 import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
 
@@ -44,7 +45,10 @@ export async function callPlatformTool(ctx: OperationContext, tool: ToolDef, inp
     }
     const result = (await tool.run(ctx, input as never)) as Record<string, unknown>;
     return { status: 200, result: { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result } };
-  } catch (err) {
+  } catch (caught) {
+    // Storage that does not answer is a 503 here as on REST: an isError result the client may retry.
+    const err = isStorageUnavailable(caught) ? problems.storageUnavailable() : caught;
+    if (err !== caught) ctx.services.logger.warn({ err: caught, tool: tool.name, request_id: ctx.state.requestId }, 'storage unavailable');
     return { status: err instanceof Problem ? err.status : 500, result: toolError(err, ctx, tool.name) };
   }
 }

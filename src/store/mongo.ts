@@ -1,11 +1,30 @@
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import { defaultStorageTimeoutMs, withStorageDeadlines } from './deadline.js';
 
 /**
  * Only the portable subset of MongoDB is used (CRUD, single-collection indexes, findOneAndUpdate,
  * simple aggregation), so the same code runs on FerretDB, mongod and Atlas. See docs/decisions.md.
  */
-export function createMongoClient(uri: string): MongoClient {
-  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, connectTimeoutMS: 5000, appName: 'platform' });
+export function createMongoClient(uri: string, timeoutMs = defaultStorageTimeoutMs): MongoClient {
+  // The driver's half of "every storage call has a deadline" (withStorageDeadlines is the caller's
+  // half): no phase of a call waits longer than the deadline, so a stuck engine frees the connection
+  // too. driver 6.x's timeoutMS is not used: it is experimental there.
+  const phaseMs = Math.min(5000, timeoutMs);
+  return new MongoClient(uri, {
+    appName: 'platform',
+    serverSelectionTimeoutMS: phaseMs,
+    connectTimeoutMS: phaseMs,
+    waitQueueTimeoutMS: timeoutMs,
+    socketTimeoutMS: timeoutMs,
+  });
+}
+
+/**
+ * The database the stores use: every call through it has the deadline `timeoutMs` (see
+ * withStorageDeadlines). `onSlow` hears of calls that took more than half of it.
+ */
+export function openDatabase(client: MongoClient, name: string, timeoutMs = defaultStorageTimeoutMs, onSlow?: (what: string, ms: number) => void): Db {
+  return withStorageDeadlines(client.db(name), { ms: timeoutMs, onSlow });
 }
 
 export function isDuplicateKey(err: unknown): boolean {

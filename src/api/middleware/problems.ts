@@ -1,11 +1,8 @@
 import type { Next } from 'koa';
 import { PasswordCheckBusy } from '../../auth/passwords.js';
 import { Problem, problems } from '../../errors/problem.js';
-import { StorageDeadlineError } from '../../store/deadline.js';
+import { isStorageUnavailable } from '../../store/deadline.js';
 import type { AppContext } from '../context.js';
-
-/** A storage call that missed its deadline: the request may be retried shortly. */
-const storageLate = (err: StorageDeadlineError) => new Problem(503, 'storage-timeout', 'Storage did not answer in time', `${err.message}; retry shortly.`, {}, { 'Retry-After': '1' });
 
 /**
  * Turns every failure into RFC 9457 problem+json. Unknown routes (404) and wrong methods (405, set by
@@ -20,8 +17,9 @@ export async function problemResponses(ctx: AppContext, next: Next): Promise<voi
     else if (ctx.status === 501) problem = new Problem(501, 'not-implemented', 'Method not implemented', `${ctx.method} is not supported.`);
     else if (ctx.status === 404 && ctx.body == null) problem = problems.routeNotFound(ctx.path);
   } catch (err) {
-    problem = err instanceof Problem ? err : err instanceof PasswordCheckBusy ? problems.tooBusy() : err instanceof StorageDeadlineError ? storageLate(err) : undefined;
-    if (err instanceof StorageDeadlineError) ctx.services.logger.warn({ request_id: ctx.state.requestId, err }, 'storage call missed its deadline');
+    const unavailable = isStorageUnavailable(err);
+    problem = err instanceof Problem ? err : err instanceof PasswordCheckBusy ? problems.tooBusy() : unavailable ? problems.storageUnavailable() : undefined;
+    if (unavailable) ctx.services.logger.warn({ request_id: ctx.state.requestId, err }, 'storage unavailable');
     if (!problem) {
       ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'unhandled error');
       problem = problems.internal();

@@ -13,8 +13,9 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** Each dependency the API needs, checked concurrently. */
 export async function readiness(services: Services): Promise<Record<string, 'up' | 'down'>> {
-  const checks = {
-    mongodb: () => services.db.command({ ping: 1 }),
+  const checks: Record<string, () => Promise<unknown>> = {
+    // A real read, not a ping: an engine can answer pings while every query waits (issue 17).
+    mongodb: () => services.db.collection('users').findOne({}, { projection: { _id: 1 }, maxTimeMS: checkTimeoutMs }),
     temporal: () => {
       const probe = services.temporalProbe;
       return probe.withDeadline(Date.now() + checkTimeoutMs, () => probe.workflowService.getSystemInfo({}));
