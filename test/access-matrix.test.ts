@@ -110,6 +110,8 @@ before(async () => {
     'DELETE /artifacts/:id': { path: `/artifacts/${art}`, target: 'container' },
     'GET /artifacts/:id/versions': { path: `/artifacts/${committed}/versions`, target: 'container' },
     'GET /artifacts/:id/versions/:n': { path: `/artifacts/${committed}/versions/1`, target: 'container' },
+    'GET /artifacts/:id/revisions': { path: `/artifacts/${art}/revisions`, target: 'container' },
+    'GET /artifacts/:id/revisions/:n': { path: `/artifacts/${art}/revisions/1`, target: 'container' },
     'POST /artifacts/:id/manage': { path: `/artifacts/${art}/manage`, body: { action: 'archive' }, target: 'container' },
     'POST /workspaces/:id/commit-preview': { path: `/workspaces/${ws}/commit-preview`, body: { collection_id: col }, target: 'container' },
     'POST /workspaces/:id/commits': { path: `/workspaces/${ws}/commits`, body: { collection_id: col, message: 'm' }, target: 'container' },

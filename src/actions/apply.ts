@@ -1,7 +1,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import type { Principal } from '../auth/principal.js';
 import type { EventKind } from '../events/types.js';
-import type { ArtifactDoc, ArtifactStore, Provenance } from '../store/artifacts.js';
+import { RevisionMismatch, type ArtifactDoc, type ArtifactStore, type Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { missingPermission } from './permissions.js';
 import type { ActionOutcome, RecordedAction } from './schema.js';
@@ -53,8 +53,11 @@ export class ActionApplier {
     if (action.kind === 'create') {
       const id = createdArtifactId(scope.invocationId, action.id);
       const { title, content_type, content, context } = action.payload;
-      // A retry finds the artifact made by the attempt before, and reports it again (its event id is fixed).
-      const doc = (await this.artifacts.get(id)) ?? (await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source }));
+      // A retry finds the artifact made by the attempt before, and reports it again (its event id is fixed);
+      // one deleted since is not made again (its first revision is still recorded).
+      const made = await this.artifacts.get(id);
+      if (!made && (await this.artifacts.revisionAt(id, 1))) return { ...done(id), reason: 'created, and deleted since' };
+      const doc = made ?? (await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source }));
       await this.afterWrite('artifact_created', doc, key);
       return done(id);
     }
@@ -63,7 +66,13 @@ export class ActionApplier {
     if (action.kind === 'delete') {
       if (!current) return { ...done(action.target), reason: 'already deleted' };
       if (current.revision !== action.base_revision) return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`);
-      if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current, key);
+      try {
+        if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current, key);
+      } catch (err) {
+        if (!(err instanceof RevisionMismatch)) throw err;
+        if (err.current === null) return { ...done(action.target), reason: 'already deleted' };
+        return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${err.current})`);
+      }
       return done(action.target);
     }
 

@@ -20,6 +20,7 @@ import { searchRoutes } from './routes/search.js';
 import { commitRoutes } from './routes/commits.js';
 import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
+import { revisionRoutes } from './routes/revisions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
@@ -42,6 +43,7 @@ export const routes: RouteDef[] = [
   ...searchRoutes,
   ...artifactRoutes,
   ...versionRoutes,
+  ...revisionRoutes,
   ...manageRoutes,
   ...commitRoutes,
   ...mcpServerRoutes,

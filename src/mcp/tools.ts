@@ -175,12 +175,17 @@ export const tools: ToolDef[] = [
     access: 'artifact:write',
     // The same field schemas as PATCH /artifacts/{id}, plus the id.
     input: z
-      .strictObject({ id: uuid.describe('The draft to change.'), ...artifactFields })
-      .partial({ title: true, content_type: true, content: true, context: true })
-      .refine(({ id: _id, ...patch }) => changesSomething(patch), changesSomethingMessage),
+      .strictObject({
+        id: uuid.describe('The draft to change.'),
+        ...artifactFields,
+        revision: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The revision you read: the change applies only if the draft is still at it (else an error naming the current revision). Leave out to change whatever revision is current.'),
+      })
+      .partial({ title: true, content_type: true, content: true, context: true, revision: true })
+      .refine(({ id: _id, revision: _r, ...patch }) => changesSomething(patch), changesSomethingMessage),
     annotations: writes(false, false),
     icon: '🖊️',
-    run: async (ctx, { id, ...patch }: { id: string } & z.infer<typeof artifactPatchInput>) => presentArtifact(await updateArtifact(ctx, id, patch)),
+    run: async (ctx, { id, revision, ...patch }: { id: string; revision?: number } & z.infer<typeof artifactPatchInput>) =>
+      presentArtifact(await updateArtifact(ctx, id, patch, revision === undefined ? undefined : [revision])),
   },
   {
     name: 'manage_artifact',

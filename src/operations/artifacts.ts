@@ -5,9 +5,9 @@ import { authorizerType, baseType, mcpServerType, secretReferences, validateCont
 import type { McpServerContent } from '../content-types/mcp-server.js';
 import type { AuthorizerContent } from '../content-types/authorizer.js';
 import { OutboundRefusedError } from '../net/outbound.js';
-import { problems, type InvalidParam } from '../errors/problem.js';
+import { Problem, problems, type InvalidParam } from '../errors/problem.js';
 import type { EventKind } from '../events/types.js';
-import type { ArtifactDoc, ArtifactPatch, Provenance } from '../store/artifacts.js';
+import { RevisionMismatch, type ArtifactDoc, type ArtifactPatch, type Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { OperationContext } from './context.js';
 import { storableObject, text } from '../json/schemas.js';
@@ -213,17 +213,74 @@ export async function createArtifact(ctx: OperationContext, input: z.infer<typeo
   return doc;
 }
 
-/** Changes a workspace draft the principal may edit (U grant, not archived). */
-export async function updateArtifact(ctx: OperationContext, id: string, patch: ArtifactPatch): Promise<ArtifactDoc> {
+/**
+ * The revisions a write may apply at: from `If-Match` (REST) or `revision` (MCP). Undefined: any.
+ * An entity tag is a revision in quotes (`"3"`); `W/"3"` is taken as the same, `*` as any.
+ */
+export type ExpectedRevision = number[] | undefined;
+
+export function ifMatch(header: string | undefined): ExpectedRevision {
+  if (header === undefined) return undefined;
+  const tags = header.split(',').map((t) => t.trim()).filter(Boolean);
+  if (tags.includes('*')) return undefined;
+  return tags.flatMap((t) => {
+    const m = /^(?:W\/)?"([1-9][0-9]{0,15})"$/.exec(t);
+    return m ? [Number(m[1])] : [];
+  });
+}
+
+/** The strong entity tag of an artifact: its revision (which every edit, archive and restore moves). */
+export const etagOf = (revision: number) => `"${revision}"`;
+
+/** 412 problem+json naming the artifact's current revision (and its tag, to retry with). */
+export function revisionMismatch(id: string, current: number | null, expected?: number[]): Problem {
+  if (current === null) return problems.notFound('artifact', id);
+  const wanted = expected?.length ? `revision ${expected.join(' or ')}` : 'the revision you sent';
+  return new Problem(412, 'revision-mismatch', 'Precondition failed', `Artifact ${id} is at revision ${current}, not ${wanted}: read it again (GET /artifacts/${id}) and apply your change to that revision.`, { current_revision: current }, { ETag: etagOf(current) });
+}
+
+/** The one revision a conditional write is made at, or 412 when the draft is not at any of them. */
+export function expectedAt(id: string, current: ArtifactDoc, expected: ExpectedRevision): number | undefined {
+  if (expected === undefined) return undefined;
+  if (!expected.includes(current.revision)) throw revisionMismatch(id, current.revision, expected);
+  return current.revision;
+}
+
+/**
+ * Changes a workspace draft the principal may edit (U grant, not archived): at its next revision, or,
+ * with `expected`, only if it is still at one of those revisions (412 otherwise, also when another
+ * writer got there first).
+ */
+export async function updateArtifact(ctx: OperationContext, id: string, patch: ArtifactPatch, expected?: ExpectedRevision): Promise<ArtifactDoc> {
   const principal = ctx.state.principal!;
   const { doc: current, container } = await editableDraft(ctx, id);
+  const at = expectedAt(id, current, expected);
   if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
   if (patch.content !== undefined || patch.content_type !== undefined) {
     patch.content = await checkedContent(ctx, patch.content_type ?? current.content_type, patch.content ?? current.content, container);
     patch.secrets_owner = principal.subject; // checkedContent has just checked they own what it references
   }
-  const doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx));
+  let doc: ArtifactDoc | null;
+  try {
+    doc = await ctx.services.artifacts.update(principal, id, patch, apiSource(ctx), at);
+  } catch (err) {
+    if (err instanceof RevisionMismatch) throw revisionMismatch(id, err.current, expected);
+    throw err;
+  }
   if (!doc) throw problems.notFound('artifact', id);
   await afterWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
   return doc;
+}
+
+/** Deletes a workspace draft (D grant); with `expected`, only at one of those revisions (412 otherwise). */
+export async function deleteArtifact(ctx: OperationContext, id: string, expected?: ExpectedRevision): Promise<void> {
+  const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
+  const at = expectedAt(id, current, expected);
+  try {
+    if (await ctx.services.artifacts.delete(id, at)) await afterWrite(ctx, 'artifact_deleted', current);
+  } catch (err) {
+    // Gone meanwhile: deleted, as asked.
+    if (err instanceof RevisionMismatch && err.current !== null) throw revisionMismatch(id, err.current, expected);
+    if (!(err instanceof RevisionMismatch)) throw err;
+  }
 }

@@ -7,7 +7,23 @@ import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { containerCollection, type ContainerDoc, type ContainerKind } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+import { atRevision, revisionId, revisionsCollection, revisionState, type RevisionDoc, type RevisionState } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
+
+/**
+ * A conditional write found the draft at another revision than expected (`current`; null when it is
+ * gone): REST answers 412, an agent's action `conflict`.
+ */
+export class RevisionMismatch extends Error {
+  constructor(readonly current: number | null) {
+    super(current === null ? 'the artifact is gone' : `the artifact is at revision ${current}`);
+  }
+}
+
+/** How many times a blind edit that lost its revision to another writer claims the next one. */
+const claimRetries = 100;
+/** How many claims a settle rolls the document forward over before it gives up (a runaway loop). */
+const settleRounds = 1000;
 
 export interface Provenance {
   created_by: string;
@@ -137,6 +153,7 @@ export class ArtifactStore {
       };
       try {
         await this.artifacts.insertOne(doc);
+        if (doc.container_kind === 'workspace') await this.claimFirst(doc);
         await this.raiseLastKey(doc);
         if (container.kind === 'collection') await versionsCollection(this.db).insertOne(initialVersion(doc));
         return doc;
@@ -197,33 +214,108 @@ export class ArtifactStore {
     return this.artifacts.find(filter).sort({ order_key: 1, _id: 1 }).toArray();
   }
 
-  /** Serialised per artifact in process, so concurrent edits each get their own revision (see KeyedLock). */
-  update(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source']): Promise<ArtifactDoc | null> {
-    return this.change(principal, id, { $set: patch }, source);
+  /**
+   * Changes a draft at its next revision (a blind edit: a revision lost to another writer is claimed
+   * again on the draft as that writer left it), or only at `expected` (RevisionMismatch otherwise).
+   */
+  update(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source'], expected?: number): Promise<ArtifactDoc | null> {
+    return this.revise(id, expected, (doc) => ({ ...revisionState(doc), ...patch, provenance: this.edited(doc, principal, source) }));
   }
 
   /** Archives (hides from search and from a commit's default selection) or restores a draft. */
   setArchived(principal: Principal, id: string, archived: boolean, source: Provenance['source']): Promise<ArtifactDoc | null> {
-    return this.change(principal, id, archived ? { $set: { archived_at: new Date() } } : { $unset: { archived_at: '' } }, source);
+    return this.revise(id, undefined, (doc) => {
+      const { archived_at: _was, ...state } = revisionState(doc);
+      return { ...state, ...(archived ? { archived_at: new Date() } : {}), provenance: this.edited(doc, principal, source) };
+    });
   }
 
-  private change(principal: Principal, id: string, change: { $set?: Partial<ArtifactDoc>; $unset?: Record<string, ''> }, source: Provenance['source']) {
-    return this.lock.run(id, () =>
-      this.artifacts.findOneAndUpdate(
-        { _id: id },
-        {
-          ...change,
-          $set: { ...change.$set, 'provenance.updated_by': principal.subject, 'provenance.updated_at': new Date(), 'provenance.source': source },
-          $inc: { revision: 1 },
-        },
-        { returnDocument: 'after' },
-      ),
-    );
+  private edited(doc: ArtifactDoc, principal: Principal, source: Provenance['source']): Provenance {
+    return { ...doc.provenance, updated_by: principal.subject, updated_at: new Date(), source };
+  }
+
+  /** The first revision of a new draft: its history starts with it (a retried create finds it there). */
+  private async claimFirst(doc: ArtifactDoc): Promise<void> {
+    try {
+      await this.revisions.insertOne({ _id: revisionId(doc._id, 1), artifact_id: doc._id, revision: 1, state: revisionState(doc), claimed_at: new Date() });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  private get revisions() {
+    return revisionsCollection(this.db);
+  }
+
+  /**
+   * One write of a draft, arbitrated by a unique insert: the writer that inserts the claim on revision
+   * n+1 owns it, writes the document, and answers; a writer that loses the insert claims again (a
+   * blind edit) or is told the revision it missed (`expected`). `next` returns the draft's new state,
+   * or null to delete it. Serialised per draft within the process, so that its own writers do not
+   * compete for the same claim; across processes the claim alone decides.
+   */
+  private revise(id: string, expected: number | undefined, next: (doc: ArtifactDoc) => RevisionState | null, accept: (doc: ArtifactDoc) => boolean = () => true): Promise<ArtifactDoc | null> {
+    return this.lock.run(id, async () => {
+      for (let attempt = 0; ; attempt++) {
+        const doc = await this.settle(id);
+        if (!doc || !accept(doc)) {
+          if (expected !== undefined) throw new RevisionMismatch(doc?.revision ?? null);
+          return null;
+        }
+        if (expected !== undefined && doc.revision !== expected) throw new RevisionMismatch(doc.revision);
+        const state = next(doc);
+        const revision = doc.revision + 1;
+        try {
+          await this.revisions.insertOne({ _id: revisionId(id, revision), artifact_id: id, revision, state, claimed_at: new Date() });
+        } catch (err) {
+          if (!isDuplicateKey(err)) throw err;
+          if (expected !== undefined) throw new RevisionMismatch((await this.settle(id))?.revision ?? null);
+          if (attempt >= claimRetries) throw new Error(`artifact ${id}: lost the claim on its next revision ${claimRetries} times`);
+          continue;
+        }
+        await this.settle(id, doc);
+        return state ? atRevision(doc, revision, state) : null;
+      }
+    });
+  }
+
+  /**
+   * The draft brought up to its latest claimed revision, or null when it is gone. A claim whose
+   * document write has not happened (its writer crashed, or is still on its way) or was overwritten
+   * (the engine does not isolate concurrent updates of one document) is written now: the write is the
+   * claim's own state, so whoever makes it, and however often, the result is the same. Every writer
+   * of an artifact document settles after its write, so the last write is always followed by a check.
+   */
+  async settle(id: string, known?: ArtifactDoc | null): Promise<ArtifactDoc | null> {
+    let doc = known === undefined ? await this.get(id) : known;
+    for (let round = 0; doc; round++) {
+      const claim: RevisionDoc | null = await this.revisions.findOne({ _id: revisionId(id, doc.revision + 1) });
+      if (!claim) return doc;
+      if (round >= settleRounds) throw new Error(`artifact ${id}: still behind its revision claims after ${settleRounds} rounds`);
+      if (!claim.state) {
+        await this.artifacts.deleteOne({ _id: id });
+        return null;
+      }
+      const { archived_at, ...state } = claim.state;
+      await this.artifacts.updateOne(
+        { _id: id, revision: { $lt: claim.revision } },
+        { $set: { ...state, ...(archived_at ? { archived_at } : {}), revision: claim.revision }, ...(archived_at ? {} : { $unset: { archived_at: '' as const } }) },
+      );
+      doc = await this.get(id);
+    }
+    return null;
+  }
+
+  /** The revision claim of a draft, if that revision was ever claimed. */
+  revisionAt(id: string, revision: number): Promise<RevisionDoc | null> {
+    return this.revisions.findOne({ _id: revisionId(id, revision) });
   }
 
   /** Records the extracted search text of a collection artifact's current version. */
   async setSearchText(id: string, revision: number, text: string): Promise<ArtifactDoc | null> {
-    return this.artifacts.findOneAndUpdate({ _id: id, revision }, { $set: { search_text: { revision, text } }, $unset: { search: '' } }, { returnDocument: 'after' });
+    const doc = await this.artifacts.findOneAndUpdate({ _id: id, revision }, { $set: { search_text: { revision, text } }, $unset: { search: '' } }, { returnDocument: 'after' });
+    if (doc) await this.settle(id);
+    return doc;
   }
 
   /**
@@ -235,6 +327,9 @@ export class ArtifactStore {
     if (keys.length === 0) return false;
     const set = Object.fromEntries(keys.map(([k, v]) => [`context.${k}`, v]));
     const r = await this.lock.run(id, () => this.artifacts.updateOne({ _id: id, container_kind: 'workspace' }, { $set: set }));
+    // Not an edit, so no claim: a racing edit may write over these keys (docs/decisions.md), but
+    // this write never keeps an edit out of the document.
+    await this.settle(id);
     return r.matchedCount === 1;
   }
 
@@ -268,12 +363,15 @@ export class ArtifactStore {
     const key = generateKeyBetween(lower, next?.order_key ?? null);
     const moved = await this.artifacts.findOneAndUpdate({ _id: doc._id }, { $set: { order_key: key } }, { returnDocument: 'after' });
     if (moved) await this.raiseLastKey(moved);
-    return moved;
+    // A move is not an edit (no revision), but the engine may have written it over a racing edit.
+    return moved && ((await this.settle(doc._id)) ?? moved);
   }
 
   /** Stores an embedding, unless the artifact has moved on to another revision meanwhile. */
   async storeEmbedding(id: string, revision: number, search: NonNullable<ArtifactDoc['search']>): Promise<boolean> {
     const res = await this.artifacts.updateOne({ _id: id, revision }, { $set: { search } });
+    // The engine may have written this over a racing edit: bring that edit back.
+    if (res.modifiedCount === 1) await this.settle(id);
     return res.modifiedCount === 1;
   }
 
@@ -282,23 +380,49 @@ export class ArtifactStore {
     return this.artifacts.find({});
   }
 
-  async delete(id: string, revision?: number): Promise<boolean> {
-    return (await this.artifacts.deleteOne({ _id: id, ...(revision !== undefined ? { revision } : {}) })).deletedCount === 1;
+  /**
+   * Deletes a draft as its next revision (a claim with no state), or only at `expected`
+   * (RevisionMismatch otherwise). False when it was already gone. A collection artifact (no claims:
+   * only the commit workflow writes those) is deleted directly.
+   */
+  async delete(id: string, expected?: number): Promise<boolean> {
+    const doc = await this.get(id);
+    if (doc && doc.container_kind !== 'workspace') return (await this.artifacts.deleteOne({ _id: id, ...(expected !== undefined ? { revision: expected } : {}) })).deletedCount === 1;
+    let deleted = false;
+    await this.revise(id, expected, () => {
+      deleted = true;
+      return null;
+    });
+    return deleted;
   }
 
   /**
    * Changes a draft only if it is still at `revision` (an agent's proposal was made against it); null
    * when it has moved on, been archived or gone. Context keys are set one by one: other keys stay.
+   * Exactly once: the claim on `revision + 1` names the invocation and action, so a retry finds its
+   * own earlier write there and answers it again.
    */
-  updateAt(principal: Principal, id: string, revision: number, patch: { title?: string; content?: string; context?: Record<string, unknown> }, source: Provenance['source']): Promise<ArtifactDoc | null> {
+  async updateAt(principal: Principal, id: string, revision: number, patch: { title?: string; content?: string; context?: Record<string, unknown> }, source: Provenance['source']): Promise<ArtifactDoc | null> {
+    const mine = async (): Promise<ArtifactDoc | null> => {
+      const claim = await this.revisionAt(id, revision + 1);
+      const by = claim?.state?.provenance.source;
+      if (!claim?.state || !by?.invocation_id || by.invocation_id !== source.invocation_id || by.action_id !== source.action_id) return null;
+      const doc = await this.settle(id);
+      return doc && atRevision(doc, claim.revision, claim.state);
+    };
+    const earlier = await mine();
+    if (earlier) return earlier;
     const { context, ...fields } = patch;
-    const set = { ...fields, ...Object.fromEntries(Object.entries(context ?? {}).map(([k, v]) => [`context.${k}`, v])) };
-    return this.lock.run(id, () =>
-      this.artifacts.findOneAndUpdate(
-        { _id: id, revision, container_kind: 'workspace', archived_at: { $exists: false } },
-        { $set: { ...set, 'provenance.updated_by': principal.subject, 'provenance.updated_at': new Date(), 'provenance.source': source }, $inc: { revision: 1 } },
-        { returnDocument: 'after' },
-      ),
-    );
+    try {
+      return await this.revise(
+        id,
+        revision,
+        (doc) => ({ ...revisionState(doc), ...fields, context: { ...doc.context, ...context }, provenance: this.edited(doc, principal, source) }),
+        (doc) => doc.container_kind === 'workspace' && !doc.archived_at,
+      );
+    } catch (err) {
+      if (err instanceof RevisionMismatch) return mine();
+      throw err;
+    }
   }
 }

@@ -2,7 +2,7 @@ import { builtinArtifact, isBuiltinServer } from '../../mcp/builtin.js';
 import { agentArtifact, agentById } from '../../agents/registry.js';
 import { z } from 'zod';
 import { problems } from '../../errors/problem.js';
-import { afterWrite, artifactPatchInput, changeableDraft, createArtifact, createArtifactInput, editableDraft, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
+import { afterWrite, artifactPatchInput, createArtifact, createArtifactInput, deleteArtifact, editableDraft, etagOf, ifMatch, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
 import { presentArtifact, presentPage } from '../presenters.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
@@ -24,6 +24,7 @@ export const artifactRoutes: RouteDef[] = [
       const doc = await createArtifact(ctx, parse(createArtifactInput, ctx.state.body, 'body'));
       ctx.status = 201;
       ctx.set('Location', `/artifacts/${doc._id}`);
+      ctx.set('ETag', etagOf(doc.revision));
       ctx.body = presentArtifact(doc);
     },
   },
@@ -56,7 +57,13 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const id = artifactId(ctx);
       const agent = agentById(id);
-      ctx.body = agent ? agentArtifact(agent) : isBuiltinServer(id) ? builtinArtifact() : presentArtifact((await visibleArtifact(ctx, id)).doc);
+      if (agent) ctx.body = agentArtifact(agent);
+      else if (isBuiltinServer(id)) ctx.body = builtinArtifact();
+      else {
+        const { doc } = await visibleArtifact(ctx, id);
+        ctx.set('ETag', etagOf(doc.revision));
+        ctx.body = presentArtifact(doc);
+      }
     },
   },
   {
@@ -65,7 +72,9 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:write',
     body: 'json',
     handler: async (ctx) => {
-      const doc = await updateArtifact(ctx, artifactId(ctx), parse(artifactPatchInput, ctx.state.body, 'body'));
+      // If-Match: the edit applies only at that revision (412 with the current one otherwise).
+      const doc = await updateArtifact(ctx, artifactId(ctx), parse(artifactPatchInput, ctx.state.body, 'body'), ifMatch(ctx.get('If-Match') || undefined));
+      ctx.set('ETag', etagOf(doc.revision));
       ctx.body = presentArtifact(doc);
     },
   },
@@ -90,9 +99,7 @@ export const artifactRoutes: RouteDef[] = [
     path: '/artifacts/:id',
     access: 'artifact:manage',
     handler: async (ctx) => {
-      const id = artifactId(ctx);
-      const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
-      if (await ctx.services.artifacts.delete(id)) await afterWrite(ctx, 'artifact_deleted', current);
+      await deleteArtifact(ctx, artifactId(ctx), ifMatch(ctx.get('If-Match') || undefined));
       ctx.status = 204;
     },
   },

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { problems } from '../../errors/problem.js';
+import { visibleArtifact } from '../../operations/artifacts.js';
+import type { Principal } from '../../auth/principal.js';
+import { listRevisions, type RevisionDoc } from '../../store/revisions.js';
+import type { AppContext } from '../context.js';
+import { presentPage } from '../presenters.js';
+import { pageQuery, parse } from '../validate.js';
+import { artifactId } from './artifact-access.js';
+import { route, type RouteDef } from './route.js';
+
+const revisionParam = z.object({ n: z.coerce.number({ error: 'must be a revision number' }).int('must be a revision number').min(1, 'revisions start at 1').max(Number.MAX_SAFE_INTEGER) });
+
+/** A workspace draft the principal can read; a collection artifact has versions, not revisions. */
+async function revisioned(ctx: AppContext) {
+  const id = artifactId(ctx);
+  const { doc } = await visibleArtifact(ctx, id);
+  if (doc.container_kind !== 'workspace') {
+    throw problems.conflict('not-revisioned', `Artifact ${id} is in a collection: collection artifacts have versions (GET /artifacts/${id}/versions), not revisions.`);
+  }
+  return doc;
+}
+
+/**
+ * One revision of a draft: who wrote it and how (provenance), and what it was. Fields of a revision
+ * whose content type the caller may not read are left out, as is the content of every revision in a
+ * list.
+ */
+function presentRevision(r: RevisionDoc, principal: Principal, withContent: boolean) {
+  const base = { artifact_id: r.artifact_id, revision: r.revision, claimed_at: r.claimed_at.toISOString() };
+  if (!r.state) return { ...base, state: 'deleted' as const };
+  const s = r.state;
+  const p = s.provenance;
+  const provenance = { ...p, created_at: p.created_at.toISOString(), updated_at: p.updated_at.toISOString() };
+  if (!principal.scopes.allowsType('artifact:read', s.content_type)) return { ...base, state: s.archived_at ? 'archived' : 'draft', provenance };
+  return {
+    ...base,
+    state: s.archived_at ? ('archived' as const) : ('draft' as const),
+    title: s.title,
+    content_type: s.content_type,
+    ...(withContent ? { content: s.content, context: s.context } : {}),
+    provenance,
+  };
+}
+
+/**
+ * The revision history of a draft (docs/decisions.md, "Revision claims"): every revision since
+ * revision claims exist, oldest first, each written by exactly one writer.
+ */
+export const revisionRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/artifacts/:id/revisions',
+    access: 'artifact:read',
+    query: pageQuery,
+    handler: async (ctx, { limit, cursor }) => {
+      const doc = await revisioned(ctx);
+      const principal = ctx.state.principal!;
+      ctx.body = presentPage(await listRevisions(ctx.services.db, doc._id, limit, cursor), (r) => presentRevision(r, principal, false));
+    },
+  }),
+  {
+    method: 'get',
+    path: '/artifacts/:id/revisions/:n',
+    access: 'artifact:read',
+    handler: async (ctx) => {
+      const doc = await revisioned(ctx);
+      const { n } = parse(revisionParam, ctx.params, 'path');
+      const revision = await ctx.services.artifacts.revisionAt(doc._id, n);
+      if (!revision) throw problems.notFound('revision', `${doc._id}/revisions/${n}`);
+      ctx.body = presentRevision(revision, ctx.state.principal!, true);
+    },
+  },
+];
