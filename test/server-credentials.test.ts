@@ -112,11 +112,15 @@ describe('POST /auth/token', () => {
     const claims = decodeJwt(reply.body.access_token);
     assert.equal(claims.sub, cred.client_id);
     assert.equal(claims.exp! - claims.iat!, 3600);
-    const first = (await credDoc(cred.client_id))!.last_used_at as Date;
-    assert.ok(first instanceof Date);
+    // Recorded beside the credential, never in its document (a racing rotation could be undone), and shown with it.
+    const lastUsed = async () => (await alice.get(`/server-credentials/${cred.client_id}`)).body.last_used_at as string;
+    const first = await lastUsed();
+    assert.ok(first && !Number.isNaN(Date.parse(first)));
+    assert.equal((await credDoc(cred.client_id))!.last_used_at, null);
     await new Promise((r) => setTimeout(r, 20));
     await exchange(platform.url, cred);
-    assert.ok(((await credDoc(cred.client_id))!.last_used_at as Date) > first, 'last_used_at moves on every exchange');
+    assert.ok(Date.parse(await lastUsed()) > Date.parse(first), 'last_used_at moves on every exchange');
+    assert.equal((await alice.get('/server-credentials')).body.items.find((c: { client_id: string }) => c.client_id === cred.client_id).last_used_at, await lastUsed());
   });
 
   it('accepts HTTP Basic client authentication', async () => {

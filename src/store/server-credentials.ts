@@ -22,7 +22,27 @@ export interface ServerCredentialDoc {
   generation: number;
   owner_id: string;
   created_time: Date;
+  /** Kept in `server_credential_usage` (one writer per use, never this document); older documents hold it here. */
   last_used_at: Date | null;
+  /** The last claimed change (`server_credential_revisions`); absent until the first change. */
+  revision?: number;
+}
+
+/** What a change of a credential leaves it as: the fields its owner changes, and the generation. */
+type CredentialState = Pick<ServerCredentialDoc, 'name' | 'scopes' | 'resource_filters' | 'active' | 'secret_hash' | 'generation'>;
+
+/**
+ * The claim on one change of a credential (`_id` `<client_id>:<revision>`, unique): exactly one
+ * writer owns each revision, so a rotation or a deactivation is never written over by a racing change
+ * (a change that lost the claim is made again on top of the winner's). It holds the resulting state,
+ * so anyone can finish a change whose writer died before writing the document.
+ */
+interface CredentialRevisionDoc {
+  _id: string;
+  client_id: string;
+  revision: number;
+  state: CredentialState;
+  claimed_at: Date;
 }
 
 /** Each person's client_id namespace: a random tag, unique, and one per person (both unique indexes). */
@@ -79,19 +99,85 @@ export class ServerCredentialStore {
     return this.coll.find({ owner_id: ownerId }).sort({ created_time: 1 }).toArray();
   }
 
-  update(clientId: string, patch: CredentialPatch & { secret_hash?: string }, bumpGeneration: boolean): Promise<ServerCredentialDoc | null> {
-    return this.coll.findOneAndUpdate(
-      { _id: clientId },
-      { $set: patch, ...(bumpGeneration ? { $inc: { generation: 1 } } : {}) },
-      { returnDocument: 'after' },
-    );
+  /**
+   * Changes a credential as its next revision, arbitrated by a unique insert (see
+   * CredentialRevisionDoc): a change that loses the claim is made again on the credential as the
+   * winner left it, so an earlier deactivation stays, and the generation only moves forward.
+   */
+  async update(clientId: string, patch: CredentialPatch & { secret_hash?: string }, bumpGeneration: boolean): Promise<ServerCredentialDoc | null> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const doc = await this.settle(clientId);
+      if (!doc) return null;
+      const revision = (doc.revision ?? 0) + 1;
+      const state: CredentialState = {
+        name: doc.name,
+        scopes: doc.scopes,
+        resource_filters: doc.resource_filters,
+        active: doc.active,
+        secret_hash: doc.secret_hash,
+        ...patch,
+        generation: doc.generation + (bumpGeneration ? 1 : 0),
+      };
+      try {
+        await this.revisions.insertOne({ _id: `${clientId}:${revision}`, client_id: clientId, revision, state, claimed_at: new Date() });
+      } catch (err) {
+        if (isDuplicateKey(err)) continue;
+        throw err;
+      }
+      await this.settle(clientId, doc);
+      return { ...doc, ...state, revision };
+    }
+    throw new Error(`server credential ${clientId}: lost the claim on its next change 100 times`);
   }
 
+  /**
+   * The credential brought up to its latest claimed change: one whose writer died before writing it,
+   * or whose write a slower, older one overwrote (the engine does not isolate updates of a document),
+   * is written again from its claim. Every change settles after its write.
+   */
+  private async settle(clientId: string, known?: ServerCredentialDoc | null): Promise<ServerCredentialDoc | null> {
+    let doc = known === undefined ? await this.get(clientId) : known;
+    for (let round = 0; doc && round < 1000; round++) {
+      const next = await this.revisions.findOne({ _id: `${clientId}:${(doc.revision ?? 0) + 1}` });
+      if (!next) return doc;
+      await this.coll.updateOne({ _id: clientId, $or: [{ revision: { $lt: next.revision } }, { revision: { $exists: false } }] }, { $set: { ...next.state, revision: next.revision } });
+      doc = await this.get(clientId);
+    }
+    if (doc) throw new Error(`server credential ${clientId}: still behind its claimed changes`);
+    return null;
+  }
+
+  private get revisions() {
+    return this.db.collection<CredentialRevisionDoc>('server_credential_revisions');
+  }
+
+  private get usage() {
+    return this.db.collection<{ _id: string; last_used_at: Date }>('server_credential_usage');
+  }
+
+  /**
+   * Records a use in a document of its own: a write to the credential itself could put back a
+   * secret or an active flag that a racing rotation or deactivation had just changed.
+   */
   async touch(clientId: string): Promise<void> {
-    await this.coll.updateOne({ _id: clientId }, { $set: { last_used_at: new Date() } });
+    try {
+      await this.usage.updateOne({ _id: clientId }, { $set: { last_used_at: new Date() } }, { upsert: true });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err; // two first uses at once: either time will do
+    }
+  }
+
+  /** The credentials with their last use (kept apart, see touch). */
+  async withUsage(docs: ServerCredentialDoc[]): Promise<ServerCredentialDoc[]> {
+    if (docs.length === 0) return docs;
+    const used = new Map((await this.usage.find({ _id: { $in: docs.map((d) => d._id) } }).toArray()).map((u) => [u._id, u.last_used_at]));
+    return docs.map((d) => ({ ...d, last_used_at: used.get(d._id) ?? d.last_used_at }));
   }
 
   async delete(clientId: string): Promise<boolean> {
-    return (await this.coll.deleteOne({ _id: clientId })).deletedCount === 1;
+    // A racing change cannot bring it back: the engine's update of a missing document writes nothing.
+    const deleted = (await this.coll.deleteOne({ _id: clientId })).deletedCount === 1;
+    await this.usage.deleteOne({ _id: clientId });
+    return deleted;
   }
 }

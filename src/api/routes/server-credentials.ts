@@ -101,7 +101,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     path: '/server-credentials',
     access: 'human',
     handler: async (ctx) => {
-      const docs = await ctx.services.serverCredentials.listOwned(ctx.state.principal!.subject);
+      const docs = await ctx.services.serverCredentials.withUsage(await ctx.services.serverCredentials.listOwned(ctx.state.principal!.subject));
       ctx.body = { items: docs.map((d) => present(d, ctx.services.config.apiUri)) };
     },
   },
@@ -110,7 +110,8 @@ export const serverCredentialRoutes: RouteDef[] = [
     path: '/server-credentials/:client_id',
     access: 'human',
     handler: async (ctx) => {
-      ctx.body = present(await owned(ctx), ctx.services.config.apiUri);
+      const [doc] = await ctx.services.serverCredentials.withUsage([await owned(ctx)]);
+      ctx.body = present(doc!, ctx.services.config.apiUri);
     },
   },
   {
@@ -124,7 +125,7 @@ export const serverCredentialRoutes: RouteDef[] = [
       // Deactivation kills tokens already issued; scope and filter changes apply to them at once anyway.
       const updated = await ctx.services.serverCredentials.update(doc._id, patch, patch.active === false);
       if (!updated) throw problems.notFound('server credential', doc._id);
-      ctx.body = present(updated, ctx.services.config.apiUri);
+      ctx.body = present((await ctx.services.serverCredentials.withUsage([updated]))[0]!, ctx.services.config.apiUri);
     },
   },
   {
