@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { Envelope, KeyRing } from '../crypto/envelope.js';
 import { KeyedLock } from './keyed-lock.js';
+import { isDuplicateKey } from './mongo.js';
 
 export const connectionStatuses = ['pending', 'active', 'needs_reconsent', 'failed'] as const;
 export type ConnectionStatus = (typeof connectionStatuses)[number];
@@ -188,11 +189,19 @@ export class ConnectionStore {
 
   /**
    * Consumes an attempt once: the first callback records the provider's answer and wins; any later
-   * one (a replayed `state`) gets false. Serialised in process, since FerretDB does not isolate
-   * concurrent conditional updates (docs/decisions.md); the workflow accepts one callback per attempt too.
+   * one (a replayed `state`) gets false. The winner is whoever inserts the attempt's use record (a
+   * unique `_id`, atomic on every engine, across API replicas); only the winner then writes the
+   * attempt. The workflow accepts one callback per attempt too.
    */
   async consume(hash: string, outcome: { code?: string; error?: string; error_description?: string }): Promise<boolean> {
     return this.lock.run(`attempt:${hash}`, async () => {
+      if (!(await this.attempts.findOne({ _id: hash, consumed_at: { $exists: false } }, { projection: { _id: 1 } }))) return false;
+      try {
+        await this.db.collection<{ _id: string; used_at: Date }>('connection_attempt_uses').insertOne({ _id: hash, used_at: new Date() });
+      } catch (err) {
+        if (isDuplicateKey(err)) return false;
+        throw err;
+      }
       const sealed = {
         ...(outcome.code ? { code: this.ring.sealEnvelope(outcome.code, `code:${hash}`) } : {}),
         ...(outcome.error ? { error: outcome.error } : {}),
