@@ -1,5 +1,8 @@
 // Starts the embedded engines (Temporal dev server, MongoDB-wire server) installed by install.sh,
 // waits until each answers, and stops them. Used by `npm start`, `npm test` and `npm run bench`.
+// The MongoDB-wire server is `mongod` when on PATH, else FerretDB 1.24 on PostgreSQL (its own cluster
+// under <stateDir>/postgres) or, with EMBEDDED_MONGO_BACKEND=sqlite, on SQLite. An engine that dies
+// after it was ready is restarted (with backoff), and the log says so.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
