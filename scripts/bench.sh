@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# `npm run bench`: artifact create and get against a raw Koa + driver baseline, then a 1,000-artifact
+# `npm run bench`: artifact create, get and search against a raw Koa + driver baseline, then a 1,000-artifact
 # commit (approve → committed) against raw driver writes of the same documents, then MCP
 # `tools/call search` against `POST /artifacts/search`, then an external MCP tool call through the
 # platform against a direct SDK client call, then task-agent invocation (apply mode) against a plain read.
+# The engine alone (choosing a FerretDB backend): EMBEDDED_MONGO_BACKEND=sqlite|postgresql node --import tsx bench/engine-load.ts
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-installed.sh
