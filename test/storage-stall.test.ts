@@ -1,5 +1,5 @@
 // Never hang (issue 17): the storage engine stops answering (its process paused with SIGSTOP), and
-// every request still ends within the storage deadline: 503 storage-unavailable on REST, an isError
+// every request still ends within the storage deadline: 503 storage-unavailable on REST and /mcp, an isError
 // result from an MCP tool, /readyz 503 naming mongodb. After SIGCONT the same requests succeed again.
 // The engine is this file's own, so pausing it stalls no other test file.
 import assert from 'node:assert/strict';
@@ -7,6 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from './helpers/platform.js';
 import { startPrivateEngine, type PrivateEngine } from './helpers/private-engine.js';
 import type { Api } from './helpers/http.js';
+import { callPlatformTool } from '../src/mcp/server.js';
+import { tools } from '../src/mcp/tools.js';
+import type { OperationContext } from '../src/operations/context.js';
+import { userPrincipal } from '../src/auth/principal.js';
 
 /** The storage deadline this platform runs with (STORAGE_TIMEOUT_MS). */
 const deadlineMs = 2000;
@@ -18,6 +22,7 @@ let platform: TestPlatform;
 let admin: Api;
 let workspace: string;
 let artifact: string;
+let adminId: string;
 let paused = false;
 
 const pause = () => {
@@ -70,6 +75,7 @@ before(async () => {
   const created = await admin.post('/artifacts', { title: 'before the stall', content_type: 'text/markdown', content: 'hello', collection_id: workspace });
   assert.equal(created.status, 201, created.text);
   artifact = created.body.id;
+  adminId = (await platform.services.users.findByEmail(adminEmail))!._id;
 });
 
 after(async () => {
@@ -79,7 +85,7 @@ after(async () => {
 });
 
 describe('storage that stops answering (engine paused with SIGSTOP)', () => {
-  it('answers 503 storage-unavailable within the deadline, /readyz 503, an MCP tool an isError result; recovers after SIGCONT', async () => {
+  it('answers 503 storage-unavailable within the deadline (REST and /mcp), /readyz 503; recovers after SIGCONT', async () => {
     const before = await timed('GET', '/readyz', undefined, undefined);
     assert.equal(before.status, 200);
 
@@ -134,5 +140,26 @@ describe('storage that stops answering (engine paused with SIGSTOP)', () => {
     assert.ok(recovered, 'requests succeed again within 30 s of SIGCONT');
     const read = await admin.get(`/artifacts/${artifact}`);
     assert.equal(read.status, 200);
+  });
+});
+
+describe('an MCP tool whose storage does not answer', () => {
+  it('ends as an isError tool result typed storage-unavailable (status 503), like REST', async () => {
+    // Over HTTP the request's authentication reads storage first and answers the 503 problem itself
+    // (above); here the tool's own storage call is the one that stalls.
+    pause();
+    const tool = tools.find((t) => t.name === 'get_artifact')!;
+    const ctx = {
+      services: platform.services,
+      state: { requestId: 'stall-test', channel: 'mcp', principal: userPrincipal(adminId, true) },
+    } satisfies OperationContext;
+    const started = Date.now();
+    const { status, result } = await callPlatformTool(ctx, tool, { id: artifact });
+    const ms = Date.now() - started;
+    resume();
+    assert.equal(status, 503, JSON.stringify(result));
+    assert.equal(result.isError, true);
+    assert.equal((result.structuredContent as { type: string }).type, 'urn:platform:problem:storage-unavailable');
+    assert.ok(ms < deadlineMs + marginMs, `the tool answered in ${ms} ms`);
   });
 });

@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
-import { storageDeadlineMs, withDeadline } from './deadline.js';
 
 /** Which credential acted for whom (X-On-Behalf-Of), one entry per request. */
 export interface AuditDoc {
@@ -49,12 +48,11 @@ export class AuditStore {
   }
 
   async recordSignIn(entry: Omit<SignInAuditDoc, '_id' | 'at'>): Promise<void> {
-    await withDeadline('audit entry', this.signIns.insertOne({ _id: uuidv7(), ...entry, at: new Date() }));
+    await this.signIns.insertOne({ _id: uuidv7(), ...entry, at: new Date() });
   }
 
   /** Sign-in events for an e-mail, newest first. */
   signInsFor(email: string, limit: number): Promise<SignInAuditDoc[]> {
-    const query = this.signIns.find({ email: email.toLowerCase(), event: { $exists: true } }, { maxTimeMS: storageDeadlineMs });
-    return withDeadline('audit entries', query.sort({ _id: -1 }).limit(limit).toArray());
+    return this.signIns.find({ email: email.toLowerCase(), event: { $exists: true } }).sort({ _id: -1 }).limit(limit).toArray();
   }
 }

@@ -6,7 +6,7 @@ import { AbstractCursor, Collection, Db, MongoNetworkError, MongoOperationTimeou
  */
 export const defaultStorageTimeoutMs = 10_000;
 
-/** @deprecated kept for callers that pass maxTimeMS by hand; every call through the store's Db has a deadline anyway. */
+/** @deprecated every call through the stores' Db has its deadline already (withStorageDeadlines). */
 export const storageDeadlineMs = defaultStorageTimeoutMs;
 
 /**
@@ -85,8 +85,8 @@ async function timed<T>(what: string, work: Promise<T>, opts: DeadlineOptions): 
 }
 
 /**
- * The cursor with a deadline on each step: next / hasNext / tryNext / toArray / close, and each
- * step of `for await`. Builder methods (sort, limit, project, map, ...) keep the wrapper.
+ * The cursor with a deadline on each step: next / hasNext / tryNext / close, each step of
+ * `for await`, and each step of toArray (so a long read of a healthy engine is never cut). Builder methods (sort, limit, project, map, ...) keep the wrapper.
  */
 function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, opts: DeadlineOptions): C {
   const proxy: C = new Proxy(cursor, {
@@ -100,6 +100,14 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
             [Symbol.asyncIterator]: () => outer,
           };
           return outer;
+        };
+      }
+      // Each batch has its deadline, not the whole read: a long read of a healthy engine is not cut.
+      if (prop === 'toArray') {
+        return async () => {
+          const docs: unknown[] = [];
+          for await (const doc of proxy as AsyncIterable<unknown>) docs.push(doc);
+          return docs;
         };
       }
       const value = Reflect.get(target, prop, target);
@@ -116,15 +124,29 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
   return proxy;
 }
 
+/**
+ * Documents per round trip when the caller does not say: the driver's first batch is 101, but each
+ * getMore after it returns up to 16 MB, which the embedded engine took over 10 s to produce (5,000
+ * artifacts with their vectors). A batch this size keeps each round trip well inside the deadline.
+ */
+export const defaultBatchSize = 100;
+
+function boundedBatches(prop: string | symbol, result: unknown, args: unknown[]): undefined {
+  if ((prop === 'find' || prop === 'aggregate') && result instanceof AbstractCursor && (args[1] as { batchSize?: number } | undefined)?.batchSize === undefined) {
+    result.batchSize(defaultBatchSize);
+  }
+  return undefined;
+}
+
 /** Wraps what a collection or database method returns: a promise gets a deadline, a cursor deadlines per step. */
-function wrapMethods<T extends object>(target: T, name: string, opts: DeadlineOptions, extra?: (prop: string | symbol, result: unknown) => unknown): T {
+function wrapMethods<T extends object>(target: T, name: string, opts: DeadlineOptions, extra?: (prop: string | symbol, result: unknown, args: unknown[]) => unknown): T {
   return new Proxy(target, {
     get(t, prop) {
       const value = Reflect.get(t, prop, t);
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(t, args);
-        const wrapped = extra?.(prop, result);
+        const wrapped = extra?.(prop, result, args);
         if (wrapped !== undefined) return wrapped;
         const what = `${name}.${String(prop)}`;
         if (isThenable(result)) return timed(what, result, opts);
@@ -144,7 +166,7 @@ function wrapMethods<T extends object>(target: T, name: string, opts: DeadlineOp
  */
 export function withStorageDeadlines(db: Db, opts: DeadlineOptions): Db {
   return wrapMethods(db, db.databaseName, opts, (prop, result) => {
-    if (prop === 'collection' && result instanceof Collection) return wrapMethods(result, result.collectionName, opts);
+    if (prop === 'collection' && result instanceof Collection) return wrapMethods(result, result.collectionName, opts, boundedBatches);
     return undefined;
   });
 }

@@ -1,6 +1,5 @@
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
-import { storageDeadlineMs, withDeadline } from './deadline.js';
 
 /**
  * One failed sign-in, or a reset (a successful sign-in, an administrator's unlock) after which the
@@ -29,24 +28,21 @@ export class SignInEventStore {
   /** The account's newest events since `since` (newest first), at most `limit`, leaving out `except`. */
   recent(account: string, since: Date, limit: number, except?: string): Promise<SignInEventDoc[]> {
     const filter = { account, at: { $gt: since }, ...(except ? { _id: { $ne: except } } : {}) };
-    return withDeadline(
-      'sign-in events',
-      this.coll.find(filter, { maxTimeMS: storageDeadlineMs }).sort({ at: -1, _id: -1 }).limit(limit).toArray(),
-    );
+    return this.coll.find(filter).sort({ at: -1, _id: -1 }).limit(limit).toArray();
   }
 
   async record(event: Omit<SignInEventDoc, '_id' | 'at'>): Promise<SignInEventDoc> {
     const doc: SignInEventDoc = { _id: uuidv7(), at: new Date(), ...event };
-    await withDeadline('sign-in event', this.coll.insertOne(doc));
+    await this.coll.insertOne(doc);
     return doc;
   }
 
   async remove(id: string): Promise<void> {
-    await withDeadline('sign-in event removal', this.coll.deleteOne({ _id: id }));
+    await this.coll.deleteOne({ _id: id });
   }
 
   /** Expiry in code (FerretDB has no TTL indexes): events older than `before` no longer matter. */
   async sweep(before: Date): Promise<void> {
-    await withDeadline('sign-in event expiry', this.coll.deleteMany({ at: { $lt: before } }));
+    await this.coll.deleteMany({ at: { $lt: before } });
   }
 }
