@@ -67,4 +67,24 @@ describe('deactivation racing rotation and use, across API processes', () => {
       assert.equal(after.generation, before.generation + 9, `round ${round}: generation ${after.generation}, but 9 changes each moved it from ${before.generation}`);
     }
   });
+
+  it('a revoked grant stays revoked, whatever raced it (other grants, a rename, artifacts appended)', async () => {
+    const containers = platform.services.containers;
+    for (let round = 0; round < 5; round++) {
+      const ws = (await a.post('/workspaces', { name: `shares ${round}` })).body.id as string;
+      await containers.share('workspace', ws, { person_id: 'revoked-person', flags: 'RCUD' });
+      const others = Array.from({ length: 6 }, (_, i) => `person-${round}-${i}`);
+      // Straight at the store, many at once: the engine sees concurrent writes of one document.
+      await Promise.all([
+        containers.unshare('workspace', ws, 'revoked-person'),
+        ...others.map((person_id) => containers.share('workspace', ws, { person_id, flags: 'R' })),
+        containers.update('workspace', ws, { name: `renamed ${round}` }),
+        ...Array.from({ length: 4 }, (_, i) => a.post('/artifacts', { title: `t${i}`, content_type: 'text/plain', content: 'x', collection_id: ws })),
+      ]);
+      const doc = (await platform.services.db.collection('workspaces').findOne({ _id: ws as never }))!;
+      const people = (doc.shares as { person_id: string }[]).map((s) => s.person_id).sort();
+      assert.deepEqual(people, [...others].sort(), `round ${round}: shares are ${people}`);
+      assert.deepEqual([...doc.readers].sort(), [...others].sort());
+    }
+  });
 });

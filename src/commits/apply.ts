@@ -3,7 +3,7 @@ import type { Collection, Db } from 'mongodb';
 import { appendKey, type ArtifactDoc } from '../store/artifacts.js';
 import { commitChunks, commitResultId, commitResults, commitsCollection, previewDocId, type CommitChunkDoc, type CommitDoc, type CommitResultDoc } from '../store/commits.js';
 import { KeyedLock } from '../store/keyed-lock.js';
-import { containerCollection } from '../store/containers.js';
+import { containerCollection, settleShares } from '../store/containers.js';
 import { isDuplicateKey } from '../store/mongo.js';
 import { versionId, versionsCollection, type VersionDoc } from '../store/versions.js';
 
@@ -132,6 +132,7 @@ export class CommitApplier {
     // Refused: created meanwhile (by a retried attempt, or another commit of the same draft), or the key was taken.
     for (const i of await insertEach(this.artifacts, heads)) await this.settleHead(commit, fresh[i]![0], fresh[i]![1]);
     await collections.updateOne({ _id: commit.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: key! } }] }, { $set: { last_order_key: key } });
+    await settleShares(this.db, 'collection', commit.collection_id); // the engine may have written back shares it read
   }
 
   private async settleHead(commit: CommitDoc, item: ChunkItem, version: VersionDoc): Promise<void> {
@@ -146,6 +147,7 @@ export class CommitApplier {
       try {
         await this.artifacts.insertOne(head);
         await collections.updateOne({ _id: commit.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: head.order_key } }] }, { $set: { last_order_key: head.order_key } });
+        await settleShares(this.db, 'collection', commit.collection_id);
         return;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../auth/principal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
-import { containerCollection, type ContainerDoc, type ContainerKind } from './containers.js';
+import { containerCollection, settleShares, type ContainerDoc, type ContainerKind } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 import { atRevision, revisionId, revisionsCollection, revisionState, type RevisionDoc, type RevisionState } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
@@ -171,6 +171,8 @@ export class ArtifactStore {
       { _id: doc.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: doc.order_key } }] },
       { $set: { last_order_key: doc.order_key } },
     );
+    // The engine may have written back shares this update read over a racing change of them.
+    await settleShares(this.db, doc.container_kind, doc.collection_id);
   }
 
   get(id: string): Promise<ArtifactDoc | null> {

@@ -22,7 +22,7 @@ export interface ContainerDoc {
   shares: Share[];
   /** Everyone who may see the container besides its owner (derived from shares, for queries). */
   readers: string[];
-  /** Bumped on every change of the shares: the compare-and-set token of concurrent edits. */
+  /** The latest change of the shares: its claim is in `container_share_versions` (see settleShares). */
   shares_version?: number;
   /** Highest artifact order key handed out here: appends read it instead of sorting the artifacts. */
   last_order_key: string | null;
@@ -37,6 +37,48 @@ export interface ContainerInput {
 }
 
 const collectionNames: Record<ContainerKind, string> = { workspace: 'workspaces', collection: 'collections' };
+
+/**
+ * One change of a container's shares, claimed by a unique insert (`_id` `<kind>:<id>:<version>`):
+ * exactly one writer owns each version, and the claim holds the shares it leaves, so the container
+ * document can always be brought to them again.
+ */
+interface ShareVersionDoc {
+  _id: string;
+  container_id: string;
+  kind: ContainerKind;
+  version: number;
+  shares: Share[];
+  claimed_at: Date;
+}
+
+const shareVersionId = (kind: ContainerKind, id: string, version: number) => `${kind}:${id}:${version}`;
+
+function shareVersions(db: Db) {
+  return db.collection<ShareVersionDoc>('container_share_versions');
+}
+
+/**
+ * The container with the shares of its latest claimed change. The engine does not isolate updates of
+ * one document: any write of a container (a rename, a new last order key) may put back the shares it
+ * read, a revoked grant among them. So every writer of a container document settles after its write,
+ * and a change whose writer died before writing is finished here too.
+ */
+export async function settleShares(db: Db, kind: ContainerKind, id: string, known?: ContainerDoc | null): Promise<ContainerDoc | null> {
+  const coll = db.collection<ContainerDoc>(collectionNames[kind]);
+  let doc = known === undefined ? await coll.findOne({ _id: id }) : known;
+  for (let round = 0; doc && round < 1000; round++) {
+    const next = await shareVersions(db).findOne({ _id: shareVersionId(kind, id, (doc.shares_version ?? 0) + 1) });
+    if (!next) return doc;
+    await coll.updateOne(
+      { _id: id, $or: [{ shares_version: { $lt: next.version } }, { shares_version: { $exists: false } }] },
+      { $set: { shares: next.shares, readers: next.shares.map((s) => s.person_id), shares_version: next.version, updated_at: next.claimed_at } },
+    );
+    doc = await coll.findOne({ _id: id });
+  }
+  if (doc) throw new Error(`shares of ${kind} ${id} are still behind their claimed changes`);
+  return null;
+}
 
 export function containerCollection(db: Db, kind: ContainerKind) {
   return db.collection<ContainerDoc>(collectionNames[kind]);
@@ -116,7 +158,9 @@ export class ContainerStore {
 
   /** Callers have checked the principal's U grant on a container it can see. */
   async update(kind: ContainerKind, id: string, patch: Partial<ContainerInput>): Promise<ContainerDoc | null> {
-    return this.coll(kind).findOneAndUpdate({ _id: id }, { $set: { ...patch, updated_at: new Date() } }, { returnDocument: 'after' });
+    const doc = await this.coll(kind).findOneAndUpdate({ _id: id }, { $set: { ...patch, updated_at: new Date() } }, { returnDocument: 'after' });
+    // The engine may have written back the shares this update read over a racing change of them.
+    return doc && settleShares(this.db, kind, id);
   }
 
   /** Grants `flags` to a person, replacing what they had. */
@@ -129,28 +173,30 @@ export class ContainerStore {
   }
 
   /**
-   * Read, change, write back only if nobody changed the shares meanwhile (compare-and-set on
-   * `shares_version`), else start over: two concurrent edits never undo each other, so a revoked
-   * grant cannot come back.
+   * Every change of the shares claims the next `shares_version` by a unique insert and is made on the
+   * shares the previous change left, so two concurrent edits, in any processes, never undo each other
+   * and a revoked grant cannot come back (see settleShares). Serialised in process, so that its own
+   * changes do not compete for a claim.
    */
   private changeShares(kind: ContainerKind, id: string, change: (shares: Share[]) => Share[]): Promise<ContainerDoc | null> {
-    return this.shareLock.run(`${kind}:${id}`, () => this.compareAndSetShares(kind, id, change));
-  }
-
-  private async compareAndSetShares(kind: ContainerKind, id: string, change: (shares: Share[]) => Share[]): Promise<ContainerDoc | null> {
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const doc = await this.coll(kind).findOne({ _id: id });
-      if (!doc) return null;
-      const shares = change(doc.shares);
-      const version = doc.shares_version ?? 0;
-      const updated = await this.coll(kind).findOneAndUpdate(
-        { _id: id, ...(version === 0 ? { $or: [{ shares_version: 0 }, { shares_version: { $exists: false } }] } : { shares_version: version }) },
-        { $set: { shares, readers: shares.map((s) => s.person_id), shares_version: version + 1, updated_at: new Date() } },
-        { returnDocument: 'after' },
-      );
-      if (updated) return updated;
-    }
-    throw new Error(`shares of ${kind} ${id} kept changing under us`);
+    return this.shareLock.run(`${kind}:${id}`, async () => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const doc = await settleShares(this.db, kind, id);
+        if (!doc) return null;
+        const shares = change(doc.shares);
+        const version = (doc.shares_version ?? 0) + 1;
+        const claimedAt = new Date();
+        try {
+          await shareVersions(this.db).insertOne({ _id: shareVersionId(kind, id, version), container_id: id, kind, version, shares, claimed_at: claimedAt });
+        } catch (err) {
+          if (isDuplicateKey(err)) continue;
+          throw err;
+        }
+        await settleShares(this.db, kind, id, doc);
+        return { ...doc, shares, readers: shares.map((s) => s.person_id), shares_version: version, updated_at: claimedAt };
+      }
+      throw new Error(`shares of ${kind} ${id} kept changing under us`);
+    });
   }
 
   /** Ids of the containers whose artifacts the principal may find in search: visible, with the S grant. */
