@@ -105,6 +105,12 @@ export class Supervised {
       out.end(() => {
         this.exited = true;
         if (this.stopping || !this.ready || !this.opts.log) return;
+        // Asked to stop (exit 0, SIGINT, SIGTERM: a Ctrl-C reaches the whole process group before our
+        // own stop does) is not a death: restarting it would fight the shutdown.
+        if (code === 0 || signal === 'SIGINT' || signal === 'SIGTERM' || signal === 'SIGHUP') {
+          this.opts.log(`${this.name} stopped (${signal ?? `code ${code}`}); not restarting it, it was asked to stop`);
+          return;
+        }
         // Died after it was ready: restart it, backing off while it keeps dying young.
         if (Date.now() - this.startedAt > 60_000) this.backoffMs = 500;
         const delay = this.backoffMs;
@@ -248,9 +254,9 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Supervise
     'port=5432',
     '-c',
     'max_connections=150',
-    // A commit survives a crash of the server process, not of the machine: right for a development store.
-    '-c',
-    'synchronous_commit=off',
+    // synchronous_commit stays on: with it off, a PostgreSQL crash loses its last commits (a collection
+    // just created, measured), while FerretDB's metadata cache still names their tables. Throwaway runs
+    // skip fsync: a commit then survives a crash of the server process, not of the machine.
     ...(opts.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
   ];
   const proc = new Supervised('PostgreSQL', postgres, args, join(logs, 'postgresql.log'), { log: opts.log, stopSignal: 'SIGINT', uid: ids?.uid, gid: ids?.gid, cwd: base });
