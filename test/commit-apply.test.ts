@@ -127,6 +127,23 @@ describe('CommitApplier', () => {
     assert.equal(h?.content, 'first');
   });
 
+  it('puts back a head that a slower write of an older version left behind (the engine does not isolate updates)', async () => {
+    const col = await collection();
+    const id = randomUUID();
+    await new CommitApplier(db).applyChunk(await approvedCommit(col, [{ artifactId: id, current: null, content: 'v1' }]), 0);
+    const second = await approvedCommit(col, [{ artifactId: id, current: 1, content: 'v2' }]);
+    await new CommitApplier(db).applyChunk(second, 0);
+    await new CommitApplier(db).applyChunk(await approvedCommit(col, [{ artifactId: id, current: 2, content: 'v3' }]), 0);
+    // What the second commit's head update does when it lands last on FerretDB: it writes all of it back.
+    await db.collection('artifacts').updateOne({ _id: id as never }, { $set: { version: 2, revision: 2, content: 'v2' } });
+    // Its apply, retried (or any later one), brings the head to the newest version again.
+    await new CommitApplier(db).applyChunk(second, 0);
+    const h = await head(id);
+    assert.equal(h?.version, 3);
+    assert.equal(h?.content, 'v3');
+    assert.deepEqual((await versionsOf(id)).map((v) => v.content), ['v1', 'v2', 'v3']);
+  });
+
   it('refuses, for good, a chunk the preview never recorded', async () => {
     const col = await collection();
     const commit = await approvedCommit(col, [{ artifactId: randomUUID(), current: null, content: 'x' }]);

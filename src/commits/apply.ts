@@ -123,6 +123,7 @@ export class CommitApplier {
   private async moveHeads(commit: CommitDoc, items: ChunkItem[], versions: VersionDoc[]): Promise<void> {
     const updates = items.flatMap((item, i) => (item.current_version === null ? [] : [{ updateOne: { filter: { _id: item.artifact_id, version: { $lt: versions[i]!.version } }, update: this.headUpdate(commit, item, versions[i]!) } }]));
     if (updates.length) await this.artifacts.bulkWrite(updates, { ordered: false });
+    for (const item of items) if (item.current_version !== null) await this.headToNewest(item.artifact_id);
 
     const fresh = items.flatMap((item, i) => (item.current_version === null ? [[item, versions[i]!] as const] : []));
     if (fresh.length === 0) return;
@@ -135,11 +136,46 @@ export class CommitApplier {
     await settleShares(this.db, 'collection', commit.collection_id); // the engine may have written back shares it read
   }
 
+  /**
+   * The engine does not isolate updates of one document, so the head update of an older version
+   * (another commit of the same draft, in another worker) may land after a newer one: the versions,
+   * each a unique insert, are the record, and the head is brought to the newest of them. The version
+   * of another commit carries no vector here; its text is embedded again by indexing.
+   */
+  private async headToNewest(artifactId: string): Promise<void> {
+    for (let round = 0; round < conflictRetries; round++) {
+      const [head, newest] = await Promise.all([
+        this.artifacts.findOne({ _id: artifactId }, { projection: { version: 1 } }),
+        versionsCollection(this.db).find({ artifact_id: artifactId }).sort({ version: -1 }).limit(1).next(),
+      ]);
+      if (!head || !newest || (head.version ?? 0) >= newest.version) return;
+      const p = newest.provenance;
+      await this.artifacts.updateOne(
+        { _id: artifactId, version: { $lt: newest.version } },
+        {
+          $set: {
+            title: newest.title,
+            content_type: newest.content_type,
+            content: newest.content,
+            context: newest.context,
+            revision: newest.version,
+            version: newest.version,
+            'provenance.updated_by': p.last_edited_by,
+            'provenance.updated_at': new Date(),
+            'provenance.source': { kind: 'commit', ...(p.commit_id ? { commit_id: p.commit_id } : {}), ...(p.source_artifact_id ? { derived_from: p.source_artifact_id } : {}), ...(p.approved_by ? { approved_by: p.approved_by } : {}) },
+          },
+          $unset: { search: '' },
+        },
+      );
+    }
+  }
+
   private async settleHead(commit: CommitDoc, item: ChunkItem, version: VersionDoc): Promise<void> {
     const collections = containerCollection(this.db, 'collection');
     for (let attempt = 0; attempt < conflictRetries; attempt++) {
       if (await this.artifacts.findOne({ _id: item.artifact_id }, { projection: { _id: 1 } })) {
         await this.artifacts.updateOne({ _id: item.artifact_id, version: { $lt: version.version } }, this.headUpdate(commit, item, version));
+        await this.headToNewest(item.artifact_id);
         return;
       }
       const last = (await collections.findOne({ _id: commit.collection_id }))?.last_order_key ?? null;
