@@ -156,12 +156,14 @@ describe('per-account sign-in throttling, across API processes', () => {
     // Each try is recorded before its password is checked and counted again with every other try
     // visible, so of any two simultaneous tries one sees the other: of k that pass, one saw at least
     // (k - 1) / 2 of them, which must be fewer than SIGN_IN_DELAY_AFTER, so k ≤ 2 × 2 - 1.
-    assert.ok(checked >= 1 && checked <= 3, `${checked} passwords checked`);
+    // None checked is right too: on an engine that runs the 40 at once (PostgreSQL, MongoDB) every try
+    // can be recorded before any counts, so each sees too many others and is refused.
+    assert.ok(checked <= 3, `${checked} passwords checked`);
     const recorded = await platform.services.db.collection('sign_in_events').countDocuments({ account: accountKey(user.email), kind: 'failure' });
     assert.equal(recorded, checked, 'refused tries leave nothing behind');
     // The account is in the state its checked failures make (one failure alone does not slow it).
     const next = await signIn(a, user.email, user.password);
-    if (checked === 1) assert.equal(next.status, 200, next.text);
+    if (checked <= 1) assert.equal(next.status, 200, next.text);
     else assertRefused(next, 'sign-in-throttled');
   });
 });
