@@ -89,13 +89,20 @@ async function timed<T>(what: string, work: Promise<T>, opts: DeadlineOptions): 
  * `for await`, and each step of toArray (so a long read of a healthy engine is never cut). Builder methods (sort, limit, project, map, ...) keep the wrapper.
  */
 function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, opts: DeadlineOptions): C {
+  // A step that failed (its deadline, say) closes the cursor: an open server cursor holds one of the
+  // engine's connections until it is exhausted or closed (docs/decisions.md, "Cursors").
+  const closing = <T>(work: Promise<T>) =>
+    work.catch((err: unknown) => {
+      void cursor.close().catch(() => undefined);
+      throw err;
+    });
   const proxy: C = new Proxy(cursor, {
     get(target, prop) {
       if (prop === Symbol.asyncIterator) {
         return () => {
           const inner = (target[Symbol.asyncIterator] as () => AsyncIterator<unknown>).call(target);
           const outer: AsyncIterableIterator<unknown> = {
-            next: () => timed(`${what} (next batch)`, inner.next(), opts),
+            next: () => closing(timed(`${what} (next batch)`, inner.next(), opts)),
             return: (value?: unknown) => (inner.return ? timed(`${what} (close)`, inner.return(value), opts) : Promise.resolve({ done: true, value })),
             [Symbol.asyncIterator]: () => outer,
           };
@@ -115,7 +122,7 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (result === target) return proxy;
-        if (isThenable(result)) return timed(`${what}.${String(prop)}`, result, opts);
+        if (isThenable(result)) return prop === 'close' ? timed(`${what}.close`, result, opts) : closing(timed(`${what}.${String(prop)}`, result, opts));
         if (result instanceof AbstractCursor) return cursorWithDeadlines(result, what, opts);
         return result;
       };
