@@ -81,11 +81,13 @@ export class Sandbox {
 
   constructor(private readonly options: SandboxOptions) {
     const hidden = [...new Set(options.hidden.map((d) => real(d)).filter((d): d is string => d !== null && d !== '/'))];
-    this.hidden = hidden;
-    const inHidden = (p: string) => hidden.some((h) => isInside(p, h));
+    // The sandbox's /tmp is a tmpfs of its own, so what lies under the host's /tmp (a checkout there, say) is covered too.
+    this.hidden = [...hidden, ...(hidden.includes('/tmp') ? [] : ['/tmp'])];
+    const covered = this.hidden;
+    const inHidden = (p: string) => covered.some((h) => isInside(p, h));
     // Never exposed: a hidden folder itself (a runner in ~/bin must not expose ~). A hidden folder inside an
     // exposed one is hidden again, since mounts are made shallowest first.
-    const exposable = (p: string) => !hidden.includes(p);
+    const exposable = (p: string) => !covered.includes(p);
     const exposed = new Set<string>();
     const scratch: string[] = [];
     const path: string[] = [];
@@ -125,7 +127,7 @@ export class Sandbox {
     if (work && inHidden(work) && exposable(work)) exposed.add(work);
     const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);
     // An exposed folder inside another needs no mount of its own, unless a hidden or scratch folder lies between them.
-    const barriers = [...hidden, ...scratch];
+    const barriers = [...covered, ...scratch];
     const needed = [...exposed].filter((dir) => ![...exposed].some((outer) => outer !== dir && isInside(dir, outer) && !barriers.some((h) => isInside(h, outer) && isInside(dir, h))));
     const all: Mount[] = [
       ...hidden.map((dir) => ({ kind: 'hide' as const, dir })),
