@@ -14,6 +14,7 @@ import { indexingQueue } from '../src/workflows/queues.js';
 import { freePort } from '../temporal-dev/engines.js';
 import { adminEmail, adminPassword, testConfig } from './helpers/platform.js';
 import type { Config } from '../src/config/env.js';
+import { untilReady } from './helpers/processes.js';
 import { startPrivateEngine, type PrivateEngine } from './helpers/private-engine.js';
 
 const CLIENTS = 16;
@@ -39,24 +40,7 @@ interface Stack {
 /** Starts a production entry point with the test config as its environment; resolves once it logs `ready`. */
 async function entryPoint(script: string, env: Record<string, string>, ready: string, logs: string[]): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start in 60 s: ${output.slice(-2000)}`)), 60_000);
-    child.stdout!.on('data', (d) => {
-      output += d;
-      logs.push(String(d));
-      if (output.includes(ready)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.stderr!.on('data', (d) => {
-      output += d;
-      logs.push(String(d));
-    });
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output.slice(-2000)}`)));
-  });
-  child.removeAllListeners('exit');
+  await untilReady(child, ready, script, { onOutput: (chunk) => logs.push(chunk) });
   return child;
 }
 

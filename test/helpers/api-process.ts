@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../temporal-dev/engines.js';
 import type { TestPlatform } from './platform.js';
+import { untilReady } from './processes.js';
 import { adminEmail, adminPassword } from './platform.js';
 
 export interface ApiProcess {
@@ -32,16 +33,7 @@ export async function apiProcess(platform: TestPlatform, env: Record<string, str
       ...env,
     },
   });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      output += d;
-      if (output.includes('"API listening"')) resolve();
-    });
-    child.stderr!.on('data', (d) => (output += d));
-    child.once('exit', (code) => reject(new Error(`API process exited with ${code}: ${output}`)));
-  });
-  child.removeAllListeners('exit');
+  await untilReady(child, '"API listening"', 'API process');
   return {
     url: `http://127.0.0.1:${port}`,
     child,

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freePort } from '../../temporal-dev/engines.js';
+import { untilReady } from './processes.js';
 import type { Api } from './http.js';
 
 export const mcpServerType = 'application/vnd.platform.mcp-server+json';
@@ -24,18 +25,7 @@ export interface Started {
 
 async function startUntil(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const seen = (d: Buffer) => {
-      output += d;
-      if (ready.test(output)) resolve();
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
-    setTimeout(() => reject(new Error(`${command} did not start: ${output}`)), 30_000).unref();
-  });
-  child.removeAllListeners('exit');
+  await untilReady(child, ready, command, { timeoutMs: 30_000 });
   return child;
 }
 

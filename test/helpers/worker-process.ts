@@ -1,5 +1,6 @@
 // The production worker entry point as its own process, so that a test can kill it without warning.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { untilReady } from './processes.js';
 import type { TestPlatform } from './platform.js';
 
 export async function workerProcess(platform: TestPlatform, env: Record<string, string> = {}): Promise<ChildProcess> {
@@ -18,15 +19,6 @@ export async function workerProcess(platform: TestPlatform, env: Record<string, 
       ...env,
     },
   });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      output += d;
-      if (output.includes('"worker running"')) resolve();
-    });
-    child.stderr!.on('data', (d) => (output += d));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
-  });
-  child.removeAllListeners('exit');
+  await untilReady(child, '"worker running"', 'worker');
   return child;
 }
