@@ -2,7 +2,7 @@
 // starts the agentRun workflow, runs the agent and applies its one update (local activities), and
 // answers with the outcome. Baseline in the same run: GET /artifacts/{id}, the API's floor. Then how
 // many concurrent invocations one worker sustains. Goal: p50 ≤ 60 ms.
-import { agentId } from '../src/agents/registry.js';
+import { agentId } from '../src/invocations/agents/registry.js';
 import { load, type LoadResult } from './load.js';
 import { benchPlatform } from './platform.js';
 

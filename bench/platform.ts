@@ -2,11 +2,11 @@
 // and a signed-in administrator's headers. Every bench starts from here.
 import { resolve } from 'node:path';
 import { createApp } from '../src/api/app.js';
-import { loadConfig, type Config } from '../src/config/env.js';
-import { createLogger } from '../src/logging/logger.js';
-import { bootstrap, closeServices, createServices } from '../src/platform.js';
-import type { Services } from '../src/services.js';
-import { createPlatformWorker } from '../src/temporal/worker.js';
+import { loadConfig, type Config } from '../src/kernel/config/env.js';
+import { createLogger } from '../src/kernel/logging/logger.js';
+import { bootstrap, closeServices, createServices } from '../src/main/services.js';
+import type { Services } from '../src/operations/services.js';
+import { createPlatformWorker } from '../src/main/temporal-worker.js';
 import { freePort, startEphemeralEngines, type Engines } from '../temporal-dev/engines.js';
 
 const password = 'bench password 1234';

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../src/config/env.js';
+import { ConfigError, loadConfig } from '../src/kernel/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
 
 const devDir = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev');

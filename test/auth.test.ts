@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, generateKeyPair, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
-import { createLogger } from '../src/logging/logger.js';
-import { SigningKeys } from '../src/auth/signing-keys.js';
-import { loadKeyRing } from '../src/bootstrap/master-key.js';
+import { createLogger } from '../src/kernel/logging/logger.js';
+import { SigningKeys } from '../src/identity/signing-keys.js';
+import { loadKeyRing } from '../src/main/bootstrap/master-key.js';
 import { Api } from './helpers/http.js';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from './helpers/platform.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { ConfigError, envSchema, loadConfig } from '../src/config/env.js';
+import { ConfigError, envSchema, loadConfig } from '../src/kernel/config/env.js';
 
 describe('configuration', () => {
   it('applies defaults', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsWorkflowId } from '../src/events/publisher.js';
+import { eventsWorkflowId } from '../src/runners/events.js';
 import { eventually, type Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 import { commitInto } from './helpers/commit.js';

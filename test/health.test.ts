@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp } from '../src/api/app.js';
-import { createLogger } from '../src/logging/logger.js';
-import { closeServices, createServices } from '../src/platform.js';
+import { createLogger } from '../src/kernel/logging/logger.js';
+import { closeServices, createServices } from '../src/main/services.js';
 import { Api } from './helpers/http.js';
 import { startPlatform, testConfig, type TestPlatform } from './helpers/platform.js';
 

@@ -2,7 +2,7 @@
 // every action is applied exactly once (one artifact, one event each).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { agentId } from '../src/agents/registry.js';
+import { agentId } from '../src/invocations/agents/registry.js';
 import { eventually, type Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';
 import { workerProcess } from './helpers/worker-process.js';

@@ -2,7 +2,7 @@
 // or discard, apply mode applies at once with every permission; runs are workflows.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { agentId } from '../src/agents/registry.js';
+import { agentId } from '../src/invocations/agents/registry.js';
 import { createApiKey } from './helpers/credentials.js';
 import { eventually, type Api } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';

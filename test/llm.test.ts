@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { agentId } from '../src/agents/registry.js';
+import { agentId } from '../src/invocations/agents/registry.js';
 import { eventually, type Api } from './helpers/http.js';
 import { FakeOpenAI } from './helpers/openai-server.js';
 import { noteTypeServer, registerServer } from './helpers/mcp-servers.js';

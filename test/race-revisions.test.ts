@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { agentId } from '../src/agents/registry.js';
+import { agentId } from '../src/invocations/agents/registry.js';
 import { apiProcess, type ApiProcess } from './helpers/api-process.js';
 import { Api, type Reply } from './helpers/http.js';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from './helpers/platform.js';

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { startEphemeralEngines } from '../temporal-dev/engines.js';
-import { workflowsPath } from '../src/temporal/worker.js';
+import { workflowsPath } from '../src/main/temporal-worker.js';
 
 const say = (line: string) => console.log(`[test] ${line}`);
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createLogger } from '../src/logging/logger.js';
-import { bootstrap, closeServices, createServices } from '../src/platform.js';
+import { createLogger } from '../src/kernel/logging/logger.js';
+import { bootstrap, closeServices, createServices } from '../src/main/services.js';
 import { SearchChangeStore } from '../src/store/search-changes.js';
 import { eventually, type Api } from './helpers/http.js';
 import { createApiKey } from './helpers/credentials.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { KeyRing } from '../src/crypto/envelope.js';
+import { KeyRing } from '../src/kernel/crypto/envelope.js';
 import { SecretStore } from '../src/store/secrets.js';
 import { eventually, type Api, type Reply } from './helpers/http.js';
 import { startPlatform, type TestPlatform } from './helpers/platform.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { accountKey } from '../src/auth/sign-in-throttle.js';
+import { accountKey } from '../src/identity/sign-in-throttle.js';
 import { apiProcess, type ApiProcess } from './helpers/api-process.js';
 import { createApiKey, createServerCredential } from './helpers/credentials.js';
 import { Api, type Reply } from './helpers/http.js';

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { agentId } from '../src/agents/registry.js';
+import { agentId } from '../src/invocations/agents/registry.js';
 import { Client, Connection } from '@temporalio/client';
-import { indexingQueue } from '../src/workflows/queues.js';
+import { indexingQueue } from '../src/workflows/contracts/queues.js';
 import { freePort } from '../temporal-dev/engines.js';
 import { adminEmail, adminPassword, testConfig } from './helpers/platform.js';
-import type { Config } from '../src/config/env.js';
+import type { Config } from '../src/kernel/config/env.js';
 import { untilReady } from './helpers/processes.js';
 import { startPrivateEngine, type PrivateEngine } from './helpers/private-engine.js';
 

@@ -7,10 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from './helpers/platform.js';
 import { startPrivateEngine, type PrivateEngine } from './helpers/private-engine.js';
 import type { Api } from './helpers/http.js';
-import { callPlatformTool } from '../src/mcp/server.js';
-import { tools } from '../src/mcp/tools.js';
+import { callPlatformTool } from '../src/mcp/server/server.js';
+import { tools } from '../src/mcp/server/tools.js';
 import type { OperationContext } from '../src/operations/context.js';
-import { userPrincipal } from '../src/auth/principal.js';
+import { userPrincipal } from '../src/identity/principal.js';
 
 /** The storage deadline this platform runs with (STORAGE_TIMEOUT_MS). */
 const deadlineMs = 2000;

@@ -1,16 +1,16 @@
 import type { Db } from 'mongodb';
-import type { Config } from '../config/env.js';
+import type { Config } from '../kernel/config/env.js';
 import type { WorkspaceEvent } from '../events/types.js';
 import { embedArtifacts, type EmbedOutcome } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
-import type { McpClient } from '../mcp/client/index.js';
-import { createConnectionActivities } from './connections.js';
-import { createCommitActivities } from './commits.js';
-import { createInvocationActivities } from './invocations.js';
-import { createMcpActivities } from './mcp.js';
+import type { McpClient } from '../main/mcp-client.js';
+import { createConnectionActivities } from './connection.js';
+import { createCommitActivities } from './commit.js';
+import { createInvocationActivities } from './invocation.js';
+import { createMcpActivities } from './mcp-call.js';
 
 /** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client (whose outbound client and stores OAuth connections share). */
 export function createActivities(config: Config, db: Db, embedder: Embedder, mcp: McpClient) {

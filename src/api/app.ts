@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { Services } from '../services.js';
+import type { Services } from '../operations/services.js';
 import type { AppState } from './context.js';
 import { problemResponses } from './middleware/problems.js';
 import { requestLog } from './middleware/request-log.js';

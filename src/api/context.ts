@@ -1,6 +1,6 @@
 import type { RouterContext } from '@koa/router';
-import type { Principal } from '../auth/principal.js';
-import type { Services } from '../services.js';
+import type { Principal } from '../identity/principal.js';
+import type { Services } from '../operations/services.js';
 
 export interface AppState {
   requestId: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { problems, type InvalidParam } from '../errors/problem.js';
+import { problems, type InvalidParam } from '../kernel/errors/problem.js';
 import { defaultPageSize, maxPageSize } from '../store/pagination.js';
-import { textProblem } from '../json/limits.js';
+import { textProblem } from '../kernel/json/limits.js';
 
 type Where = 'body' | 'query' | 'path' | 'header';
 

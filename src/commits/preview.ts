@@ -1,8 +1,8 @@
 import { createTwoFilesPatch } from 'diff';
 import { v5 as uuidv5 } from 'uuid';
 import { isDeepStrictEqual } from 'node:util';
-import { validateContent } from '../content-types/index.js';
-import { Problem } from '../errors/problem.js';
+import { validateContent } from '../artifacts/content-types/index.js';
+import { Problem } from '../kernel/errors/problem.js';
 import type { StdioServers } from '../stdio-servers/index.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 

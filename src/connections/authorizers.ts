@@ -1,5 +1,5 @@
-import { authorizerContent, type AuthorizerContent } from '../content-types/authorizer.js';
-import { authorizerType, baseType } from '../content-types/index.js';
+import { authorizerContent, type AuthorizerContent } from '../artifacts/content-types/authorizer.js';
+import { authorizerType, baseType } from '../artifacts/content-types/index.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import type { SecretStore } from '../store/secrets.js';
 import type { OAuthClient } from './oauth.js';

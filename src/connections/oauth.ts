@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { AuthorizerContent } from '../content-types/authorizer.js';
+import type { AuthorizerContent } from '../artifacts/content-types/authorizer.js';
 import type { FetchLike } from '../net/outbound.js';
 
 /**

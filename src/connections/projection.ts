@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
-import { refreshUpdate } from '../workflows/connection.js';
+import { refreshUpdate } from '../workflows/connection-flow.js';
 import { connectionIdFor, connectionWorkflowId } from './ids.js';
 
 /** Why a connection cannot give headers now; `code` is stable (the API's problem type, the MCP tool error's reason). */

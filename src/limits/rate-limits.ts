@@ -1,4 +1,4 @@
-import type { Config } from '../config/env.js';
+import type { Config } from '../kernel/config/env.js';
 import { TokenBuckets } from './token-bucket.js';
 
 /** The request rate limits of one API replica; null where the configuration turns one off (0). */

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { z } from 'zod';
-import type { Config } from '../config/env.js';
+import type { Config } from '../kernel/config/env.js';
 
 /**
  * Why a model call failed. `retryable` ones (a timeout, a 5xx or 429, a reply that did not match the

@@ -1,9 +1,9 @@
 // Production entry point of the API process. The worker runs separately (src/main/worker.ts).
 import type { Server } from 'node:http';
 import { createApp } from '../api/app.js';
-import { ConfigError, loadConfig } from '../config/env.js';
-import { createLogger } from '../logging/logger.js';
-import { bootstrap, closeServices, createServices } from '../platform.js';
+import { ConfigError, loadConfig } from '../kernel/config/env.js';
+import { createLogger } from '../kernel/logging/logger.js';
+import { bootstrap, closeServices, createServices } from './services.js';
 
 export async function startApi(): Promise<void> {
   const config = loadConfig();

@@ -1,8 +1,8 @@
 // Production entry point of the Temporal worker process.
-import { ConfigError, loadConfig } from '../config/env.js';
-import { createLogger } from '../logging/logger.js';
+import { ConfigError, loadConfig } from '../kernel/config/env.js';
+import { createLogger } from '../kernel/logging/logger.js';
 import { createMongoClient, openDatabase } from '../store/mongo.js';
-import { createPlatformWorker } from '../temporal/worker.js';
+import { createPlatformWorker } from './temporal-worker.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();

@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { requireGrant, type GrantFlag } from '../auth/grants.js';
-import type { Principal, Scope } from '../auth/principal.js';
-import { authorizerType, baseType, mcpServerType, secretReferences, validateContent } from '../content-types/index.js';
-import type { McpServerContent } from '../content-types/mcp-server.js';
-import type { AuthorizerContent } from '../content-types/authorizer.js';
+import { requireGrant, type GrantFlag } from '../identity/grants.js';
+import type { Principal, Scope } from '../identity/principal.js';
+import { authorizerType, baseType, mcpServerType, secretReferences, validateContent } from '../artifacts/content-types/index.js';
+import type { McpServerContent } from '../artifacts/content-types/mcp-server.js';
+import type { AuthorizerContent } from '../artifacts/content-types/authorizer.js';
 import { OutboundRefusedError } from '../net/outbound.js';
-import { Problem, problems, type InvalidParam } from '../errors/problem.js';
+import { Problem, problems, type InvalidParam } from '../kernel/errors/problem.js';
 import type { EventKind } from '../events/types.js';
 import { RevisionMismatch, type ArtifactDoc, type ArtifactPatch, type Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { OperationContext } from './context.js';
-import { storableObject, text } from '../json/schemas.js';
+import { storableObject, text } from '../kernel/json/schemas.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { afterMcpWrite } from './mcp-catalog.js';
 
@@ -62,7 +62,7 @@ export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: Ar
   if (kind === 'artifact_deleted') steps.push(['search index', () => ctx.services.search.deleted(doc._id)]);
   else if (changed?.join() !== 'order_key') steps.push(['search index', () => ctx.services.search.written(doc)]);
   if (doc.container_kind === 'workspace') {
-    steps.push(['event', () => ctx.services.publisher.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
+    steps.push(['event', () => ctx.services.eventRunner.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
     if (changed?.join() !== 'order_key') steps.push(['MCP catalog or lifecycle', () => afterMcpWrite(ctx, kind, doc)]);
   }
   for (const [what, step] of steps) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentByName } from '../agents/registry.js';
+import { agentByName } from '../invocations/agents/registry.js';
 import { llmConfigured } from '../llm/client.js';
 import { terms } from '../search/analyzer.js';
 import type { ArtifactDoc } from '../store/artifacts.js';

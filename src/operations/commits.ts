@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
-import { grantsOf, requireGrant } from '../auth/grants.js';
-import type { Scope } from '../auth/principal.js';
+import { grantsOf, requireGrant } from '../identity/grants.js';
+import type { Scope } from '../identity/principal.js';
 import { countsOf, previewDrafts, whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
-import { Problem, problems } from '../errors/problem.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { CommitDoc, CommitState } from '../store/commits.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { commitWorkflowId } from '../workflows/commit.js';
-import { presentCommit } from '../api/presenters.js';
+import { commitWorkflowId } from '../workflows/commit-workspace.js';
+import { presentCommit } from '../presenters/index.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import type { OperationContext } from './context.js';
 
@@ -127,7 +127,7 @@ export async function decide(ctx: OperationContext, id: string, action: 'approve
     if (commit.state === 'previewing') throw problems.conflict('commit-not-pending', 'The preview of this commit is still being computed; decide once it is awaiting approval.');
     if (commit.state !== 'awaiting_approval') throw problems.conflict('commit-not-pending', `The commit is ${commit.state}, not awaiting approval.`);
     try {
-      await ctx.services.commitWorkflows.decide(commit, action, principal.subject, comment);
+      await ctx.services.commitRunner.decide(commit, action, principal.subject, comment);
     } catch (err) {
       // The workflow ended between our read and the update (it expired, say): say so, not 500.
       const now = err instanceof Problem ? null : await ctx.services.commits.get(commit._id);
@@ -222,7 +222,7 @@ export async function requestCommit(ctx: OperationContext, workspaceId: string, 
   }
   try {
     // A replay starts the workflow only if the first request stopped before it could.
-    if (created || commit.state === 'previewing') await ctx.services.commitWorkflows.start(commit);
+    if (created || commit.state === 'previewing') await ctx.services.commitRunner.start(commit);
   } catch (err) {
     if (created) await ctx.services.commits.discard(id);
     ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'commit workflow not started');

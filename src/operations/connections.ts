@@ -1,14 +1,14 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
-import { text } from '../json/schemas.js';
+import { text } from '../kernel/json/schemas.js';
 import { authorizerOf, AuthorizerUnusable } from '../connections/authorizers.js';
 import { callbackUrl, connectionIdFor, connectionWorkflowId } from '../connections/ids.js';
 import { stateHash } from '../connections/oauth.js';
 import { ConnectionUnusable } from '../connections/projection.js';
-import { Problem, problems } from '../errors/problem.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { ArtifactId, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { beginUpdate, callbackUpdate, connectionFlow, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/connection.js';
+import { beginUpdate, callbackUpdate, connectionFlow, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/connection-flow.js';
 import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
 import type { OperationContext } from './context.js';
 

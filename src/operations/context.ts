@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal.js';
-import type { Services } from '../services.js';
+import type { Principal } from '../identity/principal.js';
+import type { Services } from './services.js';
 
 /**
  * What an operation needs of its caller: the services, who asks, and the request it belongs to. A

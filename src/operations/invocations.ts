@@ -1,27 +1,27 @@
 import { z } from 'zod';
-import { actionNeeds } from '../actions/permissions.js';
-import { agentById, agentId } from '../agents/registry.js';
-import type { Agent } from '../agents/types.js';
-import { grantsOf, requireGrant } from '../auth/grants.js';
-import { snapshotOf } from '../auth/principal.js';
-import { Problem, problems } from '../errors/problem.js';
+import { actionNeeds } from '../invocations/proposed-actions/permissions.js';
+import { agentById, agentId } from '../invocations/agents/registry.js';
+import type { Agent } from '../invocations/agents/types.js';
+import { grantsOf, requireGrant } from '../identity/grants.js';
+import { snapshotOf } from '../identity/principal.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
 import { invocationWorkflowId } from '../invocations/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { llmConfigured } from '../llm/client.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
-import { agentRun, type AgentRunState } from '../workflows/invoke.js';
-import type { McpRunState } from '../workflows/mcp.js';
+import { agentRun, type AgentRunState } from '../workflows/agent-run.js';
+import type { McpRunState } from '../workflows/mcp-run.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 import { invocableServer, invokeTool, invokeToolBody, presentInvocation, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
-import { actionKinds } from '../actions/schema.js';
+import { actionKinds } from '../invocations/proposed-actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { parse } from '../api/validate.js';
-import { baseType, mcpServerType, transformType } from '../content-types/index.js';
-import type { TransformRunState } from '../workflows/transform.js';
+import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
+import type { TransformRunState } from '../workflows/transform-run.js';
 import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
-import { isBuiltinServer } from '../mcp/builtin.js';
+import { isBuiltinServer } from '../mcp/server/builtin.js';
 
 const uuid = z.uuid({ error: 'must be a UUID' });
 const agentWait = waitSeconds.describe('How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.');
@@ -103,11 +103,11 @@ export async function startAgent(ctx: OperationContext, agent: Agent & { server?
   const { wait_seconds, ...request } = body;
   const target = agent.server?.id ?? agentId(agent.name);
   const invocationId = invocationIdFor(principal.subject, target, idempotencyKey, { ...request, workspace_id: workspace._id, agent: agent.name });
-  await ctx.services.agentRuns.start(
+  await ctx.services.invocationRunner.start(
     { workflow: agentRun, input: { invocationId, agent: agent.name, ...(agent.server ? { server: agent.server } : {}), callsOut: agent.usesLlm || Boolean(agent.server), mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
     invocationAttributes({ workspaceId: workspace._id, artifactId: target, principalId: principal.subject, runKind: agent.name === 'llm' ? 'llm' : 'task_agent', agent: agent.name, mode: body.mode }),
   );
-  return { invocationId, state: await ctx.services.agentRuns.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000) };
+  return { invocationId, state: await ctx.services.invocationRunner.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000) };
 }
 
 export const llmNotConfigured = (what: string) =>
@@ -155,7 +155,7 @@ const isTransformRun = (s: AnyRunState): s is TransformRunState => 'kind' in s &
  */
 export async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<AnyRunState> {
   const principal = ctx.state.principal!;
-  const state = (await ctx.services.mcpRuns.state(invocationWorkflowId(invocationId))) as AnyRunState | null;
+  const state = (await ctx.services.mcpCallRunner.state(invocationWorkflowId(invocationId))) as AnyRunState | null;
   const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
   const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
   if (!state || !mayRead || ('operation' in state && state.operation === 'refresh_catalog')) throw problems.notFound('invocation', invocationId);
@@ -180,13 +180,13 @@ async function agentRunToDecide(ctx: OperationContext, invocationId: string): Pr
 export async function applyInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof applyBody>): Promise<Answer> {
   await agentRunToDecide(ctx, invocationId);
   const principal = ctx.state.principal!;
-  await ctx.services.agentRuns.decide(invocationId, { action: 'apply', input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) } });
-  return answerWith(await ctx.services.agentRuns.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentAgentRun);
+  await ctx.services.invocationRunner.decide(invocationId, { action: 'apply', input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) } });
+  return answerWith(await ctx.services.invocationRunner.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentAgentRun);
 }
 
 export async function discardInvocation(ctx: OperationContext, invocationId: string) {
   await agentRunToDecide(ctx, invocationId);
-  return presentAgentRun(await ctx.services.agentRuns.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }));
+  return presentAgentRun(await ctx.services.invocationRunner.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }));
 }
 
 const notInvocable = (id: string, type: string) =>

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { versionedFields } from '../commits/preview.js';
-import { problems } from '../errors/problem.js';
+import { problems } from '../kernel/errors/problem.js';
 import { stateOf, type ArtifactDoc, type ArtifactPatch } from '../store/artifacts.js';
-import { presentArtifact } from '../api/presenters.js';
+import { presentArtifact } from '../presenters/index.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { afterWrite, apiSource, changeableDraft, checkedContent, requireTypeScope } from './artifacts.js';
 import type { OperationContext } from './context.js';

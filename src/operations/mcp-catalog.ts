@@ -1,12 +1,12 @@
 import { v7 as uuidv7 } from 'uuid';
-import { baseType, mcpServerType } from '../content-types/index.js';
-import { mcpServerContent } from '../content-types/mcp-server.js';
-import type { LifecycleTool } from '../content-types/type-definition.js';
-import { problems } from '../errors/problem.js';
-import { builtinCatalogEntry } from '../mcp/builtin.js';
+import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
+import { mcpServerContent } from '../artifacts/content-types/mcp-server.js';
+import type { LifecycleTool } from '../artifacts/content-types/type-definition.js';
+import { problems } from '../kernel/errors/problem.js';
+import { builtinCatalogEntry } from '../mcp/server/builtin.js';
 import { genericMcpIcon } from '../mcp/client/icons.js';
 import { lifecycleServer, serverWithTool, typeServers } from '../mcp/client/lifecycle.js';
-import { catalogWorkflowId, invocationWorkflowId } from '../mcp/client/runs.js';
+import { catalogWorkflowId, invocationWorkflowId } from '../runners/mcp-call.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
@@ -24,7 +24,7 @@ const serverBound = 500;
 const isServer = (doc: Pick<ArtifactDoc, 'content_type'>) => baseType(doc.content_type) === mcpServerType;
 
 function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> {
-  return ctx.services.mcpRuns.start(catalogWorkflowId(doc._id), {
+  return ctx.services.mcpCallRunner.start(catalogWorkflowId(doc._id), {
     invocationId: `catalog-${doc._id}`,
     serverId: doc._id,
     workspaceId: doc.collection_id,
@@ -80,7 +80,7 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
   if (toRefresh.length) {
     await Promise.all(toRefresh.map((s) => refreshCatalog(ctx, s)));
     // Waits for the first few; the rest are listed in the background and show up on the next request.
-    await Promise.all(toRefresh.slice(0, refreshWaitBound).map((s) => services.mcpRuns.wait(catalogWorkflowId(s._id), refreshWaitMs)));
+    await Promise.all(toRefresh.slice(0, refreshWaitBound).map((s) => services.mcpCallRunner.wait(catalogWorkflowId(s._id), refreshWaitMs)));
     entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   }
   const listed = servers.map((s) => present(s, entries.get(s._id)));
@@ -97,7 +97,7 @@ async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, tool: Lif
 async function startLifecycleOn(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool, serverId: string): Promise<string> {
   const invocationId = uuidv7();
   const { config } = ctx.services;
-  await ctx.services.mcpRuns.start(invocationWorkflowId(invocationId), {
+  await ctx.services.mcpCallRunner.start(invocationWorkflowId(invocationId), {
     invocationId,
     serverId,
     workspaceId: doc.collection_id,
@@ -135,7 +135,7 @@ export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, cont
   const serverId = mayInvoke ? serverWithTool(servers, 'on_open') : null;
   const invocationId = serverId && (await startLifecycleOn(ctx, doc, 'on_open', serverId));
   if (!invocationId) return { type, on_open: { status: 'skipped' as const, ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }) } };
-  const outcome = await ctx.services.mcpRuns.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);
+  const outcome = await ctx.services.mcpCallRunner.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);
   return {
     type,
     on_open: outcome && 'result' in outcome ? { status: 'completed' as const, invocation_id: invocationId, result: outcome.result } : { status: 'running' as const, invocation_id: invocationId, poll: `/invocations/${invocationId}` },

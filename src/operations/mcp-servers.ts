@@ -1,16 +1,16 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { grantsOf, requireGrant } from '../auth/grants.js';
-import type { Principal } from '../auth/principal.js';
-import { baseType, isPlatformType, mcpServerType } from '../content-types/index.js';
-import { mcpServerContent, type McpServerContent } from '../content-types/mcp-server.js';
-import { Problem, problems } from '../errors/problem.js';
-import { callBuiltin, isBuiltinServer } from '../mcp/builtin.js';
+import { grantsOf, requireGrant } from '../identity/grants.js';
+import type { Principal } from '../identity/principal.js';
+import { baseType, isPlatformType, mcpServerType } from '../artifacts/content-types/index.js';
+import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
+import { callBuiltin, isBuiltinServer } from '../mcp/server/builtin.js';
 import { invocationWorkflowId } from '../invocations/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import type { McpOperation, McpRunResult, McpRunState } from '../workflows/mcp.js';
+import type { McpOperation, McpRunResult, McpRunState } from '../workflows/mcp-run.js';
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
@@ -103,8 +103,8 @@ async function run(ctx: OperationContext, server: InvocableServer, operation: Mc
   const invocationId = invocationIdFor(principal.subject, server.doc._id, idempotencyKey, operation);
   const workflowId = invocationWorkflowId(invocationId);
   const input = { invocationId, serverId: server.doc._id, serverRevision: server.doc.revision, workspaceId: server.container._id, principalId: principal.subject, operation };
-  await ctx.services.mcpRuns.start(workflowId, input);
-  const outcome = await ctx.services.mcpRuns.wait(workflowId, Math.min(waitS ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS, 120) * 1000);
+  await ctx.services.mcpCallRunner.start(workflowId, input);
+  const outcome = await ctx.services.mcpCallRunner.wait(workflowId, Math.min(waitS ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS, 120) * 1000);
   const state = { invocation_id: invocationId, server_id: server.doc._id, workspace_id: server.container._id, operation: operation.kind, ...(operation.kind === 'call_tool' ? { tool: operation.name } : {}), ...(operation.kind === 'read_resource' ? { uri: operation.uri } : {}), started_at: '' };
   return { outcome, state };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { problems } from '../errors/problem.js';
+import { problems } from '../kernel/errors/problem.js';
 import { defaultAperture } from '../search/fusion.js';
 import { presetNames } from '../search/presets.js';
 import type { OperationContext } from './context.js';

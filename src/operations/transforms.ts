@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { agentByName, agents } from '../agents/registry.js';
-import { snapshotOf, isHuman } from '../auth/principal.js';
-import type { TransformContent } from '../content-types/transform.js';
-import { problems } from '../errors/problem.js';
+import { agentByName, agents } from '../invocations/agents/registry.js';
+import { snapshotOf, isHuman } from '../identity/principal.js';
+import type { TransformContent } from '../artifacts/content-types/transform.js';
+import { problems } from '../kernel/errors/problem.js';
 import { invocationWorkflowId } from '../invocations/ids.js';
 import { llmConfigured } from '../llm/client.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
-import { transformRun, type TransformRunState } from '../workflows/transform.js';
+import { transformRun, type TransformRunState } from '../workflows/transform-run.js';
 import type { OperationContext } from './context.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
@@ -50,14 +50,14 @@ export async function invokeTransform(ctx: OperationContext, found: { doc: Artif
   }
   const { wait_seconds, ...request } = body;
   const invocationId = invocationIdFor(principal.subject, doc._id, idempotencyKey, { ...request, workspace_id: workspace._id, revision: doc.revision });
-  await ctx.services.agentRuns.start(
+  await ctx.services.invocationRunner.start(
     {
       workflow: transformRun,
       input: { invocationId, transformId: doc._id, revision: doc.revision, definition, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, principal: snapshotOf(principal), llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name), serverRevisions, maxCallSeconds: config.MCP_CALL_MAX_SECONDS },
     },
     invocationAttributes({ workspaceId: workspace._id, artifactId: doc._id, principalId: principal.subject, runKind: 'transform', agent: 'transform', mode: 'apply' }),
   );
-  return answerWith(await ctx.services.agentRuns.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentTransformRun);
+  return answerWith(await ctx.services.invocationRunner.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentTransformRun);
 }
 
 export function presentTransformRun(state: TransformRunState) {
@@ -76,5 +76,5 @@ export async function decideTransform(ctx: OperationContext, invocationId: strin
   const state = await readableInvocation(ctx, invocationId);
   if (!isHuman(principal)) throw problems.forbidden('An approval step is decided by a person, with their own token: not a server credential or an API key.');
   if (!('kind' in state) || state.kind !== 'transform') throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is not a transform: it has no approval step.`);
-  return presentTransformRun(await ctx.services.agentRuns.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }));
+  return presentTransformRun(await ctx.services.invocationRunner.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }));
 }

@@ -1,4 +1,4 @@
-import { mimeMatches } from '../auth/principal.js';
+import { mimeMatches } from '../identity/principal.js';
 import { Bm25Index } from './bm25.js';
 import { fuseRetrievers, type ApertureOptions, type Ranked } from './fusion.js';
 import { boostPresets, type BoostPreset } from './presets.js';

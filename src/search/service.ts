@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config/env.js';
-import type { Logger } from '../logging/logger.js';
+import type { Config } from '../kernel/config/env.js';
+import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { uuidv7Floor, uuidv7Time, type SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
 import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
-import { indexingQueue } from '../workflows/queues.js';
+import { indexingQueue } from '../workflows/contracts/queues.js';
 import { AtlasSearchBackend } from './atlas.js';
 import { searchable } from './documents.js';
 import type { Embedder } from './embedder.js';

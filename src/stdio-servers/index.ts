@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { Config } from '../config/env.js';
+import type { Config } from '../kernel/config/env.js';
 import { StdioCatalog } from './catalog.js';
 import { findBwrap, Sandbox } from './sandbox.js';
 

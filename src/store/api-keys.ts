@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { ResourceFilters } from '../auth/principal.js';
+import type { ResourceFilters } from '../identity/principal.js';
 
 /** An API key (SPEC §2.7). The key is `pk_<_id>_<secret>`; only the SHA-256 of the secret is kept. */
 export interface ApiKeyDoc {

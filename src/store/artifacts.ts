@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { generateKeyBetween } from 'fractional-indexing';
 import type { Binary, Db, Filter, Sort } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../identity/principal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { containerCollection, settleShares, type ContainerDoc, type ContainerKind } from './containers.js';

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { Envelope, KeyRing } from '../crypto/envelope.js';
+import type { Envelope, KeyRing } from '../kernel/crypto/envelope.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { ActorKind } from '../auth/principal.js';
+import type { ActorKind } from '../identity/principal.js';
 
 /** A person's permission for a credential to act on their behalf (X-On-Behalf-Of). */
 export interface ConsentDoc {

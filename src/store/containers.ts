@@ -1,7 +1,7 @@
 import type { Db, Filter } from 'mongodb';
 import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
-import { grantsOf, type GrantFlag, type Share } from '../auth/grants.js';
-import type { Principal } from '../auth/principal.js';
+import { grantsOf, type GrantFlag, type Share } from '../identity/grants.js';
+import type { Principal } from '../identity/principal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';

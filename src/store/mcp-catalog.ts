@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { TypeDefinition } from '../content-types/type-definition.js';
+import type { TypeDefinition } from '../artifacts/content-types/type-definition.js';
 
 export interface CatalogTool {
   name: string;

@@ -1,5 +1,5 @@
 import type { Collection, Document, Filter, WithId } from 'mongodb';
-import { problems } from '../errors/problem.js';
+import { problems } from '../kernel/errors/problem.js';
 
 export const maxPageSize = 200;
 export const defaultPageSize = 50;

@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
-import type { Envelope, KeyRing } from '../crypto/envelope.js';
+import type { Envelope, KeyRing } from '../kernel/crypto/envelope.js';
 
 export interface SecretDoc {
   _id: string;

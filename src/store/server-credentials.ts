@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
-import { randomBase62 } from '../auth/opaque.js';
-import type { ResourceFilters } from '../auth/principal.js';
+import { randomBase62 } from '../identity/opaque.js';
+import type { ResourceFilters } from '../identity/principal.js';
 import { storageDeadlineMs, withDeadline } from './deadline.js';
 import { isDuplicateKey } from './mongo.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
-import type { Config } from '../config/env.js';
+import type { Config } from '../kernel/config/env.js';
 
 /** Connection options for any Temporal: the dev server, a self-hosted cluster (mTLS) or Temporal Cloud (API key). */
 export function temporalConnectionOptions(config: Config): ConnectionOptions {

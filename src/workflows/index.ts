@@ -1,8 +1,8 @@
 // Every workflow the worker runs. Bundled by @temporalio/worker: deterministic code only.
 export { indexArtifact } from './index-artifact.js';
 export { workspaceEvents } from './workspace-events.js';
-export { commitWorkspace } from './commit.js';
-export { mcpRun } from './mcp.js';
-export { agentRun } from './invoke.js';
-export { transformRun } from './transform.js';
-export { connectionFlow } from './connection.js';
+export { commitWorkspace } from './commit-workspace.js';
+export { mcpRun } from './mcp-run.js';
+export { agentRun } from './agent-run.js';
+export { transformRun } from './transform-run.js';
+export { connectionFlow } from './connection-flow.js';

@@ -1,8 +1,8 @@
 import type { Next } from 'koa';
-import { principalFromBearer } from '../../auth/credentials.js';
-import { isHuman, type Principal, type Scope } from '../../auth/principal.js';
-import { TokenError } from '../../auth/tokens.js';
-import { Problem, problems } from '../../errors/problem.js';
+import { principalFromBearer } from '../../identity/credentials.js';
+import { isHuman, type Principal, type Scope } from '../../identity/principal.js';
+import { TokenError } from '../../identity/tokens.js';
+import { Problem, problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
 import { limitPrincipal } from './rate-limit.js';
 

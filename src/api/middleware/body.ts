@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
-import { jsonLimits, jsonViolation, pathName, type JsonRules } from '../../json/limits.js';
+import { jsonLimits, jsonViolation, pathName, type JsonRules } from '../../kernel/json/limits.js';
 
 /**
  * json: a REST body; every string and key in it must be text (no U+0000, no unpaired surrogate).

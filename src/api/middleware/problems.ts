@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
-import { PasswordCheckBusy } from '../../auth/passwords.js';
-import { Problem, problems } from '../../errors/problem.js';
+import { PasswordCheckBusy } from '../../identity/passwords.js';
+import { Problem, problems } from '../../kernel/errors/problem.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { AppContext } from '../context.js';
 

@@ -1,4 +1,4 @@
-import { limitProblems } from '../../errors/limits.js';
+import { limitProblems } from '../../kernel/errors/limits.js';
 import type { TokenBuckets } from '../../limits/token-bucket.js';
 import { clientIp, ipLimitKey } from '../client-ip.js';
 import type { AppContext } from '../context.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { hashPassword } from '../../auth/passwords.js';
-import { problems } from '../../errors/problem.js';
+import { hashPassword } from '../../identity/passwords.js';
+import { problems } from '../../kernel/errors/problem.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { idParam, parse } from '../validate.js';
 import type { RouteDef } from './route.js';

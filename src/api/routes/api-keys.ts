@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { principalFromApiKey } from '../../auth/credentials.js';
-import { randomBase62, sha256 } from '../../auth/opaque.js';
-import { resourceFiltersSchema, scopeList } from '../../auth/principal.js';
-import { TokenError } from '../../auth/tokens.js';
-import { problems } from '../../errors/problem.js';
+import { principalFromApiKey } from '../../identity/credentials.js';
+import { randomBase62, sha256 } from '../../identity/opaque.js';
+import { resourceFiltersSchema, scopeList } from '../../identity/principal.js';
+import { TokenError } from '../../identity/tokens.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { ApiKeyDoc } from '../../store/api-keys.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';

@@ -1,4 +1,4 @@
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
 import { idParam, parse } from '../validate.js';
 

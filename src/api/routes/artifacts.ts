@@ -1,9 +1,9 @@
-import { builtinArtifact, isBuiltinServer } from '../../mcp/builtin.js';
-import { agentArtifact, agentById } from '../../agents/registry.js';
+import { builtinArtifact, isBuiltinServer } from '../../mcp/server/builtin.js';
+import { agentArtifact, agentById } from '../../invocations/agents/registry.js';
 import { z } from 'zod';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import { afterWrite, artifactPatchInput, createArtifact, createArtifactInput, deleteArtifact, editableDraft, etagOf, ifMatch, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
-import { presentArtifact, presentPage } from '../presenters.js';
+import { presentArtifact, presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
 import { route, type RouteDef } from './route.js';

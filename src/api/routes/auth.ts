@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { decoyHash, verifyPassword } from '../../auth/passwords.js';
-import { problems } from '../../errors/problem.js';
+import { decoyHash, verifyPassword } from '../../identity/passwords.js';
+import { problems } from '../../kernel/errors/problem.js';
 import { clientIp } from '../client-ip.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';

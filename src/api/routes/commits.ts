@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { commitStates } from '../../store/commits.js';
 import { approveBody, commitBody, decide, listCommits, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
-import { presentCommit, presentCommitItem, presentPage } from '../presenters.js';
+import { presentCommit, presentCommitItem, presentPage } from '../../presenters/index.js';
 import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from './route.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { ConsentDoc } from '../../store/consents.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';

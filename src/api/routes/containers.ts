@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { ContainerKind } from '../../store/containers.js';
-import { presentContainer, presentPage } from '../presenters.js';
-import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../auth/grants.js';
+import { presentContainer, presentPage } from '../../presenters/index.js';
+import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../identity/grants.js';
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from './route.js';
-import { storableObject } from '../../json/schemas.js';
+import { storableObject } from '../../kernel/json/schemas.js';
 
 const fields = {
   name: z.string().trim().min(1).max(200),

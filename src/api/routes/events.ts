@@ -1,5 +1,5 @@
-import { problems } from '../../errors/problem.js';
-import { presentEvent, presentPage } from '../presenters.js';
+import { problems } from '../../kernel/errors/problem.js';
+import { presentEvent, presentPage } from '../../presenters/index.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from './route.js';
 

@@ -1,5 +1,5 @@
-import { Problem } from '../../errors/problem.js';
-import type { Services } from '../../services.js';
+import { Problem } from '../../kernel/errors/problem.js';
+import type { Services } from '../../operations/services.js';
 import type { RouteDef } from './route.js';
 
 const checkTimeoutMs = 2000;

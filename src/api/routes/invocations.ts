@@ -1,4 +1,4 @@
-import { agents, presentAgent } from '../../agents/registry.js';
+import { agents, presentAgent } from '../../invocations/agents/registry.js';
 import { applyBody, applyInvocation, discardInvocation, getInvocation, invoke } from '../../operations/invocations.js';
 import { approvalBody, decideTransform } from '../../operations/transforms.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { presentArtifact } from '../presenters.js';
+import { presentArtifact } from '../../presenters/index.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
 import { listServers, openArtifact } from '../../operations/mcp-catalog.js';
 import { importResource, readResource, resourceImportBody, resourceReadBody } from '../../operations/mcp-servers.js';
@@ -8,7 +8,7 @@ import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
 import { route, type RouteDef } from './route.js';
 import { stdioServers } from '../../stdio-servers/index.js';
-import { presentStdioCatalog } from '../presenters.js';
+import { presentStdioCatalog } from '../../presenters/index.js';
 
 const catalogQuery = z.object({ refresh: z.enum(['true', 'false']).default('false') });
 

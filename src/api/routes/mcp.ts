@@ -1,8 +1,8 @@
-import { scopes } from '../../auth/principal.js';
-import type { Config } from '../../config/env.js';
-import { problems } from '../../errors/problem.js';
-import { serveMcp, serverInfo } from '../../mcp/server.js';
-import { tools } from '../../mcp/tools.js';
+import { scopes } from '../../identity/principal.js';
+import type { Config } from '../../kernel/config/env.js';
+import { problems } from '../../kernel/errors/problem.js';
+import { serveMcp, serverInfo } from '../../mcp/server/server.js';
+import { tools } from '../../mcp/server/tools.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from './route.js';
 

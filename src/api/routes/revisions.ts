@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../identity/principal.js';
 import { listRevisions, type RevisionDoc } from '../../store/revisions.js';
 import type { AppContext } from '../context.js';
-import { presentPage } from '../presenters.js';
+import { presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
 import { route, type RouteDef } from './route.js';

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import type { Scope } from '../../auth/principal.js';
+import type { Scope } from '../../identity/principal.js';
 import type { AppContext, AppState } from '../context.js';
 import { authenticate, requireAdmin, requireHuman, requireScope } from '../middleware/authenticate.js';
 import { parseBody, type BodyKind } from '../middleware/body.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { SecretDoc } from '../../store/secrets.js';
 import { idParam, parse } from '../validate.js';
 import type { RouteDef } from './route.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { hashPassword } from '../../auth/passwords.js';
-import { randomBase62 } from '../../auth/opaque.js';
-import { resourceFiltersSchema, scopeList } from '../../auth/principal.js';
-import { problems } from '../../errors/problem.js';
+import { hashPassword } from '../../identity/passwords.js';
+import { randomBase62 } from '../../identity/opaque.js';
+import { resourceFiltersSchema, scopeList } from '../../identity/principal.js';
+import { problems } from '../../kernel/errors/problem.js';
 import { namespaceLength, type ServerCredentialDoc } from '../../store/server-credentials.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import type { AppContext } from '../context.js';

@@ -1,5 +1,5 @@
-import { decoyHash, verifyPassword } from '../../auth/passwords.js';
-import { Problem } from '../../errors/problem.js';
+import { decoyHash, verifyPassword } from '../../identity/passwords.js';
+import { Problem } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { readBody } from '../middleware/body.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { problems } from '../../errors/problem.js';
+import { problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
-import { presentPage, presentVersion } from '../presenters.js';
+import { presentPage, presentVersion } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
 import { artifactId } from './artifact-access.js';

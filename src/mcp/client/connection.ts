@@ -5,9 +5,9 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Outbound } from '../../net/outbound.js';
 import { z } from 'zod';
-import type { McpServerContent } from '../../content-types/mcp-server.js';
+import type { McpServerContent } from '../../artifacts/content-types/mcp-server.js';
 import type { SandboxedCommand } from '../../stdio-servers/index.js';
-import { serverInfo } from '../server.js';
+import { serverInfo } from '../server/server.js';
 
 /** What the activity resolved for one server: its credentials, never stored or logged. */
 export interface ResolvedCredentials {

@@ -1,8 +1,8 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { mcpServerContent, type McpServerContent } from '../../content-types/mcp-server.js';
-import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../../content-types/type-definition.js';
-import { baseType, mcpServerType } from '../../content-types/index.js';
-import type { Logger } from '../../logging/logger.js';
+import { mcpServerContent, type McpServerContent } from '../../artifacts/content-types/mcp-server.js';
+import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../../artifacts/content-types/type-definition.js';
+import { baseType, mcpServerType } from '../../artifacts/content-types/index.js';
+import type { Logger } from '../../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../../store/artifacts.js';
 import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 import type { SecretStore } from '../../store/secrets.js';

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { baseType } from '../../content-types/index.js';
-import { definableType, type LifecycleTool } from '../../content-types/type-definition.js';
+import { baseType } from '../../artifacts/content-types/index.js';
+import { definableType, type LifecycleTool } from '../../artifacts/content-types/type-definition.js';
 import type { ArtifactDoc } from '../../store/artifacts.js';
 import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 

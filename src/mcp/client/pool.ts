@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../logging/logger.js';
+import type { Logger } from '../../kernel/logging/logger.js';
 import type { Connection } from './connection.js';
 
 interface Entry {

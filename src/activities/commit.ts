@@ -1,0 +1,154 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from 'mongodb';
+import { CommitApplier } from '../commits/apply.js';
+import { recordPreview, type PreviewSummary } from '../commits/snapshot.js';
+import type { Config } from '../kernel/config/env.js';
+import { hasCurrentVector } from '../search/documents.js';
+import { embedArtifacts } from '../search/embed-artifacts.js';
+import type { Embedder } from '../search/embedder.js';
+import type { ArtifactStore } from '../store/artifacts.js';
+import { CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
+import { whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
+import type { SearchChangeStore } from '../store/search-changes.js';
+import { McpCatalogStore } from '../store/mcp-catalog.js';
+import type { ExternalServers } from '../mcp/client/external.js';
+import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/lifecycle.js';
+import { stdioServers } from '../stdio-servers/index.js';
+import { heartbeating, settle } from './mcp-call.js';
+
+/** A state change as the workflow reports it: dates travel as ISO strings. */
+export interface CommitStateChange {
+  commitId: string;
+  state: CommitState;
+  expiresAt?: string;
+  counts?: PreviewCounts;
+  total?: number;
+  chunks?: number;
+  generation?: number;
+  decision?: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string };
+  error?: string;
+  postCommitError?: string;
+  extractText?: CommitDoc['extract_text'];
+}
+
+/** States a commit may be in before moving to each state: the record only ever moves forward. */
+const predecessors: Record<CommitState, CommitState[]> = {
+  previewing: [],
+  awaiting_approval: ['previewing'],
+  applying: ['awaiting_approval'],
+  rejected: ['awaiting_approval'],
+  expired: ['awaiting_approval'],
+  committed: ['applying', 'committed'],
+  failed: [...pendingStates],
+};
+
+export function createCommitActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder; external: ExternalServers }) {
+  const commits = new CommitStore(db);
+  const catalog = new McpCatalogStore(db);
+  const load = async (commitId: string) => {
+    const commit = await commits.get(commitId);
+    if (!commit) throw ApplicationFailure.nonRetryable(`commit ${commitId} has no record`, 'CommitMissing');
+    return commit;
+  };
+
+  return {
+    /** Computes and records the preview; content a collection refuses fails the commit for good. */
+    async previewCommit(input: { commitId: string; applyBatch: number }): Promise<PreviewSummary> {
+      const commit = await load(input.commitId);
+      const context = Context.current();
+      return recordPreview(db, commit, {
+        batch: input.applyBatch,
+        generation: context.info.attempt,
+        embedderId: deps.embedder.id,
+        heartbeat: () => context.heartbeat(),
+        validate: (draft) => {
+          const why = whyNotCommittable(draft, stdioServers(config));
+          if (why) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${why}`, 'NotCommittable');
+        },
+      });
+    },
+
+    async recordCommitState(change: CommitStateChange): Promise<void> {
+      const { commitId, state } = change;
+      await commitsCollection(db).updateOne(
+        { _id: commitId, state: { $in: predecessors[state] } },
+        {
+          $set: {
+            state,
+            rank: pendingStates.includes(state) ? 0 : 1,
+            updated_at: new Date(),
+            ...(change.expiresAt ? { expires_at: new Date(change.expiresAt) } : {}),
+            ...(change.counts ? { counts: change.counts } : {}),
+            ...(change.total !== undefined ? { total: change.total } : {}),
+            ...(change.chunks !== undefined ? { chunks: change.chunks } : {}),
+            ...(change.generation !== undefined ? { generation: change.generation } : {}),
+            ...(change.decision ? { decision: { ...change.decision, at: new Date(change.decision.at) } } : {}),
+            ...(change.error ? { error: change.error } : {}),
+            ...(change.postCommitError ? { post_commit_error: change.postCommitError } : {}),
+            ...(change.extractText ? { extract_text: change.extractText } : {}),
+          },
+        },
+      );
+    },
+
+    /** Applies chunk `index` of the approved commit; returns how many versions it wrote. */
+    async applyCommitChunk(input: { commitId: string; index: number }): Promise<number> {
+      const commit = await load(input.commitId);
+      const results = await new CommitApplier(db, () => Context.current().heartbeat()).applyChunk(commit, input.index);
+      await deps.changes.record(...results.map((r) => r.artifact_id));
+      return results.length;
+    },
+
+    /**
+     * SPEC §4.6 `extract_text`: committed artifacts of a type that a server of the commit's workspace
+     * defines get that server's plain text indexed (and embedded) in place of their raw content. A
+     * server that does not implement the tool is skipped; a tool error leaves the raw content indexed
+     * and is reported; a transient failure fails the attempt, and the retry skips what is done.
+     */
+    async extractCommittedText(commitId: string): Promise<NonNullable<CommitDoc['extract_text']>> {
+      const commit = await load(commitId);
+      const results = await commits.results(commitId);
+      const servers = new Map<string, string | null>();
+      let extracted = 0;
+      const failed: string[] = [];
+      for (const r of results) {
+        if (!servers.has(r.content_type)) servers.set(r.content_type, await lifecycleServer(catalog, commit.workspace_id, r.content_type, 'extract_text'));
+        const serverId = servers.get(r.content_type);
+        const head = serverId ? await deps.artifacts.get(r.artifact_id) : null;
+        if (!serverId || !head || head.revision !== r.version) continue;
+        if (head.search_text?.revision === head.revision) {
+          extracted += 1; // done by an earlier attempt
+          continue;
+        }
+        const call = () => deps.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 });
+        const result = await heartbeating(() => settle(call));
+        if (result.isError) {
+          failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);
+          continue;
+        }
+        const updated = await deps.artifacts.setSearchText(head._id, head.revision, resultText(result, 'text'));
+        if (updated) {
+          await embedArtifacts([updated], deps);
+          await deps.changes.record(updated._id);
+          extracted += 1;
+        }
+      }
+      if (extracted === 0 && failed.length === 0) return { status: 'skipped', reason: 'no committed artifact has a type whose server implements extract_text' };
+      return { status: 'done', extracted, ...(failed.length ? { failed } : {}) };
+    },
+
+    /** Embeds the committed versions that did not inherit their draft's vector. */
+    async embedCommitted(commitId: string): Promise<number> {
+      const missing = (await commits.results(commitId)).filter((r) => !r.has_vector);
+      let embedded = 0;
+      for (let start = 0; start < missing.length; start += 32) {
+        const heads = await Promise.all(missing.slice(start, start + 32).map((r) => deps.artifacts.get(r.artifact_id)));
+        const stale = heads.filter((h): h is NonNullable<typeof h> => h !== null && !hasCurrentVector(h, deps.embedder.id));
+        embedded += (await embedArtifacts(stale, deps)).filter((o) => o === 'embedded').length;
+        Context.current().heartbeat();
+      }
+      return embedded;
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from 'mongodb';
+import { ActionApplier, type AfterWrite } from '../invocations/proposed-actions/apply.js';
+import { missingPermission } from '../invocations/proposed-actions/permissions.js';
+import type { ActionOutcome, RecordedAction } from '../invocations/proposed-actions/schema.js';
+import { vetProposals } from '../invocations/proposed-actions/checks.js';
+import { buildContext } from '../invocations/agents/context.js';
+import { agentByName } from '../invocations/agents/registry.js';
+import type { AgentArtifact } from '../invocations/agents/types.js';
+import { principalOf, type PrincipalSnapshot } from '../identity/principal.js';
+import type { Config } from '../kernel/config/env.js';
+import { EventRunner, stableEventId } from '../runners/events.js';
+import { Llm, LlmError } from '../llm/client.js';
+import type { ExternalServers } from '../mcp/client/external.js';
+import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import { ContainerStore } from '../store/containers.js';
+import { isStorageUnavailable } from '../store/deadline.js';
+import { McpCatalogStore } from '../store/mcp-catalog.js';
+import type { SearchChangeStore } from '../store/search-changes.js';
+import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
+import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
+import { indexingQueue } from '../workflows/contracts/queues.js';
+import { stdioServers } from '../stdio-servers/index.js';
+import { heartbeating, settle } from './mcp-call.js';
+
+export interface ProposeInput {
+  invocationId: string;
+  agent: string;
+  workspaceId: string;
+  /** The context artifacts; empty: the workspace's drafts. */
+  artifactIds: string[];
+  input: string | null;
+  params: unknown;
+  principal: PrincipalSnapshot;
+  /** An agent served by an MCP server (agent name `mcp:<tool>`): the server, its revision and the tool. */
+  server?: { id: string; revision: number; tool: string };
+}
+
+export interface Proposal {
+  actions: RecordedAction[];
+  output: string | null;
+}
+
+/** The failure types an invocation reports (the API and the run state show them as `error.type`). */
+export const invocationFailure = { refused: 'InvocationRefused', agent: 'AgentFailed' } as const;
+
+/** Most workspace drafts an agent reads when no artifacts are named. */
+const workspaceBound = 1000;
+
+/** An LLM failure for Temporal: retried when another attempt may do better (timeout, 5xx, malformed reply). */
+function llmFailure(err: LlmError): ApplicationFailure {
+  return ApplicationFailure.create({ type: `llm-${err.kind.replace('_', '-')}`, message: err.message, nonRetryable: !err.retryable });
+}
+
+export function createInvocationActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; external: ExternalServers }) {
+  const containers = new ContainerStore(db);
+  const catalog = new McpCatalogStore(db);
+  const llm = new Llm(config);
+  const policy = { stdio: stdioServers(config), inCollection: false };
+
+  const workspaceOf = async (principal: ReturnType<typeof principalOf>, id: string) => {
+    const workspace = await containers.get('workspace', principal, id);
+    if (!workspace) throw ApplicationFailure.nonRetryable(`Workspace ${id} is no longer visible to ${principal.subject}.`, invocationFailure.refused);
+    return workspace;
+  };
+
+  /** The context artifacts the principal may read: named ones in visible containers, or the workspace's drafts. */
+  const contextArtifacts = async (input: ProposeInput, principal: ReturnType<typeof principalOf>): Promise<ArtifactDoc[]> => {
+    const readable = (d: ArtifactDoc) => principal.scopes.allowsType('artifact:read', d.content_type);
+    if (input.artifactIds.length === 0) return (await deps.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
+    const docs = new Map((await deps.artifacts.getMany(input.artifactIds)).map((d) => [d._id, d]));
+    const out: ArtifactDoc[] = [];
+    for (const id of input.artifactIds) {
+      const doc = docs.get(id);
+      if (!doc || !readable(doc) || !(await containers.get(doc.container_kind, principal, doc.collection_id))) {
+        throw ApplicationFailure.nonRetryable(`Artifact ${id} is not visible to ${principal.subject}.`, invocationFailure.refused);
+      }
+      out.push(doc);
+    }
+    return out;
+  };
+
+  /** An MCP server's tool as an agent: it gets the workspace and artifacts, and answers `structuredContent.{actions, output}`. */
+  const serverAgent = async (input: ProposeInput, server: NonNullable<ProposeInput['server']>, artifacts: AgentArtifact[]) => {
+    const args = { workspace_id: input.workspaceId, artifacts: artifacts.map(({ in_workspace: _, ...a }) => a), input: input.input, params: input.params };
+    const result = await heartbeating(() => settle(() => deps.external.callTool(server.id, server.tool, args, { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal, person: input.principal.subject }, server.revision)));
+    const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 500);
+    if (result.isError) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} failed: ${text}`, invocationFailure.agent);
+    const out = result.structuredContent as { actions?: unknown; output?: unknown } | undefined;
+    if (!Array.isArray(out?.actions)) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} returned no structuredContent.actions list.`, invocationFailure.agent);
+    return { actions: out.actions as unknown[], output: typeof out.output === 'string' ? out.output : null };
+  };
+
+  const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
+    const publisher = new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
+    return async (kind, doc, key, changed) => {
+      const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
+      await Promise.all([
+        deps.changes.record(doc._id),
+        kind !== 'artifact_deleted' &&
+          client.workflow
+          .start(indexArtifact, {
+            workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
+            taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
+            args: [{ artifactId: doc._id, revision: doc.revision }],
+            typedSearchAttributes: [{ key: ArtifactId, value: doc._id }, { key: RunKind, value: 'index-artifact' }],
+          })
+            .catch((err: Error) => (err.name === 'WorkflowExecutionAlreadyStartedError' ? undefined : Promise.reject(err))),
+        publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed, stableEventId(at, `${key}:${kind}`)),
+      ]);
+    };
+  };
+
+  return {
+    /** Runs the agent over its context and records what it proposes, each action checked against the workspace. */
+    async proposeActions(input: ProposeInput): Promise<Proposal> {
+      const principal = principalOf(input.principal);
+      await workspaceOf(principal, input.workspaceId);
+      const docs = await contextArtifacts(input, principal);
+      const artifacts: AgentArtifact[] = docs.map((d) => ({ id: d._id, title: d.title, content_type: d.content_type, content: d.content, context: d.context, revision: d.revision, collection_id: d.collection_id, in_workspace: d.container_kind === 'workspace' && d.collection_id === input.workspaceId }));
+      const vet = async (output: { actions: readonly unknown[]; output?: string | null }) => ({
+        actions: await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: deps.artifacts, maxActions: config.INVOKE_MAX_ACTIONS, policy }),
+        output: output.output ?? null,
+      });
+      if (input.server) return vet(await serverAgent(input, input.server, artifacts));
+      const agent = agentByName(input.agent);
+      if (!agent) throw ApplicationFailure.nonRetryable(`No agent named ${input.agent}.`, invocationFailure.refused);
+      const sources = { catalog, external: deps.external, maxCallMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000 };
+      let output;
+      try {
+        output = await agent.run({
+          workspaceId: input.workspaceId,
+          artifacts,
+          input: input.input,
+          params: agent.params.parse(input.params),
+          llm,
+          contextText: () => buildContext(docs, input.workspaceId, config.LLM_CONTEXT_TOKENS, sources),
+          signal: Context.current().cancellationSignal,
+        });
+      } catch (err) {
+        if (err instanceof LlmError) throw llmFailure(err);
+        if (isStorageUnavailable(err)) throw err; // storage that did not answer: retried, not the agent's failure
+        throw ApplicationFailure.nonRetryable(`The ${agent.name} agent failed: ${(err as Error).message}`, invocationFailure.agent);
+      }
+      return vet(output);
+    },
+
+    /**
+     * Applies a batch of actions as the principal; each is applied once however often this is retried.
+     * `allOrNothing` (apply mode, every action of the run): when the principal may not apply every
+     * one of them, nothing is applied and the refusals are the answer.
+     */
+    async applyActions(input: { invocationId: string; agent: string; workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[]; allOrNothing?: RecordedAction[] }): Promise<ActionOutcome[]> {
+      const principal = principalOf(input.principal);
+      const workspace = await workspaceOf(principal, input.workspaceId);
+      if (input.allOrNothing) {
+        const all = input.allOrNothing;
+        const targets = new Map((await deps.artifacts.getMany(all.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target))).map((d) => [d._id, d.content_type]));
+        const refusals = all.flatMap((a): ActionOutcome[] => {
+          const missing = missingPermission(principal, workspace, a.kind, a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream'));
+          return missing ? [{ id: a.id, status: 'refused', reason: `forbidden: ${missing}` }] : [];
+        });
+        if (refusals.length) return refusals;
+      }
+      const context = Context.current();
+      // Writes go one by one, in order; what follows each (index, event) goes on meanwhile, and all of
+      // it is done before the batch counts as applied (a retry does it again, harmlessly).
+      const report = afterWrite(context.client);
+      const reports: Promise<void>[] = [];
+      const applier = new ActionApplier(deps.artifacts, async (...args) => void reports.push(report(...args)));
+      const outcomes: ActionOutcome[] = [];
+      for (const action of input.actions) {
+        outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
+        if (!context.info.isLocal) context.heartbeat(outcomes.length);
+      }
+      await Promise.all(reports);
+      return outcomes;
+    },
+  };
+}

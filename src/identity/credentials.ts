@@ -1,0 +1,56 @@
+import type { Services } from '../operations/services.js';
+import { sameHash, sha256 } from './opaque.js';
+import { ScopeSet, userPrincipal, type Principal } from './principal.js';
+import { TokenError } from './tokens.js';
+
+/** API keys look like `pk_<id>_<secret>`, so they are recognisable in a leak scan and distinct from JWTs. */
+export const apiKeyPattern = /^pk_([0-9a-f]{32})_([0-9A-Za-z]{43})$/;
+
+export async function principalFromApiKey(services: Services, key: string): Promise<Principal> {
+  const match = apiKeyPattern.exec(key);
+  const doc = match ? await services.apiKeys.get(match[1]!) : null;
+  if (!doc || !sameHash(doc.secret_sha256, sha256(match![2]!))) throw new TokenError('API key is not valid');
+  return { actor: { kind: 'api_key', id: doc._id }, subject: doc.owner_id, onBehalfOf: false, scopes: new ScopeSet(doc.scopes), filters: doc.resource_filters, isAdmin: false };
+}
+
+function narrow(granted: string[], tokenScope: unknown): ScopeSet {
+  if (typeof tokenScope !== 'string') return new ScopeSet(granted);
+  const requested = new Set(tokenScope.split(' '));
+  return new ScopeSet(granted.filter((s) => requested.has(s)));
+}
+
+/**
+ * Turns a bearer token into a principal. Credential-backed tokens are checked against the credential
+ * as it is now: a deleted, deactivated or rotated credential, or a revoked key, stops at once, and
+ * scope or filter changes apply to tokens already issued.
+ */
+export async function principalFromBearer(services: Services, token: string): Promise<Principal> {
+  if (token.startsWith('pk_')) return principalFromApiKey(services, token);
+  const claims = await services.tokens.verify(token);
+  switch (claims.kind ?? 'user') {
+    case 'user': {
+      const user = await services.users.findById(claims.sub);
+      if (!user) throw new TokenError('token subject no longer exists');
+      return userPrincipal(user._id, user.is_admin);
+    }
+    case 'server': {
+      const cred = await services.serverCredentials.get(claims.sub);
+      if (!cred || !cred.active || cred.generation !== claims.gen) throw new TokenError('server credential is no longer valid');
+      return {
+        actor: { kind: 'server_credential', id: cred._id },
+        subject: cred.owner_id,
+        onBehalfOf: false,
+        scopes: narrow(cred.scopes, claims.scope),
+        filters: cred.resource_filters,
+        isAdmin: false,
+      };
+    }
+    case 'api_key': {
+      const doc = typeof claims.akid === 'string' ? await services.apiKeys.get(claims.akid) : null;
+      if (!doc || doc.owner_id !== claims.sub) throw new TokenError('API key is no longer valid');
+      return { actor: { kind: 'api_key', id: doc._id }, subject: doc.owner_id, onBehalfOf: false, scopes: narrow(doc.scopes, claims.scope), filters: doc.resource_filters, isAdmin: false };
+    }
+    default:
+      throw new TokenError('token kind is not recognised');
+  }
+}

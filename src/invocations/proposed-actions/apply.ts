@@ -1,0 +1,91 @@
+import { v5 as uuidv5 } from 'uuid';
+import type { Principal } from '../../identity/principal.js';
+import type { EventKind } from '../../events/types.js';
+import { RevisionMismatch, type ArtifactDoc, type ArtifactStore, type Provenance } from '../../store/artifacts.js';
+import type { ContainerDoc } from '../../store/containers.js';
+import { missingPermission } from './permissions.js';
+import type { ActionOutcome, RecordedAction } from './schema.js';
+
+const createdNamespace = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
+
+/** The id an action's `create` gets: fixed by invocation and action, so a retried apply finds what it made. */
+export const createdArtifactId = (invocationId: string, actionId: string) => uuidv5(`${invocationId}:${actionId}`, createdNamespace);
+
+export interface ApplyScope {
+  invocationId: string;
+  agent: string;
+  workspace: ContainerDoc;
+  principal: Principal;
+}
+
+/**
+ * What follows a write: search index, embedding, workspace event. Done by the caller (the activity);
+ * `key` names the action, so doing it again for a write already reported changes nothing.
+ */
+export type AfterWrite = (kind: EventKind, doc: ArtifactDoc, key: string, changed?: string[]) => Promise<void>;
+
+/**
+ * Applies recorded actions to workspace drafts, each at most once however often it is retried: a
+ * create has a fixed id; an update or delete applies only to the revision it was proposed against,
+ * and a retry recognises its own earlier write by the provenance it left (invocation and action).
+ */
+export class ActionApplier {
+  constructor(
+    private readonly artifacts: ArtifactStore,
+    private readonly afterWrite: AfterWrite,
+  ) {}
+
+  async apply(scope: ApplyScope, action: RecordedAction): Promise<ActionOutcome> {
+    const source: Provenance['source'] = { kind: 'agent', invocation_id: scope.invocationId, action_id: action.id, agent: scope.agent };
+    const ours = (doc: ArtifactDoc | null) => doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
+    const key = `${scope.invocationId}:${action.id}`;
+    const done = (artifactId?: string): ActionOutcome => ({ id: action.id, status: 'applied', ...(artifactId ? { artifact_id: artifactId } : {}) });
+    const refused = (reason: string): ActionOutcome => ({ id: action.id, status: 'refused', reason });
+
+    if (action.kind === 'log') return done();
+    const current = action.kind === 'create' ? null : await this.artifacts.get(action.target);
+    const contentType = action.kind === 'create' ? action.payload.content_type : current?.content_type;
+    if (contentType) {
+      const missing = missingPermission(scope.principal, scope.workspace, action.kind, contentType);
+      if (missing) return refused(`forbidden: ${missing}`);
+    }
+
+    if (action.kind === 'create') {
+      const id = createdArtifactId(scope.invocationId, action.id);
+      const { title, content_type, content, context } = action.payload;
+      // A retry finds the artifact made by the attempt before, and reports it again (its event id is fixed);
+      // one deleted since is not made again (its first revision is still recorded).
+      const made = await this.artifacts.get(id);
+      if (!made && (await this.artifacts.revisionAt(id, 1))) return { ...done(id), reason: 'created, and deleted since' };
+      const doc = made ?? (await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source }));
+      await this.afterWrite('artifact_created', doc, key);
+      return done(id);
+    }
+
+    const conflict = (why: string): ActionOutcome => ({ id: action.id, status: 'conflict', artifact_id: action.target, reason: `conflict: ${why}` });
+    if (action.kind === 'delete') {
+      if (!current) return { ...done(action.target), reason: 'already deleted' };
+      if (current.revision !== action.base_revision) return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`);
+      try {
+        if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current, key);
+      } catch (err) {
+        if (!(err instanceof RevisionMismatch)) throw err;
+        if (err.current === null) return { ...done(action.target), reason: 'already deleted' };
+        return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${err.current})`);
+      }
+      return done(action.target);
+    }
+
+    // This very action, applied by an earlier attempt, or applied now.
+    const updated = ours(current) ? current : await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
+    if (updated) {
+      await this.afterWrite('artifact_updated', updated, key, Object.keys(action.payload));
+      return done(action.target);
+    }
+    const now = await this.artifacts.get(action.target);
+    if (ours(now)) return done(action.target);
+    if (!now) return conflict(`artifact ${action.target} was deleted since it was proposed`);
+    if (now.archived_at) return conflict(`artifact ${action.target} was archived since it was proposed`);
+    return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${now.revision})`);
+  }
+}

@@ -1,0 +1,55 @@
+import type { Db } from 'mongodb';
+import { Context } from '@temporalio/activity';
+import { loadKeyRing } from './bootstrap/master-key.js';
+import { Projector, workflowRefresher } from '../connections/projection.js';
+import { ConnectionStore } from '../store/connections.js';
+import type { Config } from '../kernel/config/env.js';
+import type { Logger } from '../kernel/logging/logger.js';
+import { createOutbound, parseAllowList, type FetchLike } from '../net/outbound.js';
+import { ArtifactStore } from '../store/artifacts.js';
+import { McpCatalogStore } from '../store/mcp-catalog.js';
+import { SecretStore } from '../store/secrets.js';
+import { ExternalServers } from '../mcp/client/external.js';
+import { stdioServers } from '../stdio-servers/index.js';
+import { ConnectionPool } from '../mcp/client/pool.js';
+
+export interface McpClient {
+  external: ExternalServers;
+  /** The guarded client for short requests (discovery documents, OAuth token endpoints). */
+  fetch: FetchLike;
+  secrets: SecretStore;
+  connections: ConnectionStore;
+  close(): Promise<void>;
+}
+
+/**
+ * A worker's MCP client: the guarded outbound HTTP client, the connection pool, the OAuth projections
+ * of the oauth2 `auth` mode (refreshed through the connection's workflow, with the activity's client),
+ * and what they close.
+ */
+export function createMcpClient(config: Config, db: Db, logger: Logger): McpClient {
+  const allow = parseAllowList(config.MCP_OUTBOUND_ALLOW);
+  const discovery = createOutbound({ allow, timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
+  // A tool that answers with plain JSON sends nothing until it is done: the call's own timeout (which
+  // progress resets) bounds it, not the outbound one, which still bounds connecting.
+  const transport = createOutbound({ allow, timeoutMs: (config.MCP_CALL_MAX_SECONDS + 60) * 1000, connectTimeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
+  const pool = new ConnectionPool(config.MCP_CONNECTION_IDLE_SECONDS * 1000, logger);
+  const ring = loadKeyRing(config, logger);
+  const secrets = new SecretStore(db, ring);
+  const connections = new ConnectionStore(db, ring);
+  const stdio = stdioServers(config);
+  if (config.ALLOW_STDIO_MCP_SERVERS && stdio.off) logger.warn({ reason: stdio.off }, 'stdio MCP servers are off on this worker');
+  const external = new ExternalServers({
+    artifacts: new ArtifactStore(db),
+    secrets,
+    projector: new Projector(connections, workflowRefresher(() => Context.current().client)),
+    catalog: new McpCatalogStore(db),
+    pool,
+    outbound: { fetch: transport.fetch, fetchJson: discovery.fetchJson },
+    logger,
+    resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
+    stdio,
+    defaultTimeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000,
+  });
+  return { external, fetch: discovery.fetch, secrets, connections, close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])) };
+}

@@ -1,0 +1,107 @@
+import { SigningKeys } from '../identity/signing-keys.js';
+import { TokenService } from '../identity/tokens.js';
+import { ensureAdmin, type AdminBootstrap } from './bootstrap/admin.js';
+import { loadKeyRing } from './bootstrap/master-key.js';
+import type { Config } from '../kernel/config/env.js';
+import { EventRunner } from '../runners/events.js';
+import type { Logger } from '../kernel/logging/logger.js';
+import type { Services } from '../operations/services.js';
+import { ContainerStore } from '../store/containers.js';
+import { EventStore } from '../store/events.js';
+import { createMongoClient, ensureIndexes, openDatabase } from '../store/mongo.js';
+import { UserStore } from '../store/users.js';
+import { ApiKeyStore } from '../store/api-keys.js';
+import { AuditStore } from '../store/audit.js';
+import { ConsentStore } from '../store/consents.js';
+import { SecretStore } from '../store/secrets.js';
+import { ServerCredentialStore } from '../store/server-credentials.js';
+import { createTemporalClient, createTemporalProbe } from '../temporal/connection.js';
+import { createEmbedder } from '../search/embedder.js';
+import { SearchService } from '../search/service.js';
+import { ArtifactStore } from '../store/artifacts.js';
+import { SearchChangeStore } from '../store/search-changes.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import { CommitRunner } from '../runners/commit.js';
+import { CommitStore } from '../store/commits.js';
+import { VersionStore } from '../store/versions.js';
+import { McpCatalogStore } from '../store/mcp-catalog.js';
+import { InvocationRunner } from '../runners/invocation.js';
+import { McpCallRunner } from '../runners/mcp-call.js';
+import { createOutbound, parseAllowList } from '../net/outbound.js';
+import { ConnectionStore } from '../store/connections.js';
+import { stdioServers } from '../stdio-servers/index.js';
+import { Projector, workflowRefresher } from '../connections/projection.js';
+import { SignInThrottle } from '../identity/sign-in-throttle.js';
+import { SignInEventStore } from '../store/sign-in-events.js';
+import { createRateLimits } from '../limits/rate-limits.js';
+
+/** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
+export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
+  return (call, ms) => logger.warn({ call, ms, deadline_ms: deadlineMs }, 'slow storage call');
+}
+
+/** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
+export function createServices(config: Config, logger: Logger): Services {
+  const mongo = createMongoClient(config.mongodbUri, config.STORAGE_TIMEOUT_MS);
+  const db = openDatabase(mongo, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, slowStorageLog(logger, config.STORAGE_TIMEOUT_MS));
+  const temporal = createTemporalClient(config);
+  const ring = loadKeyRing(config, logger);
+  const artifacts = new ArtifactStore(db);
+  const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
+  const connections = new ConnectionStore(db, ring);
+  const audit = new AuditStore(db);
+  const signInPolicy = { delayAfter: config.SIGN_IN_DELAY_AFTER, lockAfter: config.SIGN_IN_LOCK_AFTER, lockoutSeconds: config.SIGN_IN_LOCKOUT_SECONDS };
+  return {
+    config,
+    logger,
+    mongo,
+    db,
+    temporal,
+    temporalProbe: createTemporalProbe(config),
+    signingKeys,
+    tokens: new TokenService(signingKeys, config.apiUri, config.ACCESS_TOKEN_TTL_SECONDS),
+    users: new UserStore(db),
+    containers: new ContainerStore(db),
+    artifacts,
+    events: new EventStore(db),
+    eventRunner: new EventRunner(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER),
+    serverCredentials: new ServerCredentialStore(db),
+    apiKeys: new ApiKeyStore(db),
+    consents: new ConsentStore(db),
+    secrets: new SecretStore(db, ring),
+    audit,
+    search: new SearchService(
+      { config, logger, artifacts, changes: new SearchChangeStore(db), temporal, artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
+      () => createEmbedder(config),
+    ),
+    versions: new VersionStore(db),
+    commits: new CommitStore(db),
+    commitRunner: new CommitRunner(temporal, config),
+    mcpCallRunner: new McpCallRunner(temporal, config),
+    invocationRunner: new InvocationRunner(temporal, config),
+    mcpCatalog: new McpCatalogStore(db),
+    outbound: createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES }),
+    connections,
+    projector: new Projector(connections, workflowRefresher(() => temporal)),
+    signIns: new SignInThrottle(new SignInEventStore(db), audit, signInPolicy, logger),
+    rateLimits: createRateLimits(config),
+  };
+}
+
+/** First-start work, idempotent and safe to run from several replicas at once. */
+export async function bootstrap(services: Services): Promise<AdminBootstrap | null> {
+  await ensureIndexes(services.db);
+  await services.signingKeys.init();
+  await services.signingKeys.rotateIfOlderThan(services.config.SIGNING_KEY_ROTATION_DAYS);
+  const admin = await ensureAdmin(services.config, services.users, services.logger);
+  // The stdio catalog is read and the sandbox tried once, at start (a broken catalog stops the API here).
+  const stdio = stdioServers(services.config);
+  if (services.config.ALLOW_STDIO_MCP_SERVERS && stdio.off) services.logger.warn({ reason: stdio.off }, 'stdio MCP servers are off');
+  await services.search.start();
+  return admin;
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.search.stop();
+  await Promise.allSettled([services.outbound.close(), services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
+}

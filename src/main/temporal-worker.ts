@@ -1,0 +1,88 @@
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Db } from 'mongodb';
+import { createActivities } from '../activities/index.js';
+import { createEmbedder } from '../search/embedder.js';
+import type { Config } from '../kernel/config/env.js';
+import type { Logger } from '../kernel/logging/logger.js';
+import { temporalConnectionOptions } from '../temporal/connection.js';
+import { customSearchAttributes } from '../temporal/search-attributes.js';
+import { indexingQueue } from '../workflows/contracts/queues.js';
+import { createMcpClient } from './mcp-client.js';
+
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/**
+ * Registers the custom search attributes on clusters that lack them (the dev server gets them at
+ * start; Temporal Cloud manages them in its own console, so a refusal there is only a warning).
+ */
+async function ensureSearchAttributes(connection: NativeConnection, namespace: string, logger: Logger): Promise<void> {
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = customSearchAttributes.filter((a) => !customAttributes?.[a.name]);
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((a) => [a.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+    });
+    logger.info({ added: missing.map((a) => a.name) }, 'registered Temporal search attributes');
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'could not register Temporal search attributes; register them with `temporal operator search-attribute create`');
+  }
+}
+
+let runtimeInstalled = false;
+
+/** Routes the Temporal SDK's own log lines (worker state, bundling) through our JSON logger. Once per process. */
+function installRuntimeLogger(logger: Logger): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  Runtime.install({
+    logger: new DefaultLogger('INFO', (entry) => logger[levels[entry.level]]({ temporal: entry.meta }, entry.message)),
+  });
+}
+
+/** Both workers of the process, run and stopped together. */
+export interface PlatformWorker {
+  worker: { run(): Promise<void>; shutdown(): void };
+  connection: NativeConnection;
+}
+
+/** Embeddings at once on the indexing queue: CPU-bound locally, rate-limited remotely. */
+const indexingSlots = 2;
+
+export async function createPlatformWorker(config: Config, db: Db, logger: Logger, workflowBundle?: WorkflowBundleOption): Promise<PlatformWorker> {
+  installRuntimeLogger(logger);
+  const { address, tls } = temporalConnectionOptions(config);
+  const apiKey = config.TEMPORAL_API_KEY;
+  const connection = await NativeConnection.connect({ address, tls, apiKey });
+  await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
+  const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} } }));
+  const mcp = createMcpClient(config, db, logger);
+  const activities = createActivities(config, db, await createEmbedder(config), mcp);
+  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: bundle, activities };
+  const workers = [
+    await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    await Worker.create({
+      ...common,
+      taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
+      maxConcurrentActivityTaskExecutions: indexingSlots,
+    }),
+  ];
+  const shutdown = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
+  return {
+    worker: {
+      // When one stops (or fails), the other is stopped too: the process runs both or neither.
+      run: async () => {
+        const runs = workers.map((w) => w.run().finally(shutdown));
+        const outcomes = await Promise.allSettled(runs);
+        await mcp.close();
+        const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+        if (failed) throw failed.reason;
+      },
+      shutdown,
+    },
+    connection,
+  };
+}

@@ -1,0 +1,67 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { v5 as uuidv5 } from 'uuid';
+import { z } from 'zod';
+import { mcpServerType } from '../../artifacts/content-types/index.js';
+import type { OperationContext } from '../../operations/context.js';
+import { callPlatformTool, serverIcon, serverInfo } from './server.js';
+import { tools } from './tools.js';
+
+const personaNamespace = '0b7f6a4e-5d2c-4f1e-9a63-2f1d8c7b9e10';
+
+/**
+ * Built-in persona servers (SPEC §4.2): servers the platform itself provides, addressable by a fixed
+ * artifact id like any registered server. The platform's own toolset is one: invoking it runs the
+ * tool in-process for the caller, as `/mcp` would (docs/decisions.md: no workflow, nothing is called out).
+ */
+export const platformToolsetId = uuidv5('platform:toolset', personaNamespace);
+
+export const isBuiltinServer = (id: string) => id === platformToolsetId;
+
+const title = 'Platform toolset';
+
+/** The persona as an artifact, for GET /artifacts/{id}. */
+export function builtinArtifact() {
+  return {
+    id: platformToolsetId,
+    title,
+    content_type: mcpServerType,
+    content: JSON.stringify({ transport: { type: 'builtin', name: 'platform' }, notes: 'The tools of this platform (§4.5), served in-process.' }),
+    context: { builtin: true },
+    collection_id: null,
+    container: null,
+    state: 'committed',
+    revision: 1,
+  };
+}
+
+/** The persona's catalog entry: the platform's tools, always healthy while the API answers. */
+export function builtinCatalogEntry(ctx: OperationContext) {
+  const principal = ctx.state.principal!;
+  return {
+    id: platformToolsetId,
+    title,
+    workspace_id: null,
+    builtin: true,
+    transport: 'builtin',
+    server_info: serverInfo,
+    icon: serverIcon,
+    health: { status: 'ok' as const, checked_at: new Date().toISOString() },
+    tools: tools
+      .filter((t) => principal.scopes.allows(t.access))
+      .map((t) => ({ name: t.name, title: t.title, description: t.description, input_schema: z.toJSONSchema(t.input, { io: 'input' }), annotations: t.annotations, icon: t.icon })),
+    resources: [],
+    content_types: [],
+  };
+}
+
+/** Calls one of the platform's tools with the caller's own principal: the same checks as over /mcp. */
+export async function callBuiltin(ctx: OperationContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) return { isError: true, content: [{ type: 'text', text: `The platform toolset has no tool named ${name}; see GET /mcp/servers.` }] };
+  const input = tool.input.safeParse(args);
+  if (!input.success) {
+    const issue = input.error.issues[0]!;
+    return { isError: true, content: [{ type: 'text', text: `Invalid arguments for ${name}: ${issue.path.join('.') || 'arguments'} ${issue.message}` }] };
+  }
+  return (await callPlatformTool(ctx, tool, input.data)).result;
+}

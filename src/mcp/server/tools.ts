@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import type { Scope } from '../../identity/principal.js';
+import { presentArtifact, presentContainer } from '../../presenters/index.js';
+import { problems } from '../../kernel/errors/problem.js';
+import { artifactFields, changesSomething, changesSomethingMessage, createArtifact, createArtifactInput, updateArtifact, visibleArtifact, type artifactPatchInput } from '../../operations/artifacts.js';
+import { commitBody, previewBody, previewCommit, requestCommit } from '../../operations/commits.js';
+import type { OperationContext } from '../../operations/context.js';
+import { manageArtifact, manageBody } from '../../operations/manage.js';
+import { runSearch, searchBody } from '../../operations/search.js';
+import { ask, askInput } from '../../operations/ask.js';
+import { invokeAgent } from '../../operations/invocations.js';
+import { agentByName } from '../../invocations/agents/registry.js';
+import { extractParams } from '../../invocations/agents/builtin/extract.js';
+import type { ContainerKind } from '../../store/containers.js';
+import { stateOf, type ArtifactDoc } from '../../store/artifacts.js';
+import type { Page } from '../../store/pagination.js';
+
+const extractInput = z.strictObject({
+  artifact_ids: z.array(z.uuid({ error: 'must be a UUID' })).min(1).max(50).describe('The source artifacts.'),
+  schema: extractParams.shape.schema,
+  instructions: z.string().trim().min(1).max(4000).optional().describe('What to look for, beyond the schema.'),
+  title: extractParams.shape.title,
+  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the new artifact is proposed; the first source's workspace, else yours."),
+});
+
+/** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
+export const artifactListBound = 50;
+
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  /** The scope a caller needs, declared like a REST route's access. */
+  access: Scope;
+  input: z.ZodObject;
+  /** The shape of `structuredContent`, where it is stable enough to promise. */
+  output?: z.ZodObject;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+  icon: string;
+  run: (ctx: OperationContext, input: never) => Promise<unknown>;
+}
+
+const uuid = z.uuid({ error: 'must be a UUID' });
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const writes = (destructive: boolean, idempotent: boolean) => ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
+
+/** A tool whose capability comes with a later part of the platform: a clear tool error until then. */
+function notYet(what: string) {
+  return async () => {
+    throw problems.unavailable(`${what} is not available yet on this platform.`);
+  };
+}
+
+function artifactsOf(page: Page<ArtifactDoc>) {
+  return {
+    artifacts: page.items.map((a) => ({ id: a._id, title: a.title, content_type: a.content_type, state: stateOf(a) })),
+    artifacts_truncated: page.next_cursor !== null,
+    artifacts_bound: artifactListBound,
+  };
+}
+
+/** A container with its first artifacts, as resources show it. */
+export async function containerWithArtifacts(ctx: OperationContext, kind: ContainerKind, id: string) {
+  const principal = ctx.state.principal!;
+  const doc = await ctx.services.containers.get(kind, principal, id);
+  if (!doc) throw problems.notFound(kind, id);
+  return { ...presentContainer(doc), ...artifactsOf(await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound)) };
+}
+
+const browseInput = z.strictObject({
+  with_artifacts: z.boolean().default(false).describe(`Include each one's first ${artifactListBound} artifacts (id, title, type).`),
+  limit: z.int().min(1).max(100).default(50),
+  cursor: z.string().min(1).optional().describe('next_cursor of the previous call, for the next page.'),
+});
+
+function browse(kind: ContainerKind) {
+  return async (ctx: OperationContext, input: z.infer<typeof browseInput>) => {
+    const principal = ctx.state.principal!;
+    const page = await ctx.services.containers.list(kind, principal, input.limit, input.cursor);
+    const typeLimits = principal.scopes.typeLimits('artifact:read');
+    const items = await Promise.all(
+      page.items.map(async (c) => (input.with_artifacts ? { ...presentContainer(c), ...artifactsOf(await ctx.services.artifacts.list([c._id], { typeLimits }, artifactListBound)) } : presentContainer(c))),
+    );
+    return { items, next_cursor: page.next_cursor, truncated: page.next_cursor !== null };
+  };
+}
+
+const searchOutput = z.looseObject({
+  query: z.string(),
+  results: z.array(z.looseObject({ id: z.string(), title: z.string(), content_type: z.string(), container: z.object({ kind: z.string(), id: z.string() }), score: z.number() })),
+});
+const browseOutput = z.object({ items: z.array(z.looseObject({ id: z.string(), name: z.string() })), next_cursor: z.string().nullable(), truncated: z.boolean() });
+const manageOutput = z.object({ action: z.enum(['archive', 'unarchive', 'revert', 'delete']), state: z.enum(['draft', 'archived', 'committed', 'deleted']), artifact: z.looseObject({ id: z.string() }).nullable() });
+const proposalOutput = z.object({
+  status: z.literal('awaiting_human_approval'),
+  commit_id: z.string(),
+  state: z.string(),
+  preview: z.looseObject({ counts: z.object({ new: z.number(), modified: z.number(), unchanged: z.number() }) }).nullable(),
+  review: z.string(),
+  approve: z.string(),
+});
+
+const workspaceScoped = { workspace_id: uuid.describe('The workspace whose drafts to commit.') };
+
+/** SPEC §4.5: purposeful tools, never a mirror of raw CRUD, and no collection create or update. */
+export const tools: ToolDef[] = [
+  {
+    name: 'search',
+    title: 'Search the knowledge base',
+    description: 'Hybrid (keyword + semantic) search across every workspace and collection you may search. Returns ranked artifact ids, titles and types; read one with get_artifact.',
+    access: 'search:read',
+    input: searchBody,
+    output: searchOutput,
+    annotations: readOnly,
+    icon: '🔎',
+    run: (ctx, input: z.infer<typeof searchBody>) => runSearch(ctx, input),
+  },
+  {
+    name: 'get_artifact',
+    title: 'Read an artifact',
+    description: 'Returns one artifact by id: title, content type, content, context, state and provenance.',
+    access: 'artifact:read',
+    input: z.strictObject({ id: uuid.describe('The artifact id.') }),
+    annotations: readOnly,
+    icon: '📄',
+    run: async (ctx, input: { id: string }) => presentArtifact((await visibleArtifact(ctx, input.id)).doc),
+  },
+  {
+    name: 'browse_collections',
+    title: 'List collections',
+    description: 'Lists the collections (versioned, committed knowledge) you can access, optionally with their artifacts.',
+    access: 'artifact:read',
+    input: browseInput,
+    output: browseOutput,
+    annotations: readOnly,
+    icon: '📚',
+    run: browse('collection'),
+  },
+  {
+    name: 'browse_workspaces',
+    title: 'List workspaces',
+    description: 'Lists the workspaces (draft staging areas) you can access, optionally with their artifacts.',
+    access: 'artifact:read',
+    input: browseInput,
+    output: browseOutput,
+    annotations: readOnly,
+    icon: '🗂️',
+    run: browse('workspace'),
+  },
+  {
+    name: 'ask',
+    title: 'Ask the knowledge base',
+    description: 'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive").',
+    access: 'search:read',
+    input: askInput,
+    annotations: readOnly,
+    icon: '💬',
+    run: (ctx, input: z.infer<typeof askInput>) => ask(ctx, input),
+  },
+  {
+    name: 'create_artifact',
+    title: 'Create a draft',
+    description: 'Creates an artifact in a workspace (your default workspace when collection_id is left out). Collections change only through reviewed commits.',
+    access: 'artifact:write',
+    input: createArtifactInput,
+    annotations: writes(false, false),
+    icon: '✏️',
+    // A collection's id is refused by createArtifact itself (collection-write-requires-commit), as over REST.
+    run: async (ctx, input: z.infer<typeof createArtifactInput>) => presentArtifact(await createArtifact(ctx, input)),
+  },
+  {
+    name: 'update_artifact',
+    title: 'Update a draft',
+    description: 'Changes the title, content type, content or context of a workspace draft.',
+    access: 'artifact:write',
+    // The same field schemas as PATCH /artifacts/{id}, plus the id.
+    input: z
+      .strictObject({
+        id: uuid.describe('The draft to change.'),
+        ...artifactFields,
+        revision: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The revision you read: the change applies only if the draft is still at it (else an error naming the current revision). Leave out to change whatever revision is current.'),
+      })
+      .partial({ title: true, content_type: true, content: true, context: true, revision: true })
+      .refine(({ id: _id, revision: _r, ...patch }) => changesSomething(patch), changesSomethingMessage),
+    annotations: writes(false, false),
+    icon: '🖊️',
+    run: async (ctx, { id, revision, ...patch }: { id: string; revision?: number } & z.infer<typeof artifactPatchInput>) =>
+      presentArtifact(await updateArtifact(ctx, id, patch, revision === undefined ? undefined : [revision])),
+  },
+  {
+    name: 'manage_artifact',
+    title: 'Archive, unarchive, revert or delete a draft',
+    description: 'archive hides a draft from search and commits; unarchive brings it back; revert restores its last committed version; delete removes the draft (its committed versions stay).',
+    access: 'artifact:manage',
+    input: manageBody.safeExtend({ id: uuid.describe('The workspace draft.') }),
+    output: manageOutput,
+    annotations: writes(true, true),
+    icon: '🗄️',
+    run: (ctx, input: { id: string; action: z.infer<typeof manageBody>['action'] }) => manageArtifact(ctx, input.id, input.action),
+  },
+  {
+    name: 'extract_information',
+    title: 'Extract structured information',
+    description: 'Extracts information from source artifacts into JSON that satisfies the JSON Schema you give, with a language model. The result is proposed as a new application/json draft: apply it with POST /invocations/{invocation_id}/apply, or discard it.',
+    access: 'artifact:invoke',
+    input: extractInput,
+    annotations: writes(false, false),
+    icon: '🧪',
+    run: async (ctx, input: z.infer<typeof extractInput>) => (await invokeAgent(ctx, agentByName('extract')!, { artifact_ids: input.artifact_ids, workspace_id: input.workspace_id, input: input.instructions, params: { schema: input.schema, ...(input.title ? { title: input.title } : {}) }, mode: 'preview' })).body,
+  },
+  {
+    name: 'commit_preview',
+    title: 'Preview a commit',
+    description: 'Read-only: what committing a workspace\'s drafts into a collection would change (new, modified with a diff, unchanged), and the version each becomes.',
+    access: 'artifact:read',
+    input: previewBody.safeExtend(workspaceScoped),
+    annotations: readOnly,
+    icon: '🔍',
+    run: (ctx, { workspace_id, ...body }: { workspace_id: string } & z.infer<typeof previewBody>) => previewCommit(ctx, workspace_id, body),
+  },
+  {
+    name: 'commit_workspace',
+    title: 'Propose a commit for human approval',
+    description: 'Proposes committing workspace drafts into a collection. Nothing is committed until a person approves it; the answer says where.',
+    access: 'artifact:write',
+    input: commitBody.safeExtend({
+      ...workspaceScoped,
+      idempotency_key: z.string().min(1).max(200).optional().describe('Send the same key when retrying: the same commit is answered, never a second one.'),
+    }),
+    output: proposalOutput,
+    annotations: writes(false, false),
+    icon: '📥',
+    run: async (ctx, { workspace_id, idempotency_key, ...body }: { workspace_id: string; idempotency_key?: string } & z.infer<typeof commitBody>) => {
+      const { commit, counts } = await requestCommit(ctx, workspace_id, body, idempotency_key ?? null);
+      const base = ctx.services.config.apiUri;
+      return {
+        status: 'awaiting_human_approval',
+        commit_id: commit.id,
+        state: commit.state,
+        preview: counts ? { counts } : null,
+        review: `GET ${base}/commits/${commit.id}`,
+        approve: `POST ${base}/commits/${commit.id}/approve (a person's own sign-in; not available to agents)`,
+      };
+    },
+  },
+  {
+    name: 'relay_status',
+    title: 'Desktop relay status',
+    description: 'Reports whether a desktop host relay is connected. Not available yet.',
+    access: 'artifact:read',
+    input: z.strictObject({}),
+    annotations: readOnly,
+    icon: '📡',
+    run: notYet('relay_status (desktop host relay)'),
+  },
+];

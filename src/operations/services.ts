@@ -1,0 +1,69 @@
+import type { Client, Connection } from '@temporalio/client';
+import type { Db, MongoClient } from 'mongodb';
+import type { SigningKeys } from '../identity/signing-keys.js';
+import type { TokenService } from '../identity/tokens.js';
+import type { Config } from '../kernel/config/env.js';
+import type { EventRunner } from '../runners/events.js';
+import type { Logger } from '../kernel/logging/logger.js';
+import type { ArtifactStore } from '../store/artifacts.js';
+import type { ContainerStore } from '../store/containers.js';
+import type { EventStore } from '../store/events.js';
+import type { UserStore } from '../store/users.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
+import type { AuditStore } from '../store/audit.js';
+import type { ConsentStore } from '../store/consents.js';
+import type { SecretStore } from '../store/secrets.js';
+import type { ServerCredentialStore } from '../store/server-credentials.js';
+import type { SearchService } from '../search/service.js';
+import type { CommitRunner } from '../runners/commit.js';
+import type { CommitStore } from '../store/commits.js';
+import type { VersionStore } from '../store/versions.js';
+import type { McpCatalogStore } from '../store/mcp-catalog.js';
+import type { McpCallRunner } from '../runners/mcp-call.js';
+import type { InvocationRunner } from '../runners/invocation.js';
+import type { Outbound } from '../net/outbound.js';
+import type { ConnectionStore } from '../store/connections.js';
+import type { Projector } from '../connections/projection.js';
+import type { SignInThrottle } from '../identity/sign-in-throttle.js';
+import type { RateLimits } from '../limits/rate-limits.js';
+
+/** Everything a request handler may use, built once per process by createServices. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  mongo: MongoClient;
+  db: Db;
+  temporal: Client;
+  /** A retry-free connection used only to probe readiness. */
+  temporalProbe: Connection;
+  signingKeys: SigningKeys;
+  tokens: TokenService;
+  users: UserStore;
+  containers: ContainerStore;
+  artifacts: ArtifactStore;
+  events: EventStore;
+  eventRunner: EventRunner;
+  serverCredentials: ServerCredentialStore;
+  apiKeys: ApiKeyStore;
+  consents: ConsentStore;
+  secrets: SecretStore;
+  audit: AuditStore;
+  search: SearchService;
+  versions: VersionStore;
+  commits: CommitStore;
+  commitRunner: CommitRunner;
+  /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
+  mcpCallRunner: McpCallRunner;
+  /** Agent and LLM invocations as workflows. */
+  invocationRunner: InvocationRunner;
+  mcpCatalog: McpCatalogStore;
+  /** The guarded outbound client: registrations are checked with it before anything calls out. */
+  outbound: Outbound;
+  /** OAuth connections (tokens sealed) and their projections (SPEC §2.5). */
+  connections: ConnectionStore;
+  projector: Projector;
+  /** Per-account sign-in throttling and lockout, counted in MongoDB across replicas. */
+  signIns: SignInThrottle;
+  /** This replica's request rate limits (per principal, per client IP on credential exchanges). */
+  rateLimits: RateLimits;
+}

@@ -1,0 +1,63 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Config } from '../kernel/config/env.js';
+import { problems } from '../kernel/errors/problem.js';
+import type { CommitDoc } from '../store/commits.js';
+import { CollectionId, CommitState, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { within } from '../temporal/within.js';
+import { approveUpdate, commitWorkspace, notPendingFailure, rejectUpdate, type CommitStatus } from '../workflows/commit-workspace.js';
+
+/** How long a decision waits for a worker to take it before the reviewer is told to retry. */
+const decisionWaitMs = 20_000;
+
+/** The API's side of the commit workflow: start it, and hand it a person's decision. */
+export class CommitRunner {
+  constructor(
+    private readonly client: Client,
+    private readonly config: Config,
+  ) {}
+
+  /** Starts the workflow of a recorded commit; a retried request finds it already started. */
+  async start(commit: CommitDoc): Promise<void> {
+    try {
+      await this.client.workflow.start(commitWorkspace, {
+        workflowId: commit.workflow_id,
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        // A commit runs once: a retried request never starts a finished one over again, but may
+        // restart one whose first start failed half-way (its record was discarded, so the run failed).
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+        args: [{ commitId: commit._id, workspaceId: commit.workspace_id, expirySeconds: commit.expiry_seconds, applyBatch: this.config.COMMIT_APPLY_BATCH }],
+        typedSearchAttributes: [
+          { key: WorkspaceId, value: commit.workspace_id },
+          { key: CollectionId, value: commit.collection_id },
+          { key: PrincipalId, value: commit.requested_by },
+          { key: RunKind, value: 'commit' },
+          { key: CommitState, value: 'previewing' },
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /**
+   * Approves or rejects through a workflow update, so the answer is the workflow's own: taken, or
+   * refused because the commit is no longer awaiting approval. The update id is the person and the
+   * action, so a retried request gets the first answer instead of a second decision.
+   */
+  async decide(commit: CommitDoc, action: 'approve' | 'reject', by: string, comment: string | null): Promise<CommitStatus> {
+    const handle = this.client.workflow.getHandle(commit.workflow_id);
+    const update = handle.executeUpdate(action === 'approve' ? approveUpdate : rejectUpdate, { args: [{ by, comment }], updateId: `${action}-${by}` });
+    let answer: { value: CommitStatus } | null;
+    try {
+      answer = await within(update, decisionWaitMs);
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === notPendingFailure) {
+        throw problems.conflict('commit-not-pending', err.cause.message);
+      }
+      throw err;
+    }
+    if (!answer) throw problems.unavailable('The commit workflow did not answer in time: no worker may be running. Retry; a repeated decision is not taken twice.', { retry_after: 5 });
+    return answer.value;
+  }
+}

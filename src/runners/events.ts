@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { v7 as uuidv7 } from 'uuid';
+import { RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { artifactEventSignal, workspaceEvents } from '../workflows/workspace-events.js';
+import type { EventKind, WorkspaceEvent } from '../events/types.js';
+
+/**
+ * A UUIDv7 fixed by a time and a key: ordered like any event id, and the same on every retry of the
+ * write it reports (the time is the write's own, as stored).
+ */
+export function stableEventId(ms: number, key: string): string {
+  const hash = createHash('sha256').update(key).digest('hex');
+  const time = Math.max(0, ms).toString(16).padStart(12, '0');
+  const variant = ((parseInt(hash[3]!, 16) & 0x3) | 0x8).toString(16);
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hash.slice(0, 3)}-${variant}${hash.slice(4, 7)}-${hash.slice(7, 19)}`;
+}
+
+export const eventsWorkflowId = (workspaceId: string) => `workspace-events-${workspaceId}`;
+
+/** Delivers artifact lifecycle events to the workspace's event workflow, starting it on first use. */
+export class EventRunner {
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+    private readonly continueAsNewAfter: number,
+  ) {}
+
+  /** `id`: a fixed event id, for a publisher that may run again (an activity retried): the event is recorded once. */
+  async publish(kind: EventKind, workspaceId: string, artifactId: string, actor: string, changed?: string[], id?: string): Promise<WorkspaceEvent> {
+    const event: WorkspaceEvent = {
+      id: id ?? uuidv7(),
+      kind,
+      workspace_id: workspaceId,
+      artifact_id: artifactId,
+      actor,
+      occurred_at: new Date().toISOString(),
+      ...(changed ? { changed } : {}),
+    };
+    await this.client.workflow.signalWithStart(workspaceEvents, {
+      workflowId: eventsWorkflowId(workspaceId),
+      taskQueue: this.taskQueue,
+      args: [{ workspaceId, continueAsNewAfter: this.continueAsNewAfter }],
+      signal: artifactEventSignal,
+      signalArgs: [event],
+      typedSearchAttributes: [
+        { key: WorkspaceId, value: workspaceId },
+        { key: RunKind, value: 'workspace-events' },
+      ],
+    });
+    return event;
+  }
+}

@@ -1,0 +1,87 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
+import type { Config } from '../kernel/config/env.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
+import { within } from '../temporal/within.js';
+import { invocationWorkflowId } from '../invocations/ids.js';
+import { approveStepUpdate, rejectStepUpdate, transformRun, transformSettledUpdate, transformStateQuery, type ApprovalInput, type TransformRunInput, type TransformRunState } from '../workflows/transform-run.js';
+import { agentRun, agentRunStateQuery, applyUpdate, discardUpdate, notPendingFailure, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/agent-run.js';
+
+/** A refused update as the problem the caller reads. */
+function decisionProblem(err: WorkflowUpdateFailedError): Problem {
+  const cause = err.cause as { type?: string; message?: string } | undefined;
+  if (cause?.type === notPendingFailure) return problems.conflict('invocation-not-pending', cause.message ?? 'The invocation is not awaiting a decision.');
+  if (cause?.type === unknownActionsFailure) return problems.validation(cause.message ?? 'Unknown actions.', [{ name: 'action_ids', reason: 'must name proposed actions of this invocation' }]);
+  return problems.conflict('invocation-not-pending', cause?.message ?? err.message);
+}
+
+/** The API's side of agent runs: start (or find started), wait until settled, decide, read. */
+export class InvocationRunner {
+  constructor(
+    private readonly client: Client,
+    private readonly config: Config,
+  ) {}
+
+  /** Starts an agent run or a transform run; the same id again (a retried request) attaches to the one started. */
+  async start(run: { workflow: typeof agentRun; input: AgentRunInput } | { workflow: typeof transformRun; input: TransformRunInput }, searchAttributes: SearchAttributePair[]): Promise<void> {
+    try {
+      await this.client.workflow.start(run.workflow as typeof agentRun, {
+        workflowId: invocationWorkflowId(run.input.invocationId),
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [run.input as AgentRunInput],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: searchAttributes,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /**
+   * The run's state once it has settled (waiting for a decision, or ended) within `waitMs`, else null.
+   * An update cannot reach a run that has ended: its state is then read by query.
+   */
+  private async settledState<S>(invocationId: string, update: UpdateDefinition<S, []>, query: QueryDefinition<S>, waitMs: number): Promise<S | null> {
+    const handle = this.client.workflow.getHandle(invocationWorkflowId(invocationId));
+    const settled = handle.executeUpdate(update).catch(() => handle.query(query));
+    return (await within(settled, waitMs))?.value ?? null;
+  }
+
+  /** A transform's state once it waits for an approval or has ended. */
+  transformSettled(invocationId: string, waitMs: number): Promise<TransformRunState | null> {
+    return this.settledState(invocationId, transformSettledUpdate, transformStateQuery, waitMs);
+  }
+
+  /** Approves or rejects the approval step a transform waits at; the state once the decision is taken. */
+  async approve(invocationId: string, action: 'approve' | 'reject', input: ApprovalInput): Promise<TransformRunState> {
+    const handle = this.client.workflow.getHandle<typeof transformRun>(invocationWorkflowId(invocationId));
+    try {
+      return await handle.executeUpdate(action === 'approve' ? approveStepUpdate : rejectStepUpdate, { args: [input] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', (err.cause as Error | undefined)?.message ?? 'The transform is not awaiting approval.');
+      throw err;
+    }
+  }
+
+  /** An agent run's state once its proposals are ready or it has ended. */
+  settled(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
+    return this.settledState(invocationId, settledUpdate, agentRunStateQuery, waitMs);
+  }
+
+  /** Applies (all or some) or discards the proposals of a run awaiting a decision; the state once the decision is taken. */
+  async decide(invocationId: string, decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; by: string }): Promise<AgentRunState> {
+    const handle = this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId));
+    try {
+      return decision.action === 'apply' ? await handle.executeUpdate(applyUpdate, { args: [decision.input] }) : await handle.executeUpdate(discardUpdate, { args: [{ by: decision.by }] });
+    } catch (err) {
+      if (err instanceof WorkflowUpdateFailedError) throw decisionProblem(err);
+      if (err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', 'The invocation has ended.');
+      throw err;
+    }
+  }
+
+  /** The run's final state within `waitMs`, else null. */
+  async finished(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
+    return (await within(this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId)).result(), waitMs))?.value ?? null;
+  }
+}

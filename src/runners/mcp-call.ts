@@ -1,0 +1,68 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { failureResult } from '../mcp/client/failure.js';
+import { within } from '../temporal/within.js';
+import type { Config } from '../kernel/config/env.js';
+import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
+import { mcpRun, mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../workflows/mcp-run.js';
+
+export { invocationWorkflowId } from '../invocations/ids.js';
+export const catalogWorkflowId = (serverId: string) => `mcp-catalog-${serverId}`;
+
+const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;
+
+/** The API's side of external MCP runs: start one (or find it started), wait a bounded time, read its state. */
+export class McpCallRunner {
+  constructor(
+    private readonly client: Client,
+    private readonly config: Config,
+  ) {}
+
+  /** Starts the run; the same id again (a retried request) attaches to the run already started. */
+  async start(workflowId: string, input: McpRunInput): Promise<void> {
+    const op = input.operation;
+    const tool = input.lifecycle?.tool ?? (op.kind === 'call_tool' ? op.name : op.kind);
+    try {
+      await this.client.workflow.start(mcpRun, {
+        workflowId,
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [input],
+        // A catalog refresh may run again once finished; an invocation id is used once.
+        workflowIdReusePolicy: op.kind === 'refresh_catalog' ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: WorkspaceId, value: input.workspaceId },
+          { key: ArtifactId, value: input.serverId },
+          { key: PrincipalId, value: input.principalId },
+          { key: RunKind, value: input.lifecycle ? 'type_lifecycle' : runKinds[op.kind] },
+          { key: McpTool, value: tool },
+        ],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  /**
+   * The run's outcome if it ends within `waitMs`, else null (the caller polls). A run that failed or
+   * was terminated (from the Temporal UI, say) is an error result, not an exception.
+   */
+  async wait(workflowId: string, waitMs: number): Promise<McpRunResult | null> {
+    const result = this.client.workflow
+      .getHandle<typeof mcpRun>(workflowId)
+      .result()
+      .catch((err: unknown): McpRunResult => {
+        if (!(err instanceof WorkflowFailedError)) throw err;
+        return { kind: 'tool_result', result: failureResult({ retryable: false, kind: 'unavailable', message: `The run ended without an answer: ${err.cause?.message ?? err.message}` }, 1) };
+      });
+    return (await within(result, waitMs))?.value ?? null;
+  }
+
+  /** A run's state by its query (answered from history once it has ended), or null when there is no such run. */
+  async state(workflowId: string): Promise<McpRunState | null> {
+    try {
+      return await this.client.workflow.getHandle(workflowId).query(mcpRunStateQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,210 @@
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { ProposeInput } from '../activities/invocation.js';
+import type { ActionOutcome, RecordedAction } from '../invocations/proposed-actions/schema.js';
+import type { PrincipalSnapshot } from '../identity/principal.js';
+
+export type InvocationMode = 'preview' | 'apply';
+
+export interface AgentRunInput extends ProposeInput {
+  mode: InvocationMode;
+  /** The agent calls out (a model, an MCP server): its step runs as a regular activity (long, retried once), else as a local one. */
+  callsOut: boolean;
+  previewExpirySeconds: number;
+}
+
+/**
+ * - running: the agent is at work
+ * - awaiting_decision: preview mode, proposals recorded, waiting for apply or discard
+ * - applying, then completed
+ * - discarded, expired (no decision in time), refused (apply mode without every permission), failed
+ */
+export type InvocationStatus = 'running' | 'awaiting_decision' | 'applying' | 'completed' | 'discarded' | 'expired' | 'refused' | 'failed';
+export const settledStatuses: InvocationStatus[] = ['awaiting_decision', 'completed', 'discarded', 'expired', 'refused', 'failed'];
+
+export interface Decision {
+  action: 'apply' | 'discard';
+  by: string;
+  at: string;
+  action_ids?: string[];
+}
+
+export interface AgentRunState {
+  invocation_id: string;
+  kind: 'agent_run';
+  agent: string;
+  /** An agent served by an MCP server: the server. */
+  server_id?: string;
+  mode: InvocationMode;
+  workspace_id: string;
+  principal_id: string;
+  artifact_ids: string[];
+  status: InvocationStatus;
+  output: string | null;
+  actions: RecordedAction[];
+  progress: { applied: number; total: number };
+  decision?: Decision;
+  error?: { type: string; message: string };
+  started_at: string;
+  expires_at?: string;
+  completed_at?: string;
+}
+
+export interface ApplyInput {
+  /** Who decided: their permissions are the ones each action is applied with. */
+  by: PrincipalSnapshot;
+  /** A subset of the proposed actions; all of them when absent. */
+  action_ids?: string[];
+}
+
+export const agentRunStateQuery = defineQuery<AgentRunState>('state');
+/** Answers once the run has settled: proposals awaiting a decision, or an end. */
+export const settledUpdate = defineUpdate<AgentRunState>('settled');
+export const applyUpdate = defineUpdate<AgentRunState, [ApplyInput]>('apply');
+export const discardUpdate = defineUpdate<AgentRunState, [{ by: string }]>('discard');
+/** The failure type of a refused decision; the API answers 409 `invocation-not-pending`. */
+export const notPendingFailure = 'InvocationNotPending';
+export const unknownActionsFailure = 'UnknownActions';
+
+const applyBatch = 50;
+const retry = { initialInterval: '1 second', maximumInterval: '10 seconds', backoffCoefficient: 2 };
+const nonRetryableErrorTypes = ['InvocationRefused', 'AgentFailed'];
+
+function activitiesFor(callsOut: boolean) {
+  // Short, local work (a built-in agent over the workspace, writes to Mongo) runs as local activities:
+  // no extra round trips through the server. A model call runs as a regular activity with its own timeout.
+  const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 5, nonRetryableErrorTypes } });
+  const remote: ActivityOptions = { startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 2, nonRetryableErrorTypes } };
+  return { apply: local, propose: callsOut ? proxyActivities<Activities>(remote) : local };
+}
+
+/** The failure an activity gave up with, as the run reports it. */
+function failureOf(err: unknown): { type: string; message: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure) return { type: cause.type ?? 'error', message: cause.message };
+  return { type: 'error', message: cause instanceof Error ? cause.message : String(cause) };
+}
+
+/**
+ * One agent or LLM invocation (id `invoke-<invocationId>`, SPEC §4.3): the agent proposes actions;
+ * in preview mode the run waits for an `apply` (all or chosen ones) or `discard` update, in apply mode
+ * it applies at once, provided the caller may apply every one of them. Actions touch only drafts of
+ * the invocation's workspace, each applied once, with the invocation in the artifact's provenance.
+ */
+export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
+  const state: AgentRunState = {
+    invocation_id: input.invocationId,
+    kind: 'agent_run',
+    agent: input.agent,
+    ...(input.server ? { server_id: input.server.id } : {}),
+    mode: input.mode,
+    workspace_id: input.workspaceId,
+    principal_id: input.principal.subject,
+    artifact_ids: input.artifactIds,
+    status: 'running',
+    output: null,
+    actions: [],
+    progress: { applied: 0, total: 0 },
+    started_at: new Date(workflowInfo().startTime).toISOString(),
+  };
+  let decided = false;
+  let applier: PrincipalSnapshot = input.principal;
+  setHandler(agentRunStateQuery, () => state);
+  setHandler(settledUpdate, async () => {
+    await condition(() => settledStatuses.includes(state.status));
+    return state;
+  });
+  const pending = () => {
+    if (state.status !== 'awaiting_decision' || state.decision) throw ApplicationFailure.create({ type: notPendingFailure, message: `The invocation is ${state.status}, not awaiting a decision.` });
+  };
+  setHandler(
+    applyUpdate,
+    async (d) => {
+      state.decision = { action: 'apply', by: d.by.subject, at: new Date().toISOString(), ...(d.action_ids ? { action_ids: d.action_ids } : {}) };
+      applier = d.by;
+      await condition(() => decided);
+      return state;
+    },
+    {
+      validator: (d) => {
+        pending();
+        const unknown = (d.action_ids ?? []).filter((id: string) => !state.actions.some((a) => a.id === id && a.status === 'proposed'));
+        if (unknown.length) throw ApplicationFailure.create({ type: unknownActionsFailure, message: `Not proposed actions of this invocation: ${unknown.join(', ')}.` });
+      },
+    },
+  );
+  setHandler(
+    discardUpdate,
+    async (d) => {
+      state.decision = { action: 'discard', by: d.by, at: new Date().toISOString() };
+      await condition(() => decided);
+      return state;
+    },
+    { validator: (_d: { by: string }) => pending() },
+  );
+
+  const acts = activitiesFor(input.callsOut);
+  const end = async (status: InvocationStatus) => {
+    state.status = status;
+    state.completed_at = new Date().toISOString();
+    decided = true;
+    await condition(allHandlersFinished);
+    return state;
+  };
+
+  try {
+    const proposal = await acts.propose.proposeActions(input);
+    state.actions = proposal.actions;
+    state.output = proposal.output;
+  } catch (err) {
+    state.error = failureOf(err);
+    return end('failed');
+  }
+  const proposed = () => state.actions.filter((a) => a.status === 'proposed');
+
+  if (input.mode === 'preview') {
+    state.status = 'awaiting_decision';
+    state.expires_at = new Date(Date.now() + input.previewExpirySeconds * 1000).toISOString();
+    await condition(() => state.decision !== undefined, input.previewExpirySeconds * 1000);
+    const decision = state.decision as Decision | undefined;
+    if (!decision || decision.action === 'discard') {
+      for (const a of proposed()) a.status = 'discarded';
+      return end(decision ? 'discarded' : 'expired');
+    }
+    if (decision.action_ids) for (const a of proposed()) if (!decision.action_ids.includes(a.id)) a.status = 'skipped';
+  }
+
+  state.status = 'applying';
+  decided = true;
+  const chosen = proposed();
+  state.progress.total = chosen.length;
+  try {
+    for (let start = 0; start < chosen.length; start += applyBatch) {
+      const batch = chosen.slice(start, start + applyBatch);
+      // Apply mode takes all or nothing: the first batch checks every action before applying any.
+      const allOrNothing = input.mode === 'apply' && start === 0 ? chosen : undefined;
+      const outcomes = await acts.apply.applyActions({ invocationId: input.invocationId, agent: input.agent, workspaceId: input.workspaceId, principal: applier, actions: batch, ...(allOrNothing ? { allOrNothing } : {}) });
+      record(state.actions, outcomes);
+      if (allOrNothing && outcomes.some((o) => o.status === 'refused')) {
+        for (const a of proposed()) a.status = 'skipped';
+        const refused = outcomes.length;
+        state.error = { type: 'forbidden', message: `Apply mode needs permission for every action; ${refused} of them ${refused === 1 ? 'is' : 'are'} not permitted, so none was applied.` };
+        return end('refused');
+      }
+      state.progress.applied += batch.length;
+    }
+  } catch (err) {
+    state.error = failureOf(err);
+    return end('failed');
+  }
+  return end('completed');
+}
+
+function record(actions: RecordedAction[], outcomes: ActionOutcome[]): void {
+  for (const o of outcomes) {
+    const a = actions.find((x) => x.id === o.id)!;
+    a.status = o.status;
+    if (o.artifact_id) a.artifact_id = o.artifact_id;
+    if (o.reason) a.reason = o.reason;
+  }
+}

@@ -1,0 +1,163 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { CommitStateChange } from '../activities/commit.js';
+import type { PreviewSummary } from '../commits/snapshot.js';
+import type { CommitState } from '../store/commits.js';
+import { CommitState as CommitStateAttribute } from '../temporal/search-attributes.js';
+import { indexingQueue } from './contracts/queues.js';
+
+export interface CommitInput {
+  commitId: string;
+  workspaceId: string;
+  /** How long to wait for a human decision before the commit ends `expired`. */
+  expirySeconds: number;
+  /** Most items per apply activity (fewer when their content is large): progress moves in these steps. */
+  applyBatch: number;
+}
+
+export interface DecisionInput {
+  /** The person deciding: the API passes the `sub` of their own JWT, never a credential's. */
+  by: string;
+  comment: string | null;
+}
+
+export interface CommitStatus {
+  state: CommitState;
+  decision: CommitStateChange['decision'] | null;
+  progress: CommitProgress;
+}
+
+export interface CommitProgress {
+  applied: number;
+  total: number;
+}
+
+export const commitWorkflowId = (workspaceId: string, commitId: string) => `commit-${workspaceId}-${commitId}`;
+
+export const stateQuery = defineQuery<CommitState>('state');
+export const previewQuery = defineQuery<PreviewSummary | null>('preview');
+export const progressQuery = defineQuery<CommitProgress>('progress');
+/** Updates, not signals: the reviewer learns at once whether the decision was taken (docs/decisions.md). */
+export const approveUpdate = defineUpdate<CommitStatus, [DecisionInput]>('approve');
+export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject');
+
+/** The failure type a refused decision carries; the API turns it into 409 `commit-not-pending`. */
+export const notPendingFailure = 'CommitNotPending';
+
+const { recordCommitState } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+const { previewCommit } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  // A preview that cannot be made in this long ends the commit `failed` rather than `previewing` forever.
+  scheduleToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+const { applyCommitChunk } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  // Heartbeats after each step: a worker killed mid-batch is noticed within this, and the batch retried.
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+const afterApply = {
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
+} as const;
+const { extractCommittedText } = proxyActivities<Activities>(afterApply);
+
+/**
+ * A commit of workspace drafts into a collection (id `commit-<workspaceId>-<commitId>`): record the
+ * preview, wait for a person to approve or reject it, or for the wait to expire, then apply the
+ * reviewed snapshot as new collection versions, batch by batch.
+ */
+export async function commitWorkspace(input: CommitInput): Promise<CommitStatus> {
+  const { commitId } = input;
+  let state: CommitState = 'previewing';
+  let preview: PreviewSummary | null = null;
+  let decision: CommitStatus['decision'] = null;
+  let decisionRecorded = false;
+  const progress: CommitProgress = { applied: 0, total: 0 };
+  const status = (): CommitStatus => ({ state, decision, progress: { ...progress } });
+
+  const moveTo = async (next: CommitState, change: Omit<CommitStateChange, 'commitId' | 'state'> = {}) => {
+    state = next;
+    upsertSearchAttributes([{ key: CommitStateAttribute, value: next }]);
+    await recordCommitState({ commitId, state: next, ...change });
+  };
+
+  setHandler(stateQuery, () => state);
+  setHandler(previewQuery, () => preview);
+  setHandler(progressQuery, () => ({ ...progress }));
+  const decide = (action: 'approve' | 'reject') => async (d: DecisionInput) => {
+    decision = { action, by: d.by, comment: d.comment, at: new Date().toISOString() };
+    await condition(() => decisionRecorded);
+    return status();
+  };
+  const validator = (_d: DecisionInput) => {
+    if (state !== 'awaiting_approval' || decision) throw ApplicationFailure.create({ type: notPendingFailure, message: `The commit is ${state}, not awaiting approval.` });
+  };
+  setHandler(approveUpdate, decide('approve'), { validator });
+  setHandler(rejectUpdate, decide('reject'), { validator });
+
+  try {
+    preview = await previewCommit({ commitId, applyBatch: input.applyBatch });
+    progress.total = preview.total;
+    const expiresAt = new Date(Date.now() + input.expirySeconds * 1000).toISOString();
+    await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, chunks: preview.chunks, generation: preview.generation, expiresAt });
+
+    await condition(() => decision !== null, input.expirySeconds * 1000);
+    // A decision taken in the same instant the timer fired still counts: its validator accepted it.
+    const decided = decision as CommitStatus['decision'];
+    if (!decided) {
+      await moveTo('expired');
+      return status();
+    }
+    await moveTo(decided.action === 'approve' ? 'applying' : 'rejected', { decision: decided });
+    decisionRecorded = true;
+    if (decided.action === 'reject') {
+      await condition(allHandlersFinished);
+      return status();
+    }
+
+    for (let index = 0; index < preview.chunks; index++) {
+      progress.applied += await applyCommitChunk({ commitId, index });
+    }
+    await moveTo('committed');
+  } catch (err) {
+    // Only a failure no retry can mend reaches here (content a collection refuses, a vanished record).
+    if (err instanceof ActivityFailure) {
+      await moveTo('failed', { error: err.cause?.message ?? err.message });
+      decisionRecorded = true;
+    }
+    throw err;
+  }
+  await condition(allHandlersFinished);
+
+  // After apply: text extraction for typed content (SPEC §4.6), then vectors for what needs them.
+  // The commit is already `committed`; these only make the versions better to find, so a step that
+  // gives up is recorded on the commit, and the run still completes.
+  const { embedCommitted } = proxyActivities<Activities>({ ...afterApply, taskQueue: indexingQueue(workflowInfo().taskQueue) });
+  try {
+    await recordCommitState({ commitId, state: 'committed', extractText: await extractCommittedText(commitId) });
+    await embedCommitted(commitId);
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    await recordCommitState({ commitId, state: 'committed', postCommitError: err.cause?.message ?? err.message });
+  }
+  return status();
+}

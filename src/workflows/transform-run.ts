@@ -1,0 +1,218 @@
+import { ApplicationFailure, allHandlersFinished, condition, defineQuery, defineUpdate, executeChild, setHandler, sleep, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { PrincipalSnapshot } from '../identity/principal.js';
+import { render, type TransformContent, type TransformStep } from '../artifacts/content-types/transform.js';
+import { invocationAttributes } from '../temporal/search-attributes.js';
+import { invocationWorkflowId } from '../invocations/ids.js';
+import { agentRun, type AgentRunState } from './agent-run.js';
+import { mcpRun } from './mcp-run.js';
+
+export interface TransformRunInput {
+  invocationId: string;
+  transformId: string;
+  /** The definition as it was when the run started: editing the artifact does not change a run in flight. */
+  revision: number;
+  definition: TransformContent;
+  workspaceId: string;
+  artifactIds: string[];
+  input: string | null;
+  principal: PrincipalSnapshot;
+  /** Agents that call a model (their steps run their model call as a regular activity). */
+  llmAgents: string[];
+  /** MCP tool steps: each server's registration revision, as authorised when the run started. */
+  serverRevisions: Record<string, number>;
+  maxCallSeconds: number;
+}
+
+export type StepStatus = 'pending' | 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'skipped' | 'rejected' | 'expired';
+export type TransformStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'rejected' | 'expired';
+
+export interface StepState {
+  id: string;
+  kind: TransformStep['kind'];
+  status: StepStatus;
+  attempts: number;
+  output?: string | null;
+  artifact_ids?: string[];
+  /** The child run of an agent, LLM or tool step (its own invocation, readable by GET /invocations/{id}). */
+  invocation_id?: string;
+  decision?: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string };
+  error?: string;
+  started_at?: string;
+  completed_at?: string;
+}
+
+export interface TransformRunState {
+  invocation_id: string;
+  kind: 'transform';
+  transform_id: string;
+  revision: number;
+  workspace_id: string;
+  principal_id: string;
+  status: TransformStatus;
+  current_step: string | null;
+  steps: StepState[];
+  started_at: string;
+  completed_at?: string;
+}
+
+export interface ApprovalInput {
+  by: string;
+  comment: string | null;
+}
+
+export const transformStateQuery = defineQuery<TransformRunState>('state');
+export const transformSettledUpdate = defineUpdate<TransformRunState>('settled');
+export const approveStepUpdate = defineUpdate<TransformRunState, [ApprovalInput]>('approve');
+export const rejectStepUpdate = defineUpdate<TransformRunState, [ApprovalInput]>('reject');
+export const notAwaitingApproval = 'NotAwaitingApproval';
+
+const settled: TransformStatus[] = ['awaiting_approval', 'completed', 'failed', 'rejected', 'expired'];
+
+/** A step's run failed for good (after its own retries): the step may be retried by its policy. */
+class StepFailed extends Error {}
+
+/**
+ * A transform operator run (id `invoke-<invocationId>`): its steps in order, each an agent run or
+ * MCP call as a child workflow (visible on its own in the Temporal UI) or an approval that waits for a
+ * person. Agent and LLM steps apply their actions to the workspace: approvals are where a person
+ * decides whether the run goes on. Progress is the `state` query.
+ */
+export async function transformRun(input: TransformRunInput): Promise<TransformRunState> {
+  const { definition } = input;
+  const state: TransformRunState = {
+    invocation_id: input.invocationId,
+    kind: 'transform',
+    transform_id: input.transformId,
+    revision: input.revision,
+    workspace_id: input.workspaceId,
+    principal_id: input.principal.subject,
+    status: 'running',
+    current_step: null,
+    steps: definition.steps.map((s) => ({ id: s.id, kind: s.kind, status: 'pending', attempts: 0 })),
+    started_at: new Date(workflowInfo().startTime).toISOString(),
+  };
+  let decision: StepState['decision'] | undefined;
+  setHandler(transformStateQuery, () => state);
+  setHandler(transformSettledUpdate, async () => {
+    await condition(() => settled.includes(state.status));
+    return state;
+  });
+  const decide = (action: 'approve' | 'reject') => async (d: ApprovalInput) => {
+    decision = { action, by: d.by, comment: d.comment, at: new Date().toISOString() };
+    await condition(() => state.status !== 'awaiting_approval');
+    return state;
+  };
+  const validator = (_d: ApprovalInput) => {
+    if (state.status !== 'awaiting_approval' || decision) throw ApplicationFailure.create({ type: notAwaitingApproval, message: `The transform is ${state.status}, not awaiting approval.` });
+  };
+  setHandler(approveStepUpdate, decide('approve'), { validator });
+  setHandler(rejectStepUpdate, decide('reject'), { validator });
+
+  const outputs: Record<string, string | null> = {};
+  const produced: Record<string, string[]> = {};
+  const finish = async (status: TransformStatus) => {
+    state.status = status;
+    state.current_step = null;
+    state.completed_at = new Date().toISOString();
+    await condition(allHandlersFinished);
+    return state;
+  };
+
+  for (const [index, step] of definition.steps.entries()) {
+    const s = state.steps[index]!;
+    state.current_step = step.id;
+    s.started_at = new Date().toISOString();
+
+    if (step.kind === 'approval') {
+      s.status = state.status = 'awaiting_approval';
+      decision = undefined;
+      await condition(() => decision !== undefined, step.timeout_seconds * 1000);
+      const d = decision as StepState['decision'] | undefined;
+      s.completed_at = new Date().toISOString();
+      if (!d) {
+        s.status = 'expired';
+        return finish('expired');
+      }
+      s.decision = d;
+      if (d.action === 'reject') {
+        s.status = 'rejected';
+        return finish('rejected');
+      }
+      s.status = 'completed';
+      state.status = 'running';
+      continue;
+    }
+
+    const artifactIds = step.kind === 'tool' ? [] : sourceOf(step.artifact_ids, input.artifactIds, produced);
+    if (step.kind !== 'tool' && artifactIds.length === 0) {
+      s.status = 'skipped';
+      s.error = 'no input artifacts';
+      outputs[step.id] = null;
+      produced[step.id] = [];
+      continue;
+    }
+    s.status = 'running';
+    const retry = step.retry ?? { maximum_attempts: 1, initial_interval_seconds: 1, backoff_coefficient: 2 };
+    let wait = retry.initial_interval_seconds * 1000;
+    for (;;) {
+      s.attempts += 1;
+      const childId = uuid4(); // deterministic on replay: the child invocation's own id
+      s.invocation_id = childId;
+      try {
+        const result = step.kind === 'tool' ? await toolStep(input, step, childId, render(step.arguments, { input: input.input, outputs })) : await agentStep(input, step, childId, artifactIds, render(step.input ?? null, { input: input.input, outputs }));
+        outputs[step.id] = s.output = result.output;
+        produced[step.id] = s.artifact_ids = result.artifactIds;
+        s.status = 'completed';
+        delete s.error;
+        break;
+      } catch (err) {
+        if (!(err instanceof StepFailed)) throw err;
+        s.error = err.message;
+        if (s.attempts >= retry.maximum_attempts) {
+          s.status = 'failed';
+          s.completed_at = new Date().toISOString();
+          return finish('failed');
+        }
+        await sleep(wait);
+        wait *= retry.backoff_coefficient;
+      }
+    }
+    s.completed_at = new Date().toISOString();
+  }
+  return finish('completed');
+}
+
+function sourceOf(source: string[] | string, inputIds: string[], produced: Record<string, string[]>): string[] {
+  if (Array.isArray(source)) return source;
+  if (source === 'input') return inputIds;
+  return produced[source.slice('steps.'.length)] ?? [];
+}
+
+const attributes = (input: TransformRunInput, agent: string, artifactId: string) =>
+  invocationAttributes({ workspaceId: input.workspaceId, artifactId, principalId: input.principal.subject, runKind: 'transform_step', agent, mode: 'apply' });
+
+/** An agent or LLM step: a child agent run in apply mode; the artifacts it made or changed flow on. */
+async function agentStep(input: TransformRunInput, step: Extract<TransformStep, { kind: 'agent' | 'llm' }>, childId: string, artifactIds: string[], text: string | null) {
+  const agent = step.kind === 'llm' ? 'llm' : step.agent;
+  const run: AgentRunState = await executeChild(agentRun, {
+    workflowId: invocationWorkflowId(childId),
+    args: [{ invocationId: childId, agent, callsOut: input.llmAgents.includes(agent), mode: 'apply', workspaceId: input.workspaceId, artifactIds, input: text, params: step.kind === 'agent' ? step.params : {}, principal: input.principal, previewExpirySeconds: 1 }],
+    typedSearchAttributes: attributes(input, agent, input.transformId),
+  });
+  if (run.status !== 'completed') throw new StepFailed(`${agent} ${run.status}: ${run.error?.message ?? ''}`.trim());
+  const touched = run.actions.filter((a) => a.status === 'applied' && a.artifact_id && a.kind !== 'delete').map((a) => a.artifact_id!);
+  return { output: run.output, artifactIds: [...new Set(touched)] };
+}
+
+/** A tool step: a child MCP call; its text is the step's output. */
+async function toolStep(input: TransformRunInput, step: Extract<TransformStep, { kind: 'tool' }>, childId: string, args: Record<string, unknown>) {
+  const outcome = await executeChild(mcpRun, {
+    workflowId: invocationWorkflowId(childId),
+    args: [{ invocationId: childId, serverId: step.server_id, serverRevision: input.serverRevisions[step.server_id], workspaceId: input.workspaceId, principalId: input.principal.subject, operation: { kind: 'call_tool', name: step.tool, arguments: args, maxTotalMs: input.maxCallSeconds * 1000 } }],
+    typedSearchAttributes: attributes(input, `tool:${step.tool}`, step.server_id),
+  });
+  if (outcome.kind !== 'tool_result') throw new StepFailed('the server did not return a tool result');
+  const text = outcome.result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+  if (outcome.result.isError) throw new StepFailed(`${step.tool} failed: ${text.slice(0, 500)}`);
+  return { output: text, artifactIds: [] };
+}
