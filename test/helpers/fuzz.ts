@@ -1,4 +1,4 @@
-// The pieces of test/fuzz.test.ts: a seeded PRNG, a JSON writer that can say what JSON.stringify
+// The pieces of test/artifacts/fuzz.test.ts: a seeded PRNG, a JSON writer that can say what JSON.stringify
 // cannot (1e309, 100,000 levels, an own `__proto__` key), and the mutations applied to valid bodies.
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */

@@ -1,0 +1,60 @@
+// A worker killed while an invocation applies its actions: the next worker finishes the apply, and
+// every action is applied exactly once (one artifact, one event each).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { agentId } from '../../src/invocations/agents/registry.js';
+import { eventually, type Api } from '../helpers/http.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { workerProcess } from '../helpers/worker-process.js';
+
+let platform: TestPlatform;
+let alice: Api & { userId: string };
+before(async () => {
+  platform = await startPlatform({}, { worker: false });
+  alice = await platform.newUser();
+});
+after(() => platform.close());
+
+const sections = 200;
+
+describe('a worker killed mid-apply', () => {
+  it('applies each action exactly once when the next worker takes over', async () => {
+    const ws = (await alice.post('/workspaces', { name: 'crash-apply' })).body.id;
+    const content = Array.from({ length: sections }, (_, i) => `## S${i}\nSection ${i} body.`).join('\n\n');
+    const doc = (await alice.post('/artifacts', { title: 'Long', content_type: 'text/markdown', content, collection_id: ws })).body.id;
+    let worker = await workerProcess(platform);
+    try {
+      const proposed = await alice.post(`/artifacts/${agentId('split-sections')}/invoke`, { artifact_ids: [doc], wait_seconds: 60 });
+      assert.equal(proposed.status, 200, proposed.text);
+      assert.equal(proposed.body.actions.length, sections);
+      const id = proposed.body.invocation_id;
+      const applying = await alice.post(`/invocations/${id}/apply`, { wait_seconds: 0 });
+      assert.equal(applying.status, 202, applying.text);
+
+      const artifacts = platform.services.db.collection('artifacts');
+      const made = () => artifacts.countDocuments({ 'provenance.source.invocation_id': id });
+      // Polled back to back: the apply is quick, and the kill must land inside it.
+      let atKill = 0;
+      for (const deadline = Date.now() + 60_000; atKill < 10 && Date.now() < deadline; ) atKill = await made();
+      worker.kill('SIGKILL');
+      assert.ok(atKill < sections, `killed mid-apply (${atKill} of ${sections} made)`);
+
+      worker = await workerProcess(platform);
+      const done = await eventually(async () => {
+        const r = await alice.get(`/invocations/${id}`);
+        return r.body.status === 'completed' ? r.body : null;
+      }, 90_000, 'the apply completed by the next worker');
+      assert.equal(done.actions.filter((a: { status: string }) => a.status === 'applied').length, sections);
+
+      const docs = await artifacts.find({ 'provenance.source.invocation_id': id }).toArray();
+      assert.equal(docs.length, sections);
+      assert.equal(new Set(docs.map((d) => d.provenance.source.action_id)).size, sections, 'one artifact per action');
+      assert.equal(new Set(docs.map((d) => d.title)).size, sections);
+      const ids = docs.map((d) => d._id);
+      await eventually(async () => (await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' })) >= sections, 60_000, 'the events recorded');
+      assert.equal(await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' }), sections, 'one event per action');
+    } finally {
+      worker.kill('SIGTERM');
+    }
+  });
+});

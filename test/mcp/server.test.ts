@@ -1,0 +1,241 @@
+// The platform as an MCP server, driven by the official SDK Client over real HTTP.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { asServer, createApiKey, createServerCredential } from '../helpers/credentials.js';
+import { eventually, type Api } from '../helpers/http.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { commitInto } from '../helpers/commit.js';
+import { tools } from '../../src/mcp/server/tools.js';
+
+let platform: TestPlatform;
+let alice: Api & { userId: string };
+const clients: Client[] = [];
+
+before(async () => {
+  platform = await startPlatform();
+  alice = await platform.newUser();
+});
+after(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await platform.close();
+});
+
+async function mcp(token: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'platform-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
+  clients.push(client);
+  return client;
+}
+
+type Result = Awaited<ReturnType<Client['callTool']>>;
+const text = (r: Result) => (r.content as { type: string; text: string }[])[0]!.text;
+const data = (r: Result) => {
+  assert.ok(!r.isError, text(r));
+  return r.structuredContent as Record<string, any>;
+};
+
+describe('MCP endpoint', () => {
+  it('publishes discovery and protected resource metadata, and asks for a token with resource_metadata', async () => {
+    const discovery = await platform.api.get('/.well-known/mcp.json');
+    assert.equal(discovery.body.endpoints.streamable_http, '/mcp');
+    assert.equal(discovery.body.tools.length, 12);
+    assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
+    const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
+    assert.equal(meta.body.resource, `${platform.config.apiUri}/mcp`);
+    const refused = await platform.api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get('www-authenticate')!, /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource\/mcp"/);
+    assert.equal((await platform.api.get('/mcp')).status, 405);
+    const foreign = await alice.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { origin: 'https://evil.example' } });
+    assert.equal(foreign.status, 403, 'a foreign browser origin is refused (DNS rebinding)');
+    const asHost = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${platform.url}/mcp`, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        req.end('{}');
+      });
+    assert.equal(await asHost('rebound.example:80'), 403, 'a foreign Host is refused before authentication');
+    assert.equal(await asHost(`[::1]:${platform.config.PORT}`), 401, 'loopback on our port passes on to authentication');
+    const as = await platform.api.get('/.well-known/oauth-authorization-server');
+    assert.equal(as.body.token_endpoint, `${platform.config.apiUri}/auth/token`);
+  });
+
+  it('lists the twelve purposeful tools, with annotations and icons, and no raw CRUD or collection tools', async () => {
+    const client = await mcp(alice.token!);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), [
+      'ask', 'browse_collections', 'browse_workspaces', 'commit_preview', 'commit_workspace', 'create_artifact',
+      'extract_information', 'get_artifact', 'manage_artifact', 'relay_status', 'search', 'update_artifact',
+    ]);
+    const preview = tools.find((t) => t.name === 'commit_preview')!;
+    assert.equal(preview.annotations?.readOnlyHint, true);
+    assert.equal(tools.find((t) => t.name === 'manage_artifact')!.annotations?.destructiveHint, true);
+    assert.ok(tools.find((t) => t.name === 'commit_workspace')!.outputSchema, 'structured output where it is stable');
+    assert.ok(tools.every((t) => typeof t._meta?.icon === 'string' && t.description && t.inputSchema.type === 'object'));
+  });
+
+  it('refuses every tool to a token without its scope, as a tool error naming the scope', async () => {
+    const id = '01a2005a-c983-73be-abc3-2995c82b1866';
+    const samples: Record<string, Record<string, unknown>> = {
+      search: { query: 'x' },
+      get_artifact: { id },
+      browse_collections: {},
+      browse_workspaces: {},
+      ask: { question: 'x' },
+      create_artifact: { title: 'x', content_type: 'text/plain', content: 'x' },
+      update_artifact: { id, title: 'x' },
+      manage_artifact: { id, action: 'archive' },
+      extract_information: { artifact_ids: [id], schema: { type: 'object' } },
+      commit_preview: { workspace_id: id, collection_id: id },
+      commit_workspace: { workspace_id: id, collection_id: id, message: 'm' },
+      relay_status: {},
+    };
+    assert.deepEqual(tools.map((t) => t.name).filter((n) => !samples[n]), [], 'a sample for every tool');
+    const client = await mcp((await createApiKey(alice, ['stream:read'])).key);
+    for (const tool of tools) {
+      const reply = await client.callTool({ name: tool.name, arguments: samples[tool.name] });
+      assert.equal(reply.isError, true, tool.name);
+      assert.match(text(reply), new RegExp(tool.access), tool.name);
+    }
+  });
+
+  it('creates, reads, searches, updates and manages drafts through tools', async () => {
+    const client = await mcp(alice.token!);
+    const ws = (await alice.post('/workspaces', { name: 'mcp' })).body.id;
+    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'Turbine notes', content_type: 'text/markdown', content: 'blade flutter at high speed', collection_id: ws } }));
+    assert.equal(created.provenance.source.kind, 'mcp');
+    assert.equal(data(await client.callTool({ name: 'get_artifact', arguments: { id: created.id } })).title, 'Turbine notes');
+    const found = await eventually(async () => {
+      const r = data(await client.callTool({ name: 'search', arguments: { query: 'blade flutter' } }));
+      return r.results.some((h: { id: string }) => h.id === created.id) ? r : null;
+    });
+    assert.ok(found);
+    assert.equal(data(await client.callTool({ name: 'update_artifact', arguments: { id: created.id, title: 'Turbine notes 2' } })).title, 'Turbine notes 2');
+    const empty = await client.callTool({ name: 'update_artifact', arguments: { id: created.id } });
+    assert.equal(empty.isError, true, 'an update that changes nothing is refused');
+    assert.equal(data(await client.callTool({ name: 'manage_artifact', arguments: { id: created.id, action: 'archive' } })).state, 'archived');
+    const browsed = data(await client.callTool({ name: 'browse_workspaces', arguments: { with_artifacts: true } }));
+    assert.ok(browsed.items.find((w: { id: string }) => w.id === ws).artifacts.some((a: { id: string }) => a.id === created.id));
+  });
+
+  it('answers bad input, missing scopes, invisible resources and later capabilities as tool errors', async () => {
+    const client = await mcp(alice.token!);
+    const bad = await client.callTool({ name: 'get_artifact', arguments: { id: 'not-a-uuid' } });
+    assert.equal(bad.isError, true);
+    const missing = await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
+    assert.equal(missing.isError, true);
+    assert.match(text(missing), /not-found/);
+    // No model is configured here: ask answers extractively and says so; extraction is refused clearly.
+    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'Turbines', content_type: 'text/markdown', content: 'Turbine blades flutter at high speed.' } }));
+    const asked = data(await client.callTool({ name: 'ask', arguments: { question: 'turbine blade flutter?' } }));
+    assert.ok(['extractive', 'none'].includes(asked.mode), JSON.stringify(asked));
+    assert.equal(asked.answer, null);
+    const extract = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [created.id], schema: { type: 'object' } } });
+    assert.equal(extract.isError, true);
+    assert.match(text(extract), /llm-not-configured/);
+    const badSchema = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [created.id], schema: { type: 'wat' } } });
+    assert.equal(badSchema.isError, true);
+    assert.match(text(badSchema), /not a valid JSON Schema/);
+    const later = await client.callTool({ name: 'relay_status', arguments: {} });
+    assert.equal(later.isError, true);
+    assert.match(text(later), /not available yet/);
+
+    const col = (await alice.post('/collections', { name: 'no direct writes' })).body.id;
+    const intoCollection = await client.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col } });
+    assert.equal(intoCollection.isError, true, 'collections change only through commits');
+    assert.equal((intoCollection.structuredContent as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
+    assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0);
+
+    const key = await createApiKey(alice, ['artifact:read']);
+    const readOnly = await mcp(key.key);
+    const refused = await readOnly.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x' } });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /artifact:write/);
+
+    const ws = (await alice.post('/workspaces', { name: 'filtered out' })).body.id;
+    const other = (await alice.post('/workspaces', { name: 'allowed' })).body.id;
+    const filtered = await mcp((await asServer(platform.url, await createServerCredential(alice, ['artifact:read'], { workspaces: [other] }))).token!);
+    const hidden = await filtered.callTool({ name: 'commit_preview', arguments: { workspace_id: ws, collection_id: col } });
+    assert.equal(hidden.isError, true);
+    await assert.rejects(filtered.readResource({ uri: `platform://workspaces/${ws}` }));
+  });
+
+  it('commit_workspace only proposes: nothing is committed until a person approves over REST', async () => {
+    const client = await mcp(alice.token!);
+    const ws = (await alice.post('/workspaces', { name: 'to commit' })).body.id;
+    const col = (await alice.post('/collections', { name: 'target' })).body.id;
+    await alice.post('/artifacts', { title: 'Draft', content_type: 'text/plain', content: 'reviewed text', collection_id: ws });
+    const preview = data(await client.callTool({ name: 'commit_preview', arguments: { workspace_id: ws, collection_id: col } }));
+    assert.deepEqual(preview.counts, { new: 1, modified: 0, unchanged: 0 });
+    const propose = () => client.callTool({ name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'from an agent', idempotency_key: 'agent-run-1' } });
+    const proposed = data(await propose());
+    assert.equal(proposed.status, 'awaiting_human_approval');
+    assert.deepEqual(proposed.preview, { counts: { new: 1, modified: 0, unchanged: 0 } });
+    assert.equal(data(await propose()).commit_id, proposed.commit_id, 'a retried proposal is the same commit');
+    assert.match(proposed.approve, new RegExp(`/commits/${proposed.commit_id}/approve`));
+    await eventually(async () => (await alice.get(`/commits/${proposed.commit_id}`)).body.state === 'awaiting_approval');
+    assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0, 'nothing committed yet');
+    assert.equal((await alice.post(`/commits/${proposed.commit_id}/approve`, {})).status, 200);
+    await eventually(async () => (await alice.get(`/commits/${proposed.commit_id}`)).body.state === 'committed');
+    assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 1);
+  });
+
+  it('acts for a person through X-On-Behalf-Of, with the credential recorded', async () => {
+    const ws = (await alice.post('/workspaces', { name: 'delegated' })).body.id;
+    const cred = await createServerCredential(await platform.newUser(), ['artifact:read', 'artifact:write']);
+    const server = await asServer(platform.url, cred);
+    const refused = await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'x-on-behalf-of': alice.userId, accept: 'application/json, text/event-stream' } });
+    assert.equal(refused.status, 403, 'no consent yet');
+    await alice.post('/consents', { credential_kind: 'server_credential', credential_id: cred.client_id });
+    const client = await mcp(server.token!, { 'x-on-behalf-of': alice.userId });
+    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'For Alice', content_type: 'text/plain', content: 'x', collection_id: ws } }));
+    assert.equal(created.provenance.created_by, alice.userId);
+    assert.deepEqual(created.provenance.source.via, { kind: 'server_credential', id: cred.client_id });
+    await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
+    const audit = await platform.services.audit.forPerson(alice.userId, 20);
+    assert.ok(audit.some((a) => a.credential_id === cred.client_id && a.path === 'tools/call create_artifact' && a.status === 200), 'each tool call audited');
+    assert.ok(audit.some((a) => a.path === 'tools/call get_artifact' && a.status === 404), 'with its outcome');
+  });
+
+  it('never mixes up callers, however many calls run at once', async () => {
+    const bob = await platform.newUser();
+    const mine = (await alice.post('/workspaces', { name: 'alice only' })).body.id;
+    const theirs = (await bob.post('/workspaces', { name: 'bob only' })).body.id;
+    const [a, b] = await Promise.all([mcp(alice.token!), mcp(bob.token!)]);
+    const calls = Array.from({ length: 20 }, (_, i) => (i % 2 ? [b, theirs, mine] : [a, mine, theirs]) as [Client, string, string]);
+    await Promise.all(
+      calls.map(async ([client, own, other]) => {
+        const ids = data(await client.callTool({ name: 'browse_workspaces', arguments: {} })).items.map((w: { id: string }) => w.id);
+        assert.ok(ids.includes(own) && !ids.includes(other));
+      }),
+    );
+  });
+
+  it('lists collections as resources and reads them with a truncated artifact list', async () => {
+    const client = await mcp(alice.token!);
+    const col = (await alice.post('/collections', { name: 'Readable' })).body.id;
+    const browsed = data(await client.callTool({ name: 'browse_collections', arguments: { with_artifacts: true, limit: 100 } }));
+    assert.deepEqual(browsed.items.find((c: { id: string }) => c.id === col).artifacts, []);
+    const { resources } = await client.listResources();
+    assert.ok(resources.some((r) => r.uri === `platform://collections/${col}`));
+    assert.ok(resources.every((r) => r.uri.startsWith('platform://collections/')), 'only collections are listed');
+    const read = await client.readResource({ uri: `platform://collections/${col}` });
+    const body = JSON.parse((read.contents[0] as { text: string }).text);
+    assert.equal(body.name, 'Readable');
+    assert.equal(body.artifacts_truncated, false);
+    assert.equal(body.artifacts_bound, 50);
+    await commitInto(alice, col, Array.from({ length: 51 }, (_, i) => ({ title: `Entry ${i}` })));
+    const full = JSON.parse(((await client.readResource({ uri: `platform://collections/${col}` })).contents[0] as { text: string }).text);
+    assert.equal(full.artifacts.length, 50);
+    assert.equal(full.artifacts_truncated, true, 'the answer says it was cut');
+    await assert.rejects(client.readResource({ uri: 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866' }), /-32002/);
+    const ws = (await alice.post('/workspaces', { name: 'By URI' })).body.id;
+    assert.equal(JSON.parse(((await client.readResource({ uri: `platform://workspaces/${ws}` })).contents[0] as { text: string }).text).name, 'By URI');
+  });
+});
