@@ -1,13 +1,23 @@
-// The test runner behind `npm test`: starts real engines on free ports in a temporary folder, bundles
-// the workflows once, runs every test file with node's test runner, then tears the engines down.
+// The test runner behind `npm test` and `npm run test:unit`.
+//
+//   node --import tsx test/run.ts [filter...]          every test file (units and integration): starts real
+//                                                      engines on free ports in a temporary folder, bundles the
+//                                                      workflows once, runs the files with node's test runner,
+//                                                      then tears the engines down.
+//   node --import tsx test/run.ts --unit [filter...]   only test/**/*.unit.test.ts: no engines, no workflow
+//                                                      bundle, nothing but the npm packages needed.
+//
+// A filter keeps the files whose path contains it (`commits`, `identity/`, `auth.test`). Both modes end
+// with the same summary lines: `# pass N`, `# fail N`, `N passed, N failed`.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { startEphemeralEngines } from '../temporal-dev/engines.js';
-import { workflowsPath } from '../src/main/temporal-worker.js';
 
 const say = (line: string) => console.log(`[test] ${line}`);
+
+/** Test files without engines: named `<thing>.unit.test.ts`. */
+const isUnitTest = (path: string) => path.endsWith('.unit.test.ts');
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -17,41 +27,78 @@ function testFiles(dir: string): string[] {
   });
 }
 
-async function main(): Promise<number> {
-  const filter = process.argv.slice(2);
-  const files = testFiles('test').filter((f) => filter.length === 0 || filter.some((x) => f.includes(x))).sort();
+/** Runs the files with node's test runner, prints the summary lines and returns the exit code. */
+async function runFiles(files: string[], tapFile: string, env: NodeJS.ProcessEnv): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files],
+    { stdio: 'inherit', env },
+  );
+  const exitCode = await new Promise<number>((r) => child.once('exit', (c) => r(c ?? 1)));
+  let tap = '';
+  try {
+    tap = readFileSync(tapFile, 'utf8');
+  } catch {
+    // no TAP file: the runner died before reporting; the counts below say 0 and the exit code says why
+  }
+  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  console.log(`# pass ${count('pass')}\n# fail ${count('fail')}`);
+  console.log(`${count('pass')} passed, ${count('fail')} failed`);
+  return exitCode;
+}
+
+async function runUnits(files: string[]): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'platform-unit-'));
+  try {
+    // The engines' variables are left out, so a unit test that reached for an engine would fail here.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^TEST_(MONGODB_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR)$/.test(k)));
+    return await runFiles(files, join(dir, 'results.tap'), env);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runAll(files: string[]): Promise<number> {
+  // Imported here, not at the top: `--unit` must not load Temporal's worker or the engines' code.
+  const { bundleWorkflowCode } = await import('@temporalio/worker');
+  const { startEphemeralEngines } = await import('../temporal-dev/engines.js');
+  const { workflowsPath } = await import('../src/main/temporal-worker.js');
   const engines = await startEphemeralEngines('test', say);
   const { stateDir } = engines;
   try {
     const { code } = await bundleWorkflowCode({ workflowsPath, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } });
     const bundlePath = join(stateDir, 'workflow-bundle.js');
     writeFileSync(bundlePath, code);
-    const tapFile = join(stateDir, 'results.tap');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files],
-      {
-        stdio: 'inherit',
-        env: {
-          ...process.env,
-          // uvx and friends (temporal-dev/install-mcp-servers.sh): stdio MCP servers find them on the worker's PATH.
-          PATH: `${resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin')}${delimiter}${process.env.PATH ?? ''}`,
-          TEST_MONGODB_URI: engines.mongodbUri,
-          TEST_TEMPORAL_ADDRESS: engines.temporalAddress,
-          TEST_WORKFLOW_BUNDLE: bundlePath,
-          TEST_STATE_DIR: stateDir,
-        },
-      },
-    );
-    const exitCode = await new Promise<number>((r) => child.once('exit', (c) => r(c ?? 1)));
-    const tap = readFileSync(tapFile, 'utf8');
-    const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
-    console.log(`# pass ${count('pass')}\n# fail ${count('fail')}`);
-    console.log(`${count('pass')} passed, ${count('fail')} failed`);
-    return exitCode;
+    return await runFiles(files, join(stateDir, 'results.tap'), {
+      ...process.env,
+      // uvx and friends (temporal-dev/install-mcp-servers.sh): stdio MCP servers find them on the worker's PATH.
+      PATH: `${resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin')}${delimiter}${process.env.PATH ?? ''}`,
+      TEST_MONGODB_URI: engines.mongodbUri,
+      TEST_TEMPORAL_ADDRESS: engines.temporalAddress,
+      TEST_WORKFLOW_BUNDLE: bundlePath,
+      TEST_STATE_DIR: stateDir,
+    });
   } finally {
     await engines.stop();
   }
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const unit = args.includes('--unit');
+  const filter = args.filter((a) => a !== '--unit');
+  const files = testFiles('test')
+    .filter((f) => !unit || isUnitTest(f))
+    .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)))
+    .sort();
+  if (files.length === 0) {
+    say(`no test file matches ${unit ? '--unit ' : ''}${filter.join(' ')}`);
+    return 1;
+  }
+  if (unit) return runUnits(files);
+  // Only units selected (`npm test -- .unit.`, say): no engines needed for them either.
+  if (files.every(isUnitTest)) return runUnits(files);
+  return runAll(files);
 }
 
 main().then(
