@@ -3,7 +3,7 @@
 // driver writing the same versions and collection artifacts (two insertMany per 100): the least any
 // commit could cost on this engine. Goal: approve → committed ≤ 10 s on the dev engines.
 import { randomUUID } from 'node:crypto';
-import { progressQuery, stateQuery, type CommitProgress } from '../src/workflows/commit-workspace.js';
+import { progressQuery, stateQuery, type CommitProgress } from '../src/workflows/contracts/commit-workspace.js';
 import { load } from './load.js';
 import { benchPlatform } from './platform.js';
 

@@ -16,21 +16,7 @@ import type { ExternalServers } from '../mcp/client/external.js';
 import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/lifecycle.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp-call.js';
-
-/** A state change as the workflow reports it: dates travel as ISO strings. */
-export interface CommitStateChange {
-  commitId: string;
-  state: CommitState;
-  expiresAt?: string;
-  counts?: PreviewCounts;
-  total?: number;
-  chunks?: number;
-  generation?: number;
-  decision?: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string };
-  error?: string;
-  postCommitError?: string;
-  extractText?: CommitDoc['extract_text'];
-}
+import { type CommitStateChange } from '../workflows/contracts/commit-workspace.js';
 
 /** States a commit may be in before moving to each state: the record only ever moves forward. */
 const predecessors: Record<CommitState, CommitState[]> = {

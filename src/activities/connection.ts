@@ -6,16 +6,9 @@ import type { FetchLike } from '../net/outbound.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
 import type { SecretStore } from '../store/secrets.js';
+import { type TokenState } from '../workflows/contracts/connection-flow.js';
 
 /** What the connection workflow keeps of a token set: a version and times, never a token. */
-export interface TokenState {
-  tokenVersion: number;
-  expiresAt?: number;
-  lifetimeMs?: number;
-  /** The provider issued a refresh token; without one the connection needs consent again at expiry. */
-  refreshable: boolean;
-}
-
 export interface ConnectionFailure {
   code: string;
   detail: string;

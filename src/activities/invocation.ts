@@ -18,23 +18,12 @@ import { isStorageUnavailable } from '../store/deadline.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
-import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
+import { indexArtifactType, type IndexArtifact } from '../workflows/contracts/index-artifact.js';
+import { indexArtifactWorkflowId } from '../workflows/contracts/ids.js';
 import { indexingQueue } from '../workflows/contracts/queues.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp-call.js';
-
-export interface ProposeInput {
-  invocationId: string;
-  agent: string;
-  workspaceId: string;
-  /** The context artifacts; empty: the workspace's drafts. */
-  artifactIds: string[];
-  input: string | null;
-  params: unknown;
-  principal: PrincipalSnapshot;
-  /** An agent served by an MCP server (agent name `mcp:<tool>`): the server, its revision and the tool. */
-  server?: { id: string; revision: number; tool: string };
-}
+import { type ProposeInput } from '../workflows/contracts/agent-run.js';
 
 export interface Proposal {
   actions: RecordedAction[];
@@ -99,7 +88,7 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
         deps.changes.record(doc._id),
         kind !== 'artifact_deleted' &&
           client.workflow
-          .start(indexArtifact, {
+          .start<IndexArtifact>(indexArtifactType, {
             workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
             taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
             args: [{ artifactId: doc._id, revision: doc.revision }],

@@ -5,7 +5,5 @@ const namespace = '5b0c7e0e-3c57-4b6e-9d0a-6f2d8c3a9e71';
 /** A person has one connection per authorizer: its id is fixed by the pair. */
 export const connectionIdFor = (userId: string, authorizerId: string) => uuidv5(`connection:${userId}:${authorizerId}`, namespace);
 
-export const connectionWorkflowId = (connectionId: string) => `connection-${connectionId}`;
-
 /** Where the provider sends the person back: registered with the provider as the OAuth app's redirect URI. */
 export const callbackUrl = (apiUri: string, authorizerId: string) => `${apiUri}/connections/${authorizerId}/callback`;

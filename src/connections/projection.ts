@@ -1,7 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
-import { refreshUpdate } from '../workflows/connection-flow.js';
-import { connectionIdFor, connectionWorkflowId } from './ids.js';
+import { refreshUpdate } from '../workflows/contracts/connection-flow.js';
+import { connectionIdFor } from './ids.js';
+import { connectionWorkflowId } from '../workflows/contracts/ids.js';
 
 /** Why a connection cannot give headers now; `code` is stable (the API's problem type, the MCP tool error's reason). */
 export class ConnectionUnusable extends Error {

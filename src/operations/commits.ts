@@ -8,7 +8,7 @@ import { Problem, problems } from '../kernel/errors/problem.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { CommitDoc, CommitState } from '../store/commits.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { commitWorkflowId } from '../workflows/commit-workspace.js';
+import { commitWorkflowId } from '../workflows/contracts/ids.js';
 import { presentCommit } from '../presenters/index.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import type { OperationContext } from './context.js';

@@ -2,13 +2,15 @@ import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailed
 import { z } from 'zod';
 import { text } from '../kernel/json/schemas.js';
 import { authorizerOf, AuthorizerUnusable } from '../connections/authorizers.js';
-import { callbackUrl, connectionIdFor, connectionWorkflowId } from '../connections/ids.js';
+import { callbackUrl, connectionIdFor } from '../connections/ids.js';
+import { connectionWorkflowId } from '../workflows/contracts/ids.js';
 import { stateHash } from '../connections/oauth.js';
 import { ConnectionUnusable } from '../connections/projection.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { ArtifactId, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { beginUpdate, callbackUpdate, connectionFlow, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/connection-flow.js';
+import { connectionFlowType, type ConnectionFlow } from '../workflows/contracts/connection-flow.js';
+import { beginUpdate, callbackUpdate, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/contracts/connection-flow.js';
 import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
@@ -61,7 +63,7 @@ function startOperation(ctx: OperationContext, doc: Pick<ConnectionDoc, '_id' | 
     consentTimeoutMs: config.OAUTH_CONSENT_TIMEOUT_SECONDS * 1000,
     refreshesPerRun: config.OAUTH_REFRESHES_PER_RUN,
   };
-  return new WithStartWorkflowOperation(connectionFlow, {
+  return new WithStartWorkflowOperation<ConnectionFlow>(connectionFlowType, {
     workflowId: connectionWorkflowId(doc._id),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input],

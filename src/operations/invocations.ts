@@ -5,12 +5,13 @@ import type { Agent } from '../invocations/agents/types.js';
 import { grantsOf, requireGrant } from '../identity/grants.js';
 import { snapshotOf } from '../identity/principal.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
-import { invocationWorkflowId } from '../invocations/ids.js';
+import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { llmConfigured } from '../llm/client.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
-import { agentRun, type AgentRunState } from '../workflows/agent-run.js';
-import type { McpRunState } from '../workflows/mcp-run.js';
+import { agentRunType } from '../workflows/contracts/agent-run.js';
+import { type AgentRunState } from '../workflows/contracts/agent-run.js';
+import type { McpRunState } from '../workflows/contracts/mcp-run.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 import { invocableServer, invokeTool, invokeToolBody, presentInvocation, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
@@ -19,7 +20,7 @@ import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { parse } from '../api/validate.js';
 import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
-import type { TransformRunState } from '../workflows/transform-run.js';
+import type { TransformRunState } from '../workflows/contracts/transform-run.js';
 import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
 import { isBuiltinServer } from '../mcp/server/builtin.js';
 
@@ -104,7 +105,7 @@ export async function startAgent(ctx: OperationContext, agent: Agent & { server?
   const target = agent.server?.id ?? agentId(agent.name);
   const invocationId = invocationIdFor(principal.subject, target, idempotencyKey, { ...request, workspace_id: workspace._id, agent: agent.name });
   await ctx.services.invocationRunner.start(
-    { workflow: agentRun, input: { invocationId, agent: agent.name, ...(agent.server ? { server: agent.server } : {}), callsOut: agent.usesLlm || Boolean(agent.server), mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
+    { workflow: agentRunType, input: { invocationId, agent: agent.name, ...(agent.server ? { server: agent.server } : {}), callsOut: agent.usesLlm || Boolean(agent.server), mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
     invocationAttributes({ workspaceId: workspace._id, artifactId: target, principalId: principal.subject, runKind: agent.name === 'llm' ? 'llm' : 'task_agent', agent: agent.name, mode: body.mode }),
   );
   return { invocationId, state: await ctx.services.invocationRunner.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000) };

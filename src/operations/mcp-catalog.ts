@@ -6,7 +6,7 @@ import { problems } from '../kernel/errors/problem.js';
 import { builtinCatalogEntry } from '../mcp/server/builtin.js';
 import { genericMcpIcon } from '../mcp/client/icons.js';
 import { lifecycleServer, serverWithTool, typeServers } from '../mcp/client/lifecycle.js';
-import { catalogWorkflowId, invocationWorkflowId } from '../runners/mcp-call.js';
+import { catalogWorkflowId, invocationWorkflowId } from '../workflows/contracts/ids.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';

@@ -6,11 +6,11 @@ import { baseType, isPlatformType, mcpServerType } from '../artifacts/content-ty
 import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
 import { callBuiltin, isBuiltinServer } from '../mcp/server/builtin.js';
-import { invocationWorkflowId } from '../invocations/ids.js';
+import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import type { McpOperation, McpRunResult, McpRunState } from '../workflows/mcp-run.js';
+import type { McpOperation, McpRunResult, McpRunState } from '../workflows/contracts/mcp-run.js';
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
 

@@ -3,12 +3,13 @@ import { agentByName, agents } from '../invocations/agents/registry.js';
 import { snapshotOf, isHuman } from '../identity/principal.js';
 import type { TransformContent } from '../artifacts/content-types/transform.js';
 import { problems } from '../kernel/errors/problem.js';
-import { invocationWorkflowId } from '../invocations/ids.js';
+import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { llmConfigured } from '../llm/client.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
-import { transformRun, type TransformRunState } from '../workflows/transform-run.js';
+import { transformRunType } from '../workflows/contracts/transform-run.js';
+import { type TransformRunState } from '../workflows/contracts/transform-run.js';
 import type { OperationContext } from './context.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
@@ -52,7 +53,7 @@ export async function invokeTransform(ctx: OperationContext, found: { doc: Artif
   const invocationId = invocationIdFor(principal.subject, doc._id, idempotencyKey, { ...request, workspace_id: workspace._id, revision: doc.revision });
   await ctx.services.invocationRunner.start(
     {
-      workflow: transformRun,
+      workflow: transformRunType,
       input: { invocationId, transformId: doc._id, revision: doc.revision, definition, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, principal: snapshotOf(principal), llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name), serverRevisions, maxCallSeconds: config.MCP_CALL_MAX_SECONDS },
     },
     invocationAttributes({ workspaceId: workspace._id, artifactId: doc._id, principalId: principal.subject, runKind: 'transform', agent: 'transform', mode: 'apply' }),

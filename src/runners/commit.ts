@@ -5,7 +5,8 @@ import { problems } from '../kernel/errors/problem.js';
 import type { CommitDoc } from '../store/commits.js';
 import { CollectionId, CommitState, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { within } from '../temporal/within.js';
-import { approveUpdate, commitWorkspace, notPendingFailure, rejectUpdate, type CommitStatus } from '../workflows/commit-workspace.js';
+import { commitWorkspaceType, type CommitWorkspace } from '../workflows/contracts/commit-workspace.js';
+import { approveUpdate, notPendingFailure, rejectUpdate, type CommitStatus } from '../workflows/contracts/commit-workspace.js';
 
 /** How long a decision waits for a worker to take it before the reviewer is told to retry. */
 const decisionWaitMs = 20_000;
@@ -20,7 +21,7 @@ export class CommitRunner {
   /** Starts the workflow of a recorded commit; a retried request finds it already started. */
   async start(commit: CommitDoc): Promise<void> {
     try {
-      await this.client.workflow.start(commitWorkspace, {
+      await this.client.workflow.start<CommitWorkspace>(commitWorkspaceType, {
         workflowId: commit.workflow_id,
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
         // A commit runs once: a retried request never starts a finished one over again, but may

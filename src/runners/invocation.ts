@@ -3,9 +3,12 @@ import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@te
 import type { Config } from '../kernel/config/env.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
 import { within } from '../temporal/within.js';
-import { invocationWorkflowId } from '../invocations/ids.js';
-import { approveStepUpdate, rejectStepUpdate, transformRun, transformSettledUpdate, transformStateQuery, type ApprovalInput, type TransformRunInput, type TransformRunState } from '../workflows/transform-run.js';
-import { agentRun, agentRunStateQuery, applyUpdate, discardUpdate, notPendingFailure, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/agent-run.js';
+import { invocationWorkflowId } from '../workflows/contracts/ids.js';
+import { transformRunType, type TransformRun } from '../workflows/contracts/transform-run.js';
+import { approveStepUpdate, rejectStepUpdate, transformSettledUpdate, transformStateQuery, type ApprovalInput, type TransformRunInput, type TransformRunState } from '../workflows/contracts/transform-run.js';
+import { agentRunType, type AgentRun } from '../workflows/contracts/agent-run.js';
+import { agentRunStateQuery, applyUpdate, discardUpdate, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/contracts/agent-run.js';
+import { notPendingFailure } from '../workflows/contracts/commit-workspace.js';
 
 /** A refused update as the problem the caller reads. */
 function decisionProblem(err: WorkflowUpdateFailedError): Problem {
@@ -23,9 +26,9 @@ export class InvocationRunner {
   ) {}
 
   /** Starts an agent run or a transform run; the same id again (a retried request) attaches to the one started. */
-  async start(run: { workflow: typeof agentRun; input: AgentRunInput } | { workflow: typeof transformRun; input: TransformRunInput }, searchAttributes: SearchAttributePair[]): Promise<void> {
+  async start(run: { workflow: typeof agentRunType; input: AgentRunInput } | { workflow: typeof transformRunType; input: TransformRunInput }, searchAttributes: SearchAttributePair[]): Promise<void> {
     try {
-      await this.client.workflow.start(run.workflow as typeof agentRun, {
+      await this.client.workflow.start<AgentRun>(run.workflow, {
         workflowId: invocationWorkflowId(run.input.invocationId),
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
         args: [run.input as AgentRunInput],
@@ -54,7 +57,7 @@ export class InvocationRunner {
 
   /** Approves or rejects the approval step a transform waits at; the state once the decision is taken. */
   async approve(invocationId: string, action: 'approve' | 'reject', input: ApprovalInput): Promise<TransformRunState> {
-    const handle = this.client.workflow.getHandle<typeof transformRun>(invocationWorkflowId(invocationId));
+    const handle = this.client.workflow.getHandle<TransformRun>(invocationWorkflowId(invocationId));
     try {
       return await handle.executeUpdate(action === 'approve' ? approveStepUpdate : rejectStepUpdate, { args: [input] });
     } catch (err) {
@@ -70,7 +73,7 @@ export class InvocationRunner {
 
   /** Applies (all or some) or discards the proposals of a run awaiting a decision; the state once the decision is taken. */
   async decide(invocationId: string, decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; by: string }): Promise<AgentRunState> {
-    const handle = this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId));
+    const handle = this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId));
     try {
       return decision.action === 'apply' ? await handle.executeUpdate(applyUpdate, { args: [decision.input] }) : await handle.executeUpdate(discardUpdate, { args: [{ by: decision.by }] });
     } catch (err) {
@@ -82,6 +85,6 @@ export class InvocationRunner {
 
   /** The run's final state within `waitMs`, else null. */
   async finished(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
-    return (await within(this.client.workflow.getHandle<typeof agentRun>(invocationWorkflowId(invocationId)).result(), waitMs))?.value ?? null;
+    return (await within(this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId)).result(), waitMs))?.value ?? null;
   }
 }

@@ -3,10 +3,9 @@ import { failureResult } from '../mcp/client/failure.js';
 import { within } from '../temporal/within.js';
 import type { Config } from '../kernel/config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { mcpRun, mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../workflows/mcp-run.js';
+import { mcpRunType, type McpRun } from '../workflows/contracts/mcp-run.js';
+import { mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../workflows/contracts/mcp-run.js';
 
-export { invocationWorkflowId } from '../invocations/ids.js';
-export const catalogWorkflowId = (serverId: string) => `mcp-catalog-${serverId}`;
 
 const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;
 
@@ -22,7 +21,7 @@ export class McpCallRunner {
     const op = input.operation;
     const tool = input.lifecycle?.tool ?? (op.kind === 'call_tool' ? op.name : op.kind);
     try {
-      await this.client.workflow.start(mcpRun, {
+      await this.client.workflow.start<McpRun>(mcpRunType, {
         workflowId,
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
         args: [input],
@@ -47,7 +46,7 @@ export class McpCallRunner {
    */
   async wait(workflowId: string, waitMs: number): Promise<McpRunResult | null> {
     const result = this.client.workflow
-      .getHandle<typeof mcpRun>(workflowId)
+      .getHandle<McpRun>(workflowId)
       .result()
       .catch((err: unknown): McpRunResult => {
         if (!(err instanceof WorkflowFailedError)) throw err;

@@ -4,7 +4,8 @@ import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { uuidv7Floor, uuidv7Time, type SearchChangeStore } from '../store/search-changes.js';
 import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
-import { indexArtifact, indexArtifactWorkflowId } from '../workflows/index-artifact.js';
+import { indexArtifactType, type IndexArtifact } from '../workflows/contracts/index-artifact.js';
+import { indexArtifactWorkflowId } from '../workflows/contracts/ids.js';
 import { indexingQueue } from '../workflows/contracts/queues.js';
 import { AtlasSearchBackend } from './atlas.js';
 import { searchable } from './documents.js';
@@ -144,7 +145,7 @@ export class SearchService {
       this.apply(doc);
       await this.deps.changes.record(doc._id);
     }
-    await this.deps.temporal.workflow.start(indexArtifact, {
+    await this.deps.temporal.workflow.start<IndexArtifact>(indexArtifactType, {
       workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
       taskQueue: indexingQueue(this.deps.config.TEMPORAL_TASK_QUEUE),
       args: [{ artifactId: doc._id, revision: doc.revision }],

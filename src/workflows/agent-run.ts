@@ -1,70 +1,8 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { ProposeInput } from '../activities/invocation.js';
 import type { ActionOutcome, RecordedAction } from '../invocations/proposed-actions/schema.js';
 import type { PrincipalSnapshot } from '../identity/principal.js';
-
-export type InvocationMode = 'preview' | 'apply';
-
-export interface AgentRunInput extends ProposeInput {
-  mode: InvocationMode;
-  /** The agent calls out (a model, an MCP server): its step runs as a regular activity (long, retried once), else as a local one. */
-  callsOut: boolean;
-  previewExpirySeconds: number;
-}
-
-/**
- * - running: the agent is at work
- * - awaiting_decision: preview mode, proposals recorded, waiting for apply or discard
- * - applying, then completed
- * - discarded, expired (no decision in time), refused (apply mode without every permission), failed
- */
-export type InvocationStatus = 'running' | 'awaiting_decision' | 'applying' | 'completed' | 'discarded' | 'expired' | 'refused' | 'failed';
-export const settledStatuses: InvocationStatus[] = ['awaiting_decision', 'completed', 'discarded', 'expired', 'refused', 'failed'];
-
-export interface Decision {
-  action: 'apply' | 'discard';
-  by: string;
-  at: string;
-  action_ids?: string[];
-}
-
-export interface AgentRunState {
-  invocation_id: string;
-  kind: 'agent_run';
-  agent: string;
-  /** An agent served by an MCP server: the server. */
-  server_id?: string;
-  mode: InvocationMode;
-  workspace_id: string;
-  principal_id: string;
-  artifact_ids: string[];
-  status: InvocationStatus;
-  output: string | null;
-  actions: RecordedAction[];
-  progress: { applied: number; total: number };
-  decision?: Decision;
-  error?: { type: string; message: string };
-  started_at: string;
-  expires_at?: string;
-  completed_at?: string;
-}
-
-export interface ApplyInput {
-  /** Who decided: their permissions are the ones each action is applied with. */
-  by: PrincipalSnapshot;
-  /** A subset of the proposed actions; all of them when absent. */
-  action_ids?: string[];
-}
-
-export const agentRunStateQuery = defineQuery<AgentRunState>('state');
-/** Answers once the run has settled: proposals awaiting a decision, or an end. */
-export const settledUpdate = defineUpdate<AgentRunState>('settled');
-export const applyUpdate = defineUpdate<AgentRunState, [ApplyInput]>('apply');
-export const discardUpdate = defineUpdate<AgentRunState, [{ by: string }]>('discard');
-/** The failure type of a refused decision; the API answers 409 `invocation-not-pending`. */
-export const notPendingFailure = 'InvocationNotPending';
-export const unknownActionsFailure = 'UnknownActions';
+import { type AgentRunInput, type AgentRunState, type Decision, type InvocationStatus, agentRunStateQuery, applyUpdate, discardUpdate, settledStatuses, settledUpdate, unknownActionsFailure, notPendingFailure, type ProposeInput } from './contracts/agent-run.js';
 
 const applyBatch = 50;
 const retry = { initialInterval: '1 second', maximumInterval: '10 seconds', backoffCoefficient: 2 };

@@ -11,49 +11,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import type { CommitStateChange } from '../activities/commit.js';
 import type { PreviewSummary } from '../commits/snapshot.js';
 import type { CommitState } from '../store/commits.js';
 import { CommitState as CommitStateAttribute } from '../temporal/search-attributes.js';
 import { indexingQueue } from './contracts/queues.js';
-
-export interface CommitInput {
-  commitId: string;
-  workspaceId: string;
-  /** How long to wait for a human decision before the commit ends `expired`. */
-  expirySeconds: number;
-  /** Most items per apply activity (fewer when their content is large): progress moves in these steps. */
-  applyBatch: number;
-}
-
-export interface DecisionInput {
-  /** The person deciding: the API passes the `sub` of their own JWT, never a credential's. */
-  by: string;
-  comment: string | null;
-}
-
-export interface CommitStatus {
-  state: CommitState;
-  decision: CommitStateChange['decision'] | null;
-  progress: CommitProgress;
-}
-
-export interface CommitProgress {
-  applied: number;
-  total: number;
-}
-
-export const commitWorkflowId = (workspaceId: string, commitId: string) => `commit-${workspaceId}-${commitId}`;
-
-export const stateQuery = defineQuery<CommitState>('state');
-export const previewQuery = defineQuery<PreviewSummary | null>('preview');
-export const progressQuery = defineQuery<CommitProgress>('progress');
-/** Updates, not signals: the reviewer learns at once whether the decision was taken (docs/decisions.md). */
-export const approveUpdate = defineUpdate<CommitStatus, [DecisionInput]>('approve');
-export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject');
-
-/** The failure type a refused decision carries; the API turns it into 409 `commit-not-pending`. */
-export const notPendingFailure = 'CommitNotPending';
+import { type CommitInput, type CommitProgress, type CommitStatus, type DecisionInput, approveUpdate, notPendingFailure, previewQuery, progressQuery, type CommitStateChange, rejectUpdate, stateQuery } from './contracts/commit-workspace.js';
 
 const { recordCommitState } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

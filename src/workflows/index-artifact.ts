@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
+import { type IndexArtifactInput } from './contracts/index-artifact.js';
 
 const { embedArtifact } = proxyActivities<ReturnType<typeof createActivities>>({
   // An embedding endpoint can be slow or rate-limited: retry with backoff for up to an hour.
@@ -7,13 +8,6 @@ const { embedArtifact } = proxyActivities<ReturnType<typeof createActivities>>({
   scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
 });
-
-export interface IndexArtifactInput {
-  artifactId: string;
-  revision: number;
-}
-
-export const indexArtifactWorkflowId = (artifactId: string, revision: number) => `index-artifact-${artifactId}-r${revision}`;
 
 /** Computes and stores the embedding of one artifact revision (id `index-artifact-<id>-r<revision>`). */
 export async function indexArtifact(input: IndexArtifactInput): Promise<string> {

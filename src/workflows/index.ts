@@ -1,8 +1,40 @@
 // Every workflow the worker runs. Bundled by @temporalio/worker: deterministic code only.
-export { indexArtifact } from './index-artifact.js';
-export { workspaceEvents } from './workspace-events.js';
-export { commitWorkspace } from './commit-workspace.js';
-export { mcpRun } from './mcp-run.js';
-export { agentRun } from './agent-run.js';
-export { transformRun } from './transform-run.js';
-export { connectionFlow } from './connection-flow.js';
+// Clients never import these files: they start a workflow by the type name in its contract
+// (`./contracts/`), and this file checks at compile time that each workflow matches it.
+import type { AgentRun } from './contracts/agent-run.js';
+import type { CommitWorkspace } from './contracts/commit-workspace.js';
+import type { ConnectionFlow } from './contracts/connection-flow.js';
+import type { IndexArtifact } from './contracts/index-artifact.js';
+import type { McpRun } from './contracts/mcp-run.js';
+import type { TransformRun } from './contracts/transform-run.js';
+import type { WorkspaceEvents } from './contracts/workspace-events.js';
+import { agentRun } from './agent-run.js';
+import { commitWorkspace } from './commit-workspace.js';
+import { connectionFlow } from './connection-flow.js';
+import { indexArtifact } from './index-artifact.js';
+import { mcpRun } from './mcp-run.js';
+import { transformRun } from './transform-run.js';
+import { workspaceEvents } from './workspace-events.js';
+
+export { agentRun, commitWorkspace, connectionFlow, indexArtifact, mcpRun, transformRun, workspaceEvents };
+
+/** Each export under the name its contract gives (the workflow type is the export's name). */
+type Registered = {
+  agentRun: AgentRun;
+  commitWorkspace: CommitWorkspace;
+  connectionFlow: ConnectionFlow;
+  indexArtifact: IndexArtifact;
+  mcpRun: McpRun;
+  transformRun: TransformRun;
+  workspaceEvents: WorkspaceEvents;
+};
+type Matches<T extends Registered> = T;
+export type Checked = Matches<{
+  agentRun: typeof agentRun;
+  commitWorkspace: typeof commitWorkspace;
+  connectionFlow: typeof connectionFlow;
+  indexArtifact: typeof indexArtifact;
+  mcpRun: typeof mcpRun;
+  transformRun: typeof transformRun;
+  workspaceEvents: typeof workspaceEvents;
+}>;

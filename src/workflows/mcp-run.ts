@@ -2,43 +2,7 @@ import { ActivityFailure, ApplicationFailure, defineQuery, isCancellation, proxy
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Activities } from '../activities/index.js';
 import { failureResult, type CallFailure } from '../mcp/client/failure.js';
-
-/** What one external MCP run does. Arguments are the caller's; no credential is ever part of it. */
-export type McpOperation =
-  | { kind: 'call_tool'; name: string; arguments: Record<string, unknown>; timeoutMs?: number; maxTotalMs: number }
-  | { kind: 'read_resource'; uri: string; timeoutMs: number }
-  | { kind: 'refresh_catalog' };
-
-export interface McpRunInput {
-  invocationId: string;
-  serverId: string;
-  /** The registration's revision the caller was authorised against (a warm connection to it is reused as is). */
-  serverRevision?: number;
-  workspaceId: string;
-  /** The person the run is for: an oauth2 server is called with their connection. */
-  principalId: string;
-  operation: McpOperation;
-  /** A §4.6 lifecycle call: on_create's `context` is merged into this artifact. */
-  lifecycle?: { tool: string; artifactId: string };
-}
-
-export type McpRunResult = { kind: 'tool_result'; result: CallToolResult } | { kind: 'resource'; result: ReadResourceResult } | { kind: 'catalog'; health: 'ok' | 'error'; tools: number; error?: string };
-
-export interface McpRunState {
-  invocation_id: string;
-  server_id: string;
-  workspace_id: string;
-  principal_id: string;
-  operation: McpOperation['kind'];
-  tool?: string;
-  uri?: string;
-  status: 'running' | 'completed';
-  started_at: string;
-  completed_at?: string;
-  outcome?: McpRunResult;
-}
-
-export const mcpRunStateQuery = defineQuery<McpRunState>('state');
+import { type McpRunInput, type McpRunResult, type McpRunState, mcpRunStateQuery } from './contracts/mcp-run.js';
 
 const maxAttempts = 4;
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: maxAttempts };

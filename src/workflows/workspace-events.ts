@@ -1,19 +1,9 @@
 import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.js';
 import type { WorkspaceEvent } from '../events/types.js';
+import { type WorkspaceEventsInput, artifactEventSignal, pendingEventsQuery } from './contracts/workspace-events.js';
 
 const batchSize = 100;
-
-export const artifactEventSignal = defineSignal<[WorkspaceEvent]>('artifactEvent');
-export const pendingEventsQuery = defineQuery<number>('pendingEvents');
-
-export interface WorkspaceEventsInput {
-  workspaceId: string;
-  /** Continue-as-new after this many events, to keep history bounded. */
-  continueAsNewAfter: number;
-  /** Events received but not yet recorded when the previous run continued as new. */
-  pending?: WorkspaceEvent[];
-}
 
 const { recordWorkspaceEvents } = proxyActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '10 seconds', // one upsert; short, so a killed worker's attempt is retried soon

@@ -1,0 +1,59 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { PreviewCounts } from '../../commits/preview.js';
+import type { PreviewSummary } from '../../commits/snapshot.js';
+import type { CommitDoc, CommitState } from '../../store/commits.js';
+
+/** The contract of `commitWorkspace` (workflows/commit-workspace.ts): what the API, the activities and the workflow share. */
+export const commitWorkspaceType = 'commitWorkspace';
+export type CommitWorkspace = (input: CommitInput) => Promise<CommitStatus>;
+
+export interface CommitInput {
+  commitId: string;
+  workspaceId: string;
+  /** How long to wait for a human decision before the commit ends `expired`. */
+  expirySeconds: number;
+  /** Most items per apply activity (fewer when their content is large): progress moves in these steps. */
+  applyBatch: number;
+}
+
+export interface DecisionInput {
+  /** The person deciding: the API passes the `sub` of their own JWT, never a credential's. */
+  by: string;
+  comment: string | null;
+}
+
+export interface CommitStatus {
+  state: CommitState;
+  decision: CommitStateChange['decision'] | null;
+  progress: CommitProgress;
+}
+
+export interface CommitProgress {
+  applied: number;
+  total: number;
+}
+
+export const stateQuery = defineQuery<CommitState>('state');
+export const previewQuery = defineQuery<PreviewSummary | null>('preview');
+export const progressQuery = defineQuery<CommitProgress>('progress');
+/** Updates, not signals: the reviewer learns at once whether the decision was taken (docs/decisions.md). */
+export const approveUpdate = defineUpdate<CommitStatus, [DecisionInput]>('approve');
+export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject');
+
+/** The failure type a refused decision carries; the API turns it into 409 `commit-not-pending`. */
+export const notPendingFailure = 'CommitNotPending';
+
+/** A state change as the workflow reports it: dates travel as ISO strings. */
+export interface CommitStateChange {
+  commitId: string;
+  state: CommitState;
+  expiresAt?: string;
+  counts?: PreviewCounts;
+  total?: number;
+  chunks?: number;
+  generation?: number;
+  decision?: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string };
+  error?: string;
+  postCommitError?: string;
+  extractText?: CommitDoc['extract_text'];
+}
