@@ -33,6 +33,7 @@ import { stdioServers } from '../stdio-servers/index.js';
 import { Projector, workflowRefresher } from '../connections/projection.js';
 import { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { SignInEventStore } from '../store/sign-in-events.js';
+import { builtinServers } from '../mcp/server/builtin.js';
 import { createRateLimits } from '../limits/rate-limits.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
@@ -85,6 +86,7 @@ export function createServices(config: Config, logger: Logger): Services {
     projector: new Projector(connections, workflowRefresher(() => temporal)),
     signIns: new SignInThrottle(new SignInEventStore(db), audit, signInPolicy, logger),
     rateLimits: createRateLimits(config),
+    builtinServers,
   };
 }
 

@@ -18,11 +18,9 @@ import { invocableServer, invokeTool, invokeToolBody, presentInvocation, waitSec
 import { actionKinds } from '../invocations/proposed-actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { parse } from '../api/validate.js';
+import { parse } from '../kernel/errors/validation.js';
 import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
-import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
-import { isBuiltinServer } from '../mcp/server/builtin.js';
 
 const uuid = z.uuid({ error: 'must be a UUID' });
 const agentWait = waitSeconds.describe('How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.');
@@ -146,9 +144,8 @@ export function presentAgentRun(state: AgentRunState) {
   };
 }
 
-type AnyRunState = McpRunState | AgentRunState | TransformRunState;
-const isAgentRun = (s: AnyRunState): s is AgentRunState => 'kind' in s && s.kind === 'agent_run';
-const isTransformRun = (s: AnyRunState): s is TransformRunState => 'kind' in s && s.kind === 'transform';
+export type AnyRunState = McpRunState | AgentRunState | TransformRunState;
+export const isAgentRun = (s: AnyRunState): s is AgentRunState => 'kind' in s && s.kind === 'agent_run';
 
 /**
  * An invocation the principal may see: one it started, or one in a workspace it administers (A).
@@ -163,17 +160,10 @@ export async function readableInvocation(ctx: OperationContext, invocationId: st
   return state;
 }
 
-/** GET /invocations/{id}: an MCP call, an agent run, as each presents itself. */
-export async function getInvocation(ctx: OperationContext, invocationId: string) {
-  const state = await readableInvocation(ctx, invocationId);
-  if (isAgentRun(state)) return presentAgentRun(state);
-  if (isTransformRun(state)) return presentTransformRun(state);
-  return presentInvocation(state, state.outcome);
-}
 
 async function agentRunToDecide(ctx: OperationContext, invocationId: string): Promise<AgentRunState> {
   const state = await readableInvocation(ctx, invocationId);
-  if (!isAgentRun(state)) throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is ${isTransformRun(state) ? 'a transform: approve or reject its approval step' : 'an MCP call'}; it has no proposals to decide on.`);
+  if (!isAgentRun(state)) throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is ${'kind' in state && state.kind === 'transform' ? 'a transform: approve or reject its approval step' : 'an MCP call'}; it has no proposals to decide on.`);
   return state;
 }
 
@@ -190,24 +180,4 @@ export async function discardInvocation(ctx: OperationContext, invocationId: str
   return presentAgentRun(await ctx.services.invocationRunner.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }));
 }
 
-const notInvocable = (id: string, type: string) =>
-  problems.conflict('not-invocable', `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), transforms (${transformType}), built-in agents (GET /agents) and the built-in platform toolset.`);
 
-/**
- * `POST /artifacts/{id}/invoke` (SPEC §4.3): the target decides the mode. An MCP server: tool mode
- * ({name, arguments}), or one of its tools as an agent ({tool, …}); a built-in agent: task-agent
- * mode, or LLM mode for the `llm` agent; a transform: a transform run.
- */
-export async function invoke(ctx: OperationContext, id: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
-  const agent = agentById(id);
-  if (agent) return invokeAgent(ctx, agent, parse(agentInvokeBody, body, 'body'), idempotencyKey);
-  if (isBuiltinServer(id)) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey);
-  const found = await visibleArtifact(ctx, id);
-  if (baseType(found.doc.content_type) === mcpServerType) {
-    // With `tool`, the server's tool runs as an agent; with `name`, it is simply called.
-    if (body && typeof body === 'object' && 'tool' in body) return invokeServerAgent(ctx, found, parse(serverAgentBody, body, 'body'), idempotencyKey);
-    return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
-  }
-  if (baseType(found.doc.content_type) === transformType) return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
-  throw notInvocable(id, found.doc.content_type);
-}

@@ -3,14 +3,13 @@ import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
 import { mcpServerContent } from '../artifacts/content-types/mcp-server.js';
 import type { LifecycleTool } from '../artifacts/content-types/type-definition.js';
 import { problems } from '../kernel/errors/problem.js';
-import { builtinCatalogEntry } from '../mcp/server/builtin.js';
 import { genericMcpIcon } from '../mcp/client/icons.js';
 import { lifecycleServer, serverWithTool, typeServers } from '../mcp/client/lifecycle.js';
 import { catalogWorkflowId, invocationWorkflowId } from '../workflows/contracts/ids.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { invokesServers, mayInvokeIn } from './mcp-servers.js';
+import { invokesServers, mayInvokeIn } from './mcp-permissions.js';
 import type { CatalogDoc } from '../store/mcp-catalog.js';
 import type { OperationContext } from './context.js';
 
@@ -84,7 +83,7 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
     entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   }
   const listed = servers.map((s) => present(s, entries.get(s._id)));
-  return { servers: options.workspaceId ? listed : [builtinCatalogEntry(ctx), ...listed], truncated: page.next_cursor !== null };
+  return { servers: options.workspaceId ? listed : [ctx.services.builtinServers.catalogEntry(ctx), ...listed], truncated: page.next_cursor !== null };
 }
 
 /** Starts a §4.6 lifecycle call for a draft, if its type's server implements the tool. Returns the run's id. */

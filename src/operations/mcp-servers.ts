@@ -5,13 +5,14 @@ import type { Principal } from '../identity/principal.js';
 import { baseType, isPlatformType, mcpServerType } from '../artifacts/content-types/index.js';
 import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
-import { callBuiltin, isBuiltinServer } from '../mcp/server/builtin.js';
+import { isBuiltinServer } from './builtin-servers.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { McpOperation, McpRunResult, McpRunState } from '../workflows/contracts/mcp-run.js';
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
+import { invokesServers, mayInvokeIn } from './mcp-permissions.js';
 import type { OperationContext } from './context.js';
 
 export const waitSeconds = z.number().min(0).max(120).optional().describe('How long to wait for the answer before returning 202 and the invocation to poll.');
@@ -58,11 +59,6 @@ export async function invocableServer(ctx: OperationContext, id: string, found?:
   return { doc, container, content: mcpServerContent.parse(JSON.parse(doc.content)) };
 }
 
-/** The principal holds `artifact:invoke` for MCP servers (a `tool:` scope for another type does not do). */
-export const invokesServers = (principal: Principal) => principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource']);
-
-/** The principal may call servers of this workspace: `artifact:invoke` for MCP servers, and the I grant. */
-export const mayInvokeIn = (principal: Principal, container: ContainerDoc) => invokesServers(principal) && grantsOf(container, principal.subject).has('I');
 
 function requireInvokeScope(principal: Principal): void {
   if (!invokesServers(principal)) throw problems.insufficientScope(`artifact:invoke (for ${mcpServerType})`);
@@ -115,7 +111,7 @@ const pending = (invocation: ReturnType<typeof presentInvocation>): Answer => ({
 export async function invokeTool(ctx: OperationContext, serverId: string, body: z.infer<typeof invokeToolBody>, idempotencyKey?: string, found?: { doc: ArtifactDoc; container: ContainerDoc }): Promise<Answer> {
   if (isBuiltinServer(serverId)) {
     requireInvokeScope(ctx.state.principal!);
-    return { status: 200, body: builtinInvocation(serverId, body.name, await callBuiltin(ctx, body.name, body.arguments)) };
+    return { status: 200, body: builtinInvocation(serverId, body.name, await ctx.services.builtinServers.call(ctx, body.name, body.arguments)) };
   }
   const server = await invocableServer(ctx, serverId, found);
   const { config } = ctx.services;

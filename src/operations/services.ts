@@ -25,6 +25,8 @@ import type { Outbound } from '../net/outbound.js';
 import type { ConnectionStore } from '../store/connections.js';
 import type { Projector } from '../connections/projection.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../identity/principal.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
@@ -66,4 +68,27 @@ export interface Services {
   signIns: SignInThrottle;
   /** This replica's request rate limits (per principal, per client IP on credential exchanges). */
   rateLimits: RateLimits;
+  /** The platform's own persona servers, implemented by the MCP server (wired in by the API process). */
+  builtinServers: BuiltinServers;
+}
+
+/**
+ * What an operation needs of its caller: the services, who asks, and the request it belongs to. A
+ * REST route's Koa context is one; the MCP endpoint builds one per tool call.
+ */
+export interface OperationContext {
+  services: Services;
+  state: { principal?: Principal; requestId: string; channel?: 'api' | 'mcp' };
+}
+
+/**
+ * What the operations need of the built-in servers. The MCP server implements it
+ * (`mcp/server/builtin.ts`) and the API's composition root hands it in through the services, so
+ * the operations never import the MCP server that imports them.
+ */
+export interface BuiltinServers {
+  /** The persona's catalog entry, as the caller's scopes let them see it. */
+  catalogEntry(ctx: OperationContext): Record<string, unknown> & { id: string };
+  /** Calls one of the persona's tools with the caller's own principal. */
+  call(ctx: OperationContext, name: string, args: Record<string, unknown>): Promise<CallToolResult>;
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
-import { normalize, type Embedder } from './embedder.js';
+import { normalize, type Embedder } from './embedding.js';
 
 /** sentence-transformers' max_seq_length for all-MiniLM-L6-v2. */
 const maxTokens = 256;

@@ -9,6 +9,9 @@ import { containerCollection, settleShares, type ContainerDoc, type ContainerKin
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 import { atRevision, revisionId, revisionsCollection, revisionState, type RevisionDoc, type RevisionState } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
+import type { ArtifactDoc, Provenance } from './artifact-doc.js';
+
+export type { ArtifactDoc, Provenance } from './artifact-doc.js';
 
 /**
  * A conditional write found the draft at another revision than expected (`current`; null when it is
@@ -25,28 +28,6 @@ const claimRetries = 100;
 /** How many claims a settle rolls the document forward over before it gives up (a runaway loop). */
 const settleRounds = 1000;
 
-export interface Provenance {
-  created_by: string;
-  created_at: Date;
-  updated_by: string;
-  updated_at: Date;
-  /** Where the content came from: the channel and, when known, the request or artifact behind it. */
-  source: {
-    kind: 'api' | 'mcp' | 'agent' | 'commit';
-    request_id?: string;
-    /** For a change an agent proposed: the invocation that applied it, the action, and the agent. */
-    invocation_id?: string;
-    action_id?: string;
-    agent?: string;
-    derived_from?: string;
-    /** For a collection artifact: the commit that wrote this version, and who approved it. */
-    commit_id?: string;
-    approved_by?: string;
-    /** The credential that made the change when it was not the person's own token. */
-    via?: { kind: 'server_credential' | 'api_key'; id: string };
-  };
-}
-
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A content-type pattern (`text/markdown`, `text/*`, `*`) as a query on the stored content_type. */
@@ -54,41 +35,6 @@ export function contentTypeMatch(pattern: string): Filter<ArtifactDoc> {
   if (pattern === '*' || pattern === '*/*') return {};
   if (pattern.endsWith('/*')) return { content_type: { $regex: `^${escapeRegex(pattern.slice(0, -1))}`, $options: 'i' } };
   return { content_type: { $regex: `^${escapeRegex(pattern)}\\s*(;|$)`, $options: 'i' } };
-}
-
-export interface ArtifactDoc {
-  _id: string;
-  title: string;
-  content_type: string;
-  content: string;
-  context: Record<string, unknown>;
-  collection_id: string;
-  container_kind: ContainerKind;
-  /** Lexicographic base-62 fractional index key: artifacts of a container sort by it. */
-  order_key: string;
-  /** Incremented on every update of a draft; for a collection artifact, equal to its version. */
-  revision: number;
-  /** Collection artifacts only: the current version (earlier ones are in artifact_versions). */
-  version?: number;
-  /** Workspace drafts only: set while archived (hidden from search and from a commit's default selection). */
-  archived_at?: Date;
-  provenance: Provenance;
-  /**
-   * Collection artifacts of a type whose content-type server implements `extract_text` (§4.6): the
-   * plain text it returned for this version, which search indexes instead of the raw content.
-   */
-  search_text?: { revision: number; text: string };
-  /**
-   * Whose stored secrets the content references: the person who last wrote the content (each such
-   * write checks that they own them). Unset until the content is first changed: then the creator.
-   */
-  secrets_owner?: string;
-  /**
-   * The embedding of this revision's text, written by the indexing activity. The vector is BSON
-   * binary (float32, subtype 9), which Atlas Vector Search indexes and FerretDB reads ten times faster
-   * than an array of doubles (docs/decisions.md); older documents may still hold a number array.
-   */
-  search?: { embedder: string; content_hash: string; vector: Binary | number[]; revision: number; embedded_at: Date };
 }
 
 /** Names of the artifact lifecycle states (docs/decisions.md). */

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { ArtifactDoc } from './artifacts.js';
+import type { ArtifactDoc } from './artifact-doc.js';
 import { decodeCursor, encodeCursor, invalidCursor, type Page } from './pagination.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import type { ArtifactDoc } from './artifacts.js';
+import type { ArtifactDoc } from './artifact-doc.js';
 import { pageByNumber, type Page } from './pagination.js';
 
 /** Who and what stand behind one version: kept forever with it. */

@@ -1,5 +1,6 @@
 import { agents, presentAgent } from '../../invocations/agents/registry.js';
-import { applyBody, applyInvocation, discardInvocation, getInvocation, invoke } from '../../operations/invocations.js';
+import { applyBody, applyInvocation, discardInvocation } from '../../operations/invocations.js';
+import { getInvocation, invoke } from '../../operations/invoke.js';
 import { approvalBody, decideTransform } from '../../operations/transforms.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { answer } from './answer.js';

@@ -1,21 +1,16 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { v5 as uuidv5 } from 'uuid';
 import { z } from 'zod';
 import { mcpServerType } from '../../artifacts/content-types/index.js';
 import type { OperationContext } from '../../operations/context.js';
 import { callPlatformTool, serverIcon, serverInfo } from './server.js';
 import { tools } from './tools.js';
 
-const personaNamespace = '0b7f6a4e-5d2c-4f1e-9a63-2f1d8c7b9e10';
+import { platformToolsetId, type BuiltinServers } from '../../operations/builtin-servers.js';
 
-/**
- * Built-in persona servers (SPEC §4.2): servers the platform itself provides, addressable by a fixed
- * artifact id like any registered server. The platform's own toolset is one: invoking it runs the
- * tool in-process for the caller, as `/mcp` would (docs/decisions.md: no workflow, nothing is called out).
- */
-export const platformToolsetId = uuidv5('platform:toolset', personaNamespace);
+export { isBuiltinServer, platformToolsetId } from '../../operations/builtin-servers.js';
 
-export const isBuiltinServer = (id: string) => id === platformToolsetId;
+// The platform's own toolset: invoking it runs the tool in-process for the caller, as `/mcp` would
+// (docs/decisions.md: no workflow, nothing is called out).
 
 const title = 'Platform toolset';
 
@@ -65,3 +60,6 @@ export async function callBuiltin(ctx: OperationContext, name: string, args: Rec
   }
   return (await callPlatformTool(ctx, tool, input.data)).result;
 }
+
+/** The built-in servers as the operations see them: wired into the services by the API's composition root. */
+export const builtinServers: BuiltinServers = { catalogEntry: builtinCatalogEntry, call: callBuiltin };

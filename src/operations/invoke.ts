@@ -1,0 +1,45 @@
+import { agentById } from '../invocations/agents/registry.js';
+import { problems } from '../kernel/errors/problem.js';
+import { parse } from '../kernel/errors/validation.js';
+import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
+import type { TransformRunState } from '../workflows/contracts/transform-run.js';
+import { isBuiltinServer } from './builtin-servers.js';
+import { visibleArtifact } from './artifacts.js';
+import type { OperationContext } from './context.js';
+import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, presentAgentRun, readableInvocation, serverAgentBody, type AnyRunState } from './invocations.js';
+import { invokeTool, invokeToolBody, presentInvocation, type Answer } from './mcp-servers.js';
+import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
+
+/** The one door to every kind of invocation: what the target is decides which runs. */
+
+const isTransformRun = (s: AnyRunState): s is TransformRunState => 'kind' in s && s.kind === 'transform';
+
+/** GET /invocations/{id}: an MCP call, an agent run, as each presents itself. */
+export async function getInvocation(ctx: OperationContext, invocationId: string) {
+  const state = await readableInvocation(ctx, invocationId);
+  if (isAgentRun(state)) return presentAgentRun(state);
+  if (isTransformRun(state)) return presentTransformRun(state);
+  return presentInvocation(state, state.outcome);
+}
+
+const notInvocable = (id: string, type: string) =>
+  problems.conflict('not-invocable', `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), transforms (${transformType}), built-in agents (GET /agents) and the built-in platform toolset.`);
+
+/**
+ * `POST /artifacts/{id}/invoke` (SPEC §4.3): the target decides the mode. An MCP server: tool mode
+ * ({name, arguments}), or one of its tools as an agent ({tool, …}); a built-in agent: task-agent
+ * mode, or LLM mode for the `llm` agent; a transform: a transform run.
+ */
+export async function invoke(ctx: OperationContext, id: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
+  const agent = agentById(id);
+  if (agent) return invokeAgent(ctx, agent, parse(agentInvokeBody, body, 'body'), idempotencyKey);
+  if (isBuiltinServer(id)) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey);
+  const found = await visibleArtifact(ctx, id);
+  if (baseType(found.doc.content_type) === mcpServerType) {
+    // With `tool`, the server's tool runs as an agent; with `name`, it is simply called.
+    if (body && typeof body === 'object' && 'tool' in body) return invokeServerAgent(ctx, found, parse(serverAgentBody, body, 'body'), idempotencyKey);
+    return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
+  }
+  if (baseType(found.doc.content_type) === transformType) return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
+  throw notInvocable(id, found.doc.content_type);
+}
