@@ -10,6 +10,8 @@ import type { AgentArtifact } from '../invocations/agents/types.js';
 import { principalOf, type PrincipalSnapshot } from '../identity/principal.js';
 import type { Config } from '../kernel/config/env.js';
 import { EventRunner, stableEventId } from '../runners/events.js';
+import { IndexingRunner } from '../runners/indexing.js';
+import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
 import { Llm, LlmError } from '../llm/client.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
@@ -17,10 +19,6 @@ import { ContainerStore } from '../store/containers.js';
 import { isStorageUnavailable } from '../store/deadline.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
-import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
-import { indexArtifactType, type IndexArtifact } from '../workflows/contracts/index-artifact.js';
-import { indexArtifactWorkflowId } from '../workflows/contracts/ids.js';
-import { indexingQueue } from '../workflows/contracts/queues.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp-call.js';
 import { type ProposeInput } from '../workflows/contracts/agent-run.js';
@@ -80,23 +78,18 @@ export function createInvocationActivities(config: Config, db: Db, deps: { artif
     return { actions: out.actions as unknown[], output: typeof out.output === 'string' ? out.output : null };
   };
 
+  /** What follows each write an action makes, as a worker has it; `key` fixes the event id, so a retry reports nothing twice. */
   const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
-    const publisher = new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
+    const events = new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
+    const indexing = new IndexingRunner(() => client, config.TEMPORAL_TASK_QUEUE);
+    const steps: AfterWriteSteps = {
+      index: (w) => Promise.all([deps.changes.record(w.doc._id), w.kind !== 'artifact_deleted' && indexing.start(w.doc)]),
+      publish: (w) => events.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed, w.eventId),
+    };
     return async (kind, doc, key, changed) => {
       const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
-      await Promise.all([
-        deps.changes.record(doc._id),
-        kind !== 'artifact_deleted' &&
-          client.workflow
-          .start<IndexArtifact>(indexArtifactType, {
-            workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
-            taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
-            args: [{ artifactId: doc._id, revision: doc.revision }],
-            typedSearchAttributes: [{ key: ArtifactId, value: doc._id }, { key: RunKind, value: 'index-artifact' }],
-          })
-            .catch((err: Error) => (err.name === 'WorkflowExecutionAlreadyStartedError' ? undefined : Promise.reject(err))),
-        publisher.publish(kind, doc.collection_id, doc._id, doc.provenance.updated_by, changed, stableEventId(at, `${key}:${kind}`)),
-      ]);
+      const write = { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}), eventId: stableEventId(at, `${key}:${kind}`) };
+      await afterArtifactWrite(steps, write, 'throw');
     };
   };
 

@@ -11,7 +11,7 @@ import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { SecretStore } from '../store/secrets.js';
 import { ExternalServers } from '../mcp/client/external.js';
 import { stdioServers } from '../stdio-servers/index.js';
-import { ConnectionPool } from '../mcp/client/pool.js';
+import { SessionPool } from '../mcp/client/session-pool.js';
 
 export interface McpClient {
   external: ExternalServers;
@@ -33,7 +33,7 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
   // A tool that answers with plain JSON sends nothing until it is done: the call's own timeout (which
   // progress resets) bounds it, not the outbound one, which still bounds connecting.
   const transport = createOutbound({ allow, timeoutMs: (config.MCP_CALL_MAX_SECONDS + 60) * 1000, connectTimeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
-  const pool = new ConnectionPool(config.MCP_CONNECTION_IDLE_SECONDS * 1000, logger);
+  const pool = new SessionPool(config.MCP_CONNECTION_IDLE_SECONDS * 1000, logger);
   const ring = loadKeyRing(config, logger);
   const secrets = new SecretStore(db, ring);
   const connections = new ConnectionStore(db, ring);

@@ -15,12 +15,13 @@ import { AuditStore } from '../store/audit.js';
 import { ConsentStore } from '../store/consents.js';
 import { SecretStore } from '../store/secrets.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
-import { createTemporalClient, createTemporalProbe } from '../temporal/connection.js';
+import { createTemporalClient, createTemporalProbe } from '../temporal/client.js';
 import { createEmbedder } from '../search/embedder.js';
 import { SearchService } from '../search/service.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { SearchChangeStore } from '../store/search-changes.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
+import { IndexingRunner } from '../runners/indexing.js';
 import { CommitRunner } from '../runners/commit.js';
 import { CommitStore } from '../store/commits.js';
 import { VersionStore } from '../store/versions.js';
@@ -51,6 +52,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
   const connections = new ConnectionStore(db, ring);
   const audit = new AuditStore(db);
+  const indexing = new IndexingRunner(() => temporal, config.TEMPORAL_TASK_QUEUE);
   const signInPolicy = { delayAfter: config.SIGN_IN_DELAY_AFTER, lockAfter: config.SIGN_IN_LOCK_AFTER, lockoutSeconds: config.SIGN_IN_LOCKOUT_SECONDS };
   return {
     config,
@@ -72,7 +74,7 @@ export function createServices(config: Config, logger: Logger): Services {
     secrets: new SecretStore(db, ring),
     audit,
     search: new SearchService(
-      { config, logger, artifacts, changes: new SearchChangeStore(db), temporal, artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
+      { config, logger, artifacts, changes: new SearchChangeStore(db), startIndexing: (doc) => indexing.start(doc), artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
       () => createEmbedder(config),
     ),
     versions: new VersionStore(db),

@@ -5,7 +5,7 @@ import { createActivities } from '../activities/index.js';
 import { createEmbedder } from '../search/embedder.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
-import { temporalConnectionOptions } from '../temporal/connection.js';
+import { temporalConnectionOptions } from '../temporal/client.js';
 import { customSearchAttributes } from '../temporal/search-attributes.js';
 import { indexingQueue } from '../workflows/contracts/queues.js';
 import { createMcpClient } from './mcp-client.js';

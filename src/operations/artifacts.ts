@@ -13,6 +13,7 @@ import type { OperationContext } from './context.js';
 import { storableObject, text } from '../kernel/json/schemas.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { afterMcpWrite } from './mcp-catalog.js';
+import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
 
 /**
  * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
@@ -58,20 +59,14 @@ export async function editableDraft(ctx: OperationContext, id: string) {
  * request (docs/decisions.md).
  */
 export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
-  const steps: [string, () => Promise<unknown>][] = [];
-  if (kind === 'artifact_deleted') steps.push(['search index', () => ctx.services.search.deleted(doc._id)]);
-  else if (changed?.join() !== 'order_key') steps.push(['search index', () => ctx.services.search.written(doc)]);
-  if (doc.container_kind === 'workspace') {
-    steps.push(['event', () => ctx.services.eventRunner.publish(kind, doc.collection_id, doc._id, ctx.state.principal!.subject, changed)]);
-    if (changed?.join() !== 'order_key') steps.push(['MCP catalog or lifecycle', () => afterMcpWrite(ctx, kind, doc)]);
-  }
-  for (const [what, step] of steps) {
-    try {
-      await step();
-    } catch (err) {
-      ctx.services.logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
-    }
-  }
+  const { search, eventRunner, logger } = ctx.services;
+  const steps: AfterWriteSteps = {
+    index: (w) => (w.kind === 'artifact_deleted' ? search.deleted(w.doc._id) : search.written(w.doc)),
+    publish: (w) => eventRunner.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed),
+    mcp: (w) => afterMcpWrite(ctx, w.kind, w.doc),
+  };
+  const log = (what: string, err: unknown) => logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
+  await afterArtifactWrite(steps, { kind, doc, actor: ctx.state.principal!.subject, ...(changed ? { changed } : {}) }, { log });
 }
 
 /** Provenance of a REST write: the request, and the credential when a person did not act directly. */

@@ -1,12 +1,7 @@
-import type { Client } from '@temporalio/client';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { uuidv7Floor, uuidv7Time, type SearchChangeStore } from '../store/search-changes.js';
-import { ArtifactId, RunKind } from '../temporal/search-attributes.js';
-import { indexArtifactType, type IndexArtifact } from '../workflows/contracts/index-artifact.js';
-import { indexArtifactWorkflowId } from '../workflows/contracts/ids.js';
-import { indexingQueue } from '../workflows/contracts/queues.js';
 import { AtlasSearchBackend } from './atlas.js';
 import { searchable } from './documents.js';
 import type { Embedder } from './embedder.js';
@@ -38,7 +33,7 @@ export class SearchService {
   private readonly deletedIds = new Set<string>();
 
   constructor(
-    private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; temporal: Client; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
+    private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; startIndexing: (doc: ArtifactDoc) => Promise<void>; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
     private readonly loadEmbedder: () => Promise<Embedder>,
   ) {
     this.atlas =
@@ -145,15 +140,7 @@ export class SearchService {
       this.apply(doc);
       await this.deps.changes.record(doc._id);
     }
-    await this.deps.temporal.workflow.start<IndexArtifact>(indexArtifactType, {
-      workflowId: indexArtifactWorkflowId(doc._id, doc.revision),
-      taskQueue: indexingQueue(this.deps.config.TEMPORAL_TASK_QUEUE),
-      args: [{ artifactId: doc._id, revision: doc.revision }],
-      typedSearchAttributes: [
-        { key: ArtifactId, value: doc._id },
-        { key: RunKind, value: 'index-artifact' },
-      ],
-    });
+    await this.deps.startIndexing(doc);
   }
 
   /**

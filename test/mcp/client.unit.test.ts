@@ -8,8 +8,8 @@ import { mcpServerContent } from '../../src/artifacts/content-types/mcp-server.j
 import { catalogEntry, CatalogMismatch, StdioCatalog } from '../../src/stdio-servers/catalog.js';
 import { typeDefinition } from '../../src/artifacts/content-types/type-definition.js';
 import { createLogger } from '../../src/kernel/logging/logger.js';
-import type { Connection } from '../../src/mcp/client/connection.js';
-import { ConnectionPool } from '../../src/mcp/client/pool.js';
+import type { McpSession } from '../../src/mcp/client/session.js';
+import { SessionPool } from '../../src/mcp/client/session-pool.js';
 import { boundResult, classify, redact } from '../../src/mcp/client/results.js';
 
 describe('the stdio catalog', () => {
@@ -125,12 +125,12 @@ describe('results', () => {
 });
 
 describe('connection pool', () => {
-  const fake = (): Connection & { closed: boolean } => {
-    const c = { closed: false, client: {} as Connection['client'], stderrTail: () => '', close: async () => void (c.closed = true) };
+  const fake = (): McpSession & { closed: boolean } => {
+    const c = { closed: false, client: {} as McpSession['client'], stderrTail: () => '', close: async () => void (c.closed = true) };
     return c;
   };
   it('reuses a connection, and a failed call drops only the connection it used', async () => {
-    const pool = new ConnectionPool(60_000, createLogger('silent'));
+    const pool = new SessionPool(60_000, createLogger('silent'));
     const first = fake();
     const second = fake();
     let opened = 0;
@@ -151,7 +151,7 @@ describe('connection pool', () => {
     assert.equal(second.closed, true);
   });
   it('closes connections left idle', async () => {
-    const pool = new ConnectionPool(50, createLogger('silent'));
+    const pool = new SessionPool(50, createLogger('silent'));
     const c = fake();
     await pool.use('k', async () => c, async () => undefined);
     await new Promise((r) => setTimeout(r, 200));

@@ -8,8 +8,8 @@ import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 import type { SecretStore } from '../../store/secrets.js';
 import { ConnectionUnusable, type Projector } from '../../connections/projection.js';
 import { genericMcpIcon, iconOf } from './icons.js';
-import { openConnection, type Connection, type OutboundHttp, type ResolvedCredentials } from './connection.js';
-import { connectionKey, type ConnectionPool } from './pool.js';
+import { openSession, type McpSession, type OutboundHttp, type ResolvedCredentials } from './session.js';
+import { sessionKey, type SessionPool } from './session-pool.js';
 import { boundResult, classify, redact } from './results.js';
 import { CallFailed, unusable } from './failure.js';
 import { CatalogMismatch, type Launch, type StdioServers } from '../../stdio-servers/index.js';
@@ -29,7 +29,7 @@ interface Deps {
   secrets: SecretStore;
   projector: Projector;
   catalog: McpCatalogStore;
-  pool: ConnectionPool;
+  pool: SessionPool;
   outbound: OutboundHttp;
   logger: Logger;
   resultMaxBytes: number;
@@ -134,7 +134,7 @@ export class ExternalServers {
     const server = await this.load(serverId);
     const creds = await this.resolve(server.doc, server.content, person);
     // An oauth2 server's connections are per person and per token (the key covers the header): its credentials are projected afresh for every call, never kept.
-    const prepared = { server, creds, key: connectionKey(serverId, { content: server.content, launch: server.launch, creds }) };
+    const prepared = { server, creds, key: sessionKey(serverId, { content: server.content, launch: server.launch, creds }) };
     if (server.content.auth?.type !== 'oauth2') this.prepared.set(serverId, prepared);
     return prepared;
   }
@@ -143,10 +143,10 @@ export class ExternalServers {
    * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
    * after a server restart) is dropped and the call made once more on a fresh one.
    */
-  private async withConnection<T>(serverId: string, fn: (connection: Connection, server: LoadedServer) => Promise<T>, revision?: number, person?: string): Promise<T> {
+  private async withSession<T>(serverId: string, fn: (connection: McpSession, server: LoadedServer) => Promise<T>, revision?: number, person?: string): Promise<T> {
     const { server, creds, key } = await this.prepare(serverId, revision, person);
     const open = () =>
-      openConnection(server.content, creds, { outbound: this.deps.outbound, sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }) }, () => this.toolsChanged(serverId));
+      openSession(server.content, creds, { outbound: this.deps.outbound, sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }) }, () => this.toolsChanged(serverId));
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
         .use(key, open, async (connection, reused, drop) => {
@@ -176,7 +176,7 @@ export class ExternalServers {
   }
 
   async callTool(serverId: string, name: string, args: Record<string, unknown>, options: CallOptions, revision?: number): Promise<CallToolResult> {
-    const result = await this.withConnection(serverId, ({ client }, { content }) =>
+    const result = await this.withSession(serverId, ({ client }, { content }) =>
       client.callTool({ name, arguments: args }, undefined, {
         timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
         resetTimeoutOnProgress: true,
@@ -192,7 +192,7 @@ export class ExternalServers {
 
   /** Reads a resource; one larger than MCP_RESULT_MAX_BYTES is refused rather than cut (a cut file is a wrong file). */
   async readResource(serverId: string, uri: string, timeoutMs: number, person?: string): Promise<ReadResourceResult> {
-    const read = await this.withConnection(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person);
+    const read = await this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person);
     const size = Buffer.byteLength(JSON.stringify(read));
     if (size > this.deps.resultMaxBytes) throw new CallFailed({ retryable: false, kind: 'protocol', message: `The resource ${uri} is ${size} bytes, more than this platform takes (MCP_RESULT_MAX_BYTES = ${this.deps.resultMaxBytes}).` });
     return read;
@@ -203,7 +203,7 @@ export class ExternalServers {
     const started = Date.now();
     let server: LoadedServer | undefined;
     try {
-      return await this.withConnection(serverId, async (connection, loaded) => {
+      return await this.withSession(serverId, async (connection, loaded) => {
         server = loaded;
         const doc = await this.listing(connection, loaded.doc, started);
         await this.deps.catalog.put(doc);
@@ -218,7 +218,7 @@ export class ExternalServers {
     }
   }
 
-  private async listing({ client, discoveryIcon }: Connection, doc: ArtifactDoc, started: number): Promise<CatalogDoc> {
+  private async listing({ client, discoveryIcon }: McpSession, doc: ArtifactDoc, started: number): Promise<CatalogDoc> {
     const version = client.getServerVersion();
     const serverIcon = iconOf(version, discoveryIcon);
     const caps = client.getServerCapabilities() ?? {};

@@ -1,6 +1,6 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { DiscoveryError } from './connection.js';
+import { DiscoveryError } from './session.js';
 import type { CallFailure } from './failure.js';
 
 /** How much of an error body a tool result carries (§7.1: "a truncated body"). */

@@ -39,7 +39,7 @@ export class DiscoveryError extends Error {
 }
 
 /** A live client and what its connection learnt beyond the MCP handshake. */
-export interface Connection {
+export interface McpSession {
   client: Client;
   /** The server's icon from its discovery document, if any. */
   discoveryIcon?: string;
@@ -88,12 +88,12 @@ async function connectHttp(client: () => Client, endpoint: URL, headers: Record<
  * gives (src/stdio-servers), with only the sandbox's environment; HTTP servers are reached through
  * the guarded outbound client only.
  */
-export async function openConnection(
+export async function openSession(
   content: McpServerContent,
   creds: ResolvedCredentials,
   { outbound, sandboxed }: { outbound: OutboundHttp; sandboxed: SandboxedCommand | undefined },
   onToolsChanged: () => void,
-): Promise<Connection> {
+): Promise<McpSession> {
   const newClient = () => new Client(clientInfo, { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } });
   const { transport } = content;
   if (transport.type === 'stdio') {

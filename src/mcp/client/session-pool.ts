@@ -1,24 +1,24 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../kernel/logging/logger.js';
-import type { Connection } from './connection.js';
+import type { McpSession } from './session.js';
 
 interface Entry {
-  connection: Promise<Connection>;
+  session: Promise<McpSession>;
   lastUsed: number;
   active: number;
 }
 
-/** A pooled connection is identified by the server and everything it was opened with. */
-export function connectionKey(serverId: string, parts: unknown): string {
+/** A pooled session is identified by the server and everything it was opened with. */
+export function sessionKey(serverId: string, parts: unknown): string {
   return `${serverId}:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
 }
 
 /**
- * A worker's connections to external servers, reused across calls (one stdio process, or one HTTP
+ * A worker's sessions with external servers, reused across calls (one stdio process, or one HTTP
  * session, per server and configuration) and closed once idle. A changed registration or a rotated
- * secret gives a new key, so the old connection is simply left to idle out.
+ * secret gives a new key, so the old session is simply left to idle out.
  */
-export class ConnectionPool {
+export class SessionPool {
   private readonly entries = new Map<string, Entry>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -30,17 +30,17 @@ export class ConnectionPool {
   }
 
   /**
-   * Runs `fn` on the pooled connection for `key`, opening one when there is none. `fn` may drop the
+   * Runs `fn` on the pooled session for `key`, opening one when there is none. `fn` may drop the
    * connection it was given (after a failure): only that one, never a newer one under the same key.
    */
-  async use<T>(key: string, open: () => Promise<Connection>, fn: (connection: Connection, reused: boolean, drop: () => Promise<void>) => Promise<T>): Promise<T> {
+  async use<T>(key: string, open: () => Promise<McpSession>, fn: (connection: McpSession, reused: boolean, drop: () => Promise<void>) => Promise<T>): Promise<T> {
     let entry = this.entries.get(key);
     const reused = entry !== undefined;
     if (!entry) {
-      entry = { connection: open(), lastUsed: Date.now(), active: 0 };
+      entry = { session: open(), lastUsed: Date.now(), active: 0 };
       this.entries.set(key, entry);
       const opened = entry;
-      entry.connection.then(
+      entry.session.then(
         (c) => (c.client.onclose = () => this.forget(key, opened)),
         () => this.forget(key, opened),
       );
@@ -48,7 +48,7 @@ export class ConnectionPool {
     entry.active += 1;
     try {
       const used = entry;
-      return await fn(await entry.connection, reused, () => this.drop(key, used));
+      return await fn(await entry.session, reused, () => this.drop(key, used));
     } finally {
       entry.active -= 1;
       entry.lastUsed = Date.now();
@@ -59,7 +59,7 @@ export class ConnectionPool {
   private async drop(key: string, entry: Entry): Promise<void> {
     if (this.entries.get(key) !== entry) return;
     this.entries.delete(key);
-    await entry.connection.then((c) => c.close()).catch(() => {});
+    await entry.session.then((c) => c.close()).catch(() => {});
   }
 
   private forget(key: string, entry: Entry): void {
