@@ -7,7 +7,7 @@ import type { Outbound } from '../../net/outbound.js';
 import { z } from 'zod';
 import type { McpServerContent } from '../../artifacts/content-types/mcp-server.js';
 import type { SandboxedCommand } from '../../stdio-servers/index.js';
-import { serverInfo } from '../server/server.js';
+import { platformInfo } from '../../kernel/platform-info.js';
 
 /** What the activity resolved for one server: its credentials, never stored or logged. */
 export interface ResolvedCredentials {
@@ -63,7 +63,7 @@ async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredenti
   return { endpoint, ...(parsed.data.icon ? { icon: parsed.data.icon } : {}) };
 }
 
-const clientInfo = { name: `${serverInfo.name}-mcp-client`, version: serverInfo.version };
+const clientInfo = { name: `${platformInfo.name}-mcp-client`, version: platformInfo.version };
 
 /** A Streamable HTTP connection, falling back to the older HTTP+SSE transport when the server refuses the POST. */
 async function connectHttp(client: () => Client, endpoint: URL, headers: Record<string, string>, outbound: OutboundHttp): Promise<Client> {

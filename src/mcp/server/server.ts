@@ -9,8 +9,9 @@ import type { OperationContext } from '../../operations/context.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { ContainerKind } from '../../store/containers.js';
 import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
+import { platformInfo } from '../../kernel/platform-info.js';
 
-export const serverInfo = { name: 'platform', version: '1.0.0-mvp' };
+export const serverInfo = platformInfo;
 /** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
 export const serverIcon = 'platform';
 
