@@ -45,47 +45,15 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
     progress: { applied: 0, total: 0 },
     started_at: new Date(workflowInfo().startTime).toISOString(),
   };
-  let decided = false;
-  let applier: PrincipalSnapshot = input.principal;
+  const run: DecisionState = { decided: false, applier: input.principal };
   setHandler(agentRunStateQuery, () => state);
-  setHandler(settledUpdate, async () => {
-    await condition(() => settledStatuses.includes(state.status));
-    return state;
-  });
-  const pending = () => {
-    if (state.status !== 'awaiting_decision' || state.decision) throw ApplicationFailure.create({ type: notPendingFailure, message: `The invocation is ${state.status}, not awaiting a decision.` });
-  };
-  setHandler(
-    applyUpdate,
-    async (d) => {
-      state.decision = { action: 'apply', by: d.by.subject, at: new Date().toISOString(), ...(d.action_ids ? { action_ids: d.action_ids } : {}) };
-      applier = d.by;
-      await condition(() => decided);
-      return state;
-    },
-    {
-      validator: (d) => {
-        pending();
-        const unknown = (d.action_ids ?? []).filter((id: string) => !state.actions.some((a) => a.id === id && a.status === 'proposed'));
-        if (unknown.length) throw ApplicationFailure.create({ type: unknownActionsFailure, message: `Not proposed actions of this invocation: ${unknown.join(', ')}.` });
-      },
-    },
-  );
-  setHandler(
-    discardUpdate,
-    async (d) => {
-      state.decision = { action: 'discard', by: d.by, at: new Date().toISOString() };
-      await condition(() => decided);
-      return state;
-    },
-    { validator: (_d: { by: string }) => pending() },
-  );
+  registerDecisionHandlers(state, run);
 
   const acts = activitiesFor(input.callsOut);
   const end = async (status: InvocationStatus) => {
     state.status = status;
     state.completed_at = new Date().toISOString();
-    decided = true;
+    run.decided = true;
     await condition(allHandlersFinished);
     return state;
   };
@@ -113,7 +81,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
   }
 
   state.status = 'applying';
-  decided = true;
+  run.decided = true;
+  return end(await applyChosen(input, state, acts.apply, run));
+}
+
+/**
+ * Applies the proposed actions still chosen, in batches. Only this run's own coroutine issues workflow
+ * commands (the handlers only wait on conditions), so the activity calls keep their order here.
+ */
+async function applyChosen(input: AgentRunInput, state: AgentRunState, apply: ReturnType<typeof activitiesFor>['apply'], run: DecisionState): Promise<InvocationStatus> {
+  const proposed = () => state.actions.filter((a) => a.status === 'proposed');
   const chosen = proposed();
   state.progress.total = chosen.length;
   try {
@@ -121,21 +98,63 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
       const batch = chosen.slice(start, start + applyBatch);
       // Apply mode takes all or nothing: the first batch checks every action before applying any.
       const allOrNothing = input.mode === 'apply' && start === 0 ? chosen : undefined;
-      const outcomes = await acts.apply.applyActions({ invocationId: input.invocationId, agent: input.agent, workspaceId: input.workspaceId, principal: applier, actions: batch, ...(allOrNothing ? { allOrNothing } : {}) });
+      const outcomes = await apply.applyActions({ invocationId: input.invocationId, agent: input.agent, workspaceId: input.workspaceId, principal: run.applier, actions: batch, ...(allOrNothing ? { allOrNothing } : {}) });
       record(state.actions, outcomes);
       if (allOrNothing && outcomes.some((o) => o.status === 'refused')) {
         for (const a of proposed()) a.status = 'skipped';
         const refused = outcomes.length;
         state.error = { type: 'forbidden', message: `Apply mode needs permission for every action; ${refused} of them ${refused === 1 ? 'is' : 'are'} not permitted, so none was applied.` };
-        return end('refused');
+        return 'refused';
       }
       state.progress.applied += batch.length;
     }
   } catch (err) {
     state.error = failureOf(err);
-    return end('failed');
+    return 'failed';
   }
-  return end('completed');
+  return 'completed';
+}
+
+/** What the decision handlers and the run share besides the query state: whether the run has moved past the decision, and who applies. */
+interface DecisionState {
+  decided: boolean;
+  applier: PrincipalSnapshot;
+}
+
+/** The `settled` update, and the `apply`/`discard` decisions a preview waits for (each answers once the run has moved on). */
+function registerDecisionHandlers(state: AgentRunState, run: DecisionState): void {
+  setHandler(settledUpdate, async () => {
+    await condition(() => settledStatuses.includes(state.status));
+    return state;
+  });
+  const pending = () => {
+    if (state.status !== 'awaiting_decision' || state.decision) throw ApplicationFailure.create({ type: notPendingFailure, message: `The invocation is ${state.status}, not awaiting a decision.` });
+  };
+  setHandler(
+    applyUpdate,
+    async (d) => {
+      state.decision = { action: 'apply', by: d.by.subject, at: new Date().toISOString(), ...(d.action_ids ? { action_ids: d.action_ids } : {}) };
+      run.applier = d.by;
+      await condition(() => run.decided);
+      return state;
+    },
+    {
+      validator: (d) => {
+        pending();
+        const unknown = (d.action_ids ?? []).filter((id: string) => !state.actions.some((a) => a.id === id && a.status === 'proposed'));
+        if (unknown.length) throw ApplicationFailure.create({ type: unknownActionsFailure, message: `Not proposed actions of this invocation: ${unknown.join(', ')}.` });
+      },
+    },
+  );
+  setHandler(
+    discardUpdate,
+    async (d) => {
+      state.decision = { action: 'discard', by: d.by, at: new Date().toISOString() };
+      await condition(() => run.decided);
+      return state;
+    },
+    { validator: (_d: { by: string }) => pending() },
+  );
 }
 
 function record(actions: RecordedAction[], outcomes: ActionOutcome[]): void {
