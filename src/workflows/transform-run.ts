@@ -33,22 +33,8 @@ export async function transformRun(input: TransformRunInput): Promise<TransformR
     steps: definition.steps.map((s) => ({ id: s.id, kind: s.kind, status: 'pending', attempts: 0 })),
     started_at: new Date(workflowInfo().startTime).toISOString(),
   };
-  let decision: StepState['decision'] | undefined;
-  setHandler(transformStateQuery, () => state);
-  setHandler(transformSettledUpdate, async () => {
-    await condition(() => settled.includes(state.status));
-    return state;
-  });
-  const decide = (action: 'approve' | 'reject') => async (d: ApprovalInput) => {
-    decision = { action, by: d.by, comment: d.comment, at: new Date().toISOString() };
-    await condition(() => state.status !== 'awaiting_approval');
-    return state;
-  };
-  const validator = (_d: ApprovalInput) => {
-    if (state.status !== 'awaiting_approval' || decision) throw ApplicationFailure.create({ type: notAwaitingApproval, message: `The transform is ${state.status}, not awaiting approval.` });
-  };
-  setHandler(approveStepUpdate, decide('approve'), { validator });
-  setHandler(rejectStepUpdate, decide('reject'), { validator });
+  const approval: Approval = { decision: undefined };
+  registerApprovalHandlers(state, approval);
 
   const outputs: Record<string, string | null> = {};
   const produced: Record<string, string[]> = {};
@@ -66,22 +52,12 @@ export async function transformRun(input: TransformRunInput): Promise<TransformR
     s.started_at = new Date().toISOString();
 
     if (step.kind === 'approval') {
+      // Inline rather than in a helper: the timer starts in the same step as the status change, as it always did.
       s.status = state.status = 'awaiting_approval';
-      decision = undefined;
-      await condition(() => decision !== undefined, step.timeout_seconds * 1000);
-      const d = decision as StepState['decision'] | undefined;
-      s.completed_at = new Date().toISOString();
-      if (!d) {
-        s.status = 'expired';
-        return finish('expired');
-      }
-      s.decision = d;
-      if (d.action === 'reject') {
-        s.status = 'rejected';
-        return finish('rejected');
-      }
-      s.status = 'completed';
-      state.status = 'running';
+      approval.decision = undefined;
+      await condition(() => approval.decision !== undefined, step.timeout_seconds * 1000);
+      const ended = settleApproval(state, s, approval.decision);
+      if (ended) return finish(ended);
       continue;
     }
 
@@ -94,34 +70,87 @@ export async function transformRun(input: TransformRunInput): Promise<TransformR
       continue;
     }
     s.status = 'running';
-    const retry = step.retry ?? { maximum_attempts: 1, initial_interval_seconds: 1, backoff_coefficient: 2 };
-    let wait = retry.initial_interval_seconds * 1000;
-    for (;;) {
-      s.attempts += 1;
-      const childId = uuid4(); // deterministic on replay: the child invocation's own id
-      s.invocation_id = childId;
-      try {
-        const result = step.kind === 'tool' ? await toolStep(input, step, childId, render(step.arguments, { input: input.input, outputs })) : await agentStep(input, step, childId, artifactIds, render(step.input ?? null, { input: input.input, outputs }));
-        outputs[step.id] = s.output = result.output;
-        produced[step.id] = s.artifact_ids = result.artifactIds;
-        s.status = 'completed';
-        delete s.error;
-        break;
-      } catch (err) {
-        if (!(err instanceof StepFailed)) throw err;
-        s.error = err.message;
-        if (s.attempts >= retry.maximum_attempts) {
-          s.status = 'failed';
-          s.completed_at = new Date().toISOString();
-          return finish('failed');
-        }
-        await sleep(wait);
-        wait *= retry.backoff_coefficient;
-      }
-    }
+    if (!(await runWithRetries(input, step, s, artifactIds, { outputs, produced }))) return finish('failed');
     s.completed_at = new Date().toISOString();
   }
   return finish('completed');
+}
+
+/** The decision an approval step waits for, shared by the approve/reject handlers and the run. */
+interface Approval {
+  decision: StepState['decision'] | undefined;
+}
+
+/** The state query, the `settled` update, and approve/reject (each answers once the run has moved past the approval). */
+function registerApprovalHandlers(state: TransformRunState, approval: Approval): void {
+  setHandler(transformStateQuery, () => state);
+  setHandler(transformSettledUpdate, async () => {
+    await condition(() => settled.includes(state.status));
+    return state;
+  });
+  const decide = (action: 'approve' | 'reject') => async (d: ApprovalInput) => {
+    approval.decision = { action, by: d.by, comment: d.comment, at: new Date().toISOString() };
+    await condition(() => state.status !== 'awaiting_approval');
+    return state;
+  };
+  const validator = (_d: ApprovalInput) => {
+    if (state.status !== 'awaiting_approval' || approval.decision) throw ApplicationFailure.create({ type: notAwaitingApproval, message: `The transform is ${state.status}, not awaiting approval.` });
+  };
+  setHandler(approveStepUpdate, decide('approve'), { validator });
+  setHandler(rejectStepUpdate, decide('reject'), { validator });
+}
+
+/** Records an approval step's outcome; answers how the run ends (expired, rejected), or nothing if it goes on. */
+function settleApproval(state: TransformRunState, s: StepState, d: StepState['decision'] | undefined): TransformStatus | undefined {
+  s.completed_at = new Date().toISOString();
+  if (!d) {
+    s.status = 'expired';
+    return 'expired';
+  }
+  s.decision = d;
+  if (d.action === 'reject') {
+    s.status = 'rejected';
+    return 'rejected';
+  }
+  s.status = 'completed';
+  state.status = 'running';
+  return undefined;
+}
+
+type RunStep = Exclude<TransformStep, { kind: 'approval' }>;
+
+/**
+ * Runs an agent, LLM or tool step as a child workflow until it succeeds or its retry policy gives up
+ * (answers false; the step is then failed). Called without an await before it, so the first child starts
+ * in the same step of the run as before this was a function of its own.
+ */
+async function runWithRetries(input: TransformRunInput, step: RunStep, s: StepState, artifactIds: string[], flow: { outputs: Record<string, string | null>; produced: Record<string, string[]> }): Promise<boolean> {
+  const { outputs, produced } = flow;
+  const retry = step.retry ?? { maximum_attempts: 1, initial_interval_seconds: 1, backoff_coefficient: 2 };
+  let wait = retry.initial_interval_seconds * 1000;
+  for (;;) {
+    s.attempts += 1;
+    const childId = uuid4(); // deterministic on replay: the child invocation's own id
+    s.invocation_id = childId;
+    try {
+      const result = step.kind === 'tool' ? await toolStep(input, step, childId, render(step.arguments, { input: input.input, outputs })) : await agentStep(input, step, childId, artifactIds, render(step.input ?? null, { input: input.input, outputs }));
+      outputs[step.id] = s.output = result.output;
+      produced[step.id] = s.artifact_ids = result.artifactIds;
+      s.status = 'completed';
+      delete s.error;
+      return true;
+    } catch (err) {
+      if (!(err instanceof StepFailed)) throw err;
+      s.error = err.message;
+      if (s.attempts >= retry.maximum_attempts) {
+        s.status = 'failed';
+        s.completed_at = new Date().toISOString();
+        return false;
+      }
+      await sleep(wait);
+      wait *= retry.backoff_coefficient;
+    }
+  }
 }
 
 function sourceOf(source: string[] | string, inputIds: string[], produced: Record<string, string[]>): string[] {
