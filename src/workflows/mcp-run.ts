@@ -1,11 +1,8 @@
-import { ActivityFailure, ApplicationFailure, defineQuery, isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Activities } from '../activities/index.js';
-import { failureResult, type CallFailure } from '../mcp/client/failure.js';
 import { type McpRunInput, type McpRunResult, type McpRunState, mcpRunStateQuery } from './contracts/mcp-run.js';
-
-const maxAttempts = 4;
-const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: maxAttempts };
+import { exhausted, retry } from './mcp-call-retry-policy.js';
 
 /**
  * One call to an external MCP server (id `invoke-<invocation>`; catalog refreshes `mcp-catalog-<server>`):
@@ -56,11 +53,4 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
 /** A resource read that failed comes back from the activity as an error tool result. */
 function asResource(r: ReadResourceResult | CallToolResult): McpRunResult {
   return 'contents' in r ? { kind: 'resource', result: r as ReadResourceResult } : { kind: 'tool_result', result: r as CallToolResult };
-}
-
-/** The attempts ran out: the last failure, as the tool result the caller reads. */
-function exhausted(err: unknown): CallToolResult {
-  const cause = err instanceof ActivityFailure ? err.cause : undefined;
-  const failure = cause instanceof ApplicationFailure ? (cause.details?.[0] as CallFailure | undefined) : undefined;
-  return failureResult(failure ?? { retryable: false, kind: 'unavailable', message: cause?.message || 'The call did not complete.' }, maxAttempts);
 }
