@@ -6,14 +6,26 @@ import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
-import type { McpClient } from '../main/mcp-client.js';
+import type { ExternalServers } from '../mcp/client/external.js';
+import type { FetchLike } from '../net/outbound.js';
+import type { ConnectionStore } from '../store/connections.js';
+import type { SecretStore } from '../store/secrets.js';
 import { createConnectionActivities } from './connection.js';
 import { createCommitActivities } from './commit.js';
 import { createInvocationActivities } from './invocation.js';
 import { createMcpActivities } from './mcp-call.js';
 
+/** What the activities need of the worker's MCP client (built by its composition root, main/mcp-client.ts). */
+export interface ActivityMcp {
+  external: ExternalServers;
+  /** The guarded client for short requests (discovery documents, OAuth token endpoints). */
+  fetch: FetchLike;
+  secrets: SecretStore;
+  connections: ConnectionStore;
+}
+
 /** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client (whose outbound client and stores OAuth connections share). */
-export function createActivities(config: Config, db: Db, embedder: Embedder, mcp: McpClient) {
+export function createActivities(config: Config, db: Db, embedder: Embedder, mcp: ActivityMcp) {
   const { external } = mcp;
   const events = new EventStore(db);
   const artifacts = new ArtifactStore(db);

@@ -1,8 +1,5 @@
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
-import { refreshUpdate } from '../workflows/contracts/connection-flow.js';
 import { connectionIdFor } from './ids.js';
-import { connectionWorkflowId } from '../workflows/contracts/ids.js';
 
 /** Why a connection cannot give headers now; `code` is stable (the API's problem type, the MCP tool error's reason). */
 export class ConnectionUnusable extends Error {
@@ -18,16 +15,6 @@ export class ConnectionUnusable extends Error {
 /** Asks the connection's workflow to refresh now (it serialises refreshes; a rotating refresh token is spent by its first use). */
 export type Refresher = (connectionId: string, seenVersion: number) => Promise<void>;
 
-export function workflowRefresher(client: () => Client): Refresher {
-  return async (connectionId, seenVersion) => {
-    try {
-      await client().workflow.getHandle(connectionWorkflowId(connectionId)).executeUpdate(refreshUpdate, { args: [{ seenVersion }] });
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-      // No run keeps the connection any more: what the record says is all there is.
-    }
-  };
-}
 
 /** A token this close to expiry is refreshed before it is projected: 10 s, or a tenth of a short token's life. */
 function expiringSoon(doc: ConnectionDoc, now: number): boolean {

@@ -1,12 +1,22 @@
-import type { Services } from '../operations/services.js';
-import { sameHash, sha256 } from './opaque.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
+import type { ServerCredentialStore } from '../store/server-credentials.js';
+import type { UserStore } from '../store/users.js';
+import { sameHash, sha256 } from '../kernel/crypto/opaque.js';
 import { ScopeSet, userPrincipal, type Principal } from './principal.js';
-import { TokenError } from './tokens.js';
+import { TokenError, type TokenService } from './tokens.js';
+
+/** What turning a credential into a principal reads: the stores, and the token service. */
+export interface CredentialServices {
+  apiKeys: ApiKeyStore;
+  tokens: TokenService;
+  users: UserStore;
+  serverCredentials: ServerCredentialStore;
+}
 
 /** API keys look like `pk_<id>_<secret>`, so they are recognisable in a leak scan and distinct from JWTs. */
 export const apiKeyPattern = /^pk_([0-9a-f]{32})_([0-9A-Za-z]{43})$/;
 
-export async function principalFromApiKey(services: Services, key: string): Promise<Principal> {
+export async function principalFromApiKey(services: CredentialServices, key: string): Promise<Principal> {
   const match = apiKeyPattern.exec(key);
   const doc = match ? await services.apiKeys.get(match[1]!) : null;
   if (!doc || !sameHash(doc.secret_sha256, sha256(match![2]!))) throw new TokenError('API key is not valid');
@@ -24,7 +34,7 @@ function narrow(granted: string[], tokenScope: unknown): ScopeSet {
  * as it is now: a deleted, deactivated or rotated credential, or a revoked key, stops at once, and
  * scope or filter changes apply to tokens already issued.
  */
-export async function principalFromBearer(services: Services, token: string): Promise<Principal> {
+export async function principalFromBearer(services: CredentialServices, token: string): Promise<Principal> {
   if (token.startsWith('pk_')) return principalFromApiKey(services, token);
   const claims = await services.tokens.verify(token);
   switch (claims.kind ?? 'user') {

@@ -2,7 +2,7 @@ import { limitProblems } from '../kernel/errors/limits.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { AuditStore } from '../store/audit.js';
 import type { SignInEventDoc, SignInEventStore } from '../store/sign-in-events.js';
-import { sha256 } from './opaque.js';
+import { sha256 } from '../kernel/crypto/opaque.js';
 
 export interface SignInPolicy {
   /** From this many failures on, each next try waits 1, 2, 4, ... seconds after the last failure. */

@@ -1,7 +1,8 @@
 import type { Db } from 'mongodb';
 import { Context } from '@temporalio/activity';
 import { loadKeyRing } from './bootstrap/master-key.js';
-import { Projector, workflowRefresher } from '../connections/projection.js';
+import { Projector } from '../connections/projection.js';
+import { workflowRefresher } from '../runners/connection.js';
 import { ConnectionStore } from '../store/connections.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
@@ -9,16 +10,12 @@ import { createOutbound, parseAllowList, type FetchLike } from '../net/outbound.
 import { ArtifactStore } from '../store/artifacts.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { SecretStore } from '../store/secrets.js';
+import type { ActivityMcp } from '../activities/index.js';
 import { ExternalServers } from '../mcp/client/external.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { SessionPool } from '../mcp/client/session-pool.js';
 
-export interface McpClient {
-  external: ExternalServers;
-  /** The guarded client for short requests (discovery documents, OAuth token endpoints). */
-  fetch: FetchLike;
-  secrets: SecretStore;
-  connections: ConnectionStore;
+export interface McpClient extends ActivityMcp {
   close(): Promise<void>;
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { randomBase62 } from '../identity/opaque.js';
+import { randomBase62 } from '../kernel/crypto/opaque.js';
 import type { ResourceFilters } from '../identity/principal.js';
 import { storageDeadlineMs, withDeadline } from './deadline.js';
 import { isDuplicateKey } from './mongo.js';

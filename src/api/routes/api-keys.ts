@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { principalFromApiKey } from '../../identity/credentials.js';
-import { randomBase62, sha256 } from '../../identity/opaque.js';
+import { randomBase62, sha256 } from '../../kernel/crypto/opaque.js';
 import { resourceFiltersSchema, scopeList } from '../../identity/principal.js';
 import { TokenError } from '../../identity/tokens.js';
 import { problems } from '../../kernel/errors/problem.js';

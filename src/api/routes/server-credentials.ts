@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { hashPassword } from '../../identity/passwords.js';
-import { randomBase62 } from '../../identity/opaque.js';
+import { randomBase62 } from '../../kernel/crypto/opaque.js';
 import { resourceFiltersSchema, scopeList } from '../../identity/principal.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { namespaceLength, type ServerCredentialDoc } from '../../store/server-credentials.js';

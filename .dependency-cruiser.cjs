@@ -1,0 +1,106 @@
+// The project's dependency rules, checked by `npm test` (test/architecture/dependency-rules.unit.test.ts)
+// and by `npx depcruise src`. docs/architecture.md explains the layers; keep the two in step.
+
+/** The layers, lowest first: a module imports its own layer and the ones below it, never one above. */
+const layers = [
+  { name: 'kernel', path: '^src/kernel/' },
+  // The access model: who a principal is and what a grant allows, pure functions the store applies in its queries.
+  { name: 'access model', path: '^src/identity/(principal|grants)\\.ts$' },
+  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|limits)/' },
+  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp/client|client)/' },
+  { name: 'contracts', path: '^src/workflows/contracts/' },
+  { name: 'runners', path: '^src/runners/' },
+  { name: 'activities', path: '^src/activities/' },
+  { name: 'presenters', path: '^src/presenters/' },
+  { name: 'operations', path: '^src/operations/' },
+  { name: 'surfaces', path: '^src/(api|mcp/server)/' },
+  { name: 'main', path: '^src/main/' },
+];
+
+/** The engines store and search the domain's records: they may name the domain's types, never run its code. */
+const typeOnlyAllowed = { dependencyTypesNot: ['type-only'] };
+
+const layerRules = layers.slice(0, -1).map((layer, i) => ({
+  name: `layer-${layer.name}`,
+  comment: `${layer.name} sits below ${layers.slice(i + 1).map((l) => l.name).join(', ')}: it may not import them (docs/architecture.md)`,
+  severity: 'error',
+  from: { path: layer.path },
+  // A path may match two layers' patterns (identity/grants.ts and identity/): the lower layer wins.
+  to: { path: layers.slice(i + 1).map((l) => l.path), pathNot: layers.slice(0, i + 1).map((l) => l.path), ...(layer.name === 'engines' ? typeOnlyAllowed : {}) },
+}));
+
+/** Pure code that workflows may run: deterministic, no I/O, no Node built-ins. */
+const workflowSafe = [
+  '^src/workflows/',
+  '^src/temporal/search-attributes\\.ts$',
+  '^src/artifacts/content-types/transform\\.ts$',
+  '^src/mcp/client/failure\\.ts$',
+];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycles, type-only imports included.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'workflow-code-is-pure',
+      comment: 'Workflow code runs in a deterministic sandbox: it imports its contracts and pure code, and activities as types only.',
+      severity: 'error',
+      from: { path: '^src/workflows/' },
+      to: { path: '^src/', pathNot: workflowSafe, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'workflow-code-has-no-node',
+      comment: 'Workflow code may not use Node built-ins (the bundler would reject them at worker start).',
+      severity: 'error',
+      from: { path: '^src/workflows/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'clients-import-contracts-only',
+      comment: 'Outside the bundle, code starts or signals a workflow through its contract (workflows/contracts/), never the workflow file.',
+      severity: 'error',
+      from: { path: '^(src|test|bench|scripts)/', pathNot: '^src/workflows/' },
+      to: { path: '^src/workflows/', pathNot: ['^src/workflows/contracts/'] },
+    },
+    {
+      name: 'contracts-are-types-and-messages',
+      comment: 'A contract holds ids, message definitions and types: it imports other modules as types only.',
+      severity: 'error',
+      from: { path: '^src/workflows/contracts/' },
+      to: { path: '^src/', pathNot: '^src/workflows/contracts/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'mcp-client-and-server-apart',
+      comment: 'The MCP client (to external servers) and the MCP server (/mcp) never import each other.',
+      severity: 'error',
+      from: { path: '^src/mcp/client/' },
+      to: { path: '^src/mcp/server/' },
+    },
+    {
+      name: 'mcp-server-and-client-apart',
+      comment: 'The MCP server (/mcp) and the MCP client never import each other.',
+      severity: 'error',
+      from: { path: '^src/mcp/server/' },
+      to: { path: '^src/mcp/client/' },
+    },
+    {
+      name: 'source-never-imports-tests',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|scripts)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
