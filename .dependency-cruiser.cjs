@@ -90,6 +90,13 @@ module.exports = {
       to: { path: '^src/mcp/client/' },
     },
     {
+      name: 'worker-never-loads-the-api',
+      comment: "The worker process runs workflows and activities: nothing it loads reaches the API's routes, operations or MCP server.",
+      severity: 'error',
+      from: { path: '^src/main/worker\\.ts$' },
+      to: { path: '^src/(api|operations|presenters|mcp/server)/', reachable: true },
+    },
+    {
       name: 'source-never-imports-tests',
       severity: 'error',
       from: { path: '^src/' },

@@ -1,7 +1,5 @@
 import type { Db } from 'mongodb';
 import type { Config } from '../kernel/config/env.js';
-import type { WorkspaceEvent } from '../events/types.js';
-import { embedArtifacts, type EmbedOutcome } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
@@ -14,6 +12,8 @@ import { createConnectionActivities } from './connection.js';
 import { createCommitActivities } from './commit.js';
 import { createInvocationActivities } from './invocation.js';
 import { createMcpActivities } from './mcp-call.js';
+import { createEventActivities } from './events.js';
+import { createIndexingActivities } from './indexing.js';
 
 /** What the activities need of the worker's MCP client (built by its composition root, main/mcp-client.ts). */
 export interface ActivityMcp {
@@ -27,21 +27,11 @@ export interface ActivityMcp {
 /** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client (whose outbound client and stores OAuth connections share). */
 export function createActivities(config: Config, db: Db, embedder: Embedder, mcp: ActivityMcp) {
   const { external } = mcp;
-  const events = new EventStore(db);
   const artifacts = new ArtifactStore(db);
   const changes = new SearchChangeStore(db);
   return {
-    async recordWorkspaceEvents(batch: WorkspaceEvent[]): Promise<void> {
-      await events.record(batch);
-    },
-
-    /** Embeds one revision of an artifact, unless it is no longer current. */
-    async embedArtifact(input: { artifactId: string; revision: number }): Promise<EmbedOutcome> {
-      const doc = await artifacts.get(input.artifactId);
-      if (!doc || doc.revision !== input.revision) return 'superseded';
-      return (await embedArtifacts([doc], { artifacts, changes, embedder }))[0]!;
-    },
-
+    ...createEventActivities(new EventStore(db)),
+    ...createIndexingActivities({ artifacts, changes, embedder }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),

@@ -1,8 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { createActivities } from '../activities/index.js';
+import type { Activities } from '../activities/index.js';
 import { type IndexArtifactInput } from './contracts/index-artifact.js';
 
-const { embedArtifact } = proxyActivities<ReturnType<typeof createActivities>>({
+const { embedArtifact } = proxyActivities<Activities>({
   // An embedding endpoint can be slow or rate-limited: retry with backoff for up to an hour.
   startToCloseTimeout: '2 minutes',
   scheduleToCloseTimeout: '1 hour',

@@ -1,11 +1,11 @@
 import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
-import type { createActivities } from '../activities/index.js';
+import type { Activities } from '../activities/index.js';
 import type { WorkspaceEvent } from '../events/types.js';
 import { type WorkspaceEventsInput, artifactEventSignal, pendingEventsQuery } from './contracts/workspace-events.js';
 
 const batchSize = 100;
 
-const { recordWorkspaceEvents } = proxyActivities<ReturnType<typeof createActivities>>({
+const { recordWorkspaceEvents } = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds', // one upsert; short, so a killed worker's attempt is retried soon
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

@@ -49,6 +49,8 @@ describe('dependency rules', () => {
       writeFileSync(join(copy, 'src/mcp/client/bad-server-import.ts'), "export { serverInfo } from '../server/server.js';\n");
       writeFileSync(join(copy, 'src/store/bad-operations-import.ts'), "export { afterWrite } from '../operations/artifacts.js';\n");
       writeFileSync(join(copy, 'src/workflows/bad-io.ts'), "export { ArtifactStore } from '../store/artifacts.js';\n");
+      // The worker reaching the API's operations, through something it loads.
+      appendFileSync(join(copy, 'src/runners/events.ts'), "\nexport type { OperationContext as _Api } from '../operations/context.js';\n");
       // A cycle: the kernel's problem module imports the config module, which imports it back.
       appendFileSync(join(copy, 'src/kernel/config/env.ts'), "\nexport type { Problem as _Cycle } from '../errors/problem.js';\n");
       appendFileSync(join(copy, 'src/kernel/errors/problem.ts'), "\nexport type { Config as _Cycle } from '../config/env.js';\n");
@@ -64,6 +66,7 @@ describe('dependency rules', () => {
         'layer-engines: src/store/bad-operations-import.ts',
         'workflow-code-is-pure: src/workflows/bad-io.ts',
         'no-circular: src/kernel/config/env.ts',
+        'worker-never-loads-the-api: src/main/worker.ts',
       ]) {
         assert.ok(found.has(expected), `expected "${expected}" among ${[...found].join('; ')}`);
       }
