@@ -4,7 +4,7 @@
 // is not what is measured. Run with --expose-gc for meaningful memory figures.
 // BENCH_SIZES=1000,10000 overrides the sizes.
 import { processTerm } from '../src/search/analyzer.js';
-import { defaultAperture } from '../src/search/fusion.js';
+import { defaultAperture } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
 import { loadCranfield } from './cranfield.js';
 

@@ -7,7 +7,7 @@ import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
 import MiniSearch from 'minisearch';
 import { embeddingText } from '../src/search/documents.js';
 import { HashingEmbedder, type Embedder } from '../src/search/embedder.js';
-import { defaultAperture, type ApertureOptions } from '../src/search/fusion.js';
+import { defaultAperture, type ApertureOptions } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
 import { loadCranfield, type CranQuery } from './cranfield.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { problems } from '../kernel/errors/problem.js';
-import { defaultAperture } from '../search/fusion.js';
+import { defaultAperture } from '../search/rrf-fusion.js';
 import { presetNames } from '../search/presets.js';
 import type { OperationContext } from './context.js';
 

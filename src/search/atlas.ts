@@ -1,6 +1,6 @@
 import type { Collection, Document } from 'mongodb';
 import { contentTypeMatch, type ArtifactDoc } from '../store/artifacts.js';
-import { fuseRetrievers, type Ranked } from './fusion.js';
+import { fuseRetrievers, type Ranked } from './rrf-fusion.js';
 import type { SearchableDoc, SearchOutcome, SearchQuery } from './memory-index.js';
 import { boostPresets } from './presets.js';
 

@@ -1,5 +1,5 @@
 import { terms } from './analyzer.js';
-import { insertTopK, type Ranked } from './fusion.js';
+import { insertTopK, type Ranked } from './rrf-fusion.js';
 
 export const bm25Fields = ['title', 'description', 'content'] as const;
 export type Bm25Field = (typeof bm25Fields)[number];

@@ -1,6 +1,6 @@
 import { mimeMatches } from '../identity/principal.js';
 import { Bm25Index } from './bm25.js';
-import { fuseRetrievers, type ApertureOptions, type Ranked } from './fusion.js';
+import { fuseRetrievers, type ApertureOptions, type Ranked } from './rrf-fusion.js';
 import { boostPresets, type BoostPreset } from './presets.js';
 import { VectorIndex } from './vectors.js';
 

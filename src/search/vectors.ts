@@ -1,5 +1,5 @@
 import usearch, { type Index as UsearchIndex } from 'usearch';
-import { insertTopK, type Ranked } from './fusion.js';
+import { insertTopK, type Ranked } from './rrf-fusion.js';
 
 /**
  * Exact k-nearest-neighbour search over unit vectors (cosine = dot product), in one contiguous

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { elbowCut, fuseRetrievers, reciprocalRankFusion, rrfK } from '../../src/search/fusion.js';
+import { elbowCut, fuseRetrievers, reciprocalRankFusion, rrfK } from '../../src/search/rrf-fusion.js';
 import { HashingEmbedder } from '../../src/search/embedder.js';
 import { MemorySearchIndex, type SearchableDoc, type SearchQuery } from '../../src/search/memory-index.js';
 import { lexicalPipeline, vectorPipeline } from '../../src/search/atlas.js';
