@@ -122,30 +122,41 @@ function guardStream(source: { getReader(): ReadableStreamDefaultReader<Uint8Arr
   });
 }
 
-export function createOutbound(policy: OutboundPolicy): Outbound {
-  const refusal = addressChecker(policy.allow.flatMap(parseAllowList));
-  const refuse = (host: string, address: string, why: string) =>
-    new OutboundRefusedError(host, `${host === address ? `${host} is` : `${host} resolves to ${address},`} ${why}; set ${allowSetting} to allow it`);
+/** Decides which addresses may be contacted, and words the refusal of one that may not. */
+interface Guard {
+  refusal: (address: string) => string | undefined;
+  refuse: (host: string, address: string, why: string) => OutboundRefusedError;
+}
 
-  /** Scheme, credentials and literal-IP checks; host names are checked when they are resolved. */
-  function checkUrl(input: string | URL): URL {
-    const url = new URL(input);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new OutboundRefusedError(url.hostname, `${url.protocol} URLs are refused: only http: and https: are allowed`);
-    }
-    if (url.username || url.password) throw new OutboundRefusedError(url.hostname, `${url.host}: URLs with embedded credentials are refused`);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const why = isIP(host) ? refusal(host) : undefined;
-    if (why) throw refuse(host, host, why);
-    return url;
+function makeGuard(allow: string[]): Guard {
+  return {
+    refusal: addressChecker(allow.flatMap(parseAllowList)),
+    refuse: (host, address, why) =>
+      new OutboundRefusedError(host, `${host === address ? `${host} is` : `${host} resolves to ${address},`} ${why}; set ${allowSetting} to allow it`),
+  };
+}
+
+/** Scheme, credentials and literal-IP checks; host names are checked when they are resolved. */
+function checkUrl(guard: Guard, input: string | URL): URL {
+  const url = new URL(input);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new OutboundRefusedError(url.hostname, `${url.protocol} URLs are refused: only http: and https: are allowed`);
   }
+  if (url.username || url.password) throw new OutboundRefusedError(url.hostname, `${url.host}: URLs with embedded credentials are refused`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const why = isIP(host) ? guard.refusal(host) : undefined;
+  if (why) throw guard.refuse(host, host, why);
+  return url;
+}
 
-  const guardedLookup: LookupFunction = (hostname, options, callback) => {
+/** The connector's DNS lookup: every resolved address must pass, and the socket connects only to them (no rebinding). */
+function guardedLookup(guard: Guard): LookupFunction {
+  return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err, '');
       for (const { address } of addresses) {
-        const why = refusal(address);
-        if (why) return callback(refuse(hostname, address, why), '');
+        const why = guard.refusal(address);
+        if (why) return callback(guard.refuse(hostname, address, why), '');
       }
       const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`${hostname} has no addresses`), { code: 'ENOTFOUND' }), '');
@@ -153,82 +164,118 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
       else callback(null, first.address, first.family);
     });
   };
+}
 
-  const connectTimeout = policy.connectTimeoutMs ?? Math.min(policy.timeoutMs, 10_000);
-  const connector = buildConnector({ timeout: connectTimeout, lookup: guardedLookup });
-  const agent = new Agent({
+function guardedAgent(policy: OutboundPolicy, guard: Guard, lookup: LookupFunction, connectTimeout: number): Agent {
+  const connector = buildConnector({ timeout: connectTimeout, lookup });
+  return new Agent({
     headersTimeout: policy.timeoutMs,
     bodyTimeout: 0, // SSE streams may idle; other bodies are bounded by the per-request timer
     // Node skips `lookup` for IP-literal hosts, so those are checked here, again, before connecting.
     connect: (options, callback) => {
-      const why = isIP(options.hostname) ? refusal(options.hostname) : undefined;
-      if (why) return callback(refuse(options.hostname, options.hostname, why), null);
+      const why = isIP(options.hostname) ? guard.refusal(options.hostname) : undefined;
+      if (why) return callback(guard.refuse(options.hostname, options.hostname, why), null);
       connector(options, callback);
     },
   });
+}
 
-  async function guardedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
-    let url = checkUrl(input);
+/** undici's errors as the guard's own: a refusal stays one, connect and header timeouts become OutboundTimeoutError. */
+function sortFetchError(err: unknown, host: string, connectTimeoutMs: number, timeoutMs: number): unknown {
+  const cause = err instanceof TypeError && err.cause instanceof Error ? err.cause : err;
+  if (cause instanceof OutboundRefusedError) return cause;
+  const code = cause instanceof Error && 'code' in cause ? cause.code : undefined;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {
+    return new OutboundTimeoutError(`${host} did not answer within ${code === 'UND_ERR_CONNECT_TIMEOUT' ? connectTimeoutMs : timeoutMs} ms`);
+  }
+  return err;
+}
+
+/** One hop's request; a followed redirect changes it in place. */
+interface Hop {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: RequestInit['body'] | undefined;
+}
+
+type UndiciResponse = Awaited<ReturnType<typeof undiciFetch>>;
+
+/**
+ * Whether `res` is a redirect to follow by hand; if so its body is dropped and `req` becomes the next
+ * hop's request, checked like the first. Credential headers never cross to another origin.
+ */
+async function followRedirect(res: UndiciResponse, req: Hop, redirect: RequestRedirect | undefined, hop: number, check: (url: URL) => URL): Promise<boolean> {
+  const streamed = req.body instanceof ReadableStream;
+  const location = [301, 302, 303, 307, 308].includes(res.status) ? res.headers.get('location') : null;
+  const keepsBody = res.status === 307 || res.status === 308;
+  // A streamed body cannot be sent twice: a 307/308 for it is returned to the caller as is.
+  if (location === null || redirect === 'manual' || (keepsBody && streamed)) return false;
+  await res.body?.cancel().catch(() => undefined);
+  if (redirect === 'error') throw new TypeError(`${req.url.href} redirected and redirect is 'error'`);
+  if (hop === maxRedirects) throw new OutboundRefusedError(req.url.hostname, `${req.url.host} redirected more than ${maxRedirects} times`);
+  const next = check(new URL(location, req.url));
+  if (!keepsBody && req.method !== 'GET' && req.method !== 'HEAD' && (res.status === 303 || req.method === 'POST')) {
+    req.method = 'GET';
+    req.body = undefined;
+    for (const name of bodyHeaders) req.headers.delete(name);
+  }
+  if (next.origin !== req.url.origin) for (const name of credentialHeaders) req.headers.delete(name);
+  req.url = next;
+  return true;
+}
+
+/** The final answer as a standard Response: SSE streams uncapped (and no longer timed), other bodies capped. */
+function guardedResponse(res: UndiciResponse, url: URL, hop: number, maxResponseBytes: number, settle: () => void, mapError: (err: unknown) => unknown): Response {
+  const sse = /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
+  if (sse || !res.body) settle();
+  const nullBody = [204, 205, 304].includes(res.status) || !res.body;
+  const stream = res.body ? guardStream(res.body, sse ? Infinity : maxResponseBytes, settle, mapError) : null;
+  const out = new Response(nullBody ? null : stream, { status: res.status, statusText: res.statusText, headers: [...res.headers] });
+  Object.defineProperties(out, { url: { value: url.href }, redirected: { value: hop > 0 } });
+  return out;
+}
+
+/** Guarded fetch: one deadline over the whole request (SSE: to the headers), redirects followed by hand. */
+function makeGuardedFetch(policy: OutboundPolicy, guard: Guard, agent: Agent, connectTimeout: number): FetchLike {
+  return async function guardedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
+    const req: Hop = { url: checkUrl(guard, input), method: (init.method ?? 'GET').toUpperCase(), headers: new Headers(init.headers), body: init.body ?? undefined };
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new OutboundTimeoutError(`${url.host} did not answer within ${policy.timeoutMs} ms`)), policy.timeoutMs);
+    const timer = setTimeout(() => deadline.abort(new OutboundTimeoutError(`${req.url.host} did not answer within ${policy.timeoutMs} ms`)), policy.timeoutMs);
     timer.unref();
     const settle = () => clearTimeout(timer);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
-    const mapError = (err: unknown): unknown => {
-      if (deadline.signal.aborted && !init.signal?.aborted) return deadline.signal.reason;
-      const cause = err instanceof TypeError && err.cause instanceof Error ? err.cause : err;
-      if (cause instanceof OutboundRefusedError) return cause;
-      const code = cause instanceof Error && 'code' in cause ? cause.code : undefined;
-      if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {
-        return new OutboundTimeoutError(`${url.host} did not answer within ${code === 'UND_ERR_CONNECT_TIMEOUT' ? connectTimeout : policy.timeoutMs} ms`);
-      }
-      return err;
-    };
-    let method = (init.method ?? 'GET').toUpperCase();
-    const headers = new Headers(init.headers);
-    let body = init.body ?? undefined;
+    // Our own deadline wins over whatever undici made of the abort; the caller's own abort is passed on as is.
+    const mapError = (err: unknown): unknown =>
+      deadline.signal.aborted && !init.signal?.aborted ? deadline.signal.reason : sortFetchError(err, req.url.host, connectTimeout, policy.timeoutMs);
     try {
       for (let hop = 0; ; hop++) {
-        const streamed = body instanceof ReadableStream;
         const requestInit: UndiciRequestInit = {
-          method,
-          headers: [...headers],
-          body: body as UndiciRequestInit['body'], // same runtime classes; only the bundled typings differ
+          method: req.method,
+          headers: [...req.headers],
+          body: req.body as UndiciRequestInit['body'], // same runtime classes; only the bundled typings differ
           signal,
           redirect: 'manual',
           dispatcher: agent,
-          ...(streamed ? { duplex: 'half' } : {}),
+          ...(req.body instanceof ReadableStream ? { duplex: 'half' } : {}),
         };
-        const res = await undiciFetch(url, requestInit);
-        const location = [301, 302, 303, 307, 308].includes(res.status) ? res.headers.get('location') : null;
-        const keepsBody = res.status === 307 || res.status === 308;
-        if (location !== null && init.redirect !== 'manual' && !(keepsBody && streamed)) {
-          await res.body?.cancel().catch(() => undefined);
-          if (init.redirect === 'error') throw new TypeError(`${url.href} redirected and redirect is 'error'`);
-          if (hop === maxRedirects) throw new OutboundRefusedError(url.hostname, `${url.host} redirected more than ${maxRedirects} times`);
-          const next = checkUrl(new URL(location, url));
-          if (!keepsBody && method !== 'GET' && method !== 'HEAD' && (res.status === 303 || method === 'POST')) {
-            method = 'GET';
-            body = undefined;
-            for (const name of bodyHeaders) headers.delete(name);
-          }
-          if (next.origin !== url.origin) for (const name of credentialHeaders) headers.delete(name);
-          url = next;
-          continue;
-        }
-        const sse = /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
-        if (sse || !res.body) settle();
-        const nullBody = [204, 205, 304].includes(res.status) || !res.body;
-        const stream = res.body ? guardStream(res.body, sse ? Infinity : policy.maxResponseBytes, settle, mapError) : null;
-        const out = new Response(nullBody ? null : stream, { status: res.status, statusText: res.statusText, headers: [...res.headers] });
-        Object.defineProperties(out, { url: { value: url.href }, redirected: { value: hop > 0 } });
-        return out;
+        const res = await undiciFetch(req.url, requestInit);
+        if (await followRedirect(res, req, init.redirect, hop, (url) => checkUrl(guard, url))) continue;
+        return guardedResponse(res, req.url, hop, policy.maxResponseBytes, settle, mapError);
       }
     } catch (err) {
       settle();
       throw mapError(err);
     }
-  }
+  };
+}
+
+export function createOutbound(policy: OutboundPolicy): Outbound {
+  const guard = makeGuard(policy.allow);
+  const lookup = guardedLookup(guard);
+  const connectTimeout = policy.connectTimeoutMs ?? Math.min(policy.timeoutMs, 10_000);
+  const agent = guardedAgent(policy, guard, lookup, connectTimeout);
+  const guardedFetch = makeGuardedFetch(policy, guard, agent, connectTimeout);
 
   return {
     fetch: guardedFetch,
@@ -245,10 +292,10 @@ export function createOutbound(policy: OutboundPolicy): Outbound {
       }
     },
     async check(input) {
-      const url = checkUrl(input);
+      const url = checkUrl(guard, input);
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (isIP(host)) return;
-      await new Promise<void>((resolve, reject) => guardedLookup(host, { all: true }, (err) => (err ? reject(err) : resolve())));
+      await new Promise<void>((resolve, reject) => lookup(host, { all: true }, (err) => (err ? reject(err) : resolve())));
     },
     close: () => agent.destroy(),
   };
