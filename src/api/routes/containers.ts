@@ -32,6 +32,11 @@ async function administrable(ctx: AppContext, kind: ContainerKind, id: string) {
 /** Workspaces and collections have the same REST surface (collection metadata is edited here, never over MCP). */
 export function containerRoutes(kind: ContainerKind): RouteDef[] {
   const base = kind === 'workspace' ? '/workspaces' : '/collections';
+  return [...containerCrudRoutes(kind, base), ...shareRoutes(kind, base)];
+}
+
+/** Create, list, read and update (name, description, metadata). */
+function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
   return [
     {
       method: 'post',
@@ -78,6 +83,12 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
         ctx.body = presentContainer((await ctx.services.containers.update(kind, id, patch))!);
       },
     },
+  ];
+}
+
+/** Who else may see and do what in a container: listed, granted and revoked by its administrators. */
+function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
+  return [
     {
       method: 'get',
       path: `${base}/:id/shares`,
@@ -96,17 +107,7 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const share = parse(shareBody, ctx.state.body, 'body');
-        const doc = await administrable(ctx, kind, id);
-        if (share.person_id === doc.owner_id) throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
-        // An administrator who is not an owner hands out only flags they hold, and never O.
-        const held = grantsOf(doc, ctx.state.principal!.subject);
-        const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag) || (f === 'O' && !held.has('O')));
-        if (beyond.length > 0) throw problems.forbidden(`You cannot grant ${beyond.join('')}: you do not hold it.`);
-        if (!(await ctx.services.users.findById(share.person_id))) {
-          throw problems.validation(`No person with id ${share.person_id}.`, [{ name: 'person_id', reason: 'unknown person' }]);
-        }
-        const updated = (await ctx.services.containers.share(kind, id, share))!;
-        ctx.body = { owner_id: updated.owner_id, items: updated.shares };
+        ctx.body = await grantShare(ctx, kind, id, share);
       },
     },
     {
@@ -122,4 +123,19 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
       },
     },
   ];
+}
+
+/** Shares a container with a person, within what the caller may hand out. */
+async function grantShare(ctx: AppContext, kind: ContainerKind, id: string, share: z.infer<typeof shareBody>) {
+  const doc = await administrable(ctx, kind, id);
+  if (share.person_id === doc.owner_id) throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
+  // An administrator who is not an owner hands out only flags they hold, and never O.
+  const held = grantsOf(doc, ctx.state.principal!.subject);
+  const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag) || (f === 'O' && !held.has('O')));
+  if (beyond.length > 0) throw problems.forbidden(`You cannot grant ${beyond.join('')}: you do not hold it.`);
+  if (!(await ctx.services.users.findById(share.person_id))) {
+    throw problems.validation(`No person with id ${share.person_id}.`, [{ name: 'person_id', reason: 'unknown person' }]);
+  }
+  const updated = (await ctx.services.containers.share(kind, id, share))!;
+  return { owner_id: updated.owner_id, items: updated.shares };
 }
