@@ -29,6 +29,79 @@ const predecessors: Record<CommitState, CommitState[]> = {
   failed: [...pendingStates],
 };
 
+/** Records a state change the workflow reports; the record only moves forward, so a late retry changes nothing. */
+async function recordCommitState(db: Db, change: CommitStateChange): Promise<void> {
+  const { commitId, state } = change;
+  await commitsCollection(db).updateOne(
+    { _id: commitId, state: { $in: predecessors[state] } },
+    {
+      $set: {
+        state,
+        rank: pendingStates.includes(state) ? 0 : 1,
+        updated_at: new Date(),
+        ...(change.expiresAt ? { expires_at: new Date(change.expiresAt) } : {}),
+        ...(change.counts ? { counts: change.counts } : {}),
+        ...(change.total !== undefined ? { total: change.total } : {}),
+        ...(change.chunks !== undefined ? { chunks: change.chunks } : {}),
+        ...(change.generation !== undefined ? { generation: change.generation } : {}),
+        ...(change.decision ? { decision: { ...change.decision, at: new Date(change.decision.at) } } : {}),
+        ...(change.error ? { error: change.error } : {}),
+        ...(change.postCommitError ? { post_commit_error: change.postCommitError } : {}),
+        ...(change.extractText ? { extract_text: change.extractText } : {}),
+      },
+    },
+  );
+}
+
+interface CommitDeps {
+  config: Config;
+  artifacts: ArtifactStore;
+  changes: SearchChangeStore;
+  embedder: Embedder;
+  external: ExternalServers;
+  commits: CommitStore;
+  catalog: McpCatalogStore;
+  load(commitId: string): Promise<CommitDoc>;
+}
+
+/**
+ * SPEC §4.6 `extract_text`: committed artifacts of a type that a server of the commit's workspace
+ * defines get that server's plain text indexed (and embedded) in place of their raw content. A
+ * server that does not implement the tool is skipped; a tool error leaves the raw content indexed
+ * and is reported; a transient failure fails the attempt, and the retry skips what is done.
+ */
+async function extractCommittedText(d: CommitDeps, commitId: string): Promise<NonNullable<CommitDoc['extract_text']>> {
+  const commit = await d.load(commitId);
+  const results = await d.commits.results(commitId);
+  const servers = new Map<string, string | null>();
+  let extracted = 0;
+  const failed: string[] = [];
+  for (const r of results) {
+    if (!servers.has(r.content_type)) servers.set(r.content_type, await lifecycleServer(d.catalog, commit.workspace_id, r.content_type, 'extract_text'));
+    const serverId = servers.get(r.content_type);
+    const head = serverId ? await d.artifacts.get(r.artifact_id) : null;
+    if (!serverId || !head || head.revision !== r.version) continue;
+    if (head.search_text?.revision === head.revision) {
+      extracted += 1; // done by an earlier attempt
+      continue;
+    }
+    const call = () => d.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { maxTotalMs: d.config.MCP_CALL_MAX_SECONDS * 1000 });
+    const result = await heartbeating(() => settle(call));
+    if (result.isError) {
+      failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);
+      continue;
+    }
+    const updated = await d.artifacts.setSearchText(head._id, head.revision, resultText(result, 'text'));
+    if (updated) {
+      await embedArtifacts([updated], d);
+      await d.changes.record(updated._id);
+      extracted += 1;
+    }
+  }
+  if (extracted === 0 && failed.length === 0) return { status: 'skipped', reason: 'no committed artifact has a type whose server implements extract_text' };
+  return { status: 'done', extracted, ...(failed.length ? { failed } : {}) };
+}
+
 export function createCommitActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder; external: ExternalServers }) {
   const commits = new CommitStore(db);
   const catalog = new McpCatalogStore(db);
@@ -37,6 +110,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
     if (!commit) throw ApplicationFailure.nonRetryable(`commit ${commitId} has no record`, 'CommitMissing');
     return commit;
   };
+  const d: CommitDeps = { config, ...deps, commits, catalog, load };
 
   return {
     /** Computes and records the preview; content a collection refuses fails the commit for good. */
@@ -55,28 +129,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
       });
     },
 
-    async recordCommitState(change: CommitStateChange): Promise<void> {
-      const { commitId, state } = change;
-      await commitsCollection(db).updateOne(
-        { _id: commitId, state: { $in: predecessors[state] } },
-        {
-          $set: {
-            state,
-            rank: pendingStates.includes(state) ? 0 : 1,
-            updated_at: new Date(),
-            ...(change.expiresAt ? { expires_at: new Date(change.expiresAt) } : {}),
-            ...(change.counts ? { counts: change.counts } : {}),
-            ...(change.total !== undefined ? { total: change.total } : {}),
-            ...(change.chunks !== undefined ? { chunks: change.chunks } : {}),
-            ...(change.generation !== undefined ? { generation: change.generation } : {}),
-            ...(change.decision ? { decision: { ...change.decision, at: new Date(change.decision.at) } } : {}),
-            ...(change.error ? { error: change.error } : {}),
-            ...(change.postCommitError ? { post_commit_error: change.postCommitError } : {}),
-            ...(change.extractText ? { extract_text: change.extractText } : {}),
-          },
-        },
-      );
-    },
+    recordCommitState: (change: CommitStateChange): Promise<void> => recordCommitState(db, change),
 
     /** Applies chunk `index` of the approved commit; returns how many versions it wrote. */
     async applyCommitChunk(input: { commitId: string; index: number }): Promise<number> {
@@ -86,43 +139,7 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
       return results.length;
     },
 
-    /**
-     * SPEC §4.6 `extract_text`: committed artifacts of a type that a server of the commit's workspace
-     * defines get that server's plain text indexed (and embedded) in place of their raw content. A
-     * server that does not implement the tool is skipped; a tool error leaves the raw content indexed
-     * and is reported; a transient failure fails the attempt, and the retry skips what is done.
-     */
-    async extractCommittedText(commitId: string): Promise<NonNullable<CommitDoc['extract_text']>> {
-      const commit = await load(commitId);
-      const results = await commits.results(commitId);
-      const servers = new Map<string, string | null>();
-      let extracted = 0;
-      const failed: string[] = [];
-      for (const r of results) {
-        if (!servers.has(r.content_type)) servers.set(r.content_type, await lifecycleServer(catalog, commit.workspace_id, r.content_type, 'extract_text'));
-        const serverId = servers.get(r.content_type);
-        const head = serverId ? await deps.artifacts.get(r.artifact_id) : null;
-        if (!serverId || !head || head.revision !== r.version) continue;
-        if (head.search_text?.revision === head.revision) {
-          extracted += 1; // done by an earlier attempt
-          continue;
-        }
-        const call = () => deps.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 });
-        const result = await heartbeating(() => settle(call));
-        if (result.isError) {
-          failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);
-          continue;
-        }
-        const updated = await deps.artifacts.setSearchText(head._id, head.revision, resultText(result, 'text'));
-        if (updated) {
-          await embedArtifacts([updated], deps);
-          await deps.changes.record(updated._id);
-          extracted += 1;
-        }
-      }
-      if (extracted === 0 && failed.length === 0) return { status: 'skipped', reason: 'no committed artifact has a type whose server implements extract_text' };
-      return { status: 'done', extracted, ...(failed.length ? { failed } : {}) };
-    },
+    extractCommittedText: (commitId: string) => extractCommittedText(d, commitId),
 
     /** Embeds the committed versions that did not inherit their draft's vector. */
     async embedCommitted(commitId: string): Promise<number> {

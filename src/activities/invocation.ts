@@ -16,7 +16,7 @@ import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-wri
 import { Llm, LlmError } from '../llm/client.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
-import { ContainerStore } from '../store/containers.js';
+import { ContainerStore, type ContainerDoc } from '../store/containers.js';
 import { isStorageUnavailable } from '../store/deadline.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
@@ -40,124 +40,170 @@ function llmFailure(err: LlmError): ApplicationFailure {
   return ApplicationFailure.create({ type: `llm-${err.kind.replace('_', '-')}`, message: err.message, nonRetryable: !err.retryable });
 }
 
-export function createInvocationActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; external: ExternalServers }) {
-  const containers = new ContainerStore(db);
-  const catalog = new McpCatalogStore(db);
-  const llm = new Llm(config);
-  const policy = { stdio: stdioServers(config), inCollection: false };
+interface InvocationDeps {
+  config: Config;
+  artifacts: ArtifactStore;
+  changes: SearchChangeStore;
+  external: ExternalServers;
+  containers: ContainerStore;
+  catalog: McpCatalogStore;
+  llm: Llm;
+  policy: { stdio: ReturnType<typeof stdioServers>; inCollection: false };
+}
 
-  const workspaceOf = async (principal: ReturnType<typeof principalOf>, id: string) => {
-    const workspace = await containers.get('workspace', principal, id);
-    if (!workspace) throw ApplicationFailure.nonRetryable(`Workspace ${id} is no longer visible to ${principal.subject}.`, invocationFailure.refused);
-    return workspace;
-  };
+type Principal = ReturnType<typeof principalOf>;
 
-  /** The context artifacts the principal may read: named ones in visible containers, or the workspace's drafts. */
-  const contextArtifacts = async (input: ProposeInput, principal: ReturnType<typeof principalOf>): Promise<ArtifactDoc[]> => {
-    const readable = (d: ArtifactDoc) => principal.scopes.allowsType('artifact:read', d.content_type);
-    if (input.artifactIds.length === 0) return (await deps.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
-    const docs = new Map((await deps.artifacts.getMany(input.artifactIds)).map((d) => [d._id, d]));
-    const out: ArtifactDoc[] = [];
-    for (const id of input.artifactIds) {
-      const doc = docs.get(id);
-      if (!doc || !readable(doc) || !(await containers.get(doc.container_kind, principal, doc.collection_id))) {
-        throw ApplicationFailure.nonRetryable(`Artifact ${id} is not visible to ${principal.subject}.`, invocationFailure.refused);
-      }
-      out.push(doc);
+async function workspaceOf(d: InvocationDeps, principal: Principal, id: string) {
+  const workspace = await d.containers.get('workspace', principal, id);
+  if (!workspace) throw ApplicationFailure.nonRetryable(`Workspace ${id} is no longer visible to ${principal.subject}.`, invocationFailure.refused);
+  return workspace;
+}
+
+/** The context artifacts the principal may read: named ones in visible containers, or the workspace's drafts. */
+async function contextArtifacts(d: InvocationDeps, input: ProposeInput, principal: Principal): Promise<ArtifactDoc[]> {
+  const readable = (doc: ArtifactDoc) => principal.scopes.allowsType('artifact:read', doc.content_type);
+  if (input.artifactIds.length === 0) return (await d.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
+  const docs = new Map((await d.artifacts.getMany(input.artifactIds)).map((doc) => [doc._id, doc]));
+  const out: ArtifactDoc[] = [];
+  for (const id of input.artifactIds) {
+    const doc = docs.get(id);
+    if (!doc || !readable(doc) || !(await d.containers.get(doc.container_kind, principal, doc.collection_id))) {
+      throw ApplicationFailure.nonRetryable(`Artifact ${id} is not visible to ${principal.subject}.`, invocationFailure.refused);
     }
-    return out;
-  };
+    out.push(doc);
+  }
+  return out;
+}
 
-  /** An MCP server's tool as an agent: it gets the workspace and artifacts, and answers `structuredContent.{actions, output}`. */
-  const serverAgent = async (input: ProposeInput, server: NonNullable<ProposeInput['server']>, artifacts: AgentArtifact[]) => {
-    const args = { workspace_id: input.workspaceId, artifacts: artifacts.map(({ in_workspace: _, ...a }) => a), input: input.input, params: input.params };
-    const result = await heartbeating(() => settle(() => deps.external.callTool(server.id, server.tool, args, { maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal, person: input.principal.subject }, server.revision)));
-    const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 500);
-    if (result.isError) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} failed: ${text}`, invocationFailure.agent);
-    const out = result.structuredContent as { actions?: unknown; output?: unknown } | undefined;
-    if (!Array.isArray(out?.actions)) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} returned no structuredContent.actions list.`, invocationFailure.agent);
-    return { actions: out.actions as unknown[], output: typeof out.output === 'string' ? out.output : null };
-  };
+/** An MCP server's tool as an agent: it gets the workspace and artifacts, and answers `structuredContent.{actions, output}`. */
+async function serverAgent(d: InvocationDeps, input: ProposeInput, server: NonNullable<ProposeInput['server']>, artifacts: AgentArtifact[]) {
+  const args = { workspace_id: input.workspaceId, artifacts: artifacts.map(({ in_workspace: _, ...a }) => a), input: input.input, params: input.params };
+  const options = { maxTotalMs: d.config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal, person: input.principal.subject };
+  const result = await heartbeating(() => settle(() => d.external.callTool(server.id, server.tool, args, options, server.revision)));
+  const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 500);
+  if (result.isError) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} failed: ${text}`, invocationFailure.agent);
+  const out = result.structuredContent as { actions?: unknown; output?: unknown } | undefined;
+  if (!Array.isArray(out?.actions)) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} returned no structuredContent.actions list.`, invocationFailure.agent);
+  return { actions: out.actions as unknown[], output: typeof out.output === 'string' ? out.output : null };
+}
 
-  /** What follows each write an action makes, as a worker has it; `key` fixes the event id, so a retry reports nothing twice. */
-  const afterWrite = (client: ReturnType<typeof Context.current>['client']): AfterWrite => {
-    const events = new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER);
-    const indexing = new IndexingRunner(() => client, config.TEMPORAL_TASK_QUEUE);
-    const steps: AfterWriteSteps = {
-      index: (w) => Promise.all([deps.changes.record(w.doc._id), w.kind !== 'artifact_deleted' && indexing.start(w.doc)]),
-      publish: (w) => events.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed, w.eventId),
-    };
-    return async (kind, doc, key, changed) => {
-      const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
-      const write = { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}), eventId: stableEventId(at, `${key}:${kind}`) };
-      await afterArtifactWrite(steps, write, 'throw');
-    };
-  };
+/** A built-in agent over its context; its failures as Temporal should treat them. */
+async function builtinAgent(d: InvocationDeps, input: ProposeInput, docs: ArtifactDoc[], artifacts: AgentArtifact[]) {
+  const agent = agentByName(input.agent);
+  if (!agent) throw ApplicationFailure.nonRetryable(`No agent named ${input.agent}.`, invocationFailure.refused);
+  const sources = { catalog: d.catalog, external: d.external, maxCallMs: d.config.MCP_CALL_TIMEOUT_SECONDS * 1000 };
+  try {
+    return await agent.run({
+      workspaceId: input.workspaceId,
+      artifacts,
+      input: input.input,
+      params: agent.params.parse(input.params),
+      llm: d.llm,
+      contextText: () => buildContext(docs, input.workspaceId, d.config.LLM_CONTEXT_TOKENS, sources),
+      signal: Context.current().cancellationSignal,
+    });
+  } catch (err) {
+    if (err instanceof LlmError) throw llmFailure(err);
+    if (isStorageUnavailable(err)) throw err; // storage that did not answer: retried, not the agent's failure
+    throw ApplicationFailure.nonRetryable(`The ${agent.name} agent failed: ${(err as Error).message}`, invocationFailure.agent);
+  }
+}
 
+/** Runs the agent over its context and records what it proposes, each action checked against the workspace. */
+async function proposeActions(d: InvocationDeps, input: ProposeInput): Promise<Proposal> {
+  const principal = principalOf(input.principal);
+  await workspaceOf(d, principal, input.workspaceId);
+  const docs = await contextArtifacts(d, input, principal);
+  const artifacts: AgentArtifact[] = docs.map((doc) => ({
+    id: doc._id,
+    title: doc.title,
+    content_type: doc.content_type,
+    content: doc.content,
+    context: doc.context,
+    revision: doc.revision,
+    collection_id: doc.collection_id,
+    in_workspace: doc.container_kind === 'workspace' && doc.collection_id === input.workspaceId,
+  }));
+  const output = input.server ? await serverAgent(d, input, input.server, artifacts) : await builtinAgent(d, input, docs, artifacts);
   return {
-    /** Runs the agent over its context and records what it proposes, each action checked against the workspace. */
-    async proposeActions(input: ProposeInput): Promise<Proposal> {
-      const principal = principalOf(input.principal);
-      await workspaceOf(principal, input.workspaceId);
-      const docs = await contextArtifacts(input, principal);
-      const artifacts: AgentArtifact[] = docs.map((d) => ({ id: d._id, title: d.title, content_type: d.content_type, content: d.content, context: d.context, revision: d.revision, collection_id: d.collection_id, in_workspace: d.container_kind === 'workspace' && d.collection_id === input.workspaceId }));
-      const vet = async (output: { actions: readonly unknown[]; output?: string | null }) => ({
-        actions: await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: deps.artifacts, maxActions: config.INVOKE_MAX_ACTIONS, policy }),
-        output: output.output ?? null,
-      });
-      if (input.server) return vet(await serverAgent(input, input.server, artifacts));
-      const agent = agentByName(input.agent);
-      if (!agent) throw ApplicationFailure.nonRetryable(`No agent named ${input.agent}.`, invocationFailure.refused);
-      const sources = { catalog, external: deps.external, maxCallMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000 };
-      let output;
-      try {
-        output = await agent.run({
-          workspaceId: input.workspaceId,
-          artifacts,
-          input: input.input,
-          params: agent.params.parse(input.params),
-          llm,
-          contextText: () => buildContext(docs, input.workspaceId, config.LLM_CONTEXT_TOKENS, sources),
-          signal: Context.current().cancellationSignal,
-        });
-      } catch (err) {
-        if (err instanceof LlmError) throw llmFailure(err);
-        if (isStorageUnavailable(err)) throw err; // storage that did not answer: retried, not the agent's failure
-        throw ApplicationFailure.nonRetryable(`The ${agent.name} agent failed: ${(err as Error).message}`, invocationFailure.agent);
-      }
-      return vet(output);
-    },
+    actions: await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: d.artifacts, maxActions: d.config.INVOKE_MAX_ACTIONS, policy: d.policy }),
+    output: output.output ?? null,
+  };
+}
 
-    /**
-     * Applies a batch of actions as the principal; each is applied once however often this is retried.
-     * `allOrNothing` (apply mode, every action of the run): when the principal may not apply every
-     * one of them, nothing is applied and the refusals are the answer.
-     */
-    async applyActions(input: { invocationId: string; agent: string; workspaceId: string; principal: PrincipalSnapshot; actions: RecordedAction[]; allOrNothing?: RecordedAction[] }): Promise<ActionOutcome[]> {
-      const principal = principalOf(input.principal);
-      const workspace = await workspaceOf(principal, input.workspaceId);
-      if (input.allOrNothing) {
-        const all = input.allOrNothing;
-        const targets = new Map((await deps.artifacts.getMany(all.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target))).map((d) => [d._id, d.content_type]));
-        const refusals = all.flatMap((a): ActionOutcome[] => {
-          const missing = missingPermission(principal, workspace, a.kind, a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream'));
-          return missing ? [{ id: a.id, status: 'refused', reason: `forbidden: ${missing}` }] : [];
-        });
-        if (refusals.length) return refusals;
-      }
-      const context = Context.current();
-      // Writes go one by one, in order; what follows each (index, event) goes on meanwhile, and all of
-      // it is done before the batch counts as applied (a retry does it again, harmlessly).
-      const report = afterWrite(context.client);
-      const reports: Promise<void>[] = [];
-      const applier = new ActionApplier(deps.artifacts, async (...args) => void reports.push(report(...args)));
-      const outcomes: ActionOutcome[] = [];
-      for (const action of input.actions) {
-        outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
-        if (!context.info.isLocal) context.heartbeat(outcomes.length);
-      }
-      await Promise.all(reports);
-      return outcomes;
-    },
+/** What follows each write an action makes, as a worker has it; `key` fixes the event id, so a retry reports nothing twice. */
+function afterActionWrite(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): AfterWrite {
+  const events = new EventRunner(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER);
+  const indexing = new IndexingRunner(() => client, d.config.TEMPORAL_TASK_QUEUE);
+  const steps: AfterWriteSteps = {
+    index: (w) => Promise.all([d.changes.record(w.doc._id), w.kind !== 'artifact_deleted' && indexing.start(w.doc)]),
+    publish: (w) => events.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed, w.eventId),
+  };
+  return async (kind, doc, key, changed) => {
+    const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
+    const write = { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}), eventId: stableEventId(at, `${key}:${kind}`) };
+    await afterArtifactWrite(steps, write, 'throw');
+  };
+}
+
+/** Apply mode, every action of the run: the ones the principal may not apply (none: all may go ahead). */
+async function refusals(d: InvocationDeps, principal: Principal, workspace: ContainerDoc, all: RecordedAction[]): Promise<ActionOutcome[]> {
+  const edited = all.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target);
+  const targets = new Map((await d.artifacts.getMany(edited)).map((doc) => [doc._id, doc.content_type]));
+  return all.flatMap((a): ActionOutcome[] => {
+    const type = a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream');
+    const missing = missingPermission(principal, workspace, a.kind, type);
+    return missing ? [{ id: a.id, status: 'refused', reason: `forbidden: ${missing}` }] : [];
+  });
+}
+
+interface ApplyInput {
+  invocationId: string;
+  agent: string;
+  workspaceId: string;
+  principal: PrincipalSnapshot;
+  actions: RecordedAction[];
+  allOrNothing?: RecordedAction[];
+}
+
+/**
+ * Applies a batch of actions as the principal; each is applied once however often this is retried.
+ * `allOrNothing` (apply mode, every action of the run): when the principal may not apply every
+ * one of them, nothing is applied and the refusals are the answer.
+ */
+async function applyActions(d: InvocationDeps, input: ApplyInput): Promise<ActionOutcome[]> {
+  const principal = principalOf(input.principal);
+  const workspace = await workspaceOf(d, principal, input.workspaceId);
+  if (input.allOrNothing) {
+    const refused = await refusals(d, principal, workspace, input.allOrNothing);
+    if (refused.length) return refused;
+  }
+  const context = Context.current();
+  // Writes go one by one, in order; what follows each (index, event) goes on meanwhile, and all of
+  // it is done before the batch counts as applied (a retry does it again, harmlessly).
+  const report = afterActionWrite(d, context.client);
+  const reports: Promise<void>[] = [];
+  const applier = new ActionApplier(d.artifacts, async (...args) => void reports.push(report(...args)));
+  const outcomes: ActionOutcome[] = [];
+  for (const action of input.actions) {
+    outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
+    if (!context.info.isLocal) context.heartbeat(outcomes.length);
+  }
+  await Promise.all(reports);
+  return outcomes;
+}
+
+export function createInvocationActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; external: ExternalServers }) {
+  const d: InvocationDeps = {
+    config,
+    ...deps,
+    containers: new ContainerStore(db),
+    catalog: new McpCatalogStore(db),
+    llm: new Llm(config),
+    policy: { stdio: stdioServers(config), inCollection: false },
+  };
+  return {
+    proposeActions: (input: ProposeInput): Promise<Proposal> => proposeActions(d, input),
+    applyActions: (input: ApplyInput): Promise<ActionOutcome[]> => applyActions(d, input),
   };
 }
