@@ -22,11 +22,18 @@ const typeOnlyAllowed = { dependencyTypesNot: ['type-only'] };
 
 const layerRules = layers.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
-  comment: `${layer.name} sits below ${layers.slice(i + 1).map((l) => l.name).join(', ')}: it may not import them (docs/architecture.md)`,
+  comment: `${layer.name} sits below ${layers
+    .slice(i + 1)
+    .map((l) => l.name)
+    .join(', ')}: it may not import them (docs/architecture.md)`,
   severity: 'error',
   from: { path: layer.path },
   // A path may match two layers' patterns (identity/grants.ts and identity/): the lower layer wins.
-  to: { path: layers.slice(i + 1).map((l) => l.path), pathNot: layers.slice(0, i + 1).map((l) => l.path), ...(layer.name === 'engines' ? typeOnlyAllowed : {}) },
+  to: {
+    path: layers.slice(i + 1).map((l) => l.path),
+    pathNot: layers.slice(0, i + 1).map((l) => l.path),
+    ...(layer.name === 'engines' ? typeOnlyAllowed : {}),
+  },
 }));
 
 /** Pure code that workflows may run: deterministic, no I/O, no Node built-ins. */
@@ -63,7 +70,8 @@ module.exports = {
     },
     {
       name: 'clients-import-contracts-only',
-      comment: 'Outside the bundle, code starts or signals a workflow through its contract (workflows/contracts/), never the workflow file.',
+      comment:
+        'Outside the bundle, code starts or signals a workflow through its contract (workflows/contracts/), never the workflow file.',
       severity: 'error',
       from: { path: '^(src|test|bench|scripts)/', pathNot: '^src/workflows/' },
       to: { path: '^src/workflows/', pathNot: ['^src/workflows/contracts/'] },
@@ -107,7 +115,11 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.js', '.mjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.json'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

@@ -19,7 +19,13 @@ async function main(): Promise<void> {
 
   try {
     const ws = await (await fetch(`${url}/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json();
-    const body = (i: number) => JSON.stringify({ title: `Artifact ${i}`, content_type: 'text/markdown', content: `# Artifact ${i}\n\n${'lorem ipsum '.repeat(40)}`, collection_id: ws.id });
+    const body = (i: number) =>
+      JSON.stringify({
+        title: `Artifact ${i}`,
+        content_type: 'text/markdown',
+        content: `# Artifact ${i}\n\n${'lorem ipsum '.repeat(40)}`,
+        collection_id: ws.id,
+      });
 
     const ids: string[] = [];
     const baseIds: string[] = [];
@@ -56,7 +62,11 @@ async function main(): Promise<void> {
     // Search: the platform's hybrid search (BM25 + vectors, fused) against a bounded regex find.
     const words = ['Artifact 1', 'Artifact 2', 'Artifact 3', 'Artifact 4', 'Artifact 5', 'Artifact 6', 'Artifact 7'];
     const search = async (i: number) => {
-      const res = await fetch(`${url}/artifacts/search`, { method: 'POST', headers, body: JSON.stringify({ query: words[i % words.length], limit: 10 }) });
+      const res = await fetch(`${url}/artifacts/search`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: words[i % words.length], limit: 10 }),
+      });
       await res.arrayBuffer();
       return res.status === 200;
     };
@@ -65,10 +75,14 @@ async function main(): Promise<void> {
     results.push([
       'search',
       await load(searchCount, concurrency, search),
-      await load(searchCount, concurrency, (i) => get(`http://127.0.0.1:${basePort}/items?q=${encodeURIComponent(words[i % words.length]!)}`, {})),
+      await load(searchCount, concurrency, (i) =>
+        get(`http://127.0.0.1:${basePort}/items?q=${encodeURIComponent(words[i % words.length]!)}`, {}),
+      ),
     ]);
 
-    console.log(`\n${count} requests per row (search: ${searchCount}), ${concurrency} concurrent clients, engine: ${engines.mongoEngine}\n`);
+    console.log(
+      `\n${count} requests per row (search: ${searchCount}), ${concurrency} concurrent clients, engine: ${engines.mongoEngine}\n`,
+    );
     console.log('op      | platform req/s  p50 ms  p99 ms | baseline req/s  p50 ms  p99 ms | throughput ratio | errors');
     for (const [op, p, b] of results) {
       const f = (r: LoadResult) => `${r.perSecond.toFixed(0).padStart(14)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)}`;

@@ -25,7 +25,12 @@ async function main(): Promise<void> {
     const ws = (await call('POST', '/workspaces', { name: 'bench drafts' })).id;
     const col = (await call('POST', '/collections', { name: 'bench collection' })).id;
     await load(size, 8, async (i) => {
-      await call('POST', '/artifacts', { title: `Draft ${i}`, content_type: 'text/markdown', content: `# Draft ${i}\n\n${'lorem ipsum dolor sit amet '.repeat(20)}`, collection_id: ws });
+      await call('POST', '/artifacts', {
+        title: `Draft ${i}`,
+        content_type: 'text/markdown',
+        content: `# Draft ${i}\n\n${'lorem ipsum dolor sit amet '.repeat(20)}`,
+        collection_id: ws,
+      });
       return true;
     });
     // A quiet system: the drafts' embeddings are done, so the commit carries their vectors over.
@@ -56,7 +61,17 @@ async function main(): Promise<void> {
     const baselineStart = performance.now();
     for (let i = 0; i < drafts.length; i += 100) {
       const slice = drafts.slice(i, i + 100);
-      await scratch.collection('versions').insertMany(slice.map((d) => ({ _id: `${randomUUID()}:1` as never, title: d.title, content: d.content, context: d.context, provenance: d.provenance })));
+      await scratch
+        .collection('versions')
+        .insertMany(
+          slice.map((d) => ({
+            _id: `${randomUUID()}:1` as never,
+            title: d.title,
+            content: d.content,
+            context: d.context,
+            provenance: d.provenance,
+          })),
+        );
       await scratch.collection('heads').insertMany(slice.map((d) => ({ ...d, _id: randomUUID() as never })));
     }
     const baselineSeconds = (performance.now() - baselineStart) / 1000;
@@ -66,7 +81,9 @@ async function main(): Promise<void> {
     console.log('progress query while applying (seconds after approve → applied/total):');
     console.log(distinct.map((s) => `  ${s.at.toFixed(2)} s → ${s.progress.applied}/${s.progress.total}`).join('\n'));
     console.log(`\nrequest → awaiting_approval (preview of ${size}) | ${previewSeconds.toFixed(2)} s`);
-    console.log(`approve → committed                          | ${applySeconds.toFixed(2)} s (goal ≤ ${goalSeconds} s: ${applySeconds <= goalSeconds ? 'met' : 'NOT met'})`);
+    console.log(
+      `approve → committed                          | ${applySeconds.toFixed(2)} s (goal ≤ ${goalSeconds} s: ${applySeconds <= goalSeconds ? 'met' : 'NOT met'})`,
+    );
     console.log(`baseline: raw insertMany of the same documents | ${baselineSeconds.toFixed(2)} s`);
     console.log(`ratio platform / baseline                      | ${(applySeconds / baselineSeconds).toFixed(1)}`);
   } finally {

@@ -46,7 +46,11 @@ function records(text: string): { id: string; fields: Record<string, string> }[]
 const clean = (s: string | undefined) => (s ?? '').replace(/\s+/g, ' ').trim();
 
 export function loadCranfield(dir = cranfieldDir): Cranfield {
-  const docs = records(readFileSync(resolve(dir, 'cran.all.1400'), 'utf8')).map((r) => ({ id: r.id, title: clean(r.fields.T), content: clean(r.fields.W) }));
+  const docs = records(readFileSync(resolve(dir, 'cran.all.1400'), 'utf8')).map((r) => ({
+    id: r.id,
+    title: clean(r.fields.T),
+    content: clean(r.fields.W),
+  }));
   // The .I numbers of cran.qry are not the judgement ids: queries are numbered 1..225 in file order.
   const queries = records(readFileSync(resolve(dir, 'cran.qry'), 'utf8')).map((r, i) => ({ id: i + 1, text: clean(r.fields.W) }));
   const judgements = new Map<number, Map<string, number>>();
@@ -59,6 +63,7 @@ export function loadCranfield(dir = cranfieldDir): Cranfield {
     perQuery.set(d, gain);
     judgements.set(Number(q), perQuery);
   }
-  if (docs.length !== 1400 || queries.length !== 225) throw new Error(`Cranfield: ${docs.length} docs, ${queries.length} queries (expected 1400, 225)`);
+  if (docs.length !== 1400 || queries.length !== 225)
+    throw new Error(`Cranfield: ${docs.length} docs, ${queries.length} queries (expected 1400, 225)`);
   return { docs, queries, judgements };
 }

@@ -45,7 +45,10 @@ async function main(): Promise<void> {
         i++;
         let t = performance.now();
         try {
-          await items.find({ tag: i % 10 }, { maxTimeMS: 30_000 }).limit(5).toArray();
+          await items
+            .find({ tag: i % 10 }, { maxTimeMS: 30_000 })
+            .limit(5)
+            .toArray();
           lat.find.push(performance.now() - t);
           t = performance.now();
           await items.updateOne({ _id: (i * 7919) % docs }, { $set: { n: i, at: new Date() } }, { maxTimeMS: 30_000 } as never);
@@ -59,10 +62,14 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: clients }, (_, w) => worker(w)));
     const elapsed = (performance.now() - started) / 1000;
     const total = lat.find.length + lat.update.length;
-    console.log(`\n${engines.mongoEngine}: ${clients} clients, ${elapsed.toFixed(1)} s, ${total} operations (${(total / elapsed).toFixed(0)}/s), ${errors} errors`);
+    console.log(
+      `\n${engines.mongoEngine}: ${clients} clients, ${elapsed.toFixed(1)} s, ${total} operations (${(total / elapsed).toFixed(0)}/s), ${errors} errors`,
+    );
     for (const [op, xs] of Object.entries(lat)) {
       const s = xs.sort((a, b) => a - b);
-      console.log(`  ${op.padEnd(7)} ${String(s.length).padStart(7)} ops  p50 ${pct(s, 50).toFixed(1)} ms  p99 ${pct(s, 99).toFixed(1)} ms`);
+      console.log(
+        `  ${op.padEnd(7)} ${String(s.length).padStart(7)} ops  p50 ${pct(s, 50).toFixed(1)} ms  p99 ${pct(s, 99).toFixed(1)} ms`,
+      );
     }
   } finally {
     await client.close();

@@ -16,12 +16,28 @@ async function main(): Promise<void> {
     const post = (path: string, body: unknown) => fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
     const ws = (await (await post('/workspaces', { name: 'bench' })).json()).id;
     const docs: string[] = [];
-    for (let i = 0; i < 64; i++) docs.push((await (await post('/artifacts', { title: `d${i}`, content_type: 'text/plain', content: 'The budget for the quarter.', collection_id: ws })).json()).id);
+    for (let i = 0; i < 64; i++)
+      docs.push(
+        (
+          await (
+            await post('/artifacts', {
+              title: `d${i}`,
+              content_type: 'text/plain',
+              content: 'The budget for the quarter.',
+              collection_id: ws,
+            })
+          ).json()
+        ).id,
+      );
     const tag = agentId('tag-keywords');
     let n = 0;
     const invoke = async (i: number) => {
       // A new tag each time, so every invocation proposes and applies one update.
-      const res = await post(`/artifacts/${tag}/invoke`, { artifact_ids: [docs[i % docs.length]], mode: 'apply', params: { rules: { [`t${n++}`]: ['budget'] } } });
+      const res = await post(`/artifacts/${tag}/invoke`, {
+        artifact_ids: [docs[i % docs.length]],
+        mode: 'apply',
+        params: { rules: { [`t${n++}`]: ['budget'] } },
+      });
       const body = await res.json();
       return res.status === 200 && body.status === 'completed' && body.actions.length === 1;
     };
@@ -32,14 +48,21 @@ async function main(): Promise<void> {
     const one = await load(count, 1, invoke);
     console.log(`\n${count} sequential requests per row; tag-keywords in apply mode (one update each)\n`);
     console.log('path                              |  p50 ms  p99 ms | errors');
-    console.log(`GET /artifacts/{id} (baseline)    | ${floor.p50.toFixed(1).padStart(7)} ${floor.p99.toFixed(1).padStart(7)} | ${floor.errors}`);
+    console.log(
+      `GET /artifacts/{id} (baseline)    | ${floor.p50.toFixed(1).padStart(7)} ${floor.p99.toFixed(1).padStart(7)} | ${floor.errors}`,
+    );
     console.log(`POST /artifacts/{agent}/invoke    | ${one.p50.toFixed(1).padStart(7)} ${one.p99.toFixed(1).padStart(7)} | ${one.errors}`);
-    console.log(`\ninvoke p50 ${one.p50.toFixed(1)} ms = ${(one.p50 / floor.p50).toFixed(1)}x the baseline (goal p50 ≤ 60 ms: ${one.p50 <= 60 ? 'met' : 'NOT met'})`);
+    console.log(
+      `\ninvoke p50 ${one.p50.toFixed(1)} ms = ${(one.p50 / floor.p50).toFixed(1)}x the baseline (goal p50 ≤ 60 ms: ${one.p50 <= 60 ? 'met' : 'NOT met'})`,
+    );
     const rows: [number, LoadResult][] = [];
     for (const c of levels) rows.push([c, await load(Math.max(100, c * 10), c, invoke)]);
     console.log('\nconcurrent invocations, one worker\n');
     console.log('clients | invocations/s |  p50 ms  p99 ms | errors');
-    for (const [c, r] of rows) console.log(`${String(c).padStart(7)} | ${r.perSecond.toFixed(1).padStart(13)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`);
+    for (const [c, r] of rows)
+      console.log(
+        `${String(c).padStart(7)} | ${r.perSecond.toFixed(1).padStart(13)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`,
+      );
   } finally {
     await bench.close();
   }

@@ -16,7 +16,16 @@ async function main(): Promise<void> {
   try {
     const { url, headers } = bench;
     const ws = (await (await fetch(`${url}/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json()).id;
-    const created = await fetch(`${url}/artifacts`, { method: 'POST', headers, body: JSON.stringify({ title: 'everything', content_type: 'application/vnd.platform.mcp-server+json', content: JSON.stringify({ transport: { type: 'http', url: server.url } }), collection_id: ws }) });
+    const created = await fetch(`${url}/artifacts`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        title: 'everything',
+        content_type: 'application/vnd.platform.mcp-server+json',
+        content: JSON.stringify({ transport: { type: 'http', url: server.url } }),
+        collection_id: ws,
+      }),
+    });
     const serverId = (await created.json()).id;
     await direct.connect(new StreamableHTTPClientTransport(new URL(server.url)));
 
@@ -25,7 +34,11 @@ async function main(): Promise<void> {
       return !r.isError;
     };
     const viaPlatform = async (i: number) => {
-      const res = await fetch(`${url}/artifacts/${serverId}/invoke`, { method: 'POST', headers, body: JSON.stringify({ name: 'echo', arguments: { message: `m${i}` } }) });
+      const res = await fetch(`${url}/artifacts/${serverId}/invoke`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'echo', arguments: { message: `m${i}` } }),
+      });
       const body = await res.json();
       return res.status === 200 && body.status === 'completed' && !body.result.isError;
     };
@@ -37,10 +50,13 @@ async function main(): Promise<void> {
     ];
     console.log(`\n${count} sequential echo calls per row against server-everything (Streamable HTTP)\n`);
     console.log('path                         |  p50 ms  p99 ms | errors');
-    for (const [name, r] of results) console.log(`${name.padEnd(28)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`);
+    for (const [name, r] of results)
+      console.log(`${name.padEnd(28)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`);
     const [sdk, platform] = [results[0]![1], results[1]![1]];
     const added = platform.p50 - sdk.p50;
-    console.log(`\nadded by the platform: p50 ${added.toFixed(1)} ms, p99 ${(platform.p99 - sdk.p99).toFixed(1)} ms (goal ≤ 10 ms at p50: ${added <= 10 ? 'met' : 'NOT met'})`);
+    console.log(
+      `\nadded by the platform: p50 ${added.toFixed(1)} ms, p99 ${(platform.p99 - sdk.p99).toFixed(1)} ms (goal ≤ 10 ms at p50: ${added <= 10 ? 'met' : 'NOT met'})`,
+    );
   } finally {
     await direct.close().catch(() => {});
     await bench.close();

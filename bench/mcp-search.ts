@@ -15,7 +15,11 @@ async function main(): Promise<void> {
     const ws = (await (await fetch(`${url}/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench' }) })).json()).id;
     await load(300, 8, async (i) => {
       const text = Array.from({ length: 40 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
-      const res = await fetch(`${url}/artifacts`, { method: 'POST', headers, body: JSON.stringify({ title: `Report ${i}`, content_type: 'text/plain', content: text, collection_id: ws }) });
+      const res = await fetch(`${url}/artifacts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ title: `Report ${i}`, content_type: 'text/plain', content: text, collection_id: ws }),
+      });
       await res.arrayBuffer();
       return res.status === 201;
     });
@@ -29,7 +33,12 @@ async function main(): Promise<void> {
       const res = await fetch(`${url}/mcp`, {
         method: 'POST',
         headers: { ...headers, accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'search', arguments: { query: query(i), limit: 10 } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'search', arguments: { query: query(i), limit: 10 } },
+        }),
       });
       const body = await res.json();
       return res.status === 200 && !body.error && !body.result?.isError;
@@ -42,7 +51,10 @@ async function main(): Promise<void> {
     ];
     console.log(`\n${count} searches per row over 300 artifacts, ${concurrency} concurrent clients\n`);
     console.log('path                         |  req/s  p50 ms  p99 ms | errors');
-    for (const [name, r] of results) console.log(`${name.padEnd(28)} | ${r.perSecond.toFixed(0).padStart(6)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`);
+    for (const [name, r] of results)
+      console.log(
+        `${name.padEnd(28)} | ${r.perSecond.toFixed(0).padStart(6)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`,
+      );
     const ratio = results[1]![1].perSecond / results[0]![1].perSecond;
     console.log(`\nMCP / REST throughput: ${ratio.toFixed(2)} (goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'})`);
   } finally {

@@ -21,7 +21,11 @@ export interface BenchPlatform {
   close(): Promise<void>;
 }
 
-export async function benchPlatform(name: string, overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<BenchPlatform> {
+export async function benchPlatform(
+  name: string,
+  overrides: Record<string, string> = {},
+  options: { worker?: boolean } = {},
+): Promise<BenchPlatform> {
   const engines = await startEphemeralEngines(name, (line) => console.log(`[bench] ${line}`));
   const port = await freePort();
   const config = loadConfig({
@@ -54,7 +58,13 @@ export async function benchPlatform(name: string, overrides: Record<string, stri
   const worker = options.worker === false ? null : await createPlatformWorker(config, services.db, services.logger);
   const running = worker?.worker.run();
   const url = `http://127.0.0.1:${port}`;
-  const login = await (await fetch(`${url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password }) })).json();
+  const login = await (
+    await fetch(`${url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.test', password }),
+    })
+  ).json();
   return {
     engines,
     config,

@@ -85,7 +85,8 @@ function unitVector(random: () => number): Float32Array {
 
 function vocabulary(): { all: string[]; content: string[] } {
   const counts = new Map<string, number>();
-  for (const d of loadCranfield().docs) for (const w of `${d.title} ${d.content}`.toLowerCase().match(/[a-z]+/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
+  for (const d of loadCranfield().docs)
+    for (const w of `${d.title} ${d.content}`.toLowerCase().match(/[a-z]+/g) ?? []) counts.set(w, (counts.get(w) ?? 0) + 1);
   const all = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([w]) => w);
   return { all, content: all.filter((w) => processTerm(w) !== null) }; // queries use words the analyzer keeps
 }
@@ -164,9 +165,20 @@ async function measure(size: number, vocab: { all: string[]; content: string[] }
   };
   const hybrid = time(true);
   const lexical = time(false);
-  const recall = index.vectorRecall(queries.slice(0, 30).map((q) => q.vector), 100);
+  const recall = index.vectorRecall(
+    queries.slice(0, 30).map((q) => q.vector),
+    100,
+  );
   index = null; // let the next size start from a clean heap
-  return { size, buildMs, heapMb: (after.heap - before.heap) / 2 ** 20, buffersMb: (after.buffers - before.buffers) / 2 ** 20, hybrid, lexical, recall };
+  return {
+    size,
+    buildMs,
+    heapMb: (after.heap - before.heap) / 2 ** 20,
+    buffersMb: (after.buffers - before.buffers) / 2 ** 20,
+    hybrid,
+    lexical,
+    recall,
+  };
 }
 
 async function main(): Promise<void> {
@@ -183,9 +195,14 @@ async function main(): Promise<void> {
   const ms = (x: number) => x.toFixed(2).padStart(7);
   const ratio = (x: number, y: number) => `×${(x / y).toFixed(1)}`.padStart(7);
   console.log(`\nMemorySearchIndex, ${dimensions}-d vectors, vocabulary ${vocab.all.length} words (Zipf), 50–150 words per artifact.`);
-  console.log(`Hybrid = BM25 + exact kNN + RRF, limit 10, candidates 100, aperture on; ${queryCount} queries of 2–4 words after ${warmup} warm-up.`);
-  console.log('Memory = heapUsed + arrayBuffers retained by the index after gc (arrayBuffers shown separately). Growth is relative to the first size.\n');
-  const header = '  artifacts |  build ms | memory MB | (buffers MB) | hybrid p50 | hybrid p95 | BM25 p50 | BM25 p95 | build× | memory× | p95× | kNN recall@100';
+  console.log(
+    `Hybrid = BM25 + exact kNN + RRF, limit 10, candidates 100, aperture on; ${queryCount} queries of 2–4 words after ${warmup} warm-up.`,
+  );
+  console.log(
+    'Memory = heapUsed + arrayBuffers retained by the index after gc (arrayBuffers shown separately). Growth is relative to the first size.\n',
+  );
+  const header =
+    '  artifacts |  build ms | memory MB | (buffers MB) | hybrid p50 | hybrid p95 | BM25 p50 | BM25 p95 | build× | memory× | p95× | kNN recall@100';
   console.log(header);
   console.log(header.replace(/[^|]/g, '-'));
   for (const r of results) {

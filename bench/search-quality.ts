@@ -81,11 +81,23 @@ async function main(): Promise<void> {
   const mini = new MiniSearch<{ id: string; title: string; content: string }>({ fields: ['title', 'content'] });
   mini.addAll(docs);
   timings.push(`MiniSearch index ${(performance.now() - t).toFixed(0)} ms`);
-  rows.push({ name: 'MiniSearch 7 (default: title+content, no stemming)', kind: 'peer', ...(await evaluate((q) => mini.search(q.text).slice(0, depth).map((r) => String(r.id)))) });
+  rows.push({
+    name: 'MiniSearch 7 (default: title+content, no stemming)',
+    kind: 'peer',
+    ...(await evaluate((q) =>
+      mini
+        .search(q.text)
+        .slice(0, depth)
+        .map((r) => String(r.id)),
+    )),
+  });
 
   t = performance.now();
   const orama = create({ schema: { title: 'string', content: 'string' } as const });
-  await insertMultiple(orama, docs.map((d) => ({ id: d.id, title: d.title, content: d.content })));
+  await insertMultiple(
+    orama,
+    docs.map((d) => ({ id: d.id, title: d.title, content: d.content })),
+  );
   timings.push(`Orama index ${(performance.now() - t).toFixed(0)} ms`);
   rows.push({
     name: 'Orama 3 (default BM25)',
@@ -105,14 +117,30 @@ async function main(): Promise<void> {
   let bm25: number | null = null;
   for (const embedder of embedders) {
     t = performance.now();
-    const docVectors = await embedAll(embedder, docs.map((d) => embeddingText({ title: d.title, context: {}, content: d.content })));
-    const queryVectors = await embedAll(embedder, queries.map((q) => q.text));
+    const docVectors = await embedAll(
+      embedder,
+      docs.map((d) => embeddingText({ title: d.title, context: {}, content: d.content })),
+    );
+    const queryVectors = await embedAll(
+      embedder,
+      queries.map((q) => q.text),
+    );
     timings.push(`${embedder.id} embed ${docs.length} docs + ${queries.length} queries ${(performance.now() - t).toFixed(0)} ms`);
 
     t = performance.now();
     const index = new MemorySearchIndex(embedder.dimensions);
     docs.forEach((d, i) =>
-      index.upsert({ id: d.id, title: d.title, description: '', content: d.content, content_type: 'text/plain', collection_id: collection, container_kind: 'collection', revision: 1, vector: docVectors[i]! }),
+      index.upsert({
+        id: d.id,
+        title: d.title,
+        description: '',
+        content: d.content,
+        content_type: 'text/plain',
+        collection_id: collection,
+        container_kind: 'collection',
+        revision: 1,
+        vector: docVectors[i]!,
+      }),
     );
     timings.push(`MemorySearchIndex build (${embedder.id}) ${(performance.now() - t).toFixed(0)} ms`);
 
@@ -138,7 +166,10 @@ async function main(): Promise<void> {
         for (let j = 0; j < v.length; j++) dot += v[j]! * qv[j]!;
         return { id: docs[i]!.id, dot };
       });
-      return scored.sort((a, b) => b.dot - a.dot).slice(0, depth).map((s) => s.id);
+      return scored
+        .sort((a, b) => b.dot - a.dot)
+        .slice(0, depth)
+        .map((s) => s.id);
     });
     rows.push({ name: `ours: vector only (${embedder.id})`, kind: 'ours', ...vectorOnly });
 
@@ -163,7 +194,9 @@ async function main(): Promise<void> {
   const bestPeer = Math.max(...rows.filter((r) => r.kind === 'peer').map((r) => r.ndcg));
   const width = Math.max(...rows.map((r) => r.name.length));
   const header = `${'system'.padEnd(width)} | nDCG@10 | recall@100 | ÷ best peer | ÷ best single | ms/query | notes`;
-  console.log(`\nCranfield: ${docs.length} docs, ${queries.length} queries. nDCG@10 linear gain (gain / log2(rank + 1)), gain = 5 − code, −1 → 0;`);
+  console.log(
+    `\nCranfield: ${docs.length} docs, ${queries.length} queries. nDCG@10 linear gain (gain / log2(rank + 1)), gain = 5 − code, −1 → 0;`,
+  );
   console.log('recall@100 over judged docs with gain > 0. Ratios are nDCG@10 ratios. ms/query is the whole ranking call.\n');
   console.log(header);
   console.log(header.replace(/[^|]/g, '-'));

@@ -32,7 +32,8 @@ export type EmbeddedBackend = 'postgresql' | 'sqlite';
 
 export function embeddedBackend(env: NodeJS.ProcessEnv = process.env): EmbeddedBackend {
   const value = env.EMBEDDED_MONGO_BACKEND?.trim() || 'postgresql';
-  if (value !== 'postgresql' && value !== 'sqlite') throw new Error(`EMBEDDED_MONGO_BACKEND must be postgresql or sqlite, not ${JSON.stringify(value)}`);
+  if (value !== 'postgresql' && value !== 'sqlite')
+    throw new Error(`EMBEDDED_MONGO_BACKEND must be postgresql or sqlite, not ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -95,7 +96,12 @@ export class Supervised {
     const out = createWriteStream(this.logFile, { flags: append ? 'a' : 'w' });
     this.exited = false;
     this.startedAt = Date.now();
-    const child = spawn(this.command, this.args, { stdio: ['ignore', 'pipe', 'pipe'], uid: this.opts.uid, gid: this.opts.gid, cwd: this.opts.cwd });
+    const child = spawn(this.command, this.args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      uid: this.opts.uid,
+      gid: this.opts.gid,
+      cwd: this.opts.cwd,
+    });
     this.child = child;
     child.on('error', (err) => out.write(`[supervisor] ${err.message}\n`));
     child.stdout!.pipe(out, { end: false });
@@ -115,7 +121,9 @@ export class Supervised {
         if (Date.now() - this.startedAt > 60_000) this.backoffMs = 500;
         const delay = this.backoffMs;
         this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
-        this.opts.log(`${this.name} exited unexpectedly (${signal ?? `code ${code}`}); restarting it in ${delay} ms (log: ${this.logFile})`);
+        this.opts.log(
+          `${this.name} exited unexpectedly (${signal ?? `code ${code}`}); restarting it in ${delay} ms (log: ${this.logFile})`,
+        );
         this.restartTimer = setTimeout(() => {
           this.restartTimer = undefined;
           if (this.stopping) return;
@@ -184,7 +192,9 @@ export function postgresBinary(name: string): string | null {
   if (found.status === 0 && found.stdout.trim()) return found.stdout.trim();
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a));
   for (const v of versions) if (existsSync(join(root, v, 'bin', name))) return join(root, v, 'bin', name);
   return null;
 }
@@ -224,7 +234,10 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Supervise
   let ids: { uid: number; gid: number } | undefined;
   if (process.getuid?.() === 0) {
     const found = userIds('postgres');
-    if (!found) throw new Error('PostgreSQL refuses to run as root and there is no `postgres` user: install Debian\'s postgresql package (temporal-dev/install.sh does), or run as another user');
+    if (!found)
+      throw new Error(
+        "PostgreSQL refuses to run as root and there is no `postgres` user: install Debian's postgresql package (temporal-dev/install.sh does), or run as another user",
+      );
     ids = found;
     for (const dir of [base, socketDir]) chownSync(dir, ids.uid, ids.gid);
     const reach = spawnSync('test', ['-w', base], { uid: ids.uid, gid: ids.gid, cwd: '/' });
@@ -235,12 +248,16 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Supervise
     }
   }
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    const init = spawnSync(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], {
-      uid: ids?.uid,
-      gid: ids?.gid,
-      cwd: base,
-      encoding: 'utf8',
-    });
+    const init = spawnSync(
+      initdb,
+      ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+      {
+        uid: ids?.uid,
+        gid: ids?.gid,
+        cwd: base,
+        encoding: 'utf8',
+      },
+    );
     if (init.status !== 0) throw new Error(`initdb failed for ${dataDir}:\n${init.stderr || init.stdout}`);
   }
   const args = [
@@ -259,7 +276,13 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Supervise
     // skip fsync: a commit then survives a crash of the server process, not of the machine.
     ...(opts.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
   ];
-  const proc = new Supervised('PostgreSQL', postgres, args, join(logs, 'postgresql.log'), { log: opts.log, stopSignal: 'SIGINT', uid: ids?.uid, gid: ids?.gid, cwd: base });
+  const proc = new Supervised('PostgreSQL', postgres, args, join(logs, 'postgresql.log'), {
+    log: opts.log,
+    stopSignal: 'SIGINT',
+    uid: ids?.uid,
+    gid: ids?.gid,
+    cwd: base,
+  });
   procs.push(proc);
   await waitFor(
     proc,
@@ -275,7 +298,11 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Supervise
   return { url: `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432&pool_max_conns=100` };
 }
 
-async function startMongo(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ uri: string; engine: NonNullable<Engines['mongoEngine']> }> {
+async function startMongo(
+  opts: EngineOptions,
+  logs: string,
+  procs: Supervised[],
+): Promise<{ uri: string; engine: NonNullable<Engines['mongoEngine']> }> {
   const dataDir = join(opts.stateDir, 'mongo');
   mkdirSync(dataDir, { recursive: true });
   const uri = `mongodb://127.0.0.1:${opts.mongoPort}/`;
@@ -283,7 +310,13 @@ async function startMongo(opts: EngineOptions, logs: string, procs: Supervised[]
   let engine: NonNullable<Engines['mongoEngine']>;
   if (onPath('mongod')) {
     engine = 'mongod';
-    proc = new Supervised('mongod', 'mongod', ['--dbpath', dataDir, '--port', String(opts.mongoPort), '--bind_ip', '127.0.0.1'], join(logs, 'mongod.log'), { log: opts.log });
+    proc = new Supervised(
+      'mongod',
+      'mongod',
+      ['--dbpath', dataDir, '--port', String(opts.mongoPort), '--bind_ip', '127.0.0.1'],
+      join(logs, 'mongod.log'),
+      { log: opts.log },
+    );
   } else {
     const bin = resolve(opts.devDir, 'bin', 'ferretdb');
     if (!existsSync(bin)) throw new Error(`FerretDB is not installed at ${bin}: run temporal-dev/install.sh`);
@@ -296,7 +329,14 @@ async function startMongo(opts: EngineOptions, logs: string, procs: Supervised[]
     proc = new Supervised(
       'FerretDB',
       bin,
-      [...storage, `--state-dir=${dataDir}`, `--listen-addr=127.0.0.1:${opts.mongoPort}`, '--debug-addr=-', '--telemetry=disable', '--log-level=warn'],
+      [
+        ...storage,
+        `--state-dir=${dataDir}`,
+        `--listen-addr=127.0.0.1:${opts.mongoPort}`,
+        '--debug-addr=-',
+        '--telemetry=disable',
+        '--log-level=warn',
+      ],
       join(logs, 'ferretdb.log'),
       { log: opts.log },
     );

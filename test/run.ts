@@ -31,7 +31,17 @@ function testFiles(dir: string): string[] {
 async function runFiles(files: string[], tapFile: string, env: NodeJS.ProcessEnv): Promise<number> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tapFile}`, ...files],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-concurrency=2',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=tap',
+      `--test-reporter-destination=${tapFile}`,
+      ...files,
+    ],
     { stdio: 'inherit', env },
   );
   const exitCode = await new Promise<number>((r) => child.once('exit', (c) => r(c ?? 1)));
@@ -51,7 +61,9 @@ async function runUnits(files: string[]): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-unit-'));
   try {
     // The engines' variables are left out, so a unit test that reached for an engine would fail here.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^TEST_(MONGODB_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR)$/.test(k)));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => !/^TEST_(MONGODB_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR)$/.test(k)),
+    );
     return await runFiles(files, join(dir, 'results.tap'), env);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -66,7 +78,10 @@ async function runAll(files: string[]): Promise<number> {
   const engines = await startEphemeralEngines('test', say);
   const { stateDir } = engines;
   try {
-    const { code } = await bundleWorkflowCode({ workflowsPath, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath,
+      logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
+    });
     const bundlePath = join(stateDir, 'workflow-bundle.js');
     writeFileSync(bundlePath, code);
     return await runFiles(files, join(stateDir, 'results.tap'), {

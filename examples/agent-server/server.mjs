@@ -10,7 +10,16 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 
-const artifact = z.object({ id: z.string(), title: z.string(), content_type: z.string(), content: z.string(), context: z.record(z.string(), z.unknown()), revision: z.number() }).passthrough();
+const artifact = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    content_type: z.string(),
+    content: z.string(),
+    context: z.record(z.string(), z.unknown()),
+    revision: z.number(),
+  })
+  .passthrough();
 const agentInput = {
   workspace_id: z.string(),
   artifacts: z.array(artifact),
@@ -30,7 +39,12 @@ server.registerTool(
   async ({ artifacts }) => {
     const actions = artifacts
       .filter((a) => titleCase(a.title) !== a.title)
-      .map((a) => ({ kind: 'update', target: a.id, payload: { title: titleCase(a.title) }, rationale: `"${a.title}" is not in Title Case.` }));
+      .map((a) => ({
+        kind: 'update',
+        target: a.id,
+        payload: { title: titleCase(a.title) },
+        rationale: `"${a.title}" is not in Title Case.`,
+      }));
     const result = { actions, output: `${actions.length} of ${artifacts.length} titles to change.` };
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   },
@@ -38,9 +52,18 @@ server.registerTool(
 
 server.registerTool(
   'overreach',
-  { description: 'A misbehaving agent: proposes a note in a workspace it was not given (the platform refuses it).', inputSchema: agentInput, outputSchema: agentOutput },
+  {
+    description: 'A misbehaving agent: proposes a note in a workspace it was not given (the platform refuses it).',
+    inputSchema: agentInput,
+    outputSchema: agentOutput,
+  },
   async ({ params }) => {
-    const result = { actions: [{ kind: 'log', target: String(params.elsewhere), payload: { message: 'hello from elsewhere' }, rationale: 'testing the fence' }], output: 'tried' };
+    const result = {
+      actions: [
+        { kind: 'log', target: String(params.elsewhere), payload: { message: 'hello from elsewhere' }, rationale: 'testing the fence' },
+      ],
+      output: 'tried',
+    };
     return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
   },
 );

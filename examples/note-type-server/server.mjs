@@ -60,9 +60,7 @@ const withNote = (handler) => async (args) => {
 
 /** Lowercased, trimmed, de-duplicated and sorted tags. */
 const normaliseTags = (tags = []) =>
-  [...new Set(tags.filter((t) => typeof t === 'string').map((t) => t.trim().toLowerCase()))]
-    .filter(Boolean)
-    .sort();
+  [...new Set(tags.filter((t) => typeof t === 'string').map((t) => t.trim().toLowerCase()))].filter(Boolean).sort();
 
 /** Strips common inline/heading markdown syntax, leaving readable text. */
 function stripMarkdown(md) {
@@ -77,9 +75,7 @@ function stripMarkdown(md) {
 }
 
 const headingOf = (note) =>
-  typeof note.heading === 'string' && note.heading.trim()
-    ? note.heading.trim()
-    : stripMarkdown(note.body.trim().split('\n')[0]);
+  typeof note.heading === 'string' && note.heading.trim() ? note.heading.trim() : stripMarkdown(note.body.trim().split('\n')[0]);
 
 /** Whole sentences of `text` that fit in `max` chars; else cut on a word boundary with "…". */
 function truncate(text, max) {

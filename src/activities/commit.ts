@@ -77,7 +77,8 @@ async function extractCommittedText(d: CommitDeps, commitId: string): Promise<No
   let extracted = 0;
   const failed: string[] = [];
   for (const r of results) {
-    if (!servers.has(r.content_type)) servers.set(r.content_type, await lifecycleServer(d.catalog, commit.workspace_id, r.content_type, 'extract_text'));
+    if (!servers.has(r.content_type))
+      servers.set(r.content_type, await lifecycleServer(d.catalog, commit.workspace_id, r.content_type, 'extract_text'));
     const serverId = servers.get(r.content_type);
     const head = serverId ? await d.artifacts.get(r.artifact_id) : null;
     if (!serverId || !head || head.revision !== r.version) continue;
@@ -85,7 +86,8 @@ async function extractCommittedText(d: CommitDeps, commitId: string): Promise<No
       extracted += 1; // done by an earlier attempt
       continue;
     }
-    const call = () => d.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { maxTotalMs: d.config.MCP_CALL_MAX_SECONDS * 1000 });
+    const call = () =>
+      d.external.callTool(serverId, 'extract_text', lifecycleArguments(head), { maxTotalMs: d.config.MCP_CALL_MAX_SECONDS * 1000 });
     const result = await heartbeating(() => settle(call));
     if (result.isError) {
       failed.push(`${r.artifact_id}: ${resultText(result, 'message').slice(0, 200)}`);
@@ -98,11 +100,16 @@ async function extractCommittedText(d: CommitDeps, commitId: string): Promise<No
       extracted += 1;
     }
   }
-  if (extracted === 0 && failed.length === 0) return { status: 'skipped', reason: 'no committed artifact has a type whose server implements extract_text' };
+  if (extracted === 0 && failed.length === 0)
+    return { status: 'skipped', reason: 'no committed artifact has a type whose server implements extract_text' };
   return { status: 'done', extracted, ...(failed.length ? { failed } : {}) };
 }
 
-export function createCommitActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder; external: ExternalServers }) {
+export function createCommitActivities(
+  config: Config,
+  db: Db,
+  deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder; external: ExternalServers },
+) {
   const commits = new CommitStore(db);
   const catalog = new McpCatalogStore(db);
   const load = async (commitId: string) => {
@@ -124,7 +131,11 @@ export function createCommitActivities(config: Config, db: Db, deps: { artifacts
         heartbeat: () => context.heartbeat(),
         validate: (draft) => {
           const why = whyNotCommittable(draft, stdioServers(config));
-          if (why) throw ApplicationFailure.nonRetryable(`Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${why}`, 'NotCommittable');
+          if (why)
+            throw ApplicationFailure.nonRetryable(
+              `Artifact ${draft._id} (${draft.title}) cannot go into a collection: ${why}`,
+              'NotCommittable',
+            );
         },
       });
     },

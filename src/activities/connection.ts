@@ -1,7 +1,17 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { AuthorizerUnusable, loadAuthorizer, oauthClient } from '../connections/authorizers.js';
 import { callbackUrl } from '../connections/ids.js';
-import { authorizationUrl, newState, pkcePair, requestTokens, revoke, stateHash, TokenEndpointError, type OAuthClient, type TokenResponse } from '../connections/oauth.js';
+import {
+  authorizationUrl,
+  newState,
+  pkcePair,
+  requestTokens,
+  revoke,
+  stateHash,
+  TokenEndpointError,
+  type OAuthClient,
+  type TokenResponse,
+} from '../connections/oauth.js';
 import type { FetchLike } from '../net/outbound.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
@@ -26,7 +36,12 @@ const gone = (id: string) => ApplicationFailure.nonRetryable(`Connection ${id} n
 
 /** What the connection workflow keeps of a token set: a version and times, never a token. */
 function tokenState(doc: Pick<ConnectionDoc, 'token_version' | 'expires_at' | 'lifetime_seconds' | 'has_refresh_token'>): TokenState {
-  return { tokenVersion: doc.token_version, refreshable: doc.has_refresh_token ?? false, ...(doc.expires_at ? { expiresAt: doc.expires_at.getTime() } : {}), ...(doc.lifetime_seconds ? { lifetimeMs: doc.lifetime_seconds * 1000 } : {}) };
+  return {
+    tokenVersion: doc.token_version,
+    refreshable: doc.has_refresh_token ?? false,
+    ...(doc.expires_at ? { expiresAt: doc.expires_at.getTime() } : {}),
+    ...(doc.lifetime_seconds ? { lifetimeMs: doc.lifetime_seconds * 1000 } : {}),
+  };
 }
 
 /** Turns a gone authorizer into a non-retryable failure, and a token endpoint's 5xx into a retried one. */
@@ -44,12 +59,26 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 const client = (deps: Deps, doc: ConnectionDoc): Promise<OAuthClient> => oauthClient(deps.artifacts, deps.secrets, doc.authorizer_id);
 const load = async (deps: Deps, id: string) => (await deps.connections.get(id)) ?? Promise.reject(gone(id));
 
-async function store(deps: Deps, doc: ConnectionDoc, issued: TokenResponse, previous: { refresh_token?: string } | null, refreshed: boolean): Promise<TokenState> {
+async function store(
+  deps: Deps,
+  doc: ConnectionDoc,
+  issued: TokenResponse,
+  previous: { refresh_token?: string } | null,
+  refreshed: boolean,
+): Promise<TokenState> {
   const stored = await deps.connections.storeTokens(
     doc._id,
     // A provider that does not rotate refresh tokens sends none on refresh: the old one stays good.
-    { access_token: issued.access_token, token_type: issued.token_type, ...((issued.refresh_token ?? previous?.refresh_token) ? { refresh_token: issued.refresh_token ?? previous!.refresh_token! } : {}) },
-    { ...(issued.expires_in !== undefined ? { expiresIn: issued.expires_in } : {}), ...(issued.scope !== undefined ? { scopes: issued.scope.split(' ').filter(Boolean) } : {}), refreshed },
+    {
+      access_token: issued.access_token,
+      token_type: issued.token_type,
+      ...((issued.refresh_token ?? previous?.refresh_token) ? { refresh_token: issued.refresh_token ?? previous!.refresh_token! } : {}),
+    },
+    {
+      ...(issued.expires_in !== undefined ? { expiresIn: issued.expires_in } : {}),
+      ...(issued.scope !== undefined ? { scopes: issued.scope.split(' ').filter(Boolean) } : {}),
+      refreshed,
+    },
   );
   if (!stored) throw gone(doc._id);
   return tokenState(stored);
@@ -84,7 +113,10 @@ export function createConnectionActivities(deps: Deps) {
      * Refreshes the tokens unless they changed since `tokenVersion`. A refresh token the provider no
      * longer accepts (revoked, expired) leaves the connection needing new consent.
      */
-    async refreshConnectionTokens(input: { connectionId: string; tokenVersion: number }): Promise<TokenState | { status: 'needs_reconsent' }> {
+    async refreshConnectionTokens(input: {
+      connectionId: string;
+      tokenVersion: number;
+    }): Promise<TokenState | { status: 'needs_reconsent' }> {
       return guarded(() => refreshTokens(deps, input));
     },
 
@@ -134,7 +166,11 @@ async function completeAttempt(deps: Deps, input: { connectionId: string; attemp
   const { error, error_description } = attempt.outcome;
   if (error) {
     const said = error_description ? `${error}: ${error_description}` : error;
-    return fail(error === 'access_denied' ? { code: 'access_denied', detail: `Access was denied at the provider (${said}).` } : { code: 'provider_error', detail: `The provider answered with an error (${said}).` });
+    return fail(
+      error === 'access_denied'
+        ? { code: 'access_denied', detail: `Access was denied at the provider (${said}).` }
+        : { code: 'provider_error', detail: `The provider answered with an error (${said}).` },
+    );
   }
   const { code, verifier } = connections.openAttempt(attempt);
   if (!code) return fail({ code: 'consent_expired', detail: 'The authorization code was already used.' });
@@ -149,12 +185,16 @@ async function completeAttempt(deps: Deps, input: { connectionId: string; attemp
     await connections.spendAttempt(input.attemptId);
     return { ok: true as const, tokens };
   } catch (err) {
-    if (err instanceof TokenEndpointError && !err.retryable) return fail({ code: 'token_rejected', detail: `The provider refused the authorization code: ${err.message}` });
+    if (err instanceof TokenEndpointError && !err.retryable)
+      return fail({ code: 'token_rejected', detail: `The provider refused the authorization code: ${err.message}` });
     throw err;
   }
 }
 
-async function refreshTokens(deps: Deps, input: { connectionId: string; tokenVersion: number }): Promise<TokenState | { status: 'needs_reconsent' }> {
+async function refreshTokens(
+  deps: Deps,
+  input: { connectionId: string; tokenVersion: number },
+): Promise<TokenState | { status: 'needs_reconsent' }> {
   const { connections } = deps;
   const doc = await load(deps, input.connectionId);
   if (doc.status !== 'active') return { status: 'needs_reconsent' as const };
@@ -163,20 +203,32 @@ async function refreshTokens(deps: Deps, input: { connectionId: string; tokenVer
   const tokens = connections.tokensOf(doc);
   if (!tokens?.refresh_token) {
     if (doc.expires_at && doc.expires_at.getTime() > Date.now()) return tokenState(doc);
-    await connections.fail(doc._id, 'needs_reconsent', { code: 'refresh_rejected', detail: 'The access token expired and the provider issued no refresh token; connect again.' });
+    await connections.fail(doc._id, 'needs_reconsent', {
+      code: 'refresh_rejected',
+      detail: 'The access token expired and the provider issued no refresh token; connect again.',
+    });
     return { status: 'needs_reconsent' as const };
   }
   try {
-    const issued = await requestTokens(deps.fetch, await client(deps, doc), { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
+    const issued = await requestTokens(deps.fetch, await client(deps, doc), {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+    });
     return await store(deps, doc, issued, tokens, true);
   } catch (err) {
     if (!(err instanceof TokenEndpointError) || err.retryable) throw err;
-    await connections.fail(doc._id, 'needs_reconsent', { code: 'refresh_rejected', detail: `The provider no longer accepts the refresh token (${err.message}); connect again.` });
+    await connections.fail(doc._id, 'needs_reconsent', {
+      code: 'refresh_rejected',
+      detail: `The provider no longer accepts the refresh token (${err.message}); connect again.`,
+    });
     return { status: 'needs_reconsent' as const };
   }
 }
 
-async function revokeAndDelete(deps: Deps, input: { connectionId: string; atProvider: boolean }): Promise<{ revoked_at_provider: boolean }> {
+async function revokeAndDelete(
+  deps: Deps,
+  input: { connectionId: string; atProvider: boolean },
+): Promise<{ revoked_at_provider: boolean }> {
   const { connections } = deps;
   const doc = await connections.get(input.connectionId);
   if (!doc) return { revoked_at_provider: false };
@@ -184,7 +236,9 @@ async function revokeAndDelete(deps: Deps, input: { connectionId: string; atProv
   let revoked = false;
   if (tokens) {
     try {
-      const token = tokens.refresh_token ? { value: tokens.refresh_token, hint: 'refresh_token' as const } : { value: tokens.access_token, hint: 'access_token' as const };
+      const token = tokens.refresh_token
+        ? { value: tokens.refresh_token, hint: 'refresh_token' as const }
+        : { value: tokens.access_token, hint: 'access_token' as const };
       revoked = await revoke(deps.fetch, await client(deps, doc), token);
     } catch (err) {
       if (err instanceof TokenEndpointError && err.retryable) throw ApplicationFailure.retryable(err.message, 'TokenEndpointUnavailable');

@@ -35,7 +35,13 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),
-    ...createConnectionActivities({ connections: mcp.connections, artifacts, secrets: mcp.secrets, fetch: mcp.fetch, apiUri: config.apiUri }),
+    ...createConnectionActivities({
+      connections: mcp.connections,
+      artifacts,
+      secrets: mcp.secrets,
+      fetch: mcp.fetch,
+      apiUri: config.apiUri,
+    }),
   };
 }
 

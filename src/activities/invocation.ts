@@ -55,7 +55,8 @@ type Principal = ReturnType<typeof principalOf>;
 
 async function workspaceOf(d: InvocationDeps, principal: Principal, id: string) {
   const workspace = await d.containers.get('workspace', principal, id);
-  if (!workspace) throw ApplicationFailure.nonRetryable(`Workspace ${id} is no longer visible to ${principal.subject}.`, invocationFailure.refused);
+  if (!workspace)
+    throw ApplicationFailure.nonRetryable(`Workspace ${id} is no longer visible to ${principal.subject}.`, invocationFailure.refused);
   return workspace;
 }
 
@@ -76,14 +77,35 @@ async function contextArtifacts(d: InvocationDeps, input: ProposeInput, principa
 }
 
 /** An MCP server's tool as an agent: it gets the workspace and artifacts, and answers `structuredContent.{actions, output}`. */
-async function serverAgent(d: InvocationDeps, input: ProposeInput, server: NonNullable<ProposeInput['server']>, artifacts: AgentArtifact[]) {
-  const args = { workspace_id: input.workspaceId, artifacts: artifacts.map(({ in_workspace: _, ...a }) => a), input: input.input, params: input.params };
-  const options = { maxTotalMs: d.config.MCP_CALL_MAX_SECONDS * 1000, signal: Context.current().cancellationSignal, person: input.principal.subject };
+async function serverAgent(
+  d: InvocationDeps,
+  input: ProposeInput,
+  server: NonNullable<ProposeInput['server']>,
+  artifacts: AgentArtifact[],
+) {
+  const args = {
+    workspace_id: input.workspaceId,
+    artifacts: artifacts.map(({ in_workspace: _, ...a }) => a),
+    input: input.input,
+    params: input.params,
+  };
+  const options = {
+    maxTotalMs: d.config.MCP_CALL_MAX_SECONDS * 1000,
+    signal: Context.current().cancellationSignal,
+    person: input.principal.subject,
+  };
   const result = await heartbeating(() => settle(() => d.external.callTool(server.id, server.tool, args, options, server.revision)));
-  const text = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join(' ').slice(0, 500);
+  const text = result.content
+    .flatMap((c) => (c.type === 'text' ? [c.text] : []))
+    .join(' ')
+    .slice(0, 500);
   if (result.isError) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} failed: ${text}`, invocationFailure.agent);
   const out = result.structuredContent as { actions?: unknown; output?: unknown } | undefined;
-  if (!Array.isArray(out?.actions)) throw ApplicationFailure.nonRetryable(`The agent tool ${server.tool} returned no structuredContent.actions list.`, invocationFailure.agent);
+  if (!Array.isArray(out?.actions))
+    throw ApplicationFailure.nonRetryable(
+      `The agent tool ${server.tool} returned no structuredContent.actions list.`,
+      invocationFailure.agent,
+    );
   return { actions: out.actions as unknown[], output: typeof out.output === 'string' ? out.output : null };
 }
 
@@ -126,7 +148,12 @@ async function proposeActions(d: InvocationDeps, input: ProposeInput): Promise<P
   }));
   const output = input.server ? await serverAgent(d, input, input.server, artifacts) : await builtinAgent(d, input, docs, artifacts);
   return {
-    actions: await vetProposals(output.actions, { workspaceId: input.workspaceId, artifacts: d.artifacts, maxActions: d.config.INVOKE_MAX_ACTIONS, policy: d.policy }),
+    actions: await vetProposals(output.actions, {
+      workspaceId: input.workspaceId,
+      artifacts: d.artifacts,
+      maxActions: d.config.INVOKE_MAX_ACTIONS,
+      policy: d.policy,
+    }),
     output: output.output ?? null,
   };
 }
@@ -141,7 +168,13 @@ function afterActionWrite(d: InvocationDeps, client: ReturnType<typeof Context.c
   };
   return async (kind, doc, key, changed) => {
     const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
-    const write = { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}), eventId: stableEventId(at, `${key}:${kind}`) };
+    const write = {
+      kind,
+      doc,
+      actor: doc.provenance.updated_by,
+      ...(changed ? { changed } : {}),
+      eventId: stableEventId(at, `${key}:${kind}`),
+    };
     await afterArtifactWrite(steps, write, 'throw');
   };
 }
@@ -193,7 +226,11 @@ async function applyActions(d: InvocationDeps, input: ApplyInput): Promise<Actio
   return outcomes;
 }
 
-export function createInvocationActivities(config: Config, db: Db, deps: { artifacts: ArtifactStore; changes: SearchChangeStore; external: ExternalServers }) {
+export function createInvocationActivities(
+  config: Config,
+  db: Db,
+  deps: { artifacts: ArtifactStore; changes: SearchChangeStore; external: ExternalServers },
+) {
   const d: InvocationDeps = {
     config,
     ...deps,

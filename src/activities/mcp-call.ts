@@ -46,19 +46,48 @@ export async function heartbeating<T>(run: (progress: (p: { progress: number; to
 export function createMcpActivities(external: ExternalServers, deps: { artifacts: ArtifactStore; changes: SearchChangeStore }) {
   return {
     /** Calls a tool; a §4.6 lifecycle call names its artifact, whose fields become the arguments here. */
-    async callMcpTool(input: { serverId: string; revision?: number; name: string; arguments: Record<string, unknown>; artifactId?: string; timeoutMs?: number; maxTotalMs: number; person?: string }): Promise<CallToolResult> {
+    async callMcpTool(input: {
+      serverId: string;
+      revision?: number;
+      name: string;
+      arguments: Record<string, unknown>;
+      artifactId?: string;
+      timeoutMs?: number;
+      maxTotalMs: number;
+      person?: string;
+    }): Promise<CallToolResult> {
       let args = input.arguments;
       if (input.artifactId) {
         const doc = await deps.artifacts.get(input.artifactId);
-        if (!doc) return failureResult({ retryable: false, kind: 'configuration', message: `Artifact ${input.artifactId} no longer exists.` }, 1);
+        if (!doc)
+          return failureResult({ retryable: false, kind: 'configuration', message: `Artifact ${input.artifactId} no longer exists.` }, 1);
         args = lifecycleArguments(doc);
       }
       return heartbeating((progress) =>
-        settle(() => external.callTool(input.serverId, input.name, args, { ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}), maxTotalMs: input.maxTotalMs, onProgress: progress, signal: Context.current().cancellationSignal, ...(input.person ? { person: input.person } : {}) }, input.revision)),
+        settle(() =>
+          external.callTool(
+            input.serverId,
+            input.name,
+            args,
+            {
+              ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
+              maxTotalMs: input.maxTotalMs,
+              onProgress: progress,
+              signal: Context.current().cancellationSignal,
+              ...(input.person ? { person: input.person } : {}),
+            },
+            input.revision,
+          ),
+        ),
       );
     },
 
-    async readMcpResource(input: { serverId: string; uri: string; timeoutMs: number; person?: string }): Promise<ReadResourceResult | CallToolResult> {
+    async readMcpResource(input: {
+      serverId: string;
+      uri: string;
+      timeoutMs: number;
+      person?: string;
+    }): Promise<ReadResourceResult | CallToolResult> {
       return heartbeating(() => settle(() => external.readResource(input.serverId, input.uri, input.timeoutMs, input.person)));
     },
 

@@ -31,5 +31,8 @@ export function ipLimitKey(ip: string): string {
   const front = head ? head.split(':') : [];
   const back = tail === undefined ? [] : tail ? tail.split(':') : [];
   const groups = [...front, ...new Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

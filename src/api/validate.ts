@@ -18,7 +18,13 @@ export function parseQuery(schema: QuerySchema | undefined, query: Record<string
   const known = schema ? Object.keys(schema.shape) : [];
   const params: InvalidParam[] = [];
   for (const [name, value] of Object.entries(query)) {
-    if (!known.includes(name)) params.push({ name, reason: known.length ? `is not a parameter here (known: ${known.join(', ')})` : 'is not a parameter here (this endpoint takes none)' });
+    if (!known.includes(name))
+      params.push({
+        name,
+        reason: known.length
+          ? `is not a parameter here (known: ${known.join(', ')})`
+          : 'is not a parameter here (this endpoint takes none)',
+      });
     else if (Array.isArray(value)) params.push({ name, reason: 'must be given once' });
     else if (value && textProblem(value)) params.push({ name, reason: textProblem(value)! });
   }

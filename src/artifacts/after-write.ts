@@ -36,7 +36,11 @@ export interface AfterWriteSteps {
  * it (docs/decisions.md); an activity throws, and Temporal's retry does it again (the event id is
  * fixed, so nothing is reported twice).
  */
-export async function afterArtifactWrite(steps: AfterWriteSteps, write: ArtifactWrite, failures: { log(what: string, err: unknown): void } | 'throw'): Promise<void> {
+export async function afterArtifactWrite(
+  steps: AfterWriteSteps,
+  write: ArtifactWrite,
+  failures: { log(what: string, err: unknown): void } | 'throw',
+): Promise<void> {
   const moved = write.changed?.join() === 'order_key';
   const todo: [string, () => Promise<unknown>][] = [];
   if (!moved || write.kind === 'artifact_deleted') todo.push(['search index', () => steps.index(write)]);

@@ -73,7 +73,11 @@ export class PlatformClient {
   }
 
   private async exchange(): Promise<CachedToken> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.options.clientId, client_secret: this.options.clientSecret });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.options.clientId,
+      client_secret: this.options.clientSecret,
+    });
     if (this.options.scope) form.set('scope', this.options.scope);
     const res = await this.fetch(`${this.baseUrl}/auth/token`, {
       method: 'POST',
@@ -157,6 +161,10 @@ export class PlatformApi {
     return this.call<{ items: Record<string, unknown>[]; next_cursor: string | null }>('GET', '/collections', { query });
   }
   workspaceEvents(id: string, query: { limit?: number; cursor?: string } = {}) {
-    return this.call<{ items: Record<string, unknown>[]; next_cursor: string | null }>('GET', `/workspaces/${encodeURIComponent(id)}/events`, { query });
+    return this.call<{ items: Record<string, unknown>[]; next_cursor: string | null }>(
+      'GET',
+      `/workspaces/${encodeURIComponent(id)}/events`,
+      { query },
+    );
   }
 }

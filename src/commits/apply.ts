@@ -1,7 +1,16 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Collection, Db } from 'mongodb';
 import { appendKey, type ArtifactDoc } from '../store/artifacts.js';
-import { commitChunks, commitResultId, commitResults, commitsCollection, previewDocId, type CommitChunkDoc, type CommitDoc, type CommitResultDoc } from '../store/commits.js';
+import {
+  commitChunks,
+  commitResultId,
+  commitResults,
+  commitsCollection,
+  previewDocId,
+  type CommitChunkDoc,
+  type CommitDoc,
+  type CommitResultDoc,
+} from '../store/commits.js';
 import { KeyedLock } from '../store/keyed-lock.js';
 import { containerCollection, settleShares } from '../store/containers.js';
 import { isDuplicateKey } from '../store/mongo.js';
@@ -40,7 +49,10 @@ export class CommitApplier {
 
   /** Applies chunk `index`; returns the version each of its items became. */
   async applyChunk(commit: CommitDoc, index: number): Promise<CommitResultDoc['results']> {
-    const chunk = commit.generation === undefined ? null : await commitChunks(this.db).findOne({ _id: previewDocId(commit._id, commit.generation, index) });
+    const chunk =
+      commit.generation === undefined
+        ? null
+        : await commitChunks(this.db).findOne({ _id: previewDocId(commit._id, commit.generation, index) });
     if (!chunk) throw ApplicationFailure.nonRetryable(`commit ${commit._id} has no recorded chunk ${index}`, 'ChunkMissing');
     const versions = await this.writeVersions(commit, chunk.items);
     this.heartbeat();
@@ -60,7 +72,10 @@ export class CommitApplier {
     };
     await commitResults(this.db).replaceOne({ _id: results._id }, results, { upsert: true });
     const applied = chunk.offset + chunk.items.length;
-    await commitsCollection(this.db).updateOne({ _id: commit._id, applied: { $lt: applied } }, { $set: { applied, updated_at: new Date() } });
+    await commitsCollection(this.db).updateOne(
+      { _id: commit._id, applied: { $lt: applied } },
+      { $set: { applied, updated_at: new Date() } },
+    );
     return results.results;
   }
 
@@ -121,7 +136,18 @@ export class CommitApplier {
    * end of the collection), a later one updates it unless a newer version is already there.
    */
   private async moveHeads(commit: CommitDoc, items: ChunkItem[], versions: VersionDoc[]): Promise<void> {
-    const updates = items.flatMap((item, i) => (item.current_version === null ? [] : [{ updateOne: { filter: { _id: item.artifact_id, version: { $lt: versions[i]!.version } }, update: this.headUpdate(commit, item, versions[i]!) } }]));
+    const updates = items.flatMap((item, i) =>
+      item.current_version === null
+        ? []
+        : [
+            {
+              updateOne: {
+                filter: { _id: item.artifact_id, version: { $lt: versions[i]!.version } },
+                update: this.headUpdate(commit, item, versions[i]!),
+              },
+            },
+          ],
+    );
     if (updates.length) await this.artifacts.bulkWrite(updates, { ordered: false });
     for (const item of items) if (item.current_version !== null) await this.headToNewest(item.artifact_id);
 
@@ -132,7 +158,10 @@ export class CommitApplier {
     const heads = fresh.map(([item, v]) => this.newHead(commit, item, v, (key = appendKey(key))));
     // Refused: created meanwhile (by a retried attempt, or another commit of the same draft), or the key was taken.
     for (const i of await insertEach(this.artifacts, heads)) await this.settleHead(commit, fresh[i]![0], fresh[i]![1]);
-    await collections.updateOne({ _id: commit.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: key! } }] }, { $set: { last_order_key: key } });
+    await collections.updateOne(
+      { _id: commit.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: key! } }] },
+      { $set: { last_order_key: key } },
+    );
     await settleShares(this.db, 'collection', commit.collection_id); // the engine may have written back shares it read
   }
 
@@ -162,7 +191,12 @@ export class CommitApplier {
             version: newest.version,
             'provenance.updated_by': p.last_edited_by,
             'provenance.updated_at': new Date(),
-            'provenance.source': { kind: 'commit', ...(p.commit_id ? { commit_id: p.commit_id } : {}), ...(p.source_artifact_id ? { derived_from: p.source_artifact_id } : {}), ...(p.approved_by ? { approved_by: p.approved_by } : {}) },
+            'provenance.source': {
+              kind: 'commit',
+              ...(p.commit_id ? { commit_id: p.commit_id } : {}),
+              ...(p.source_artifact_id ? { derived_from: p.source_artifact_id } : {}),
+              ...(p.approved_by ? { approved_by: p.approved_by } : {}),
+            },
           },
           $unset: { search: '' },
         },
@@ -174,7 +208,10 @@ export class CommitApplier {
     const collections = containerCollection(this.db, 'collection');
     for (let attempt = 0; attempt < conflictRetries; attempt++) {
       if (await this.artifacts.findOne({ _id: item.artifact_id }, { projection: { _id: 1 } })) {
-        await this.artifacts.updateOne({ _id: item.artifact_id, version: { $lt: version.version } }, this.headUpdate(commit, item, version));
+        await this.artifacts.updateOne(
+          { _id: item.artifact_id, version: { $lt: version.version } },
+          this.headUpdate(commit, item, version),
+        );
         await this.headToNewest(item.artifact_id);
         return;
       }
@@ -182,7 +219,10 @@ export class CommitApplier {
       const head = this.newHead(commit, item, version, appendKey(last));
       try {
         await this.artifacts.insertOne(head);
-        await collections.updateOne({ _id: commit.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: head.order_key } }] }, { $set: { last_order_key: head.order_key } });
+        await collections.updateOne(
+          { _id: commit.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: head.order_key } }] },
+          { $set: { last_order_key: head.order_key } },
+        );
         await settleShares(this.db, 'collection', commit.collection_id);
         return;
       } catch (err) {
@@ -193,7 +233,12 @@ export class CommitApplier {
   }
 
   private source(commit: CommitDoc, item: ChunkItem): ArtifactDoc['provenance']['source'] {
-    return { kind: 'commit', commit_id: commit._id, derived_from: item.source_artifact_id, ...(commit.decision ? { approved_by: commit.decision.by } : {}) };
+    return {
+      kind: 'commit',
+      commit_id: commit._id,
+      derived_from: item.source_artifact_id,
+      ...(commit.decision ? { approved_by: commit.decision.by } : {}),
+    };
   }
 
   /** The draft's embedding carries over when it was of exactly the committed text. */
@@ -215,7 +260,13 @@ export class CommitApplier {
       order_key: orderKey,
       revision: v.version,
       version: v.version,
-      provenance: { created_by: v.provenance.drafted_by, created_at: now, updated_by: v.provenance.last_edited_by, updated_at: now, source: this.source(commit, item) },
+      provenance: {
+        created_by: v.provenance.drafted_by,
+        created_at: now,
+        updated_by: v.provenance.last_edited_by,
+        updated_at: now,
+        source: this.source(commit, item),
+      },
       ...this.searchOf(item, v),
     };
   }

@@ -47,9 +47,15 @@ export interface PreviewItem {
 const diffTimeoutMs = 500;
 
 function unifiedDiff(title: string, before: string, after: string): { content_diff: string; content_diff_truncated?: boolean } {
-  const patch = createTwoFilesPatch(`a/${title}`, `b/${title}`, before, after, undefined, undefined, { context: 3, timeout: diffTimeoutMs });
-  if (patch === undefined) return { content_diff: `The content changed too much to diff within ${diffTimeoutMs} ms.`, content_diff_truncated: true };
-  return patch.length > maxDiffChars ? { content_diff: patch.slice(0, maxDiffChars), content_diff_truncated: true } : { content_diff: patch };
+  const patch = createTwoFilesPatch(`a/${title}`, `b/${title}`, before, after, undefined, undefined, {
+    context: 3,
+    timeout: diffTimeoutMs,
+  });
+  if (patch === undefined)
+    return { content_diff: `The content changed too much to diff within ${diffTimeoutMs} ms.`, content_diff_truncated: true };
+  return patch.length > maxDiffChars
+    ? { content_diff: patch.slice(0, maxDiffChars), content_diff_truncated: true }
+    : { content_diff: patch };
 }
 
 /** Compares a draft with the collection artifact it would update (null: none yet). */

@@ -1,7 +1,15 @@
 import type { Db } from 'mongodb';
 import { contentHash, embeddingText, hasCurrentVector } from '../search/documents.js';
 import { ArtifactStore, type ArtifactDoc } from '../store/artifacts.js';
-import { commitChunks, commitItems, previewDocId, type CommitChunkDoc, type CommitDoc, type CommitItemDoc, type Snapshot } from '../store/commits.js';
+import {
+  commitChunks,
+  commitItems,
+  previewDocId,
+  type CommitChunkDoc,
+  type CommitDoc,
+  type CommitItemDoc,
+  type Snapshot,
+} from '../store/commits.js';
 import { countsOf, previewDrafts, type PreviewCounts } from './preview.js';
 
 /** What the workflow keeps of a preview: counts only (the items are in MongoDB, whatever their number). */
@@ -55,7 +63,13 @@ export async function recordPreview(
   drafts.forEach(options.validate);
   const previews = await previewDrafts(drafts, commit.collection_id, (ids) => artifacts.getMany(ids), { diff: true });
   options.heartbeat();
-  const items: CommitItemDoc[] = previews.map((p, position) => ({ ...p, _id: previewDocId(commit._id, generation, position), commit_id: commit._id, generation, position }));
+  const items: CommitItemDoc[] = previews.map((p, position) => ({
+    ...p,
+    _id: previewDocId(commit._id, generation, position),
+    commit_id: commit._id,
+    generation,
+    position,
+  }));
 
   const chunks: CommitChunkDoc[] = [];
   let offset = 0;
@@ -66,11 +80,25 @@ export async function recordPreview(
     const size = snapshot.content.length + JSON.stringify(snapshot.context).length;
     let chunk = chunks.at(-1);
     if (!chunk || chunk.items.length >= options.batch || (bytes + size > chunkBytes && chunk.items.length > 0)) {
-      chunk = { _id: previewDocId(commit._id, generation, chunks.length), commit_id: commit._id, generation, index: chunks.length, offset, items: [] };
+      chunk = {
+        _id: previewDocId(commit._id, generation, chunks.length),
+        commit_id: commit._id,
+        generation,
+        index: chunks.length,
+        offset,
+        items: [],
+      };
       chunks.push(chunk);
       bytes = 0;
     }
-    chunk.items.push({ source_artifact_id: p.source_artifact_id, source_revision: p.source_revision, artifact_id: p.artifact_id, version: p.version, current_version: p.current_version, snapshot });
+    chunk.items.push({
+      source_artifact_id: p.source_artifact_id,
+      source_revision: p.source_revision,
+      artifact_id: p.artifact_id,
+      version: p.version,
+      current_version: p.current_version,
+      snapshot,
+    });
     bytes += size;
     offset++;
   }

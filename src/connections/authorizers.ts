@@ -29,6 +29,9 @@ export async function oauthClient(artifacts: ArtifactStore, secrets: SecretStore
   const { doc, content } = await loadAuthorizer(artifacts, id);
   if (!content.secret_id) return { authorizer: content, clientSecret: null };
   const clientSecret = await secrets.reveal(doc.secrets_owner ?? doc.provenance.created_by, content.secret_id);
-  if (clientSecret === null) throw new AuthorizerUnusable(`The client secret of authorizer ${id} no longer exists; store it again with POST /secrets and update the authorizer.`);
+  if (clientSecret === null)
+    throw new AuthorizerUnusable(
+      `The client secret of authorizer ${id} no longer exists; store it again with POST /secrets and update the authorizer.`,
+    );
   return { authorizer: content, clientSecret };
 }

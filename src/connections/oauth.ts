@@ -72,7 +72,12 @@ function clientAuth({ authorizer, clientSecret }: OAuthClient, form: URLSearchPa
   return { authorization: `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
-async function post(fetch: FetchLike, url: string, client: OAuthClient, fields: Record<string, string>): Promise<{ status: number; body: unknown }> {
+async function post(
+  fetch: FetchLike,
+  url: string,
+  client: OAuthClient,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: unknown }> {
   const form = new URLSearchParams(fields);
   const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...clientAuth(client, form) };
   let res: Response;
@@ -97,7 +102,12 @@ export async function requestTokens(fetch: FetchLike, client: OAuthClient, field
   const { status, body } = await post(fetch, url, client, fields);
   if (status >= 200 && status < 300) {
     const parsed = tokenResponse.safeParse(body);
-    if (!parsed.success) throw new TokenEndpointError(`The token endpoint's answer is not a token response: ${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}.`, false, status);
+    if (!parsed.success)
+      throw new TokenEndpointError(
+        `The token endpoint's answer is not a token response: ${parsed.error.issues[0]!.path.join('.')} ${parsed.error.issues[0]!.message}.`,
+        false,
+        status,
+      );
     return parsed.data;
   }
   const { error, error_description } = (body ?? {}) as { error?: unknown; error_description?: unknown };
@@ -129,7 +139,11 @@ async function revocationEndpoint(fetch: FetchLike, authorizer: AuthorizerConten
  * Revokes the connection's grant at the provider (RFC 7009): the refresh token, which takes the grant
  * with it, else the access token. False when the provider publishes no revocation endpoint.
  */
-export async function revoke(fetch: FetchLike, client: OAuthClient, token: { value: string; hint: 'refresh_token' | 'access_token' }): Promise<boolean> {
+export async function revoke(
+  fetch: FetchLike,
+  client: OAuthClient,
+  token: { value: string; hint: 'refresh_token' | 'access_token' },
+): Promise<boolean> {
   const endpoint = await revocationEndpoint(fetch, client.authorizer);
   if (!endpoint) return false;
   const { status } = await post(fetch, endpoint, client, { token: token.value, token_type_hint: token.hint });

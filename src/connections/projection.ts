@@ -15,7 +15,6 @@ export class ConnectionUnusable extends Error {
 /** Asks the connection's workflow to refresh now (it serialises refreshes; a rotating refresh token is spent by its first use). */
 export type Refresher = (connectionId: string, seenVersion: number) => Promise<void>;
 
-
 /** A token this close to expiry is refreshed before it is projected: 10 s, or a tenth of a short token's life. */
 function expiringSoon(doc: ConnectionDoc, now: number): boolean {
   if (!doc.expires_at) return false;
@@ -41,17 +40,36 @@ export class Projector {
       await this.refresh(current._id, current.token_version);
       current = (await this.connections.get(current._id)) ?? { ...current, status: 'failed' };
     }
-    if (current.status === 'needs_reconsent') throw new ConnectionUnusable('connection-needs-reconsent', `Connection ${current._id} needs new consent: ${current.error?.detail ?? 'the provider no longer accepts its refresh token'}. Connect again with POST /connections/${current.authorizer_id}/start.`);
+    if (current.status === 'needs_reconsent')
+      throw new ConnectionUnusable(
+        'connection-needs-reconsent',
+        `Connection ${current._id} needs new consent: ${current.error?.detail ?? 'the provider no longer accepts its refresh token'}. Connect again with POST /connections/${current.authorizer_id}/start.`,
+      );
     const tokens = current.status === 'active' ? this.connections.tokensOf(current) : null;
-    if (!tokens) throw new ConnectionUnusable('not-connected', `Connection ${current._id} is ${current.status}: it holds no tokens. Connect with POST /connections/${current.authorizer_id}/start.`);
-    if (current.expires_at && current.expires_at.getTime() <= Date.now()) throw new ConnectionUnusable('connection-expired', `Connection ${current._id}'s access token has expired and could not be refreshed yet; try again shortly.`);
-    return { headers: { Authorization: `${authScheme(tokens.token_type)} ${tokens.access_token}` }, ...(current.expires_at ? { expires_at: current.expires_at } : {}) };
+    if (!tokens)
+      throw new ConnectionUnusable(
+        'not-connected',
+        `Connection ${current._id} is ${current.status}: it holds no tokens. Connect with POST /connections/${current.authorizer_id}/start.`,
+      );
+    if (current.expires_at && current.expires_at.getTime() <= Date.now())
+      throw new ConnectionUnusable(
+        'connection-expired',
+        `Connection ${current._id}'s access token has expired and could not be refreshed yet; try again shortly.`,
+      );
+    return {
+      headers: { Authorization: `${authScheme(tokens.token_type)} ${tokens.access_token}` },
+      ...(current.expires_at ? { expires_at: current.expires_at } : {}),
+    };
   }
 
   /** The person's connection to an authorizer (the oauth2 `auth` mode of an MCP server). */
   async forPerson(userId: string, authorizerId: string): Promise<{ headers: Record<string, string>; expires_at?: Date }> {
     const doc = await this.connections.get(connectionIdFor(userId, authorizerId));
-    if (!doc) throw new ConnectionUnusable('not-connected', `You have no connection to authorizer ${authorizerId}. Connect with POST /connections/${authorizerId}/start, then call again.`);
+    if (!doc)
+      throw new ConnectionUnusable(
+        'not-connected',
+        `You have no connection to authorizer ${authorizerId}. Connect with POST /connections/${authorizerId}/start, then call again.`,
+      );
     return this.project(doc);
   }
 }

@@ -20,7 +20,14 @@ export async function principalFromApiKey(services: CredentialServices, key: str
   const match = apiKeyPattern.exec(key);
   const doc = match ? await services.apiKeys.get(match[1]!) : null;
   if (!doc || !sameHash(doc.secret_sha256, sha256(match![2]!))) throw new TokenError('API key is not valid');
-  return { actor: { kind: 'api_key', id: doc._id }, subject: doc.owner_id, onBehalfOf: false, scopes: new ScopeSet(doc.scopes), filters: doc.resource_filters, isAdmin: false };
+  return {
+    actor: { kind: 'api_key', id: doc._id },
+    subject: doc.owner_id,
+    onBehalfOf: false,
+    scopes: new ScopeSet(doc.scopes),
+    filters: doc.resource_filters,
+    isAdmin: false,
+  };
 }
 
 function narrow(granted: string[], tokenScope: unknown): ScopeSet {
@@ -58,7 +65,14 @@ export async function principalFromBearer(services: CredentialServices, token: s
     case 'api_key': {
       const doc = typeof claims.akid === 'string' ? await services.apiKeys.get(claims.akid) : null;
       if (!doc || doc.owner_id !== claims.sub) throw new TokenError('API key is no longer valid');
-      return { actor: { kind: 'api_key', id: doc._id }, subject: doc.owner_id, onBehalfOf: false, scopes: narrow(doc.scopes, claims.scope), filters: doc.resource_filters, isAdmin: false };
+      return {
+        actor: { kind: 'api_key', id: doc._id },
+        subject: doc.owner_id,
+        onBehalfOf: false,
+        scopes: narrow(doc.scopes, claims.scope),
+        filters: doc.resource_filters,
+        isAdmin: false,
+      };
     }
     default:
       throw new TokenError('token kind is not recognised');

@@ -23,19 +23,20 @@ export interface FineScope {
   action: FineAction;
 }
 
-const finePattern = /^(resource|tool|prompt):([a-z0-9*][a-z0-9!#$&^_.+*-]*(?:\/[a-z0-9*][a-z0-9!#$&^_.+*-]*)?):(read|write|manage|invoke)$/i;
+const finePattern =
+  /^(resource|tool|prompt):([a-z0-9*][a-z0-9!#$&^_.+*-]*(?:\/[a-z0-9*][a-z0-9!#$&^_.+*-]*)?):(read|write|manage|invoke)$/i;
 
 export function parseFineScope(value: string): FineScope | null {
   const m = finePattern.exec(value.replace(/\s+/g, ''));
-  return m ? { kind: m[1]!.toLowerCase() as FineScope['kind'], mime: m[2]!.toLowerCase(), action: m[3]!.toLowerCase() as FineAction } : null;
+  return m
+    ? { kind: m[1]!.toLowerCase() as FineScope['kind'], mime: m[2]!.toLowerCase(), action: m[3]!.toLowerCase() as FineAction }
+    : null;
 }
 
 /** A scope string as credentials declare it: one of §2.8, or the fine-grained form. */
-export const scopeString = z
-  .string()
-  .refine((s) => (scopes as readonly string[]).includes(s) || parseFineScope(s) !== null, {
-    error: `must be one of ${scopes.join(', ')}, or resource|tool|prompt:<mime>:<read|write|manage|invoke>`,
-  });
+export const scopeString = z.string().refine((s) => (scopes as readonly string[]).includes(s) || parseFineScope(s) !== null, {
+  error: `must be one of ${scopes.join(', ')}, or resource|tool|prompt:<mime>:<read|write|manage|invoke>`,
+});
 
 /** Whether a content type matches a pattern: an exact type, `type/*`, or `*`. Parameters are ignored. */
 export function mimeMatches(pattern: string, contentType: string): boolean {
@@ -134,6 +135,13 @@ export interface PrincipalSnapshot {
   isAdmin: boolean;
 }
 
-export const snapshotOf = (p: Principal): PrincipalSnapshot => ({ actor: p.actor, subject: p.subject, onBehalfOf: p.onBehalfOf, scopes: p.scopes.toJSON(), filters: p.filters, isAdmin: p.isAdmin });
+export const snapshotOf = (p: Principal): PrincipalSnapshot => ({
+  actor: p.actor,
+  subject: p.subject,
+  onBehalfOf: p.onBehalfOf,
+  scopes: p.scopes.toJSON(),
+  filters: p.filters,
+  isAdmin: p.isAdmin,
+});
 
 export const principalOf = (s: PrincipalSnapshot): Principal => ({ ...s, scopes: new ScopeSet(s.scopes) });

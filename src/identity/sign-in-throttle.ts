@@ -99,7 +99,10 @@ export class SignInThrottle {
     const base = { email: attempt.email.toLowerCase(), person_id: result.personId, ip: attempt.ip, request_id: attempt.requestId };
     await this.auditEntry({ ...base, event: 'sign_in_failed' });
     if (prior.length + 1 === this.policy.lockAfter) {
-      this.logger.warn({ request_id: attempt.requestId, person_id: result.personId, ip: attempt.ip }, 'sign-in locked after repeated failures');
+      this.logger.warn(
+        { request_id: attempt.requestId, person_id: result.personId, ip: attempt.ip },
+        'sign-in locked after repeated failures',
+      );
       await this.auditEntry({ ...base, event: 'account_locked' });
     }
     return result;
@@ -123,14 +126,18 @@ export class SignInThrottle {
   }
 
   private auditEntry(entry: Parameters<AuditStore['recordSignIn']>[0]): Promise<void> {
-    return this.audit.recordSignIn(entry).catch((err) => this.logger.error({ err, request_id: entry.request_id }, 'audit entry not written'));
+    return this.audit
+      .recordSignIn(entry)
+      .catch((err) => this.logger.error({ err, request_id: entry.request_id }, 'audit entry not written'));
   }
 
   private sweepSometimes(): void {
     const now = Date.now();
     if (now - this.swept < sweepEveryMs) return;
     this.swept = now;
-    void this.events.sweep(new Date(now - 2 * this.policy.lockoutSeconds * 1000)).catch((err) => this.logger.warn({ err }, 'sign-in events not expired'));
+    void this.events
+      .sweep(new Date(now - 2 * this.policy.lockoutSeconds * 1000))
+      .catch((err) => this.logger.warn({ err }, 'sign-in events not expired'));
   }
 }
 

@@ -24,7 +24,12 @@ export class TokenService {
     readonly audience: string = issuer,
   ) {}
 
-  async issue(subject: string, claims: Record<string, unknown> = {}, ttlSeconds = this.ttlSeconds, audience = this.audience): Promise<IssuedToken> {
+  async issue(
+    subject: string,
+    claims: Record<string, unknown> = {},
+    ttlSeconds = this.ttlSeconds,
+    audience = this.audience,
+  ): Promise<IssuedToken> {
     const { kid, privateKey } = await this.keys.signingKey();
     const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
@@ -53,7 +58,12 @@ export class TokenService {
     const key = await this.keys.verificationKey(kid);
     if (!key) throw new TokenError('token was signed by an unknown key');
     try {
-      const { payload } = await jwtVerify(token, key, { algorithms: ['RS256'], issuer: this.issuer, audience, requiredClaims: ['sub', 'exp', 'aud'] });
+      const { payload } = await jwtVerify(token, key, {
+        algorithms: ['RS256'],
+        issuer: this.issuer,
+        audience,
+        requiredClaims: ['sub', 'exp', 'aud'],
+      });
       return payload as JWTPayload & { sub: string };
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new TokenError('token has expired');

@@ -44,11 +44,20 @@ export class Llm {
 
   constructor(private readonly config: Config) {
     // Local OpenAI-compatible servers take any key; the package refuses to start without one.
-    this.client = new OpenAI({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'unused', timeout: config.LLM_TIMEOUT_SECONDS * 1000, maxRetries: 0 });
+    this.client = new OpenAI({
+      baseURL: config.OPENAI_BASE_URL,
+      apiKey: config.OPENAI_API_KEY ?? 'unused',
+      timeout: config.LLM_TIMEOUT_SECONDS * 1000,
+      maxRetries: 0,
+    });
   }
 
   get model(): string {
-    if (!this.config.LLM_MODEL) throw new LlmError('not_configured', 'No language model is configured: set LLM_MODEL (and OPENAI_BASE_URL for a local OpenAI-compatible server).');
+    if (!this.config.LLM_MODEL)
+      throw new LlmError(
+        'not_configured',
+        'No language model is configured: set LLM_MODEL (and OPENAI_BASE_URL for a local OpenAI-compatible server).',
+      );
     return this.config.LLM_MODEL;
   }
 
@@ -84,7 +93,10 @@ export class Llm {
     const parsed = req.parse.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new LlmError('malformed', `The model's reply does not match the ${req.name} schema: ${issue.path.join('.') || '(root)'} ${issue.message}`);
+      throw new LlmError(
+        'malformed',
+        `The model's reply does not match the ${req.name} schema: ${issue.path.join('.') || '(root)'} ${issue.message}`,
+      );
     }
     return parsed.data;
   }
@@ -97,6 +109,7 @@ function asLlmError(err: unknown, timeoutS: number): LlmError {
     const transient = err.status === 429 || err.status >= 500;
     return new LlmError(transient ? 'unavailable' : 'rejected', `The model endpoint answered ${err.status}: ${body}`, err.status);
   }
-  if (err instanceof OpenAI.APIConnectionError) return new LlmError('unavailable', `The model endpoint could not be reached: ${err.message}`);
+  if (err instanceof OpenAI.APIConnectionError)
+    return new LlmError('unavailable', `The model endpoint could not be reached: ${err.message}`);
   return new LlmError('unavailable', err instanceof Error ? err.message : String(err));
 }

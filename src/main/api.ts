@@ -17,8 +17,17 @@ export async function startApi(): Promise<void> {
       reject(new Error(err.code === 'EADDRINUSE' ? `port ${config.PORT} is already in use (set PORT)` : err.message)),
     );
   });
-  logger.info({ url: config.apiUri, mcp: `${config.apiUri}/mcp`, admin_email: admin?.email, admin_credentials_file: admin?.credentialsFile }, 'API listening');
-  const rotation = setInterval(() => void services.signingKeys.rotateIfOlderThan(config.SIGNING_KEY_ROTATION_DAYS).catch((err) => logger.error({ err }, 'signing key rotation failed')), 3_600_000);
+  logger.info(
+    { url: config.apiUri, mcp: `${config.apiUri}/mcp`, admin_email: admin?.email, admin_credentials_file: admin?.credentialsFile },
+    'API listening',
+  );
+  const rotation = setInterval(
+    () =>
+      void services.signingKeys
+        .rotateIfOlderThan(config.SIGNING_KEY_ROTATION_DAYS)
+        .catch((err) => logger.error({ err }, 'signing key rotation failed')),
+    3_600_000,
+  );
   rotation.unref();
   const stop = () => {
     logger.info('API stopping');

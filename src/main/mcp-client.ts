@@ -29,7 +29,12 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
   const discovery = createOutbound({ allow, timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
   // A tool that answers with plain JSON sends nothing until it is done: the call's own timeout (which
   // progress resets) bounds it, not the outbound one, which still bounds connecting.
-  const transport = createOutbound({ allow, timeoutMs: (config.MCP_CALL_MAX_SECONDS + 60) * 1000, connectTimeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
+  const transport = createOutbound({
+    allow,
+    timeoutMs: (config.MCP_CALL_MAX_SECONDS + 60) * 1000,
+    connectTimeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS,
+    maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
+  });
   const pool = new SessionPool(config.MCP_CONNECTION_IDLE_SECONDS * 1000, logger);
   const ring = loadKeyRing(config, logger);
   const secrets = new SecretStore(db, ring);
@@ -39,7 +44,10 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
   const external = new ExternalServers({
     artifacts: new ArtifactStore(db),
     secrets,
-    projector: new Projector(connections, workflowRefresher(() => Context.current().client)),
+    projector: new Projector(
+      connections,
+      workflowRefresher(() => Context.current().client),
+    ),
     catalog: new McpCatalogStore(db),
     pool,
     outbound: { fetch: transport.fetch, fetchJson: discovery.fetchJson },
@@ -48,5 +56,11 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
     stdio,
     defaultTimeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000,
   });
-  return { external, fetch: discovery.fetch, secrets, connections, close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])) };
+  return {
+    external,
+    fetch: discovery.fetch,
+    secrets,
+    connections,
+    close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])),
+  };
 }

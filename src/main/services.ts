@@ -54,7 +54,11 @@ export function createServices(config: Config, logger: Logger): Services {
   const connections = new ConnectionStore(db, ring);
   const audit = new AuditStore(db);
   const indexing = new IndexingRunner(() => temporal, config.TEMPORAL_TASK_QUEUE);
-  const signInPolicy = { delayAfter: config.SIGN_IN_DELAY_AFTER, lockAfter: config.SIGN_IN_LOCK_AFTER, lockoutSeconds: config.SIGN_IN_LOCKOUT_SECONDS };
+  const signInPolicy = {
+    delayAfter: config.SIGN_IN_DELAY_AFTER,
+    lockAfter: config.SIGN_IN_LOCK_AFTER,
+    lockoutSeconds: config.SIGN_IN_LOCKOUT_SECONDS,
+  };
   return {
     config,
     logger,
@@ -75,7 +79,14 @@ export function createServices(config: Config, logger: Logger): Services {
     secrets: new SecretStore(db, ring),
     audit,
     search: new SearchService(
-      { config, logger, artifacts, changes: new SearchChangeStore(db), startIndexing: (doc) => indexing.start(doc), artifactsCollection: () => db.collection<ArtifactDoc>('artifacts') },
+      {
+        config,
+        logger,
+        artifacts,
+        changes: new SearchChangeStore(db),
+        startIndexing: (doc) => indexing.start(doc),
+        artifactsCollection: () => db.collection<ArtifactDoc>('artifacts'),
+      },
       () => createEmbedder(config),
     ),
     versions: new VersionStore(db),
@@ -84,9 +95,16 @@ export function createServices(config: Config, logger: Logger): Services {
     mcpCallRunner: new McpCallRunner(temporal, config),
     invocationRunner: new InvocationRunner(temporal, config),
     mcpCatalog: new McpCatalogStore(db),
-    outbound: createOutbound({ allow: parseAllowList(config.MCP_OUTBOUND_ALLOW), timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES }),
+    outbound: createOutbound({
+      allow: parseAllowList(config.MCP_OUTBOUND_ALLOW),
+      timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS,
+      maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
+    }),
     connections,
-    projector: new Projector(connections, workflowRefresher(() => temporal)),
+    projector: new Projector(
+      connections,
+      workflowRefresher(() => temporal),
+    ),
     signIns: new SignInThrottle(new SignInEventStore(db), audit, signInPolicy, logger),
     rateLimits: createRateLimits(config),
     builtinServers,
@@ -108,5 +126,10 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
 
 export async function closeServices(services: Services): Promise<void> {
   await services.search.stop();
-  await Promise.allSettled([services.outbound.close(), services.mongo.close(), services.temporal.connection.close(), services.temporalProbe.close()]);
+  await Promise.allSettled([
+    services.outbound.close(),
+    services.mongo.close(),
+    services.temporal.connection.close(),
+    services.temporalProbe.close(),
+  ]);
 }

@@ -1,5 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type LogLevel,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import type { Db } from 'mongodb';
 import { createActivities } from '../activities/index.js';
 import { createEmbedder } from '../search/embedder.js';
@@ -27,7 +35,10 @@ async function ensureSearchAttributes(connection: NativeConnection, namespace: s
     });
     logger.info({ added: missing.map((a) => a.name) }, 'registered Temporal search attributes');
   } catch (err) {
-    logger.warn({ err: (err as Error).message }, 'could not register Temporal search attributes; register them with `temporal operator search-attribute create`');
+    logger.warn(
+      { err: (err as Error).message },
+      'could not register Temporal search attributes; register them with `temporal operator search-attribute create`',
+    );
   }
 }
 
@@ -37,7 +48,13 @@ let runtimeInstalled = false;
 function installRuntimeLogger(logger: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
+  const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+    TRACE: 'trace',
+    DEBUG: 'debug',
+    INFO: 'info',
+    WARN: 'warn',
+    ERROR: 'error',
+  };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[levels[entry.level]]({ temporal: entry.meta }, entry.message)),
   });
@@ -52,13 +69,23 @@ export interface PlatformWorker {
 /** Embeddings at once on the indexing queue: CPU-bound locally, rate-limited remotely. */
 const indexingSlots = 2;
 
-export async function createPlatformWorker(config: Config, db: Db, logger: Logger, workflowBundle?: WorkflowBundleOption): Promise<PlatformWorker> {
+export async function createPlatformWorker(
+  config: Config,
+  db: Db,
+  logger: Logger,
+  workflowBundle?: WorkflowBundleOption,
+): Promise<PlatformWorker> {
   installRuntimeLogger(logger);
   const { address, tls } = temporalConnectionOptions(config);
   const apiKey = config.TEMPORAL_API_KEY;
   const connection = await NativeConnection.connect({ address, tls, apiKey });
   await ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE, logger);
-  const bundle = workflowBundle ?? (await bundleWorkflowCode({ workflowsPath, logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} } }));
+  const bundle =
+    workflowBundle ??
+    (await bundleWorkflowCode({
+      workflowsPath,
+      logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} },
+    }));
   const mcp = createMcpClient(config, db, logger);
   const activities = createActivities(config, db, await createEmbedder(config), mcp);
   const common = { connection, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: bundle, activities };

@@ -53,7 +53,10 @@ const bodyHeaders = ['content-type', 'content-length', 'content-encoding', 'cont
 /** A URL or address the guard will not contact; thrown before any packet is sent to it. */
 export class OutboundRefusedError extends Error {
   readonly code = 'outbound_refused';
-  constructor(readonly host: string, message: string) {
+  constructor(
+    readonly host: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'OutboundRefusedError';
   }
@@ -97,7 +100,12 @@ export async function readLimited(response: Response, maxBytes: number): Promise
 }
 
 /** Passes `source` through, erroring past `maxBytes` (maxBytes = Infinity: no cap); `settle` runs once it ends either way. */
-function guardStream(source: { getReader(): ReadableStreamDefaultReader<Uint8Array> }, maxBytes: number, settle: () => void, mapError: (err: unknown) => unknown) {
+function guardStream(
+  source: { getReader(): ReadableStreamDefaultReader<Uint8Array> },
+  maxBytes: number,
+  settle: () => void,
+  mapError: (err: unknown) => unknown,
+) {
   const reader = source.getReader();
   let total = 0;
   return new ReadableStream<Uint8Array>({
@@ -132,7 +140,10 @@ function makeGuard(allow: string[]): Guard {
   return {
     refusal: addressChecker(allow.flatMap(parseAllowList)),
     refuse: (host, address, why) =>
-      new OutboundRefusedError(host, `${host === address ? `${host} is` : `${host} resolves to ${address},`} ${why}; set ${allowSetting} to allow it`),
+      new OutboundRefusedError(
+        host,
+        `${host === address ? `${host} is` : `${host} resolves to ${address},`} ${why}; set ${allowSetting} to allow it`,
+      ),
   };
 }
 
@@ -186,7 +197,9 @@ function sortFetchError(err: unknown, host: string, connectTimeoutMs: number, ti
   if (cause instanceof OutboundRefusedError) return cause;
   const code = cause instanceof Error && 'code' in cause ? cause.code : undefined;
   if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {
-    return new OutboundTimeoutError(`${host} did not answer within ${code === 'UND_ERR_CONNECT_TIMEOUT' ? connectTimeoutMs : timeoutMs} ms`);
+    return new OutboundTimeoutError(
+      `${host} did not answer within ${code === 'UND_ERR_CONNECT_TIMEOUT' ? connectTimeoutMs : timeoutMs} ms`,
+    );
   }
   return err;
 }
@@ -205,7 +218,13 @@ type UndiciResponse = Awaited<ReturnType<typeof undiciFetch>>;
  * Whether `res` is a redirect to follow by hand; if so its body is dropped and `req` becomes the next
  * hop's request, checked like the first. Credential headers never cross to another origin.
  */
-async function followRedirect(res: UndiciResponse, req: Hop, redirect: RequestRedirect | undefined, hop: number, check: (url: URL) => URL): Promise<boolean> {
+async function followRedirect(
+  res: UndiciResponse,
+  req: Hop,
+  redirect: RequestRedirect | undefined,
+  hop: number,
+  check: (url: URL) => URL,
+): Promise<boolean> {
   const streamed = req.body instanceof ReadableStream;
   const location = [301, 302, 303, 307, 308].includes(res.status) ? res.headers.get('location') : null;
   const keepsBody = res.status === 307 || res.status === 308;
@@ -226,7 +245,14 @@ async function followRedirect(res: UndiciResponse, req: Hop, redirect: RequestRe
 }
 
 /** The final answer as a standard Response: SSE streams uncapped (and no longer timed), other bodies capped. */
-function guardedResponse(res: UndiciResponse, url: URL, hop: number, maxResponseBytes: number, settle: () => void, mapError: (err: unknown) => unknown): Response {
+function guardedResponse(
+  res: UndiciResponse,
+  url: URL,
+  hop: number,
+  maxResponseBytes: number,
+  settle: () => void,
+  mapError: (err: unknown) => unknown,
+): Response {
   const sse = /^text\/event-stream\b/i.test(res.headers.get('content-type') ?? '');
   if (sse || !res.body) settle();
   const nullBody = [204, 205, 304].includes(res.status) || !res.body;
@@ -239,15 +265,25 @@ function guardedResponse(res: UndiciResponse, url: URL, hop: number, maxResponse
 /** Guarded fetch: one deadline over the whole request (SSE: to the headers), redirects followed by hand. */
 function makeGuardedFetch(policy: OutboundPolicy, guard: Guard, agent: Agent, connectTimeout: number): FetchLike {
   return async function guardedFetch(input: string | URL, init: RequestInit = {}): Promise<Response> {
-    const req: Hop = { url: checkUrl(guard, input), method: (init.method ?? 'GET').toUpperCase(), headers: new Headers(init.headers), body: init.body ?? undefined };
+    const req: Hop = {
+      url: checkUrl(guard, input),
+      method: (init.method ?? 'GET').toUpperCase(),
+      headers: new Headers(init.headers),
+      body: init.body ?? undefined,
+    };
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new OutboundTimeoutError(`${req.url.host} did not answer within ${policy.timeoutMs} ms`)), policy.timeoutMs);
+    const timer = setTimeout(
+      () => deadline.abort(new OutboundTimeoutError(`${req.url.host} did not answer within ${policy.timeoutMs} ms`)),
+      policy.timeoutMs,
+    );
     timer.unref();
     const settle = () => clearTimeout(timer);
     const signal = init.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
     // Our own deadline wins over whatever undici made of the abort; the caller's own abort is passed on as is.
     const mapError = (err: unknown): unknown =>
-      deadline.signal.aborted && !init.signal?.aborted ? deadline.signal.reason : sortFetchError(err, req.url.host, connectTimeout, policy.timeoutMs);
+      deadline.signal.aborted && !init.signal?.aborted
+        ? deadline.signal.reason
+        : sortFetchError(err, req.url.host, connectTimeout, policy.timeoutMs);
     try {
       for (let hop = 0; ; hop++) {
         const requestInit: UndiciRequestInit = {

@@ -39,7 +39,10 @@ export function requireTypeScope(principal: Principal, scope: Scope, contentType
 export async function changeableDraft(ctx: OperationContext, id: string, scope: Scope, flag: GrantFlag) {
   const found = await visibleArtifact(ctx, id);
   if (found.doc.container_kind !== 'workspace') {
-    throw problems.conflict('immutable-artifact', `Artifact ${id} is in a collection, and collection artifacts are immutable: change its draft in a workspace and commit it (POST /workspaces/{id}/commits) to make a new version.`);
+    throw problems.conflict(
+      'immutable-artifact',
+      `Artifact ${id} is in a collection, and collection artifacts are immutable: change its draft in a workspace and commit it (POST /workspaces/{id}/commits) to make a new version.`,
+    );
   }
   requireTypeScope(ctx.state.principal!, scope, found.doc.content_type);
   requireGrant(found.container, ctx.state.principal!, flag);
@@ -49,7 +52,8 @@ export async function changeableDraft(ctx: OperationContext, id: string, scope: 
 /** A draft whose content may be edited: changeable, and not archived (unarchive it first). */
 export async function editableDraft(ctx: OperationContext, id: string) {
   const found = await changeableDraft(ctx, id, 'artifact:write', 'U');
-  if (found.doc.archived_at) throw problems.conflict('archived-artifact', `Artifact ${id} is archived; unarchive it (POST /artifacts/${id}/manage) to edit it.`);
+  if (found.doc.archived_at)
+    throw problems.conflict('archived-artifact', `Artifact ${id} is archived; unarchive it (POST /artifacts/${id}/manage) to edit it.`);
   return found;
 }
 
@@ -65,22 +69,31 @@ export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: Ar
     publish: (w) => eventRunner.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed),
     mcp: (w) => afterMcpWrite(ctx, w.kind, w.doc),
   };
-  const log = (what: string, err: unknown) => logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
+  const log = (what: string, err: unknown) =>
+    logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
   await afterArtifactWrite(steps, { kind, doc, actor: ctx.state.principal!.subject, ...(changed ? { changed } : {}) }, { log });
 }
 
 /** Provenance of a REST write: the request, and the credential when a person did not act directly. */
 export function apiSource(ctx: OperationContext): Provenance['source'] {
   const { actor } = ctx.state.principal!;
-  return { kind: ctx.state.channel ?? 'api', request_id: ctx.state.requestId, ...(actor.kind !== 'user' ? { via: { kind: actor.kind, id: actor.id } } : {}) };
+  return {
+    kind: ctx.state.channel ?? 'api',
+    request_id: ctx.state.requestId,
+    ...(actor.kind !== 'user' ? { via: { kind: actor.kind, id: actor.id } } : {}),
+  };
 }
-
 
 /**
  * Validates typed content for where it will live, and checks that every secret it references exists
  * and belongs to the person writing it.
  */
-export async function checkedContent(ctx: OperationContext, contentType: string, content: string, container: ContainerDoc): Promise<string> {
+export async function checkedContent(
+  ctx: OperationContext,
+  contentType: string,
+  content: string,
+  container: ContainerDoc,
+): Promise<string> {
   const checked = validateContent(contentType, content, {
     stdio: stdioServers(ctx.services.config),
     inCollection: container.kind === 'collection',
@@ -89,7 +102,10 @@ export async function checkedContent(ctx: OperationContext, contentType: string,
   if (baseType(contentType) === authorizerType) {
     // Checked as they are registered, not only when a connection first uses them.
     const { auth_url, token_url } = JSON.parse(checked) as AuthorizerContent;
-    await checkOutboundTargets(ctx, [['content.auth_url', auth_url], ['content.token_url', token_url]]);
+    await checkOutboundTargets(ctx, [
+      ['content.auth_url', auth_url],
+      ['content.token_url', token_url],
+    ]);
   }
   for (const { id, field } of secretReferences(contentType, checked)) {
     if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
@@ -127,7 +143,10 @@ async function checkOutboundTargets(ctx: OperationContext, targets: [field: stri
   const refused = targets.flatMap(([name, url], i) => (reasons[i] ? [{ name, url, reason: reasons[i] }] : []));
   if (refused.length === 0) return;
   const detail = refused.map((r) => `The platform will not call ${r.url}: ${r.reason}.`).join(' ');
-  throw problems.validation(detail, refused.map(({ name, reason }): InvalidParam => ({ name, reason })));
+  throw problems.validation(
+    detail,
+    refused.map(({ name, reason }): InvalidParam => ({ name, reason })),
+  );
 }
 
 /**
@@ -142,7 +161,9 @@ async function checkMcpServerTargets(ctx: OperationContext, { transport, auth }:
   }
   if (auth?.type === 'oauth2') {
     await visibleAuthorizer(ctx, auth.authorizer_id).catch(() => {
-      throw problems.validation(`No authorizer with id ${auth.authorizer_id} is visible to you.`, [{ name: 'content.auth.authorizer_id', reason: 'unknown authorizer' }]);
+      throw problems.validation(`No authorizer with id ${auth.authorizer_id} is visible to you.`, [
+        { name: 'content.auth.authorizer_id', reason: 'unknown authorizer' },
+      ]);
     });
   }
 }
@@ -189,9 +210,13 @@ export function collectionWriteRequiresCommit(collectionId: string) {
 export async function createArtifact(ctx: OperationContext, input: z.infer<typeof createArtifactInput>): Promise<ArtifactDoc> {
   const principal = ctx.state.principal!;
   if (!input.collection_id && principal.filters.workspaces !== '*') {
-    throw problems.validation('This credential is limited to some workspaces: name one in collection_id.', [{ name: 'collection_id', reason: 'is required' }]);
+    throw problems.validation('This credential is limited to some workspaces: name one in collection_id.', [
+      { name: 'collection_id', reason: 'is required' },
+    ]);
   }
-  const container = input.collection_id ? await ctx.services.containers.find(principal, input.collection_id) : await ctx.services.containers.defaultWorkspace(principal);
+  const container = input.collection_id
+    ? await ctx.services.containers.find(principal, input.collection_id)
+    : await ctx.services.containers.defaultWorkspace(principal);
   if (!container) throw problems.notFound('workspace or collection', input.collection_id);
   if (container.kind === 'collection') throw collectionWriteRequiresCommit(container._id);
   requireTypeScope(principal, 'artifact:write', input.content_type);
@@ -216,7 +241,10 @@ export type ExpectedRevision = number[] | undefined;
 
 export function ifMatch(header: string | undefined): ExpectedRevision {
   if (header === undefined) return undefined;
-  const tags = header.split(',').map((t) => t.trim()).filter(Boolean);
+  const tags = header
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (tags.includes('*')) return undefined;
   return tags.flatMap((t) => {
     const m = /^(?:W\/)?"([1-9][0-9]{0,15})"$/.exec(t);
@@ -231,7 +259,14 @@ export const etagOf = (revision: number) => `"${revision}"`;
 export function revisionMismatch(id: string, current: number | null, expected?: number[]): Problem {
   if (current === null) return problems.notFound('artifact', id);
   const wanted = expected?.length ? `revision ${expected.join(' or ')}` : 'the revision you sent';
-  return new Problem(412, 'revision-mismatch', 'Precondition failed', `Artifact ${id} is at revision ${current}, not ${wanted}: read it again (GET /artifacts/${id}) and apply your change to that revision.`, { current_revision: current }, { ETag: etagOf(current) });
+  return new Problem(
+    412,
+    'revision-mismatch',
+    'Precondition failed',
+    `Artifact ${id} is at revision ${current}, not ${wanted}: read it again (GET /artifacts/${id}) and apply your change to that revision.`,
+    { current_revision: current },
+    { ETag: etagOf(current) },
+  );
 }
 
 /** The one revision a conditional write is made at, or 412 when the draft is not at any of them. */
@@ -246,7 +281,12 @@ export function expectedAt(id: string, current: ArtifactDoc, expected: ExpectedR
  * with `expected`, only if it is still at one of those revisions (412 otherwise, also when another
  * writer got there first).
  */
-export async function updateArtifact(ctx: OperationContext, id: string, patch: ArtifactPatch, expected?: ExpectedRevision): Promise<ArtifactDoc> {
+export async function updateArtifact(
+  ctx: OperationContext,
+  id: string,
+  patch: ArtifactPatch,
+  expected?: ExpectedRevision,
+): Promise<ArtifactDoc> {
   const principal = ctx.state.principal!;
   const { doc: current, container } = await editableDraft(ctx, id);
   const at = expectedAt(id, current, expected);

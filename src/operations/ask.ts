@@ -35,19 +35,61 @@ export function bestPassage(doc: ArtifactDoc, question: string): string {
  * the model fails, the answer is the top passages, and says so.
  */
 export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>) {
-  const found = await runSearch(ctx, searchBody.parse({ query: input.question, limit: input.limit, workspace_ids: input.workspace_ids, collection_ids: input.collection_ids }));
+  const found = await runSearch(
+    ctx,
+    searchBody.parse({
+      query: input.question,
+      limit: input.limit,
+      workspace_ids: input.workspace_ids,
+      collection_ids: input.collection_ids,
+    }),
+  );
   const docs = new Map((await ctx.services.artifacts.getMany(found.results.map((r) => r.id))).map((d) => [d._id, d]));
   const passages = found.results.flatMap((r) => {
     const doc = docs.get(r.id);
     return doc ? [{ id: r.id, title: r.title, container: r.container, score: r.score, passage: bestPassage(doc, input.question) }] : [];
   });
-  const extractive = (note: string) => ({ question: input.question, mode: 'extractive' as const, answer: null, note, citations: passages.map((p) => p.id), passages });
-  if (passages.length === 0) return { question: input.question, mode: 'none' as const, answer: null, note: 'Nothing you can read matches the question.', citations: [], passages };
-  if (!llmConfigured(ctx.services.config)) return extractive('No language model is configured (LLM_MODEL): these are the top passages for the question, not a synthesized answer.');
+  const extractive = (note: string) => ({
+    question: input.question,
+    mode: 'extractive' as const,
+    answer: null,
+    note,
+    citations: passages.map((p) => p.id),
+    passages,
+  });
+  if (passages.length === 0)
+    return {
+      question: input.question,
+      mode: 'none' as const,
+      answer: null,
+      note: 'Nothing you can read matches the question.',
+      citations: [],
+      passages,
+    };
+  if (!llmConfigured(ctx.services.config))
+    return extractive(
+      'No language model is configured (LLM_MODEL): these are the top passages for the question, not a synthesized answer.',
+    );
 
-  const { invocationId, state } = await startAgent(ctx, agentByName('answer')!, { artifact_ids: passages.map((p) => p.id), input: input.question, params: {}, mode: 'apply' });
-  if (!state) return { question: input.question, mode: 'llm' as const, status: 'running', invocation_id: invocationId, poll: `/invocations/${invocationId}`, passages };
-  if (state.status !== 'completed' || !state.output) return extractive(`The model did not answer (${state.error?.type ?? state.status}: ${state.error?.message ?? ''}); these are the top passages instead.`);
+  const { invocationId, state } = await startAgent(ctx, agentByName('answer')!, {
+    artifact_ids: passages.map((p) => p.id),
+    input: input.question,
+    params: {},
+    mode: 'apply',
+  });
+  if (!state)
+    return {
+      question: input.question,
+      mode: 'llm' as const,
+      status: 'running',
+      invocation_id: invocationId,
+      poll: `/invocations/${invocationId}`,
+      passages,
+    };
+  if (state.status !== 'completed' || !state.output)
+    return extractive(
+      `The model did not answer (${state.error?.type ?? state.status}: ${state.error?.message ?? ''}); these are the top passages instead.`,
+    );
   const { answer, citations } = JSON.parse(state.output) as { answer: string; citations: string[] };
   return { question: input.question, mode: 'llm' as const, answer, citations, invocation_id: invocationId, passages };
 }

@@ -50,7 +50,9 @@ async function selectionOf(ctx: OperationContext, id: string, body: z.infer<type
     const found = new Set(drafts.map((d) => d._id));
     const bad = [
       ...ids.flatMap((a, i) => (found.has(a) ? [] : [{ name: `artifact_ids.${i}`, reason: `${a} is not an artifact of this workspace` }])),
-      ...drafts.filter((d) => d.archived_at).map((d) => ({ name: `artifact_ids.${ids.indexOf(d._id)}`, reason: `${d._id} is archived: unarchive it first` })),
+      ...drafts
+        .filter((d) => d.archived_at)
+        .map((d) => ({ name: `artifact_ids.${ids.indexOf(d._id)}`, reason: `${d._id} is archived: unarchive it first` })),
     ];
     if (bad.length) throw problems.validation(bad[0]!.reason, bad);
     const refused = drafts.filter((d) => !principal.scopes.allowsType(scope, d.content_type));
@@ -59,9 +61,10 @@ async function selectionOf(ctx: OperationContext, id: string, body: z.infer<type
     drafts = drafts.filter((d) => principal.scopes.allowsType(scope, d.content_type));
   }
   if (drafts.length > ctx.services.config.COMMIT_MAX_ARTIFACTS) {
-    throw problems.validation(`One commit takes at most ${ctx.services.config.COMMIT_MAX_ARTIFACTS} artifacts; this selection has ${drafts.length}. Name some with artifact_ids.`, [
-      { name: 'artifact_ids', reason: `more than ${ctx.services.config.COMMIT_MAX_ARTIFACTS} artifacts` },
-    ]);
+    throw problems.validation(
+      `One commit takes at most ${ctx.services.config.COMMIT_MAX_ARTIFACTS} artifacts; this selection has ${drafts.length}. Name some with artifact_ids.`,
+      [{ name: 'artifact_ids', reason: `more than ${ctx.services.config.COMMIT_MAX_ARTIFACTS} artifacts` }],
+    );
   }
   return { workspace, collection, drafts };
 }
@@ -84,7 +87,12 @@ async function mayReview(ctx: OperationContext, commit: CommitDoc): Promise<bool
 }
 
 /** The commits the principal may see (the rule of `mayReview`, as a query): pending first. */
-export async function listCommits(ctx: OperationContext, filters: { workspaceId?: string; state?: CommitState }, limit: number, cursor?: string) {
+export async function listCommits(
+  ctx: OperationContext,
+  filters: { workspaceId?: string; state?: CommitState },
+  limit: number,
+  cursor?: string,
+) {
   const principal = ctx.state.principal!;
   const [workspaces, collections] = await Promise.all([
     ctx.services.containers.visibleIds('workspace', principal),
@@ -101,7 +109,8 @@ export async function visibleCommit(ctx: OperationContext, id: string): Promise<
 }
 
 /** Items of content types the caller's scopes do not cover are left out. */
-export const readable = (ctx: OperationContext) => (item: { content_type: string }) => ctx.state.principal!.scopes.allowsType('artifact:read', item.content_type);
+export const readable = (ctx: OperationContext) => (item: { content_type: string }) =>
+  ctx.state.principal!.scopes.allowsType('artifact:read', item.content_type);
 
 export async function presentWithItems(ctx: OperationContext, commit: CommitDoc) {
   const [items, results] = await Promise.all([
@@ -119,19 +128,26 @@ export async function decide(ctx: OperationContext, id: string, action: 'approve
   const principal = ctx.state.principal!;
   const commit = await visibleCommit(ctx, id);
   const collection = await ctx.services.containers.get('collection', principal, commit.collection_id);
-  if (!collection) throw problems.forbidden(`You need the C (create) grant on collection ${commit.collection_id} to decide on commits into it.`);
+  if (!collection)
+    throw problems.forbidden(`You need the C (create) grant on collection ${commit.collection_id} to decide on commits into it.`);
   requireGrant(collection, principal, 'C');
   const d = commit.decision;
   // The same person repeating the same decision (a retried request) gets the commit as it is now.
   if (!(d && d.action === action && d.by === principal.subject)) {
-    if (commit.state === 'previewing') throw problems.conflict('commit-not-pending', 'The preview of this commit is still being computed; decide once it is awaiting approval.');
-    if (commit.state !== 'awaiting_approval') throw problems.conflict('commit-not-pending', `The commit is ${commit.state}, not awaiting approval.`);
+    if (commit.state === 'previewing')
+      throw problems.conflict(
+        'commit-not-pending',
+        'The preview of this commit is still being computed; decide once it is awaiting approval.',
+      );
+    if (commit.state !== 'awaiting_approval')
+      throw problems.conflict('commit-not-pending', `The commit is ${commit.state}, not awaiting approval.`);
     try {
       await ctx.services.commitRunner.decide(commit, action, principal.subject, comment);
     } catch (err) {
       // The workflow ended between our read and the update (it expired, say): say so, not 500.
       const now = err instanceof Problem ? null : await ctx.services.commits.get(commit._id);
-      if (now && now.state !== 'awaiting_approval') throw problems.conflict('commit-not-pending', `The commit is ${now.state}, not awaiting approval.`);
+      if (now && now.state !== 'awaiting_approval')
+        throw problems.conflict('commit-not-pending', `The commit is ${now.state}, not awaiting approval.`);
       throw err;
     }
   }
@@ -140,7 +156,13 @@ export async function decide(ctx: OperationContext, id: string, action: 'approve
 
 /** What a commit request asked for, as a hash: the same Idempotency-Key must come with the same request. */
 function requestHash(workspaceId: string, body: z.infer<typeof commitBody>): string {
-  const asked = [workspaceId, body.collection_id, body.artifact_ids ? [...new Set(body.artifact_ids)].sort() : null, body.message, body.expires_in ?? null];
+  const asked = [
+    workspaceId,
+    body.collection_id,
+    body.artifact_ids ? [...new Set(body.artifact_ids)].sort() : null,
+    body.message,
+    body.expires_in ?? null,
+  ];
   return createHash('sha256').update(JSON.stringify(asked)).digest('hex');
 }
 
@@ -148,17 +170,26 @@ function requestHash(workspaceId: string, body: z.infer<typeof commitBody>): str
  * The record of a new commit request, after every check: the selection, the C grant on the
  * collection, content a collection accepts, and something to commit.
  */
-async function newCommit(ctx: OperationContext, id: string, workspaceId: string, body: z.infer<typeof commitBody>): Promise<{ doc: CommitDoc; counts: PreviewCounts }> {
+async function newCommit(
+  ctx: OperationContext,
+  id: string,
+  workspaceId: string,
+  body: z.infer<typeof commitBody>,
+): Promise<{ doc: CommitDoc; counts: PreviewCounts }> {
   const principal = ctx.state.principal!;
   const maxExpiry = ctx.services.config.COMMIT_EXPIRY_SECONDS;
-  if (body.expires_in && body.expires_in > maxExpiry) throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
+  if (body.expires_in && body.expires_in > maxExpiry)
+    throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
   const { workspace, collection, drafts } = await selectionOf(ctx, workspaceId, body, 'artifact:write');
   // Committing copies drafts out of the workspace (E) into the collection (C).
   requireGrant(workspace, principal, 'E');
   requireGrant(collection, principal, 'C');
   const refused = drafts.map((d) => [d, notCommittable(ctx, d)] as const).filter(([, why]) => why);
   if (refused.length) {
-    throw problems.validation(`Artifact ${refused[0]![0]._id} cannot go into a collection: ${refused[0]![1]}`, refused.map(([d, why]) => ({ name: `artifact ${d._id}`, reason: why! })));
+    throw problems.validation(
+      `Artifact ${refused[0]![0]._id} cannot go into a collection: ${refused[0]![1]}`,
+      refused.map(([d, why]) => ({ name: `artifact ${d._id}`, reason: why! })),
+    );
   }
   const items = await preview(ctx, drafts, collection, false);
   if (!items.some((i) => i.status !== 'unchanged')) {
@@ -214,7 +245,8 @@ export async function requestCommit(ctx: OperationContext, workspaceId: string, 
   const principal = ctx.state.principal!;
   const id = key ? uuidv5(`${principal.subject}:${key}`, idempotencyNamespace) : uuidv7();
   const earlier = key ? await ctx.services.commits.get(id) : null;
-  if (earlier && !(await ctx.services.containers.get('workspace', principal, earlier.workspace_id))) throw problems.notFound('workspace', workspaceId);
+  if (earlier && !(await ctx.services.containers.get('workspace', principal, earlier.workspace_id)))
+    throw problems.notFound('workspace', workspaceId);
   const fresh = earlier ? null : await newCommit(ctx, id, workspaceId, body);
   const { doc: commit, created } = fresh ? await ctx.services.commits.create(fresh.doc) : { doc: earlier!, created: false };
   if (!created && commit.request_hash !== requestHash(workspaceId, body)) {

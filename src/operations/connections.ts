@@ -10,7 +10,14 @@ import { Problem, problems } from '../kernel/errors/problem.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { ArtifactId, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { connectionFlowType, type ConnectionFlow } from '../workflows/contracts/connection-flow.js';
-import { beginUpdate, callbackUpdate, connectionGone, deleteUpdate, type CallbackOutcome, type ConnectionFlowInput } from '../workflows/contracts/connection-flow.js';
+import {
+  beginUpdate,
+  callbackUpdate,
+  connectionGone,
+  deleteUpdate,
+  type CallbackOutcome,
+  type ConnectionFlowInput,
+} from '../workflows/contracts/connection-flow.js';
 import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
@@ -19,7 +26,9 @@ export const startBody = z.strictObject({
     .array(z.string().min(1).max(200))
     .max(20)
     .optional()
-    .describe('Server credentials (client ids) that may project this connection with POST /connections/{id}/project; absent on a later start: unchanged; none: only the platform itself (MCP servers with oauth2 auth).'),
+    .describe(
+      'Server credentials (client ids) that may project this connection with POST /connections/{id}/project; absent on a later start: unchanged; none: only the platform itself (MCP servers with oauth2 auth).',
+    ),
 });
 
 /** What the callback reads of the provider's redirect (other parameters are the provider's own); text that any engine stores. */
@@ -81,7 +90,8 @@ function startOperation(ctx: OperationContext, doc: Pick<ConnectionDoc, '_id' | 
 function updateProblem(err: unknown): never {
   if (!(err instanceof WorkflowUpdateFailedError)) throw err;
   const cause = err.cause as (Error & { type?: string; cause?: Error }) | undefined;
-  if (cause?.type === connectionGone) throw problems.conflict('connection-deleting', 'The connection is being deleted; start again once it is gone.');
+  if (cause?.type === connectionGone)
+    throw problems.conflict('connection-deleting', 'The connection is being deleted; start again once it is gone.');
   throw unusableAuthorizer(cause?.cause?.message ?? cause?.message ?? err.message);
 }
 
@@ -107,12 +117,16 @@ export async function startConnection(ctx: OperationContext, authorizerId: strin
   if (unknown.length > 0) throw problems.validation('Every server_client_ids entry must name an active server credential.', unknown);
 
   const bind = body.server_client_ids && [...new Set(body.server_client_ids)];
-  const doc = await services.connections.open({ _id: connectionIdFor(principal.subject, authorizerId), user_id: principal.subject, authorizer_id: authorizerId }, bind);
+  const doc = await services.connections.open(
+    { _id: connectionIdFor(principal.subject, authorizerId), user_id: principal.subject, authorizer_id: authorizerId },
+    bind,
+  );
   const begun = await services.temporal.workflow
     .executeUpdateWithStart(beginUpdate, { startWorkflowOperation: startOperation(ctx, doc, found.container._id) })
     .catch(updateProblem);
   const url = await services.connections.authorizationUrl(begun.attempt_id);
-  if (!url) throw problems.conflict('connection-attempt-gone', 'The sign-in attempt was replaced before it could be returned; start again.');
+  if (!url)
+    throw problems.conflict('connection-attempt-gone', 'The sign-in attempt was replaced before it could be returned; start again.');
   const current = (await services.connections.get(doc._id)) ?? doc;
   return {
     ...presentConnection(current),
@@ -130,23 +144,41 @@ export interface CallbackPage {
 }
 
 const failedPage = (status: number, title: string, message: string): CallbackPage => ({ status, outcome: 'failed', title, message });
-const alreadyUsed = failedPage(400, 'Sign-in link already used', 'This sign-in link has already been used, and a link works once. Nothing was changed; start connecting again if you need to.');
+const alreadyUsed = failedPage(
+  400,
+  'Sign-in link already used',
+  'This sign-in link has already been used, and a link works once. Nothing was changed; start connecting again if you need to.',
+);
 
 /**
  * GET /connections/{authorizer_id}/callback: the provider's redirect. `state` must name an attempt of
  * this authorizer, unexpired and unused (the first callback consumes it); the answer is recorded sealed
  * and handed to the connection's workflow, which exchanges the code.
  */
-export async function connectionCallback(ctx: OperationContext, authorizerId: string, query: z.infer<typeof callbackQuery>): Promise<CallbackPage> {
+export async function connectionCallback(
+  ctx: OperationContext,
+  authorizerId: string,
+  query: z.infer<typeof callbackQuery>,
+): Promise<CallbackPage> {
   const { services } = ctx;
-  if (!query.state) return failedPage(400, 'Sign-in failed', 'The provider sent no state parameter, so this sign-in cannot be matched to a request. Start connecting again.');
+  if (!query.state)
+    return failedPage(
+      400,
+      'Sign-in failed',
+      'The provider sent no state parameter, so this sign-in cannot be matched to a request. Start connecting again.',
+    );
   const hash = stateHash(query.state);
   const attempt = await services.connections.attemptByStateHash(hash);
-  if (!attempt || attempt.authorizer_id !== authorizerId) return failedPage(400, 'Sign-in failed', 'This sign-in link is unknown or was replaced by a newer one. Start connecting again.');
+  if (!attempt || attempt.authorizer_id !== authorizerId)
+    return failedPage(400, 'Sign-in failed', 'This sign-in link is unknown or was replaced by a newer one. Start connecting again.');
   if (attempt.consumed_at) return alreadyUsed;
-  if (attempt.expires_at.getTime() <= Date.now()) return failedPage(400, 'Sign-in expired', 'This sign-in took too long and has expired. Start connecting again.');
-  if (!query.code && !query.error) return failedPage(400, 'Sign-in failed', 'The provider sent neither a code nor an error. Start connecting again.');
-  const outcome = query.code ? { code: query.code } : { error: query.error!, ...(query.error_description ? { error_description: query.error_description } : {}) };
+  if (attempt.expires_at.getTime() <= Date.now())
+    return failedPage(400, 'Sign-in expired', 'This sign-in took too long and has expired. Start connecting again.');
+  if (!query.code && !query.error)
+    return failedPage(400, 'Sign-in failed', 'The provider sent neither a code nor an error. Start connecting again.');
+  const outcome = query.code
+    ? { code: query.code }
+    : { error: query.error!, ...(query.error_description ? { error_description: query.error_description } : {}) };
   if (!(await services.connections.consume(hash, outcome))) return alreadyUsed;
 
   const handle = services.temporal.workflow.getHandle(connectionWorkflowId(attempt.connection_id));
@@ -156,13 +188,25 @@ export async function connectionCallback(ctx: OperationContext, authorizerId: st
     update.catch(() => undefined); // still awaited below, unless the page has answered 'pending' by then
     result = await Promise.race([update, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 20_000).unref())]);
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return failedPage(400, 'Sign-in expired', 'This sign-in is no longer awaited. Start connecting again.');
+    if (err instanceof WorkflowNotFoundError)
+      return failedPage(400, 'Sign-in expired', 'This sign-in is no longer awaited. Start connecting again.');
     throw err;
   }
-  if (result === 'waiting') return { status: 202, outcome: 'pending', title: 'Still connecting', message: 'The provider answered; the platform is still finishing the connection. Check it with GET /connections.' };
-  if (result.status === 'active' && !result.error) return { status: 200, outcome: 'connected', title: 'Connected', message: 'Your account is connected. You can close this window.' };
+  if (result === 'waiting')
+    return {
+      status: 202,
+      outcome: 'pending',
+      title: 'Still connecting',
+      message: 'The provider answered; the platform is still finishing the connection. Check it with GET /connections.',
+    };
+  if (result.status === 'active' && !result.error)
+    return { status: 200, outcome: 'connected', title: 'Connected', message: 'Your account is connected. You can close this window.' };
   const detail = result.error?.detail ?? 'The connection could not be completed.';
-  return failedPage(result.error?.code === 'access_denied' ? 403 : 400, result.error?.code === 'access_denied' ? 'Access denied' : 'Connection failed', detail);
+  return failedPage(
+    result.error?.code === 'access_denied' ? 403 : 400,
+    result.error?.code === 'access_denied' ? 'Access denied' : 'Connection failed',
+    detail,
+  );
 }
 
 /**
@@ -180,7 +224,10 @@ export async function visibleConnection(ctx: OperationContext, id: string): Prom
 export async function listConnections(ctx: OperationContext, authorizerId?: string) {
   const principal = ctx.state.principal!;
   const clientId = principal.actor.kind === 'server_credential' ? principal.actor.id : undefined;
-  const docs = await ctx.services.connections.list(principal.subject, { ...(authorizerId ? { authorizerId } : {}), ...(clientId ? { clientId } : {}) });
+  const docs = await ctx.services.connections.list(principal.subject, {
+    ...(authorizerId ? { authorizerId } : {}),
+    ...(clientId ? { clientId } : {}),
+  });
   return { items: docs.map(presentConnection) };
 }
 
@@ -201,12 +248,17 @@ export async function deleteConnection(ctx: OperationContext, id: string) {
  */
 export async function projectConnection(ctx: OperationContext, id: string) {
   const principal = ctx.state.principal!;
-  if (principal.actor.kind !== 'server_credential') throw problems.forbidden('A projection is made for a server credential (SPEC §4.4): call with its token, acting for the person (X-On-Behalf-Of).');
+  if (principal.actor.kind !== 'server_credential')
+    throw problems.forbidden(
+      'A projection is made for a server credential (SPEC §4.4): call with its token, acting for the person (X-On-Behalf-Of).',
+    );
   const doc = await visibleConnection(ctx, id);
   try {
     await visibleArtifact(ctx, doc.authorizer_id);
   } catch {
-    throw problems.forbidden(`The authorizer of connection ${id} is outside what this credential and person may reach (scopes, resource filters, grants).`);
+    throw problems.forbidden(
+      `The authorizer of connection ${id} is outside what this credential and person may reach (scopes, resource filters, grants).`,
+    );
   }
   try {
     const projection = await ctx.services.projector.project(doc);
@@ -216,4 +268,3 @@ export async function projectConnection(ctx: OperationContext, id: string) {
     throw err;
   }
 }
-

@@ -14,7 +14,15 @@ import { type AgentRunState } from '../workflows/contracts/agent-run.js';
 import type { McpRunState } from '../workflows/contracts/mcp-run.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import { invocableServer, invokeTool, invokeToolBody, presentInvocation, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
+import {
+  invocableServer,
+  invokeTool,
+  invokeToolBody,
+  presentInvocation,
+  waitSeconds,
+  type Answer,
+  type InvocableServer,
+} from './mcp-servers.js';
 import { actionKinds } from '../invocations/proposed-actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
@@ -23,22 +31,41 @@ import { baseType, mcpServerType, transformType } from '../artifacts/content-typ
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
 
 const uuid = z.uuid({ error: 'must be a UUID' });
-const agentWait = waitSeconds.describe('How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.');
+const agentWait = waitSeconds.describe(
+  'How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.',
+);
 
 /** `POST /artifacts/{agent_id}/invoke`: task-agent and LLM mode (docs/decisions.md). */
 export const agentInvokeBody = z.strictObject({
-  workspace_id: uuid.optional().describe("The workspace the agent works in: its actions stay in it. Default: the first context artifact's workspace, else yours."),
-  artifact_ids: z.array(uuid).max(200).default([]).describe("Context artifacts (in the workspace or in collections you can read). None: the workspace's drafts."),
+  workspace_id: uuid
+    .optional()
+    .describe("The workspace the agent works in: its actions stay in it. Default: the first context artifact's workspace, else yours."),
+  artifact_ids: z
+    .array(uuid)
+    .max(200)
+    .default([])
+    .describe("Context artifacts (in the workspace or in collections you can read). None: the workspace's drafts."),
   input: z.string().trim().min(1).max(50_000).optional().describe('Free text: the instruction or question.'),
-  params: z.record(z.string(), z.unknown()).default({}).describe("The agent's structured parameters (GET /agents lists each agent's schema)."),
-  mode: z.enum(['preview', 'apply']).default('preview').describe('preview: record the proposals and wait for apply or discard. apply: apply at once (needs permission for every action).'),
+  params: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe("The agent's structured parameters (GET /agents lists each agent's schema)."),
+  mode: z
+    .enum(['preview', 'apply'])
+    .default('preview')
+    .describe('preview: record the proposals and wait for apply or discard. apply: apply at once (needs permission for every action).'),
   wait_seconds: agentWait,
 });
 export type AgentInvokeBody = z.infer<typeof agentInvokeBody>;
 
 /** `POST /invocations/{id}/apply`. */
 export const applyBody = z.strictObject({
-  action_ids: z.array(z.string().regex(/^a\d{1,6}$/, 'must be an action id such as a1')).min(1).max(5000).optional().describe('Apply only these; all proposed actions when absent.'),
+  action_ids: z
+    .array(z.string().regex(/^a\d{1,6}$/, 'must be an action id such as a1'))
+    .min(1)
+    .max(5000)
+    .optional()
+    .describe('Apply only these; all proposed actions when absent.'),
   wait_seconds: agentWait,
 });
 
@@ -48,45 +75,83 @@ export function requireApplyPermissions(ctx: OperationContext, agent: Agent, wor
   for (const kind of agent.actions) {
     const needs = actionNeeds[kind];
     if (!needs) continue;
-    if (!principal.scopes.allows(needs.scope)) throw problems.insufficientScope(`${needs.scope} (apply mode: the ${agent.name} agent may propose ${kind} actions)`);
+    if (!principal.scopes.allows(needs.scope))
+      throw problems.insufficientScope(`${needs.scope} (apply mode: the ${agent.name} agent may propose ${kind} actions)`);
     requireGrant(workspace, principal, needs.flag);
   }
 }
 
 /** The workspace an invocation works in: named, else the first context artifact's, else the caller's default. */
-export async function invocationWorkspace(ctx: OperationContext, body: { workspace_id?: string | undefined; artifact_ids: string[] }, fallback?: string) {
+export async function invocationWorkspace(
+  ctx: OperationContext,
+  body: { workspace_id?: string | undefined; artifact_ids: string[] },
+  fallback?: string,
+) {
   const principal = ctx.state.principal!;
   const context = await Promise.all(body.artifact_ids.map((id) => visibleArtifact(ctx, id)));
   const id = body.workspace_id ?? fallback ?? context.find((c) => c.container.kind === 'workspace')?.container._id;
-  const workspace = id ? await ctx.services.containers.get('workspace', principal, id) : await ctx.services.containers.defaultWorkspace(principal);
+  const workspace = id
+    ? await ctx.services.containers.get('workspace', principal, id)
+    : await ctx.services.containers.defaultWorkspace(principal);
   if (!workspace) throw problems.notFound('workspace', id);
   requireGrant(workspace, principal, 'I');
   return workspace;
 }
 
 /** `POST /artifacts/{server_id}/invoke` with `tool`: an MCP server's tool run as an agent. */
-export const serverAgentBody = agentInvokeBody.extend({ tool: z.string().min(1).max(256).describe('The tool that acts as the agent: it answers structuredContent {actions, output}.') });
+export const serverAgentBody = agentInvokeBody.extend({
+  tool: z.string().min(1).max(256).describe('The tool that acts as the agent: it answers structuredContent {actions, output}.'),
+});
 
 /** An MCP server's tool as an agent (docs/decisions.md): it may propose any kind of action. */
 function serverAgentOf(server: InvocableServer, tool: string): Agent & { server: { id: string; revision: number; tool: string } } {
-  return { name: `mcp:${tool}`, title: tool, description: `Tool ${tool} of MCP server ${server.doc._id}`, usesLlm: false, actions: actionKinds, params: z.record(z.string(), z.unknown()), run: async () => ({ actions: [] }), server: { id: server.doc._id, revision: server.doc.revision, tool } };
+  return {
+    name: `mcp:${tool}`,
+    title: tool,
+    description: `Tool ${tool} of MCP server ${server.doc._id}`,
+    usesLlm: false,
+    actions: actionKinds,
+    params: z.record(z.string(), z.unknown()),
+    run: async () => ({ actions: [] }),
+    server: { id: server.doc._id, revision: server.doc.revision, tool },
+  };
 }
 
 /** Runs an MCP server's tool as an agent, in the server's workspace unless another is named. */
-export async function invokeServerAgent(ctx: OperationContext, found: { doc: ArtifactDoc; container: ContainerDoc }, body: z.infer<typeof serverAgentBody>, idempotencyKey?: string): Promise<Answer> {
+export async function invokeServerAgent(
+  ctx: OperationContext,
+  found: { doc: ArtifactDoc; container: ContainerDoc },
+  body: z.infer<typeof serverAgentBody>,
+  idempotencyKey?: string,
+): Promise<Answer> {
   const server = await invocableServer(ctx, found.doc._id, found);
   const { tool, ...rest } = body;
-  return invokeAgent(ctx, serverAgentOf(server, tool), { ...rest, workspace_id: rest.workspace_id ?? server.container._id }, idempotencyKey);
+  return invokeAgent(
+    ctx,
+    serverAgentOf(server, tool),
+    { ...rest, workspace_id: rest.workspace_id ?? server.container._id },
+    idempotencyKey,
+  );
 }
 
 /** Starts an agent (task-agent or LLM mode) over a workspace, and answers with its proposals or outcome when they come within the wait. */
-export async function invokeAgent(ctx: OperationContext, agent: Agent & { server?: { id: string; revision: number; tool: string } }, body: AgentInvokeBody, idempotencyKey?: string): Promise<Answer> {
+export async function invokeAgent(
+  ctx: OperationContext,
+  agent: Agent & { server?: { id: string; revision: number; tool: string } },
+  body: AgentInvokeBody,
+  idempotencyKey?: string,
+): Promise<Answer> {
   const { invocationId, state } = await startAgent(ctx, agent, body, idempotencyKey);
   return answerWith(state, invocationId, presentAgentRun);
 }
 
 /** Checks and starts an agent run; its state once settled within the wait, else null. */
-export async function startAgent(ctx: OperationContext, agent: Agent & { server?: { id: string; revision: number; tool: string } }, body: AgentInvokeBody, idempotencyKey?: string): Promise<{ invocationId: string; state: AgentRunState | null }> {
+export async function startAgent(
+  ctx: OperationContext,
+  agent: Agent & { server?: { id: string; revision: number; tool: string } },
+  body: AgentInvokeBody,
+  idempotencyKey?: string,
+): Promise<{ invocationId: string; state: AgentRunState | null }> {
   const principal = ctx.state.principal!;
   const { config } = ctx.services;
   const params = agent.params.safeParse(body.params);
@@ -94,28 +159,70 @@ export async function startAgent(ctx: OperationContext, agent: Agent & { server?
     const invalid = params.error.issues.map((i) => ({ name: ['params', ...i.path.map(String)].join('.'), reason: i.message }));
     throw problems.validation(`body ${invalid[0]!.name}: ${invalid[0]!.reason}`, invalid);
   }
-  if (agent.name === 'llm' && !body.input) throw problems.validation('body input: LLM mode needs the instruction or question.', [{ name: 'input', reason: 'is required in LLM mode' }]);
+  if (agent.name === 'llm' && !body.input)
+    throw problems.validation('body input: LLM mode needs the instruction or question.', [
+      { name: 'input', reason: 'is required in LLM mode' },
+    ]);
   const workspace = await invocationWorkspace(ctx, body);
   if (body.mode === 'apply') requireApplyPermissions(ctx, agent, workspace);
   if (agent.usesLlm && !llmConfigured(config)) throw llmNotConfigured(agent.name);
 
   const { wait_seconds, ...request } = body;
   const target = agent.server?.id ?? agentId(agent.name);
-  const invocationId = invocationIdFor(principal.subject, target, idempotencyKey, { ...request, workspace_id: workspace._id, agent: agent.name });
+  const invocationId = invocationIdFor(principal.subject, target, idempotencyKey, {
+    ...request,
+    workspace_id: workspace._id,
+    agent: agent.name,
+  });
   await ctx.services.invocationRunner.start(
-    { workflow: agentRunType, input: { invocationId, agent: agent.name, ...(agent.server ? { server: agent.server } : {}), callsOut: agent.usesLlm || Boolean(agent.server), mode: body.mode, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, params: params.data, principal: snapshotOf(principal), previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS } },
-    invocationAttributes({ workspaceId: workspace._id, artifactId: target, principalId: principal.subject, runKind: agent.name === 'llm' ? 'llm' : 'task_agent', agent: agent.name, mode: body.mode }),
+    {
+      workflow: agentRunType,
+      input: {
+        invocationId,
+        agent: agent.name,
+        ...(agent.server ? { server: agent.server } : {}),
+        callsOut: agent.usesLlm || Boolean(agent.server),
+        mode: body.mode,
+        workspaceId: workspace._id,
+        artifactIds: body.artifact_ids,
+        input: body.input ?? null,
+        params: params.data,
+        principal: snapshotOf(principal),
+        previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS,
+      },
+    },
+    invocationAttributes({
+      workspaceId: workspace._id,
+      artifactId: target,
+      principalId: principal.subject,
+      runKind: agent.name === 'llm' ? 'llm' : 'task_agent',
+      agent: agent.name,
+      mode: body.mode,
+    }),
   );
-  return { invocationId, state: await ctx.services.invocationRunner.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000) };
+  return {
+    invocationId,
+    state: await ctx.services.invocationRunner.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000),
+  };
 }
 
 export const llmNotConfigured = (what: string) =>
-  new Problem(503, 'llm-not-configured', 'No language model is configured', `${what} needs a language model: set LLM_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY) for an OpenAI-compatible endpoint.`);
+  new Problem(
+    503,
+    'llm-not-configured',
+    'No language model is configured',
+    `${what} needs a language model: set LLM_MODEL (and OPENAI_BASE_URL, OPENAI_API_KEY) for an OpenAI-compatible endpoint.`,
+  );
 
 /** A run's state when it settled within the wait, else 202 with where to poll. */
 export function answerWith<S>(state: S | null, invocationId: string, present: (s: S) => unknown): Answer {
   const poll = `/invocations/${invocationId}`;
-  if (!state) return { status: 202, body: { invocation_id: invocationId, workflow_id: invocationWorkflowId(invocationId), status: 'running', poll }, location: poll };
+  if (!state)
+    return {
+      status: 202,
+      body: { invocation_id: invocationId, workflow_id: invocationWorkflowId(invocationId), status: 'running', poll },
+      location: poll,
+    };
   return { status: 200, body: present(state) };
 }
 
@@ -156,14 +263,18 @@ export async function readableInvocation(ctx: OperationContext, invocationId: st
   const state = (await ctx.services.mcpCallRunner.state(invocationWorkflowId(invocationId))) as AnyRunState | null;
   const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
   const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
-  if (!state || !mayRead || ('operation' in state && state.operation === 'refresh_catalog')) throw problems.notFound('invocation', invocationId);
+  if (!state || !mayRead || ('operation' in state && state.operation === 'refresh_catalog'))
+    throw problems.notFound('invocation', invocationId);
   return state;
 }
 
-
 async function agentRunToDecide(ctx: OperationContext, invocationId: string): Promise<AgentRunState> {
   const state = await readableInvocation(ctx, invocationId);
-  if (!isAgentRun(state)) throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is ${'kind' in state && state.kind === 'transform' ? 'a transform: approve or reject its approval step' : 'an MCP call'}; it has no proposals to decide on.`);
+  if (!isAgentRun(state))
+    throw problems.conflict(
+      'invocation-not-pending',
+      `Invocation ${invocationId} is ${'kind' in state && state.kind === 'transform' ? 'a transform: approve or reject its approval step' : 'an MCP call'}; it has no proposals to decide on.`,
+    );
   return state;
 }
 
@@ -171,13 +282,18 @@ async function agentRunToDecide(ctx: OperationContext, invocationId: string): Pr
 export async function applyInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof applyBody>): Promise<Answer> {
   await agentRunToDecide(ctx, invocationId);
   const principal = ctx.state.principal!;
-  await ctx.services.invocationRunner.decide(invocationId, { action: 'apply', input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) } });
-  return answerWith(await ctx.services.invocationRunner.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentAgentRun);
+  await ctx.services.invocationRunner.decide(invocationId, {
+    action: 'apply',
+    input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) },
+  });
+  return answerWith(
+    await ctx.services.invocationRunner.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000),
+    invocationId,
+    presentAgentRun,
+  );
 }
 
 export async function discardInvocation(ctx: OperationContext, invocationId: string) {
   await agentRunToDecide(ctx, invocationId);
   return presentAgentRun(await ctx.services.invocationRunner.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }));
 }
-
-

@@ -6,7 +6,16 @@ import type { TransformRunState } from '../workflows/contracts/transform-run.js'
 import { isBuiltinServer } from './builtin-servers.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, presentAgentRun, readableInvocation, serverAgentBody, type AnyRunState } from './invocations.js';
+import {
+  agentInvokeBody,
+  invokeAgent,
+  invokeServerAgent,
+  isAgentRun,
+  presentAgentRun,
+  readableInvocation,
+  serverAgentBody,
+  type AnyRunState,
+} from './invocations.js';
 import { invokeTool, invokeToolBody, presentInvocation, type Answer } from './mcp-servers.js';
 import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
 
@@ -23,7 +32,10 @@ export async function getInvocation(ctx: OperationContext, invocationId: string)
 }
 
 const notInvocable = (id: string, type: string) =>
-  problems.conflict('not-invocable', `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), transforms (${transformType}), built-in agents (GET /agents) and the built-in platform toolset.`);
+  problems.conflict(
+    'not-invocable',
+    `Artifact ${id} is a ${type}. Invocable are MCP servers (${mcpServerType}), transforms (${transformType}), built-in agents (GET /agents) and the built-in platform toolset.`,
+  );
 
 /**
  * `POST /artifacts/{id}/invoke` (SPEC §4.3): the target decides the mode. An MCP server: tool mode
@@ -37,9 +49,11 @@ export async function invoke(ctx: OperationContext, id: string, body: unknown, i
   const found = await visibleArtifact(ctx, id);
   if (baseType(found.doc.content_type) === mcpServerType) {
     // With `tool`, the server's tool runs as an agent; with `name`, it is simply called.
-    if (body && typeof body === 'object' && 'tool' in body) return invokeServerAgent(ctx, found, parse(serverAgentBody, body, 'body'), idempotencyKey);
+    if (body && typeof body === 'object' && 'tool' in body)
+      return invokeServerAgent(ctx, found, parse(serverAgentBody, body, 'body'), idempotencyKey);
     return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
   }
-  if (baseType(found.doc.content_type) === transformType) return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
+  if (baseType(found.doc.content_type) === transformType)
+    return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
   throw notInvocable(id, found.doc.content_type);
 }

@@ -18,7 +18,11 @@ async function revert(ctx: OperationContext, draft: ArtifactDoc, container: Cont
   const principal = ctx.state.principal!;
   if (draft.archived_at) throw problems.conflict('archived-artifact', `Artifact ${draft._id} is archived; unarchive it to revert it.`);
   const version = await ctx.services.versions.lastFrom(draft._id, await ctx.services.containers.visibleIds('collection', principal));
-  if (!version) throw problems.conflict('never-committed', `Artifact ${draft._id} has no committed version you can see: there is nothing to revert to.`);
+  if (!version)
+    throw problems.conflict(
+      'never-committed',
+      `Artifact ${draft._id} has no committed version you can see: there is nothing to revert to.`,
+    );
   const patch: ArtifactPatch = {};
   for (const f of versionedFields) if (!isDeepStrictEqual(draft[f], version[f])) Object.assign(patch, { [f]: version[f] });
   if (Object.keys(patch).length === 0) return draft;
@@ -53,4 +57,3 @@ export async function manageArtifact(ctx: OperationContext, id: string, action: 
   const doc = action === 'revert' ? await revert(ctx, draft, container) : await setArchived(ctx, draft, action === 'archive');
   return { action, state: stateOf(doc), artifact: presentArtifact(doc) };
 }
-

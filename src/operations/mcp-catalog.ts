@@ -32,7 +32,8 @@ function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> 
   });
 }
 
-const stale = (doc: ArtifactDoc, entry: CatalogDoc | undefined, ttlMs: number) => !entry || entry.revision !== doc.revision || Date.now() - entry.refreshed_at.getTime() > ttlMs;
+const stale = (doc: ArtifactDoc, entry: CatalogDoc | undefined, ttlMs: number) =>
+  !entry || entry.revision !== doc.revision || Date.now() - entry.refreshed_at.getTime() > ttlMs;
 
 function present(doc: ArtifactDoc, entry: CatalogDoc | undefined) {
   const transport = mcpServerContent.safeParse(JSON.parse(doc.content)).data?.transport.type ?? 'unknown';
@@ -46,7 +47,12 @@ function present(doc: ArtifactDoc, entry: CatalogDoc | undefined) {
     icon: entry?.icon ?? genericMcpIcon,
     ...(entry?.instructions ? { instructions: entry.instructions } : {}),
     health: entry
-      ? { status: entry.revision === doc.revision ? entry.health.status : 'unknown', checked_at: entry.health.checked_at.toISOString(), ...(entry.health.error ? { error: entry.health.error } : {}), ...(entry.health.latency_ms !== undefined ? { latency_ms: entry.health.latency_ms } : {}) }
+      ? {
+          status: entry.revision === doc.revision ? entry.health.status : 'unknown',
+          checked_at: entry.health.checked_at.toISOString(),
+          ...(entry.health.error ? { error: entry.health.error } : {}),
+          ...(entry.health.latency_ms !== undefined ? { latency_ms: entry.health.latency_ms } : {}),
+        }
       : { status: 'unknown', checked_at: null },
     tools: entry?.tools ?? [],
     resources: entry?.resources ?? [],
@@ -65,10 +71,17 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
   const { services } = ctx;
   let workspaceIds: string[];
   if (options.workspaceId) {
-    if (!(await services.containers.get('workspace', principal, options.workspaceId))) throw problems.notFound('workspace', options.workspaceId);
+    if (!(await services.containers.get('workspace', principal, options.workspaceId)))
+      throw problems.notFound('workspace', options.workspaceId);
     workspaceIds = [options.workspaceId];
   } else workspaceIds = await services.containers.visibleIds('workspace', principal);
-  const page = workspaceIds.length ? await services.artifacts.list(workspaceIds, { contentType: mcpServerType, typeLimits: principal.scopes.typeLimits('artifact:read') }, serverBound) : { items: [], next_cursor: null };
+  const page = workspaceIds.length
+    ? await services.artifacts.list(
+        workspaceIds,
+        { contentType: mcpServerType, typeLimits: principal.scopes.typeLimits('artifact:read') },
+        serverBound,
+      )
+    : { items: [], next_cursor: null };
   const servers = page.items.filter((d) => !d.archived_at && isServer(d));
 
   const ttlMs = services.config.MCP_CATALOG_TTL_SECONDS * 1000;
@@ -79,11 +92,16 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
   if (toRefresh.length) {
     await Promise.all(toRefresh.map((s) => refreshCatalog(ctx, s)));
     // Waits for the first few; the rest are listed in the background and show up on the next request.
-    await Promise.all(toRefresh.slice(0, refreshWaitBound).map((s) => services.mcpCallRunner.wait(catalogWorkflowId(s._id), refreshWaitMs)));
+    await Promise.all(
+      toRefresh.slice(0, refreshWaitBound).map((s) => services.mcpCallRunner.wait(catalogWorkflowId(s._id), refreshWaitMs)),
+    );
     entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   }
   const listed = servers.map((s) => present(s, entries.get(s._id)));
-  return { servers: options.workspaceId ? listed : [ctx.services.builtinServers.catalogEntry(ctx), ...listed], truncated: page.next_cursor !== null };
+  return {
+    servers: options.workspaceId ? listed : [ctx.services.builtinServers.catalogEntry(ctx), ...listed],
+    truncated: page.next_cursor !== null,
+  };
 }
 
 /** Starts a §4.6 lifecycle call for a draft, if its type's server implements the tool. Returns the run's id. */
@@ -133,10 +151,23 @@ export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, cont
   const mayInvoke = mayInvokeIn(ctx.state.principal!, container);
   const serverId = mayInvoke ? serverWithTool(servers, 'on_open') : null;
   const invocationId = serverId && (await startLifecycleOn(ctx, doc, 'on_open', serverId));
-  if (!invocationId) return { type, on_open: { status: 'skipped' as const, ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }) } };
-  const outcome = await ctx.services.mcpCallRunner.wait(invocationWorkflowId(invocationId), ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000);
+  if (!invocationId)
+    return {
+      type,
+      on_open: {
+        status: 'skipped' as const,
+        ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }),
+      },
+    };
+  const outcome = await ctx.services.mcpCallRunner.wait(
+    invocationWorkflowId(invocationId),
+    ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000,
+  );
   return {
     type,
-    on_open: outcome && 'result' in outcome ? { status: 'completed' as const, invocation_id: invocationId, result: outcome.result } : { status: 'running' as const, invocation_id: invocationId, poll: `/invocations/${invocationId}` },
+    on_open:
+      outcome && 'result' in outcome
+        ? { status: 'completed' as const, invocation_id: invocationId, result: outcome.result }
+        : { status: 'running' as const, invocation_id: invocationId, poll: `/invocations/${invocationId}` },
   };
 }

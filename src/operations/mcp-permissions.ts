@@ -7,4 +7,5 @@ import type { ContainerDoc } from '../store/containers.js';
 export const invokesServers = (principal: Principal) => principal.scopes.allowsType('artifact:invoke', mcpServerType, ['tool', 'resource']);
 
 /** The principal may call servers of this workspace: `artifact:invoke` for MCP servers, and the I grant. */
-export const mayInvokeIn = (principal: Principal, container: ContainerDoc) => invokesServers(principal) && grantsOf(container, principal.subject).has('I');
+export const mayInvokeIn = (principal: Principal, container: ContainerDoc) =>
+  invokesServers(principal) && grantsOf(container, principal.subject).has('I');

@@ -8,7 +8,10 @@ import type { OperationContext } from './context.js';
 export const maxSearchLimit = 100;
 export const maxCandidates = 1000;
 
-const uuids = z.array(z.uuid({ error: 'must be a UUID' })).min(1).max(1000);
+const uuids = z
+  .array(z.uuid({ error: 'must be a UUID' }))
+  .min(1)
+  .max(1000);
 /** The body of `POST /artifacts/search` and the input of the `search` tool. */
 export const searchBody = z.strictObject({
   query: z.string().trim().min(1, 'must not be empty').max(1000),
@@ -26,7 +29,12 @@ export const searchBody = z.strictObject({
       min_candidates: z.int().min(2).max(maxCandidates).default(defaultAperture.minCandidates),
       flat_spread: z.number().min(0).max(2).default(defaultAperture.flatSpread),
     })
-    .default({ enabled: true, min_keep: defaultAperture.minKeep, min_candidates: defaultAperture.minCandidates, flat_spread: defaultAperture.flatSpread }),
+    .default({
+      enabled: true,
+      min_keep: defaultAperture.minKeep,
+      min_candidates: defaultAperture.minCandidates,
+      flat_spread: defaultAperture.flatSpread,
+    }),
 });
 export type SearchRequest = z.infer<typeof searchBody>;
 

@@ -18,7 +18,11 @@ import { invocableServer, waitSeconds, type Answer } from './mcp-servers.js';
 /** `POST /artifacts/{transform_id}/invoke` (docs/decisions.md). */
 export const transformInvokeBody = z.strictObject({
   workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the steps work; the transform's own workspace by default."),
-  artifact_ids: z.array(z.uuid({ error: 'must be a UUID' })).max(200).default([]).describe('The input artifacts (steps take them with artifact_ids: "input").'),
+  artifact_ids: z
+    .array(z.uuid({ error: 'must be a UUID' }))
+    .max(200)
+    .default([])
+    .describe('The input artifacts (steps take them with artifact_ids: "input").'),
   input: z.string().trim().min(1).max(50_000).optional().describe('Free text, as {{input}} in the steps.'),
   wait_seconds: waitSeconds.describe('How long to wait for the run to reach an approval or its end before answering 202.'),
 });
@@ -30,7 +34,12 @@ export const approvalBody = z.strictObject({ comment: z.string().trim().max(2000
  * permission it never had. Every agent step applies, so the caller needs the scopes and grants for
  * every action its agents may propose; every tool step's server must be one the caller may call.
  */
-export async function invokeTransform(ctx: OperationContext, found: { doc: ArtifactDoc; container: ContainerDoc }, body: z.infer<typeof transformInvokeBody>, idempotencyKey?: string): Promise<Answer> {
+export async function invokeTransform(
+  ctx: OperationContext,
+  found: { doc: ArtifactDoc; container: ContainerDoc },
+  body: z.infer<typeof transformInvokeBody>,
+  idempotencyKey?: string,
+): Promise<Answer> {
   const { doc, container } = found;
   const principal = ctx.state.principal!;
   const { config } = ctx.services;
@@ -45,20 +54,50 @@ export async function invokeTransform(ctx: OperationContext, found: { doc: Artif
       requireApplyPermissions(ctx, agent, workspace);
     } else if (step.kind === 'tool') {
       const server = await invocableServer(ctx, step.server_id);
-      if (server.container._id !== workspace._id) throw problems.validation(`Step ${step.id} calls server ${step.server_id}, which is registered in another workspace.`, [{ name: `content.steps.${step.id}.server_id`, reason: 'must be a server of the workspace the transform runs in' }]);
+      if (server.container._id !== workspace._id)
+        throw problems.validation(`Step ${step.id} calls server ${step.server_id}, which is registered in another workspace.`, [
+          { name: `content.steps.${step.id}.server_id`, reason: 'must be a server of the workspace the transform runs in' },
+        ]);
       serverRevisions[step.server_id] = server.doc.revision;
     }
   }
   const { wait_seconds, ...request } = body;
-  const invocationId = invocationIdFor(principal.subject, doc._id, idempotencyKey, { ...request, workspace_id: workspace._id, revision: doc.revision });
+  const invocationId = invocationIdFor(principal.subject, doc._id, idempotencyKey, {
+    ...request,
+    workspace_id: workspace._id,
+    revision: doc.revision,
+  });
   await ctx.services.invocationRunner.start(
     {
       workflow: transformRunType,
-      input: { invocationId, transformId: doc._id, revision: doc.revision, definition, workspaceId: workspace._id, artifactIds: body.artifact_ids, input: body.input ?? null, principal: snapshotOf(principal), llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name), serverRevisions, maxCallSeconds: config.MCP_CALL_MAX_SECONDS },
+      input: {
+        invocationId,
+        transformId: doc._id,
+        revision: doc.revision,
+        definition,
+        workspaceId: workspace._id,
+        artifactIds: body.artifact_ids,
+        input: body.input ?? null,
+        principal: snapshotOf(principal),
+        llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name),
+        serverRevisions,
+        maxCallSeconds: config.MCP_CALL_MAX_SECONDS,
+      },
     },
-    invocationAttributes({ workspaceId: workspace._id, artifactId: doc._id, principalId: principal.subject, runKind: 'transform', agent: 'transform', mode: 'apply' }),
+    invocationAttributes({
+      workspaceId: workspace._id,
+      artifactId: doc._id,
+      principalId: principal.subject,
+      runKind: 'transform',
+      agent: 'transform',
+      mode: 'apply',
+    }),
   );
-  return answerWith(await ctx.services.invocationRunner.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000), invocationId, presentTransformRun);
+  return answerWith(
+    await ctx.services.invocationRunner.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000),
+    invocationId,
+    presentTransformRun,
+  );
 }
 
 export function presentTransformRun(state: TransformRunState) {
@@ -72,10 +111,19 @@ export function presentTransformRun(state: TransformRunState) {
 }
 
 /** A person approves or rejects the approval step a transform waits at (its starter, or an administrator of its workspace). */
-export async function decideTransform(ctx: OperationContext, invocationId: string, action: 'approve' | 'reject', body: z.infer<typeof approvalBody>) {
+export async function decideTransform(
+  ctx: OperationContext,
+  invocationId: string,
+  action: 'approve' | 'reject',
+  body: z.infer<typeof approvalBody>,
+) {
   const principal = ctx.state.principal!;
   const state = await readableInvocation(ctx, invocationId);
-  if (!isHuman(principal)) throw problems.forbidden('An approval step is decided by a person, with their own token: not a server credential or an API key.');
-  if (!('kind' in state) || state.kind !== 'transform') throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is not a transform: it has no approval step.`);
-  return presentTransformRun(await ctx.services.invocationRunner.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }));
+  if (!isHuman(principal))
+    throw problems.forbidden('An approval step is decided by a person, with their own token: not a server credential or an API key.');
+  if (!('kind' in state) || state.kind !== 'transform')
+    throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is not a transform: it has no approval step.`);
+  return presentTransformRun(
+    await ctx.services.invocationRunner.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }),
+  );
 }

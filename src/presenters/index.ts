@@ -87,7 +87,13 @@ export function presentCommitItem(item: CommitItemDoc, withDiff: boolean) {
     version: item.version,
     current_version: item.current_version,
     changed_fields: item.changed_fields,
-    ...(withDiff ? { changes: item.changes, content_diff: item.content_diff ?? null, ...(item.content_diff_truncated ? { content_diff_truncated: true } : {}) } : {}),
+    ...(withDiff
+      ? {
+          changes: item.changes,
+          content_diff: item.content_diff ?? null,
+          ...(item.content_diff_truncated ? { content_diff_truncated: true } : {}),
+        }
+      : {}),
   };
 }
 
@@ -114,7 +120,10 @@ export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null, res
     decision: d ? { ...d, at: d.at.toISOString() } : null,
     progress: { applied: doc.applied, total: doc.total },
     preview: doc.counts ? { counts: doc.counts, ...(items ? { items: items.map((i) => presentCommitItem(i, false)) } : {}) } : null,
-    results: doc.state === 'committed' && results ? results.map((r) => ({ source_artifact_id: r.source_artifact_id, artifact_id: r.artifact_id, version: r.version })) : null,
+    results:
+      doc.state === 'committed' && results
+        ? results.map((r) => ({ source_artifact_id: r.source_artifact_id, artifact_id: r.artifact_id, version: r.version }))
+        : null,
     ...(doc.extract_text ? { extract_text: doc.extract_text } : {}),
     ...(doc.error ? { error: doc.error } : {}),
     ...(doc.post_commit_error ? { post_commit_error: doc.post_commit_error } : {}),

@@ -27,7 +27,14 @@ export class CommitRunner {
         // A commit runs once: a retried request never starts a finished one over again, but may
         // restart one whose first start failed half-way (its record was discarded, so the run failed).
         workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        args: [{ commitId: commit._id, workspaceId: commit.workspace_id, expirySeconds: commit.expiry_seconds, applyBatch: this.config.COMMIT_APPLY_BATCH }],
+        args: [
+          {
+            commitId: commit._id,
+            workspaceId: commit.workspace_id,
+            expirySeconds: commit.expiry_seconds,
+            applyBatch: this.config.COMMIT_APPLY_BATCH,
+          },
+        ],
         typedSearchAttributes: [
           { key: WorkspaceId, value: commit.workspace_id },
           { key: CollectionId, value: commit.collection_id },
@@ -48,7 +55,10 @@ export class CommitRunner {
    */
   async decide(commit: CommitDoc, action: 'approve' | 'reject', by: string, comment: string | null): Promise<CommitStatus> {
     const handle = this.client.workflow.getHandle(commit.workflow_id);
-    const update = handle.executeUpdate(action === 'approve' ? approveUpdate : rejectUpdate, { args: [{ by, comment }], updateId: `${action}-${by}` });
+    const update = handle.executeUpdate(action === 'approve' ? approveUpdate : rejectUpdate, {
+      args: [{ by, comment }],
+      updateId: `${action}-${by}`,
+    });
     let answer: { value: CommitStatus } | null;
     try {
       answer = await within(update, decisionWaitMs);
@@ -58,7 +68,11 @@ export class CommitRunner {
       }
       throw err;
     }
-    if (!answer) throw problems.unavailable('The commit workflow did not answer in time: no worker may be running. Retry; a repeated decision is not taken twice.', { retry_after: 5 });
+    if (!answer)
+      throw problems.unavailable(
+        'The commit workflow did not answer in time: no worker may be running. Retry; a repeated decision is not taken twice.',
+        { retry_after: 5 },
+      );
     return answer.value;
   }
 }

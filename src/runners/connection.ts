@@ -7,7 +7,9 @@ import { connectionWorkflowId } from '../workflows/contracts/ids.js';
 export function workflowRefresher(client: () => Client): Refresher {
   return async (connectionId, seenVersion) => {
     try {
-      await client().workflow.getHandle(connectionWorkflowId(connectionId)).executeUpdate(refreshUpdate, { args: [{ seenVersion }] });
+      await client()
+        .workflow.getHandle(connectionWorkflowId(connectionId))
+        .executeUpdate(refreshUpdate, { args: [{ seenVersion }] });
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       // No run keeps the connection any more: what the record says is all there is.

@@ -7,7 +7,6 @@ import type { EventKind, WorkspaceEvent } from '../events/types.js';
 
 import { eventsWorkflowId } from '../workflows/contracts/ids.js';
 
-
 /** Delivers artifact lifecycle events to the workspace's event workflow, starting it on first use. */
 export class EventRunner {
   constructor(
@@ -17,7 +16,14 @@ export class EventRunner {
   ) {}
 
   /** `id`: a fixed event id, for a publisher that may run again (an activity retried): the event is recorded once. */
-  async publish(kind: EventKind, workspaceId: string, artifactId: string, actor: string, changed?: string[], id?: string): Promise<WorkspaceEvent> {
+  async publish(
+    kind: EventKind,
+    workspaceId: string,
+    artifactId: string,
+    actor: string,
+    changed?: string[],
+    id?: string,
+  ): Promise<WorkspaceEvent> {
     const event: WorkspaceEvent = {
       id: id ?? uuidv7(),
       kind,

@@ -5,16 +5,37 @@ import { Problem, problems } from '../kernel/errors/problem.js';
 import { within } from '../temporal/within.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { transformRunType, type TransformRun } from '../workflows/contracts/transform-run.js';
-import { approveStepUpdate, rejectStepUpdate, transformSettledUpdate, transformStateQuery, type ApprovalInput, type TransformRunInput, type TransformRunState } from '../workflows/contracts/transform-run.js';
+import {
+  approveStepUpdate,
+  rejectStepUpdate,
+  transformSettledUpdate,
+  transformStateQuery,
+  type ApprovalInput,
+  type TransformRunInput,
+  type TransformRunState,
+} from '../workflows/contracts/transform-run.js';
 import { agentRunType, type AgentRun } from '../workflows/contracts/agent-run.js';
-import { agentRunStateQuery, applyUpdate, discardUpdate, settledUpdate, unknownActionsFailure, type AgentRunInput, type AgentRunState, type ApplyInput } from '../workflows/contracts/agent-run.js';
+import {
+  agentRunStateQuery,
+  applyUpdate,
+  discardUpdate,
+  settledUpdate,
+  unknownActionsFailure,
+  type AgentRunInput,
+  type AgentRunState,
+  type ApplyInput,
+} from '../workflows/contracts/agent-run.js';
 import { notPendingFailure } from '../workflows/contracts/commit-workspace.js';
 
 /** A refused update as the problem the caller reads. */
 function decisionProblem(err: WorkflowUpdateFailedError): Problem {
   const cause = err.cause as { type?: string; message?: string } | undefined;
-  if (cause?.type === notPendingFailure) return problems.conflict('invocation-not-pending', cause.message ?? 'The invocation is not awaiting a decision.');
-  if (cause?.type === unknownActionsFailure) return problems.validation(cause.message ?? 'Unknown actions.', [{ name: 'action_ids', reason: 'must name proposed actions of this invocation' }]);
+  if (cause?.type === notPendingFailure)
+    return problems.conflict('invocation-not-pending', cause.message ?? 'The invocation is not awaiting a decision.');
+  if (cause?.type === unknownActionsFailure)
+    return problems.validation(cause.message ?? 'Unknown actions.', [
+      { name: 'action_ids', reason: 'must name proposed actions of this invocation' },
+    ]);
   return problems.conflict('invocation-not-pending', cause?.message ?? err.message);
 }
 
@@ -26,7 +47,10 @@ export class InvocationRunner {
   ) {}
 
   /** Starts an agent run or a transform run; the same id again (a retried request) attaches to the one started. */
-  async start(run: { workflow: typeof agentRunType; input: AgentRunInput } | { workflow: typeof transformRunType; input: TransformRunInput }, searchAttributes: SearchAttributePair[]): Promise<void> {
+  async start(
+    run: { workflow: typeof agentRunType; input: AgentRunInput } | { workflow: typeof transformRunType; input: TransformRunInput },
+    searchAttributes: SearchAttributePair[],
+  ): Promise<void> {
     try {
       await this.client.workflow.start<AgentRun>(run.workflow, {
         workflowId: invocationWorkflowId(run.input.invocationId),
@@ -44,7 +68,12 @@ export class InvocationRunner {
    * The run's state once it has settled (waiting for a decision, or ended) within `waitMs`, else null.
    * An update cannot reach a run that has ended: its state is then read by query.
    */
-  private async settledState<S>(invocationId: string, update: UpdateDefinition<S, []>, query: QueryDefinition<S>, waitMs: number): Promise<S | null> {
+  private async settledState<S>(
+    invocationId: string,
+    update: UpdateDefinition<S, []>,
+    query: QueryDefinition<S>,
+    waitMs: number,
+  ): Promise<S | null> {
     const handle = this.client.workflow.getHandle(invocationWorkflowId(invocationId));
     const settled = handle.executeUpdate(update).catch(() => handle.query(query));
     return (await within(settled, waitMs))?.value ?? null;
@@ -61,7 +90,11 @@ export class InvocationRunner {
     try {
       return await handle.executeUpdate(action === 'approve' ? approveStepUpdate : rejectStepUpdate, { args: [input] });
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', (err.cause as Error | undefined)?.message ?? 'The transform is not awaiting approval.');
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError)
+        throw problems.conflict(
+          'invocation-not-pending',
+          (err.cause as Error | undefined)?.message ?? 'The transform is not awaiting approval.',
+        );
       throw err;
     }
   }
@@ -72,10 +105,15 @@ export class InvocationRunner {
   }
 
   /** Applies (all or some) or discards the proposals of a run awaiting a decision; the state once the decision is taken. */
-  async decide(invocationId: string, decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; by: string }): Promise<AgentRunState> {
+  async decide(
+    invocationId: string,
+    decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; by: string },
+  ): Promise<AgentRunState> {
     const handle = this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId));
     try {
-      return decision.action === 'apply' ? await handle.executeUpdate(applyUpdate, { args: [decision.input] }) : await handle.executeUpdate(discardUpdate, { args: [{ by: decision.by }] });
+      return decision.action === 'apply'
+        ? await handle.executeUpdate(applyUpdate, { args: [decision.input] })
+        : await handle.executeUpdate(discardUpdate, { args: [{ by: decision.by }] });
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw decisionProblem(err);
       if (err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', 'The invocation has ended.');

@@ -6,7 +6,6 @@ import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../tempo
 import { mcpRunType, type McpRun } from '../workflows/contracts/mcp-run.js';
 import { mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../workflows/contracts/mcp-run.js';
 
-
 const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;
 
 /** The API's side of external MCP runs: start one (or find it started), wait a bounded time, read its state. */
@@ -50,7 +49,13 @@ export class McpCallRunner {
       .result()
       .catch((err: unknown): McpRunResult => {
         if (!(err instanceof WorkflowFailedError)) throw err;
-        return { kind: 'tool_result', result: failureResult({ retryable: false, kind: 'unavailable', message: `The run ended without an answer: ${err.cause?.message ?? err.message}` }, 1) };
+        return {
+          kind: 'tool_result',
+          result: failureResult(
+            { retryable: false, kind: 'unavailable', message: `The run ended without an answer: ${err.cause?.message ?? err.message}` },
+            1,
+          ),
+        };
       });
     return (await within(result, waitMs))?.value ?? null;
   }

@@ -24,7 +24,9 @@ function typeMatch(patterns: string[] | null): Document | null {
 const hitFields = { _id: 1, title: 1, content_type: 1, collection_id: 1, container_kind: 1, revision: 1, 'context.description': 1 };
 
 function scopeStages(query: SearchQuery): Document[] {
-  return [typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)].filter((m): m is Document => m !== null).map((m) => ({ $match: m }));
+  return [typeMatch(query.scope.contentTypes), typeMatch(query.scope.typeLimits)]
+    .filter((m): m is Document => m !== null)
+    .map((m) => ({ $match: m }));
 }
 
 /** Atlas Search: a compound `should` of per-field text clauses boosted by the preset, filtered to the caller's containers. */
@@ -64,7 +66,9 @@ export function vectorPipeline(query: SearchQuery, config: AtlasConfig, source: 
         filter: { collection_id: { $in: [...query.scope.containerIds] } },
       },
     },
-    { $match: { 'search.embedder': source.embedderId, $expr: { $eq: ['$search.revision', '$revision'] }, archived_at: { $exists: false } } },
+    {
+      $match: { 'search.embedder': source.embedderId, $expr: { $eq: ['$search.revision', '$revision'] }, archived_at: { $exists: false } },
+    },
     ...scopeStages(query),
     // Atlas scores cosine as (1 + cos) / 2: back to cosine, the scale of the similarity floor.
     { $project: { ...hitFields, score: { $subtract: [{ $multiply: [2, { $meta: 'vectorSearchScore' }] }, 1] } } },

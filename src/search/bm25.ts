@@ -24,7 +24,10 @@ class Postings {
       this.tf = tf;
     }
     this.slots[this.length] = slot;
-    this.tf.set(tfs.map((t) => Math.min(t, 65535)), this.length * 3);
+    this.tf.set(
+      tfs.map((t) => Math.min(t, 65535)),
+      this.length * 3,
+    );
     this.length++;
   }
 }

@@ -17,7 +17,9 @@ export function indexedContent(doc: Pick<ArtifactDoc, 'content'> & Partial<Pick<
   return doc.search_text && doc.search_text.revision === doc.revision ? doc.search_text.text : doc.content;
 }
 
-export function embeddingText(doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>): string {
+export function embeddingText(
+  doc: Pick<ArtifactDoc, 'title' | 'context' | 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>,
+): string {
   return [doc.title, descriptionOf(doc), indexedContent(doc)].filter(Boolean).join('\n').slice(0, embeddedChars);
 }
 

@@ -13,7 +13,10 @@ const batchSize = 32;
  * stored vector when the text did not change (only a revision moved), and skips a revision that was
  * superseded meanwhile.
  */
-export async function embedArtifacts(docs: ArtifactDoc[], deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder }): Promise<EmbedOutcome[]> {
+export async function embedArtifacts(
+  docs: ArtifactDoc[],
+  deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder },
+): Promise<EmbedOutcome[]> {
   const { artifacts, changes, embedder } = deps;
   const texts = docs.map(embeddingText);
   const hashes = texts.map(contentHash);
@@ -28,7 +31,13 @@ export async function embedArtifacts(docs: ArtifactDoc[], deps: { artifacts: Art
   const outcomes: EmbedOutcome[] = [];
   for (const [i, doc] of docs.entries()) {
     const vector = vectors.get(i) ?? vectorForStorage(storedVector(doc.search!.vector));
-    const stored = await artifacts.storeEmbedding(doc._id, doc.revision, { embedder: embedder.id, content_hash: hashes[i]!, vector, revision: doc.revision, embedded_at: new Date() });
+    const stored = await artifacts.storeEmbedding(doc._id, doc.revision, {
+      embedder: embedder.id,
+      content_hash: hashes[i]!,
+      vector,
+      revision: doc.revision,
+      embedded_at: new Date(),
+    });
     if (stored) await changes.record(doc._id);
     outcomes.push(!stored ? 'superseded' : reusable[i] ? 'unchanged' : 'embedded');
   }

@@ -6,7 +6,6 @@ import { normalize } from './embedding.js';
 
 export { normalize, type Embedder } from './embedding.js';
 
-
 function hash32(value: string): number {
   return createHash('md5').update(value).digest().readUInt32LE(0);
 }
@@ -71,11 +70,17 @@ export class OpenAIEmbedder implements Embedder {
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const res = await this.client.embeddings.create({ model: this.model, input: texts, dimensions: this.dimensions, encoding_format: 'float' });
+    const res = await this.client.embeddings.create({
+      model: this.model,
+      input: texts,
+      dimensions: this.dimensions,
+      encoding_format: 'float',
+    });
     return res.data
       .sort((a, b) => a.index - b.index)
       .map((d) => {
-        if (d.embedding.length !== this.dimensions) throw new Error(`embedding has ${d.embedding.length} dimensions, expected ${this.dimensions}`);
+        if (d.embedding.length !== this.dimensions)
+          throw new Error(`embedding has ${d.embedding.length} dimensions, expected ${this.dimensions}`);
         return normalize(Float32Array.from(d.embedding));
       });
   }
@@ -96,7 +101,10 @@ export async function createEmbedder(config: {
 }): Promise<Embedder> {
   switch (config.EMBEDDINGS_PROVIDER) {
     case 'openai':
-      return new OpenAIEmbedder(config.EMBEDDINGS_MODEL, config.EMBEDDINGS_DIMENSIONS, { baseURL: config.EMBEDDINGS_BASE_URL, apiKey: config.EMBEDDINGS_API_KEY });
+      return new OpenAIEmbedder(config.EMBEDDINGS_MODEL, config.EMBEDDINGS_DIMENSIONS, {
+        baseURL: config.EMBEDDINGS_BASE_URL,
+        apiKey: config.EMBEDDINGS_API_KEY,
+      });
     case 'hashing':
       return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
     case 'minilm': {

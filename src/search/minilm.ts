@@ -31,8 +31,14 @@ export class MiniLmEmbedder implements Embedder {
 
   static async load(modelDir: string): Promise<MiniLmEmbedder> {
     const onnx = join(modelDir, 'onnx', 'model_quantized.onnx');
-    if (!existsSync(onnx)) throw new ModelMissingError(`the embedding model is not installed at ${modelDir}: run scripts/install-model.sh, or set EMBEDDINGS_PROVIDER=hashing`);
-    const tokenizer = new Tokenizer(JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(modelDir, 'tokenizer_config.json'), 'utf8')));
+    if (!existsSync(onnx))
+      throw new ModelMissingError(
+        `the embedding model is not installed at ${modelDir}: run scripts/install-model.sh, or set EMBEDDINGS_PROVIDER=hashing`,
+      );
+    const tokenizer = new Tokenizer(
+      JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')),
+      JSON.parse(readFileSync(join(modelDir, 'tokenizer_config.json'), 'utf8')),
+    );
     const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 2, graphOptimizationLevel: 'all' });
     return new MiniLmEmbedder(tokenizer, session);
   }

@@ -89,7 +89,13 @@ export function fuseRetrievers(lexical: Ranked[], semantic: Ranked[], limit: num
   let kept = semantic;
   if (aperture) {
     kept = semantic.filter((h) => h.score >= aperture.minScore);
-    kept = kept.slice(0, elbowCut(kept.map((h) => h.score), aperture));
+    kept = kept.slice(
+      0,
+      elbowCut(
+        kept.map((h) => h.score),
+        aperture,
+      ),
+    );
   }
   return {
     fused: reciprocalRankFusion({ lexical, semantic: kept }).slice(0, limit),

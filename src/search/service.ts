@@ -33,11 +33,20 @@ export class SearchService {
   private readonly deletedIds = new Set<string>();
 
   constructor(
-    private readonly deps: { config: Config; logger: Logger; artifacts: ArtifactStore; changes: SearchChangeStore; startIndexing: (doc: ArtifactDoc) => Promise<void>; artifactsCollection: () => import('mongodb').Collection<ArtifactDoc> },
+    private readonly deps: {
+      config: Config;
+      logger: Logger;
+      artifacts: ArtifactStore;
+      changes: SearchChangeStore;
+      startIndexing: (doc: ArtifactDoc) => Promise<void>;
+      artifactsCollection: () => import('mongodb').Collection<ArtifactDoc>;
+    },
     private readonly loadEmbedder: () => Promise<Embedder>,
   ) {
     this.atlas =
-      deps.config.SEARCH_BACKEND === 'atlas' ? new AtlasSearchBackend(deps.artifactsCollection(), deps.config, () => ({ embedderId: this.embedder.id })) : null;
+      deps.config.SEARCH_BACKEND === 'atlas'
+        ? new AtlasSearchBackend(deps.artifactsCollection(), deps.config, () => ({ embedderId: this.embedder.id }))
+        : null;
   }
 
   get embedder(): Embedder {
@@ -130,7 +139,8 @@ export class SearchService {
     if (this.deletedIds.has(doc._id)) return;
     const held = this.index.get(doc._id);
     const next = searchable(doc, this.embedder.id);
-    if (held && (held.revision > next.revision || (held.revision === next.revision && this.index.hasVector(doc._id) && !next.vector))) return;
+    if (held && (held.revision > next.revision || (held.revision === next.revision && this.index.hasVector(doc._id) && !next.vector)))
+      return;
     this.index.upsert(next);
   }
 

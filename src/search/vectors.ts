@@ -10,7 +10,10 @@ export class ExactVectorIndex {
   private ids: string[] = [];
   private readonly slot = new Map<string, number>();
 
-  constructor(readonly dimensions: number, capacity = 1024) {
+  constructor(
+    readonly dimensions: number,
+    capacity = 1024,
+  ) {
     this.data = new Float32Array(capacity * dimensions);
   }
 
@@ -69,7 +72,10 @@ export class ExactVectorIndex {
       const id = this.ids[i]!;
       if (acceptFirst && !accept(id)) continue;
       // Four accumulators: fewer dependent additions per step, measurably faster in V8.
-      let a = 0, b = 0, c = 0, e = 0;
+      let a = 0,
+        b = 0,
+        c = 0,
+        e = 0;
       const base = i * d;
       let j = 0;
       for (; j + 3 < d; j += 4) {
@@ -208,7 +214,10 @@ export class VectorIndex {
   search(query: Float32Array, k: number, accept: (id: string) => boolean): Ranked[] {
     if (!this.ann) return this.exact.search(query, k, accept);
     const fetch = Math.min(this.exact.size, k * 4 + 50);
-    const hits = this.ann.search(query, fetch).filter((h) => accept(h.id)).slice(0, k);
+    const hits = this.ann
+      .search(query, fetch)
+      .filter((h) => accept(h.id))
+      .slice(0, k);
     // Too few approximate neighbours in scope: the scope is narrow, so scan it exactly, scope first.
     if (hits.length < k && fetch < this.exact.size) return this.exact.search(query, k, accept, true);
     return hits;

@@ -41,7 +41,9 @@ export const catalogEntry = z
     aliases: z.array(z.array(z.string().max(4096)).max(64)).default([]),
     params: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), parameter).default({}),
     env: z.record(envName, z.string().max(4096)).default({}),
-    secrets: z.record(envName, z.strictObject({ description: z.string().max(500).optional(), required: z.boolean().default(false) })).default({}),
+    secrets: z
+      .record(envName, z.strictObject({ description: z.string().max(500).optional(), required: z.boolean().default(false) }))
+      .default({}),
     /** Off by default: a sandboxed server sees no network at all, not even the worker's loopback. */
     network: z.boolean().default(false),
     limits: limits.default(() => limits.parse({})),
@@ -49,9 +51,16 @@ export const catalogEntry = z
   .superRefine((e, ctx) => {
     const used = new Set(e.args.flatMap((a) => [...a.matchAll(placeholder)].map((m) => m[1]!)));
     // One parameter per argument keeps matching a registration linear (two or more could backtrack for seconds).
-    e.args.forEach((a, i) => [...a.matchAll(placeholder)].length > 1 && ctx.addIssue({ code: 'custom', path: ['args', i], message: 'may hold one {param} at most' }));
-    for (const name of used) if (!Object.hasOwn(e.params, name)) ctx.addIssue({ code: 'custom', path: ['args'], message: `uses {${name}}, which params does not declare` });
-    for (const name of Object.keys(e.params)) if (!used.has(name)) ctx.addIssue({ code: 'custom', path: ['params', name], message: 'is not used in args' });
+    e.args.forEach(
+      (a, i) =>
+        [...a.matchAll(placeholder)].length > 1 &&
+        ctx.addIssue({ code: 'custom', path: ['args', i], message: 'may hold one {param} at most' }),
+    );
+    for (const name of used)
+      if (!Object.hasOwn(e.params, name))
+        ctx.addIssue({ code: 'custom', path: ['args'], message: `uses {${name}}, which params does not declare` });
+    for (const name of Object.keys(e.params))
+      if (!used.has(name)) ctx.addIssue({ code: 'custom', path: ['params', name], message: 'is not used in args' });
     for (const [name, p] of Object.entries(e.params)) {
       try {
         new RegExp(p.pattern, 'u');
@@ -59,10 +68,12 @@ export const catalogEntry = z
         ctx.addIssue({ code: 'custom', path: ['params', name, 'pattern'], message: 'is not a valid regular expression' });
       }
     }
-    for (const name of Object.keys(e.secrets)) if (Object.hasOwn(e.env, name)) ctx.addIssue({ code: 'custom', path: ['secrets', name], message: 'is also fixed in env' });
+    for (const name of Object.keys(e.secrets))
+      if (Object.hasOwn(e.env, name)) ctx.addIssue({ code: 'custom', path: ['secrets', name], message: 'is also fixed in env' });
     if (e.package) {
       const pin = e.command === 'npx' ? `${e.package.name}@${e.package.version}` : `${e.package.name}==${e.package.version}`;
-      if ((e.command === 'npx' || e.command === 'uvx') && !e.args.includes(pin)) ctx.addIssue({ code: 'custom', path: ['args'], message: `must name the pinned package as ${pin}` });
+      if ((e.command === 'npx' || e.command === 'uvx') && !e.args.includes(pin))
+        ctx.addIssue({ code: 'custom', path: ['args'], message: `must name the pinned package as ${pin}` });
     }
   });
 export type CatalogEntry = z.infer<typeof catalogEntry>;
@@ -129,30 +140,52 @@ export class StdioCatalog {
    * The launch a registration names: by `catalog_entry` and `params`, or by spelling out exactly an
    * entry's command and arguments (or one of its aliases). Nothing else is ever launched.
    */
-  match(reg: { command?: string; args?: string[]; catalog_entry?: string; params?: Record<string, string>; env?: Record<string, unknown> }): CatalogLaunch {
+  match(reg: {
+    command?: string;
+    args?: string[];
+    catalog_entry?: string;
+    params?: Record<string, string>;
+    env?: Record<string, unknown>;
+  }): CatalogLaunch {
     const launch = this.entryOf(reg);
     const { entry } = launch;
     const env = reg.env ?? {};
     for (const name of Object.keys(env)) {
-      if (!Object.hasOwn(entry.secrets, name)) throw new CatalogMismatch(`is not a secret catalog entry ${entry.id} declares (${Object.keys(entry.secrets).join(', ') || 'it declares none'})`, `env.${name}`);
+      if (!Object.hasOwn(entry.secrets, name))
+        throw new CatalogMismatch(
+          `is not a secret catalog entry ${entry.id} declares (${Object.keys(entry.secrets).join(', ') || 'it declares none'})`,
+          `env.${name}`,
+        );
     }
-    for (const [name, s] of Object.entries(entry.secrets)) if (s.required && env[name] === undefined) throw new CatalogMismatch(`is required by catalog entry ${entry.id}`, `env.${name}`);
+    for (const [name, s] of Object.entries(entry.secrets))
+      if (s.required && env[name] === undefined) throw new CatalogMismatch(`is required by catalog entry ${entry.id}`, `env.${name}`);
     return launch;
   }
 
   private entryOf(reg: { command?: string; args?: string[]; catalog_entry?: string; params?: Record<string, string> }): CatalogLaunch {
     if (reg.catalog_entry !== undefined) {
       const entry = this.byId.get(reg.catalog_entry);
-      if (!entry) throw new CatalogMismatch(`is not an entry of this deployment's stdio catalog (GET /mcp/stdio-catalog lists them)`, 'catalog_entry');
-      if (reg.command !== undefined && reg.command !== entry.command) throw new CatalogMismatch(`must be ${entry.command} for catalog entry ${entry.id}, or left out`, 'command');
+      if (!entry)
+        throw new CatalogMismatch(
+          `is not an entry of this deployment's stdio catalog (GET /mcp/stdio-catalog lists them)`,
+          'catalog_entry',
+        );
+      if (reg.command !== undefined && reg.command !== entry.command)
+        throw new CatalogMismatch(`must be ${entry.command} for catalog entry ${entry.id}, or left out`, 'command');
       const params = this.checkParams(entry, reg.params ?? {});
       const args = expand(entry.args, params);
-      if (reg.args !== undefined && reg.args.length > 0 && !sameArgs(reg.args, args) && !entry.aliases.some((a) => sameArgs(a, reg.args!))) {
+      if (
+        reg.args !== undefined &&
+        reg.args.length > 0 &&
+        !sameArgs(reg.args, args) &&
+        !entry.aliases.some((a) => sameArgs(a, reg.args!))
+      ) {
         throw new CatalogMismatch(`must be the catalog entry's own arguments (${JSON.stringify(args)}), or left out`, 'args');
       }
       return { entry, params, args };
     }
-    if (reg.params !== undefined && Object.keys(reg.params).length > 0) throw new CatalogMismatch('are only taken together with catalog_entry', 'params');
+    if (reg.params !== undefined && Object.keys(reg.params).length > 0)
+      throw new CatalogMismatch('are only taken together with catalog_entry', 'params');
     for (const entry of this.entries) {
       if (entry.command !== reg.command) continue;
       const given = reg.args ?? [];
@@ -170,7 +203,9 @@ export class StdioCatalog {
   }
 
   private checkParams(entry: CatalogEntry, given: Record<string, string>): Record<string, string> {
-    for (const name of Object.keys(given)) if (!Object.hasOwn(entry.params, name)) throw new CatalogMismatch(`is not a parameter of catalog entry ${entry.id}`, `params.${name}`);
+    for (const name of Object.keys(given))
+      if (!Object.hasOwn(entry.params, name))
+        throw new CatalogMismatch(`is not a parameter of catalog entry ${entry.id}`, `params.${name}`);
     const out: Record<string, string> = Object.create(null);
     for (const [name, p] of Object.entries(entry.params)) {
       const value = Object.hasOwn(given, name) ? given[name] : undefined;
@@ -178,8 +213,10 @@ export class StdioCatalog {
         if (p.required) throw new CatalogMismatch(`is required by catalog entry ${entry.id}`, `params.${name}`);
         continue;
       }
-      if (typeof value !== 'string' || value.length > 1024) throw new CatalogMismatch('must be a string of at most 1024 characters', `params.${name}`);
-      if (value.startsWith('-') && !(p.type === 'integer' && /^-\d+$/.test(value))) throw new CatalogMismatch('may not start with "-": a parameter is never an option', `params.${name}`);
+      if (typeof value !== 'string' || value.length > 1024)
+        throw new CatalogMismatch('must be a string of at most 1024 characters', `params.${name}`);
+      if (value.startsWith('-') && !(p.type === 'integer' && /^-\d+$/.test(value)))
+        throw new CatalogMismatch('may not start with "-": a parameter is never an option', `params.${name}`);
       if (/[\0\n\r]/.test(value)) throw new CatalogMismatch('may not contain NUL or line breaks', `params.${name}`);
       if (p.type === 'integer' && !/^-?\d{1,15}$/.test(value)) throw new CatalogMismatch('must be an integer', `params.${name}`);
       if (!anchored(p.pattern).test(value)) throw new CatalogMismatch(`must match ${p.pattern}`, `params.${name}`);
@@ -208,7 +245,10 @@ function matchTemplate(entry: CatalogEntry, given: string[]): Record<string, str
   const params: Record<string, string> = Object.create(null);
   for (const [i, arg] of entry.args.entries()) {
     const names: string[] = [];
-    const source = arg.split(placeholder).map((part, j) => (j % 2 === 0 ? escape(part) : (names.push(part), '(.+?)'))).join('');
+    const source = arg
+      .split(placeholder)
+      .map((part, j) => (j % 2 === 0 ? escape(part) : (names.push(part), '(.+?)')))
+      .join('');
     const m = new RegExp(`^${source}$`, 'su').exec(given[i]!);
     if (!m) return null;
     for (const [k, name] of names.entries()) {

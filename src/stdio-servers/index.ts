@@ -20,7 +20,12 @@ const loaded = new Map<string, StdioServers>();
  * catalog stops the process, as any bad configuration does.
  */
 export function stdioServers(config: Config): StdioServers {
-  const key = JSON.stringify([config.ALLOW_STDIO_MCP_SERVERS, config.STDIO_CATALOG_PATHS, config.STDIO_SANDBOX_BWRAP ?? '', config.PLATFORM_DEV_DIR]);
+  const key = JSON.stringify([
+    config.ALLOW_STDIO_MCP_SERVERS,
+    config.STDIO_CATALOG_PATHS,
+    config.STDIO_SANDBOX_BWRAP ?? '',
+    config.PLATFORM_DEV_DIR,
+  ]);
   let servers = loaded.get(key);
   if (!servers) {
     servers = load(config);
@@ -30,11 +35,26 @@ export function stdioServers(config: Config): StdioServers {
 }
 
 function load(config: Config): StdioServers {
-  if (!config.ALLOW_STDIO_MCP_SERVERS) return { off: 'stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).', catalog: null, sandbox: null };
-  const catalog = StdioCatalog.load(config.STDIO_CATALOG_PATHS.split(',').map((p) => p.trim()).filter(Boolean));
+  if (!config.ALLOW_STDIO_MCP_SERVERS)
+    return { off: 'stdio MCP servers are disabled on this deployment (ALLOW_STDIO_MCP_SERVERS=false).', catalog: null, sandbox: null };
+  const catalog = StdioCatalog.load(
+    config.STDIO_CATALOG_PATHS.split(',')
+      .map((p) => p.trim())
+      .filter(Boolean),
+  );
   const bwrap = findBwrap(config.STDIO_SANDBOX_BWRAP);
-  const sandbox = new Sandbox({ bwrap, hidden: [homedir(), config.PLATFORM_DEV_DIR], path: process.env.PATH ?? '', workDir: process.cwd() });
+  const sandbox = new Sandbox({
+    bwrap,
+    hidden: [homedir(), config.PLATFORM_DEV_DIR],
+    path: process.env.PATH ?? '',
+    workDir: process.cwd(),
+  });
   const why = sandbox.probe();
-  if (why) return { off: `stdio MCP servers are off on this deployment: every stdio server runs sandboxed, and the sandbox cannot start here: ${why}. Install bubblewrap (temporal-dev/install-sandbox.sh).`, catalog: null, sandbox: null };
+  if (why)
+    return {
+      off: `stdio MCP servers are off on this deployment: every stdio server runs sandboxed, and the sandbox cannot start here: ${why}. Install bubblewrap (temporal-dev/install-sandbox.sh).`,
+      catalog: null,
+      sandbox: null,
+    };
   return { off: null, catalog, sandbox };
 }

@@ -120,7 +120,8 @@ export class Sandbox {
       exposeInstall(join(uvDir, 'venv', 'bin', 'python3'));
       const tools = join(uvDir, 'tools');
       for (const dir of [join(uvDir, 'cache'), tools]) if (existsSync(dir)) scratch.push(dir);
-      if (existsSync(tools)) for (const d of readdirSync(tools, { withFileTypes: true })) if (d.isDirectory()) exposed.add(join(tools, d.name));
+      if (existsSync(tools))
+        for (const d of readdirSync(tools, { withFileTypes: true })) if (d.isDirectory()) exposed.add(join(tools, d.name));
     }
     // The working folder (examples, node_modules) when it lies in a hidden one, say a checkout in the home folder.
     const work = real(options.workDir);
@@ -128,7 +129,12 @@ export class Sandbox {
     const depth = (p: string) => (p === '/' ? 0 : p.split(sep).length);
     // An exposed folder inside another needs no mount of its own, unless a hidden or scratch folder lies between them.
     const barriers = [...covered, ...scratch];
-    const needed = [...exposed].filter((dir) => ![...exposed].some((outer) => outer !== dir && isInside(dir, outer) && !barriers.some((h) => isInside(h, outer) && isInside(dir, h))));
+    const needed = [...exposed].filter(
+      (dir) =>
+        ![...exposed].some(
+          (outer) => outer !== dir && isInside(dir, outer) && !barriers.some((h) => isInside(h, outer) && isInside(dir, h)),
+        ),
+    );
     const all: Mount[] = [
       ...hidden.map((dir) => ({ kind: 'hide' as const, dir })),
       ...needed.map((dir) => ({ kind: 'expose' as const, dir })),
@@ -144,7 +150,8 @@ export class Sandbox {
     const { command, args, env } = this.command({ command: 'true', args: [], network: false, limits: defaultLimits }, {});
     const result = spawnSync(command, args, { env, timeout: 10_000, encoding: 'utf8' });
     if (result.error) return `${this.options.bwrap} could not be started (${result.error.message})`;
-    if (result.status !== 0) return `${this.options.bwrap} failed (exit ${result.status ?? result.signal}): ${(result.stderr ?? '').trim().slice(0, 300) || 'no message'}`;
+    if (result.status !== 0)
+      return `${this.options.bwrap} failed (exit ${result.status ?? result.signal}): ${(result.stderr ?? '').trim().slice(0, 300) || 'no message'}`;
     return null;
   }
 
@@ -185,13 +192,33 @@ export class Sandbox {
     // Read-only once the folders exposed inside them exist (a sandbox in a user namespace owns these tmpfs mounts).
     for (const m of this.mounts) if (m.kind === 'hide') b.push('--remount-ro', m.dir);
     b.push('--chdir', this.options.workDir, '--');
-    const rlimits = ['prlimit', `--as=${limits.memory_mb * 1024 * 1024}`, `--nproc=${limits.processes}`, `--cpu=${limits.cpu_seconds}`, `--nofile=${limits.open_files}`, '--core=0', '--'];
+    const rlimits = [
+      'prlimit',
+      `--as=${limits.memory_mb * 1024 * 1024}`,
+      `--nproc=${limits.processes}`,
+      `--cpu=${limits.cpu_seconds}`,
+      `--nofile=${limits.open_files}`,
+      '--core=0',
+      '--',
+    ];
     const uid = String(uidBase + (launches++ % uidSpan));
-    const drop = this.asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--'] : [];
+    const drop = this.asRoot
+      ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--']
+      : [];
     return {
       command: this.options.bwrap,
       args: [...b, ...rlimits, ...drop, runner, ...launch.args],
-      env: { PATH: this.path.join(delimiter), HOME: '/tmp', TMPDIR: '/tmp', USER: 'nobody', LOGNAME: 'nobody', SHELL: '/bin/sh', TERM: 'dumb', LANG: 'C.UTF-8', ...env },
+      env: {
+        PATH: this.path.join(delimiter),
+        HOME: '/tmp',
+        TMPDIR: '/tmp',
+        USER: 'nobody',
+        LOGNAME: 'nobody',
+        SHELL: '/bin/sh',
+        TERM: 'dumb',
+        LANG: 'C.UTF-8',
+        ...env,
+      },
     };
   }
 }

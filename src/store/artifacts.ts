@@ -133,7 +133,12 @@ export class ArtifactStore {
    * Artifacts of the given containers. `typeLimits` (content-type patterns from fine-grained scopes,
    * such as `text/*`) narrows the result to what the principal may read.
    */
-  async list(collectionIds: string[], types: { contentType?: string; typeLimits: string[] | null }, limit: number, cursor?: string): Promise<Page<ArtifactDoc>> {
+  async list(
+    collectionIds: string[],
+    types: { contentType?: string; typeLimits: string[] | null },
+    limit: number,
+    cursor?: string,
+  ): Promise<Page<ArtifactDoc>> {
     // Within one container the order is the fractional index; across containers, creation order (UUIDv7).
     const single = collectionIds.length === 1;
     const filter: Filter<ArtifactDoc>[] = [{ collection_id: { $in: collectionIds } }];
@@ -146,7 +151,11 @@ export class ArtifactStore {
       filter.push({ _id: { $gt: decodeCursor(cursor, 1)[0]! } });
     }
     const sort: Sort = single ? { order_key: 1, _id: 1 } : { _id: 1 };
-    const docs = await this.artifacts.find({ $and: filter }).sort(sort).limit(limit + 1).toArray();
+    const docs = await this.artifacts
+      .find({ $and: filter })
+      .sort(sort)
+      .limit(limit + 1)
+      .toArray();
     const items = docs.slice(0, limit);
     const last = items.at(-1);
     const next = docs.length > limit && last ? encodeCursor(single ? [last.order_key, last._id] : [last._id]) : null;
@@ -158,7 +167,9 @@ export class ArtifactStore {
    * that is not archived.
    */
   drafts(workspaceId: string, ids: string[] | null): Promise<ArtifactDoc[]> {
-    const filter: Filter<ArtifactDoc> = ids ? { collection_id: workspaceId, _id: { $in: ids } } : { collection_id: workspaceId, archived_at: { $exists: false } };
+    const filter: Filter<ArtifactDoc> = ids
+      ? { collection_id: workspaceId, _id: { $in: ids } }
+      : { collection_id: workspaceId, archived_at: { $exists: false } };
     return this.artifacts.find(filter).sort({ order_key: 1, _id: 1 }).toArray();
   }
 
@@ -166,7 +177,13 @@ export class ArtifactStore {
    * Changes a draft at its next revision (a blind edit: a revision lost to another writer is claimed
    * again on the draft as that writer left it), or only at `expected` (RevisionMismatch otherwise).
    */
-  update(principal: Principal, id: string, patch: ArtifactPatch, source: Provenance['source'], expected?: number): Promise<ArtifactDoc | null> {
+  update(
+    principal: Principal,
+    id: string,
+    patch: ArtifactPatch,
+    source: Provenance['source'],
+    expected?: number,
+  ): Promise<ArtifactDoc | null> {
     return this.revise(id, expected, (doc) => ({ ...revisionState(doc), ...patch, provenance: this.edited(doc, principal, source) }));
   }
 
@@ -185,7 +202,13 @@ export class ArtifactStore {
   /** The first revision of a new draft: its history starts with it (a retried create finds it there). */
   private async claimFirst(doc: ArtifactDoc): Promise<void> {
     try {
-      await this.revisions.insertOne({ _id: revisionId(doc._id, 1), artifact_id: doc._id, revision: 1, state: revisionState(doc), claimed_at: new Date() });
+      await this.revisions.insertOne({
+        _id: revisionId(doc._id, 1),
+        artifact_id: doc._id,
+        revision: 1,
+        state: revisionState(doc),
+        claimed_at: new Date(),
+      });
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
@@ -202,7 +225,12 @@ export class ArtifactStore {
    * or null to delete it. Serialised per draft within the process, so that its own writers do not
    * compete for the same claim; across processes the claim alone decides.
    */
-  private revise(id: string, expected: number | undefined, next: (doc: ArtifactDoc) => RevisionState | null, accept: (doc: ArtifactDoc) => boolean = () => true): Promise<ArtifactDoc | null> {
+  private revise(
+    id: string,
+    expected: number | undefined,
+    next: (doc: ArtifactDoc) => RevisionState | null,
+    accept: (doc: ArtifactDoc) => boolean = () => true,
+  ): Promise<ArtifactDoc | null> {
     return this.lock.run(id, async () => {
       for (let attempt = 0; ; attempt++) {
         const doc = await this.settle(id);
@@ -247,7 +275,10 @@ export class ArtifactStore {
       const { archived_at, ...state } = claim.state;
       await this.artifacts.updateOne(
         { _id: id, revision: { $lt: claim.revision } },
-        { $set: { ...state, ...(archived_at ? { archived_at } : {}), revision: claim.revision }, ...(archived_at ? {} : { $unset: { archived_at: '' as const } }) },
+        {
+          $set: { ...state, ...(archived_at ? { archived_at } : {}), revision: claim.revision },
+          ...(archived_at ? {} : { $unset: { archived_at: '' as const } }),
+        },
       );
       doc = await this.get(id);
     }
@@ -261,7 +292,11 @@ export class ArtifactStore {
 
   /** Records the extracted search text of a collection artifact's current version. */
   async setSearchText(id: string, revision: number, text: string): Promise<ArtifactDoc | null> {
-    const doc = await this.artifacts.findOneAndUpdate({ _id: id, revision }, { $set: { search_text: { revision, text } }, $unset: { search: '' } }, { returnDocument: 'after' });
+    const doc = await this.artifacts.findOneAndUpdate(
+      { _id: id, revision },
+      { $set: { search_text: { revision, text } }, $unset: { search: '' } },
+      { returnDocument: 'after' },
+    );
     if (doc) await this.settle(id);
     return doc;
   }
@@ -335,7 +370,8 @@ export class ArtifactStore {
    */
   async delete(id: string, expected?: number): Promise<boolean> {
     const doc = await this.get(id);
-    if (doc && doc.container_kind !== 'workspace') return (await this.artifacts.deleteOne({ _id: id, ...(expected !== undefined ? { revision: expected } : {}) })).deletedCount === 1;
+    if (doc && doc.container_kind !== 'workspace')
+      return (await this.artifacts.deleteOne({ _id: id, ...(expected !== undefined ? { revision: expected } : {}) })).deletedCount === 1;
     let deleted = false;
     await this.revise(id, expected, () => {
       deleted = true;
@@ -350,11 +386,18 @@ export class ArtifactStore {
    * Exactly once: the claim on `revision + 1` names the invocation and action, so a retry finds its
    * own earlier write there and answers it again.
    */
-  async updateAt(principal: Principal, id: string, revision: number, patch: { title?: string; content?: string; context?: Record<string, unknown> }, source: Provenance['source']): Promise<ArtifactDoc | null> {
+  async updateAt(
+    principal: Principal,
+    id: string,
+    revision: number,
+    patch: { title?: string; content?: string; context?: Record<string, unknown> },
+    source: Provenance['source'],
+  ): Promise<ArtifactDoc | null> {
     const mine = async (): Promise<ArtifactDoc | null> => {
       const claim = await this.revisionAt(id, revision + 1);
       const by = claim?.state?.provenance.source;
-      if (!claim?.state || !by?.invocation_id || by.invocation_id !== source.invocation_id || by.action_id !== source.action_id) return null;
+      if (!claim?.state || !by?.invocation_id || by.invocation_id !== source.invocation_id || by.action_id !== source.action_id)
+        return null;
       const doc = await this.settle(id);
       return doc && atRevision(doc, claim.revision, claim.state);
     };
@@ -365,7 +408,12 @@ export class ArtifactStore {
       return await this.revise(
         id,
         revision,
-        (doc) => ({ ...revisionState(doc), ...fields, context: { ...doc.context, ...context }, provenance: this.edited(doc, principal, source) }),
+        (doc) => ({
+          ...revisionState(doc),
+          ...fields,
+          context: { ...doc.context, ...context },
+          provenance: this.edited(doc, principal, source),
+        }),
         (doc) => doc.container_kind === 'workspace' && !doc.archived_at,
       );
     } catch (err) {

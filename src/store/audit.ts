@@ -40,7 +40,11 @@ export class AuditStore {
   }
 
   forPerson(personId: string, limit: number): Promise<AuditDoc[]> {
-    return this.coll.find({ person_id: personId, event: { $exists: false } }).sort({ _id: -1 }).limit(limit).toArray();
+    return this.coll
+      .find({ person_id: personId, event: { $exists: false } })
+      .sort({ _id: -1 })
+      .limit(limit)
+      .toArray();
   }
 
   private get signIns() {
@@ -53,6 +57,10 @@ export class AuditStore {
 
   /** Sign-in events for an e-mail, newest first. */
   signInsFor(email: string, limit: number): Promise<SignInAuditDoc[]> {
-    return this.signIns.find({ email: email.toLowerCase(), event: { $exists: true } }).sort({ _id: -1 }).limit(limit).toArray();
+    return this.signIns
+      .find({ email: email.toLowerCase(), event: { $exists: true } })
+      .sort({ _id: -1 })
+      .limit(limit)
+      .toArray();
   }
 }

@@ -88,7 +88,14 @@ export interface CommitChunkDoc {
   index: number;
   /** Apply position of the chunk's first item: progress is `offset + items.length` once it is done. */
   offset: number;
-  items: { source_artifact_id: string; source_revision: number; artifact_id: string; version: number; current_version: number | null; snapshot: Snapshot }[];
+  items: {
+    source_artifact_id: string;
+    source_revision: number;
+    artifact_id: string;
+    version: number;
+    current_version: number | null;
+    snapshot: Snapshot;
+  }[];
 }
 
 /** What one apply step did: the version each of its items became. */
@@ -110,7 +117,6 @@ export function commitChunks(db: Db) {
 export function commitResults(db: Db) {
   return db.collection<CommitResultDoc>('commit_results');
 }
-
 
 export function commitItems(db: Db) {
   return db.collection<CommitItemDoc>('commit_items');
@@ -143,8 +149,15 @@ export class CommitStore {
   }
 
   /** Commits into or out of the given containers: pending first, then newest first (ids from an Idempotency-Key are not time-ordered). */
-  async list(visible: { workspaces: string[]; collections: string[] }, q: { workspaceId?: string; state?: CommitState }, limit: number, cursor?: string): Promise<Page<CommitDoc>> {
-    const filter: Filter<CommitDoc>[] = [{ $or: [{ workspace_id: { $in: visible.workspaces } }, { collection_id: { $in: visible.collections } }] }];
+  async list(
+    visible: { workspaces: string[]; collections: string[] },
+    q: { workspaceId?: string; state?: CommitState },
+    limit: number,
+    cursor?: string,
+  ): Promise<Page<CommitDoc>> {
+    const filter: Filter<CommitDoc>[] = [
+      { $or: [{ workspace_id: { $in: visible.workspaces } }, { collection_id: { $in: visible.collections } }] },
+    ];
     if (q.workspaceId) filter.push({ workspace_id: q.workspaceId });
     if (q.state) filter.push({ state: q.state });
     if (cursor) {
@@ -152,12 +165,21 @@ export class CommitStore {
       const rank = Number(r) as 0 | 1;
       const created = new Date(at);
       if (Number.isNaN(created.getTime()) || !['0', '1'].includes(r)) throw invalidCursor();
-      filter.push({ $or: [{ rank: { $gt: rank } }, { rank, created_at: { $lt: created } }, { rank, created_at: created, _id: { $lt: id } }] });
+      filter.push({
+        $or: [{ rank: { $gt: rank } }, { rank, created_at: { $lt: created } }, { rank, created_at: created, _id: { $lt: id } }],
+      });
     }
-    const docs = await this.commits.find({ $and: filter }).sort({ rank: 1, created_at: -1, _id: -1 }).limit(limit + 1).toArray();
+    const docs = await this.commits
+      .find({ $and: filter })
+      .sort({ rank: 1, created_at: -1, _id: -1 })
+      .limit(limit + 1)
+      .toArray();
     const items = docs.slice(0, limit);
     const last = items.at(-1);
-    return { items, next_cursor: docs.length > limit && last ? encodeCursor([String(last.rank), last.created_at.toISOString(), last._id]) : null };
+    return {
+      items,
+      next_cursor: docs.length > limit && last ? encodeCursor([String(last.rank), last.created_at.toISOString(), last._id]) : null,
+    };
   }
 
   /** Deletes a commit whose workflow could not be started, so that nothing is left half-made. */

@@ -88,7 +88,11 @@ export class ConnectionStore {
 
   list(userId: string, filter: { authorizerId?: string; clientId?: string } = {}): Promise<ConnectionDoc[]> {
     return this.coll
-      .find({ user_id: userId, ...(filter.authorizerId ? { authorizer_id: filter.authorizerId } : {}), ...(filter.clientId ? { server_client_ids: filter.clientId } : {}) })
+      .find({
+        user_id: userId,
+        ...(filter.authorizerId ? { authorizer_id: filter.authorizerId } : {}),
+        ...(filter.clientId ? { server_client_ids: filter.clientId } : {}),
+      })
       .sort({ created_at: 1 })
       .toArray();
   }
@@ -103,14 +107,26 @@ export class ConnectionStore {
         await this.coll.updateOne({ _id: doc._id }, { $set: { server_client_ids: bind, updated_at: now } });
         return { ...existing, server_client_ids: bind, updated_at: now };
       }
-      const created: ConnectionDoc = { ...doc, server_client_ids: bind ?? [], status: 'pending', token_version: 0, refresh_count: 0, created_at: now, updated_at: now };
+      const created: ConnectionDoc = {
+        ...doc,
+        server_client_ids: bind ?? [],
+        status: 'pending',
+        token_version: 0,
+        refresh_count: 0,
+        created_at: now,
+        updated_at: now,
+      };
       await this.coll.insertOne(created);
       return created;
     });
   }
 
   /** Stores a new token set (sealed), bumping the version the workflow keeps. */
-  async storeTokens(id: string, tokens: TokenSet, info: { expiresIn?: number; scopes?: string[]; refreshed: boolean }): Promise<ConnectionDoc | null> {
+  async storeTokens(
+    id: string,
+    tokens: TokenSet,
+    info: { expiresIn?: number; scopes?: string[]; refreshed: boolean },
+  ): Promise<ConnectionDoc | null> {
     return this.lock.run(id, async () => {
       const current = await this.get(id);
       if (!current) return null;
@@ -126,7 +142,8 @@ export class ConnectionStore {
         ...(info.refreshed ? { refreshed_at: now, refresh_count: current.refresh_count + 1 } : { connected_at: now, refresh_count: 0 }),
       };
       const unset: Record<string, ''> = { error: '' };
-      if (info.expiresIn !== undefined) Object.assign(set, { expires_at: new Date(now.getTime() + info.expiresIn * 1000), lifetime_seconds: info.expiresIn });
+      if (info.expiresIn !== undefined)
+        Object.assign(set, { expires_at: new Date(now.getTime() + info.expiresIn * 1000), lifetime_seconds: info.expiresIn });
       else Object.assign(unset, { expires_at: '', lifetime_seconds: '' });
       await this.coll.updateOne({ _id: id }, { $set: set, $unset: unset });
       return { ...current, ...set };
@@ -137,14 +154,20 @@ export class ConnectionStore {
   async fail(id: string, status: 'failed' | 'needs_reconsent', error: Omit<ConnectionError, 'at'>): Promise<void> {
     await this.lock.run(id, async () => {
       const now = new Date();
-      await this.coll.updateOne({ _id: id }, { $set: { status, error: { ...error, at: now }, updated_at: now }, $unset: { tokens: '', expires_at: '', has_refresh_token: '' } });
+      await this.coll.updateOne(
+        { _id: id },
+        { $set: { status, error: { ...error, at: now }, updated_at: now }, $unset: { tokens: '', expires_at: '', has_refresh_token: '' } },
+      );
     });
   }
 
   /** A new consent attempt on a connection that is not active. */
   async setPending(id: string): Promise<void> {
     await this.lock.run(id, async () => {
-      await this.coll.updateOne({ _id: id, status: { $ne: 'active' } }, { $set: { status: 'pending', updated_at: new Date() }, $unset: { error: '' } });
+      await this.coll.updateOne(
+        { _id: id, status: { $ne: 'active' } },
+        { $set: { status: 'pending', updated_at: new Date() }, $unset: { error: '' } },
+      );
     });
   }
 
@@ -164,7 +187,9 @@ export class ConnectionStore {
 
   // Consent attempts.
 
-  async createAttempt(doc: Omit<AttemptDoc, 'verifier' | 'authorization_url'> & { verifier?: string; authorization_url: string }): Promise<void> {
+  async createAttempt(
+    doc: Omit<AttemptDoc, 'verifier' | 'authorization_url'> & { verifier?: string; authorization_url: string },
+  ): Promise<void> {
     const { verifier, authorization_url, ...rest } = doc;
     await this.attempts.insertOne({
       ...rest,
@@ -207,7 +232,10 @@ export class ConnectionStore {
         ...(outcome.error ? { error: outcome.error } : {}),
         ...(outcome.error_description ? { error_description: outcome.error_description } : {}),
       };
-      const r = await this.attempts.updateOne({ _id: hash, consumed_at: { $exists: false } }, { $set: { consumed_at: new Date(), outcome: sealed } });
+      const r = await this.attempts.updateOne(
+        { _id: hash, consumed_at: { $exists: false } },
+        { $set: { consumed_at: new Date(), outcome: sealed } },
+      );
       return r.modifiedCount === 1;
     });
   }
@@ -228,6 +256,10 @@ export class ConnectionStore {
   /** A newer start supersedes this connection's unanswered attempts; spent ones are kept for a day. */
   async dropOtherAttempts(connectionId: string, keep: string): Promise<void> {
     const dayAgo = new Date(Date.now() - 86_400_000);
-    await this.attempts.deleteMany({ connection_id: connectionId, attempt_id: { $ne: keep }, $or: [{ consumed_at: { $exists: false } }, { expires_at: { $lt: dayAgo } }] });
+    await this.attempts.deleteMany({
+      connection_id: connectionId,
+      attempt_id: { $ne: keep },
+      $or: [{ consumed_at: { $exists: false } }, { expires_at: { $lt: dayAgo } }],
+    });
   }
 }

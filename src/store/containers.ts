@@ -72,7 +72,14 @@ export async function settleShares(db: Db, kind: ContainerKind, id: string, know
     if (!next) return doc;
     await coll.updateOne(
       { _id: id, $or: [{ shares_version: { $lt: next.version } }, { shares_version: { $exists: false } }] },
-      { $set: { shares: next.shares, readers: next.shares.map((s) => s.person_id), shares_version: next.version, updated_at: next.claimed_at } },
+      {
+        $set: {
+          shares: next.shares,
+          readers: next.shares.map((s) => s.person_id),
+          shares_version: next.version,
+          updated_at: next.claimed_at,
+        },
+      },
     );
     doc = await coll.findOne({ _id: id });
   }
@@ -151,14 +158,22 @@ export class ContainerStore {
   async list(kind: ContainerKind, principal: Principal, limit: number, cursor?: string): Promise<Page<ContainerDoc>> {
     const filter: Filter<ContainerDoc>[] = [this.visible(kind, principal)];
     if (cursor) filter.push({ _id: { $gt: decodeCursor(cursor, 1)[0]! } });
-    const docs = await this.coll(kind).find({ $and: filter }).sort({ _id: 1 }).limit(limit + 1).toArray();
+    const docs = await this.coll(kind)
+      .find({ $and: filter })
+      .sort({ _id: 1 })
+      .limit(limit + 1)
+      .toArray();
     const items = docs.slice(0, limit);
     return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
   }
 
   /** Callers have checked the principal's U grant on a container it can see. */
   async update(kind: ContainerKind, id: string, patch: Partial<ContainerInput>): Promise<ContainerDoc | null> {
-    const doc = await this.coll(kind).findOneAndUpdate({ _id: id }, { $set: { ...patch, updated_at: new Date() } }, { returnDocument: 'after' });
+    const doc = await this.coll(kind).findOneAndUpdate(
+      { _id: id },
+      { $set: { ...patch, updated_at: new Date() } },
+      { returnDocument: 'after' },
+    );
     // The engine may have written back the shares this update read over a racing change of them.
     return doc && settleShares(this.db, kind, id);
   }
@@ -187,7 +202,14 @@ export class ContainerStore {
         const version = (doc.shares_version ?? 0) + 1;
         const claimedAt = new Date();
         try {
-          await shareVersions(this.db).insertOne({ _id: shareVersionId(kind, id, version), container_id: id, kind, version, shares, claimed_at: claimedAt });
+          await shareVersions(this.db).insertOne({
+            _id: shareVersionId(kind, id, version),
+            container_id: id,
+            kind,
+            version,
+            shares,
+            claimed_at: claimedAt,
+          });
         } catch (err) {
           if (isDuplicateKey(err)) continue;
           throw err;
@@ -207,13 +229,17 @@ export class ContainerStore {
 
   /** Ids of the visible containers of a kind on which the principal's person holds `flag`. */
   async grantedIds(kind: ContainerKind, principal: Principal, flag: GrantFlag): Promise<string[]> {
-    const docs = await this.coll(kind).find(this.visible(kind, principal), { projection: { _id: 1, owner_id: 1, shares: 1 } }).toArray();
+    const docs = await this.coll(kind)
+      .find(this.visible(kind, principal), { projection: { _id: 1, owner_id: 1, shares: 1 } })
+      .toArray();
     return docs.filter((d) => grantsOf(d, principal.subject).has(flag)).map((d) => d._id);
   }
 
   /** Ids of every container of a kind the principal can see: store queries on artifacts filter by these. */
   async visibleIds(kind: ContainerKind, principal: Principal): Promise<string[]> {
-    const docs = await this.coll(kind).find(this.visible(kind, principal), { projection: { _id: 1 } }).toArray();
+    const docs = await this.coll(kind)
+      .find(this.visible(kind, principal), { projection: { _id: 1 } })
+      .toArray();
     return docs.map((d) => d._id);
   }
 }

@@ -1,4 +1,12 @@
-import { AbstractCursor, Collection, Db, MongoNetworkError, MongoOperationTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import {
+  AbstractCursor,
+  Collection,
+  Db,
+  MongoNetworkError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+} from 'mongodb';
 
 /**
  * The default deadline of one storage call (STORAGE_TIMEOUT_MS overrides it per process). DESIGN
@@ -32,12 +40,18 @@ export class StorageDeadlineError extends StorageUnavailableError {
 
 /** MongoDB's MaxTimeMSExpired: the server gave up on a call at its maxTimeMS. */
 const maxTimeExpired = 50;
-const driverUnavailable = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClearedError', 'PoolClearedOnNetworkError', 'MongoPoolClosedError']);
+const driverUnavailable = new Set([
+  'MongoWaitQueueTimeoutError',
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoPoolClosedError',
+]);
 
 /** True for a failure that means "storage is not answering now", as opposed to a refused or wrong call. */
 export function isStorageUnavailable(err: unknown): boolean {
   if (err instanceof StorageUnavailableError) return true;
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError) return true;
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError || err instanceof MongoOperationTimeoutError)
+    return true;
   if (err instanceof MongoServerError && err.code === maxTimeExpired) return true;
   return err instanceof Error && driverUnavailable.has(err.name);
 }
@@ -45,7 +59,9 @@ export function isStorageUnavailable(err: unknown): boolean {
 /** The same failure as a StorageUnavailableError (the driver's error as its cause); anything else unchanged. */
 export function asStorageUnavailable(err: unknown, what: string): unknown {
   if (err instanceof StorageUnavailableError || !isStorageUnavailable(err)) return err;
-  return new StorageUnavailableError(`${what} failed: storage unavailable (${(err as Error).name}: ${(err as Error).message})`, { cause: err });
+  return new StorageUnavailableError(`${what} failed: storage unavailable (${(err as Error).name}: ${(err as Error).message})`, {
+    cause: err,
+  });
 }
 
 /**
@@ -103,7 +119,8 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
           const inner = (target[Symbol.asyncIterator] as () => AsyncIterator<unknown>).call(target);
           const outer: AsyncIterableIterator<unknown> = {
             next: () => closing(timed(`${what} (next batch)`, inner.next(), opts)),
-            return: (value?: unknown) => (inner.return ? timed(`${what} (close)`, inner.return(value), opts) : Promise.resolve({ done: true, value })),
+            return: (value?: unknown) =>
+              inner.return ? timed(`${what} (close)`, inner.return(value), opts) : Promise.resolve({ done: true, value }),
             [Symbol.asyncIterator]: () => outer,
           };
           return outer;
@@ -122,7 +139,8 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
         if (result === target) return proxy;
-        if (isThenable(result)) return prop === 'close' ? timed(`${what}.close`, result, opts) : closing(timed(`${what}.${String(prop)}`, result, opts));
+        if (isThenable(result))
+          return prop === 'close' ? timed(`${what}.close`, result, opts) : closing(timed(`${what}.${String(prop)}`, result, opts));
         if (result instanceof AbstractCursor) return cursorWithDeadlines(result, what, opts);
         return result;
       };
@@ -139,14 +157,23 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
 export const defaultBatchSize = 100;
 
 function boundedBatches(prop: string | symbol, result: unknown, args: unknown[]): undefined {
-  if ((prop === 'find' || prop === 'aggregate') && result instanceof AbstractCursor && (args[1] as { batchSize?: number } | undefined)?.batchSize === undefined) {
+  if (
+    (prop === 'find' || prop === 'aggregate') &&
+    result instanceof AbstractCursor &&
+    (args[1] as { batchSize?: number } | undefined)?.batchSize === undefined
+  ) {
     result.batchSize(defaultBatchSize);
   }
   return undefined;
 }
 
 /** Wraps what a collection or database method returns: a promise gets a deadline, a cursor deadlines per step. */
-function wrapMethods<T extends object>(target: T, name: string, opts: DeadlineOptions, extra?: (prop: string | symbol, result: unknown, args: unknown[]) => unknown): T {
+function wrapMethods<T extends object>(
+  target: T,
+  name: string,
+  opts: DeadlineOptions,
+  extra?: (prop: string | symbol, result: unknown, args: unknown[]) => unknown,
+): T {
   return new Proxy(target, {
     get(t, prop) {
       const value = Reflect.get(t, prop, t);

@@ -29,7 +29,11 @@ export class EventStore {
   /** Most recent first. */
   async recent(workspaceId: string, limit: number, cursor?: string): Promise<Page<EventDoc>> {
     const filter = cursor ? { workspace_id: workspaceId, _id: { $lt: decodeCursor(cursor, 1)[0]! } } : { workspace_id: workspaceId };
-    const docs = await this.events.find(filter).sort({ _id: -1 }).limit(limit + 1).toArray();
+    const docs = await this.events
+      .find(filter)
+      .sort({ _id: -1 })
+      .limit(limit + 1)
+      .toArray();
     const items = docs.slice(0, limit);
     return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
   }

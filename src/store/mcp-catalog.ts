@@ -56,7 +56,11 @@ export interface CatalogDoc {
  */
 type StoredCatalogDoc = Omit<CatalogDoc, 'tools' | 'resources'> & { tools: string; resources: string };
 
-const decode = (doc: StoredCatalogDoc): CatalogDoc => ({ ...doc, tools: JSON.parse(doc.tools || '[]'), resources: JSON.parse(doc.resources || '[]') });
+const decode = (doc: StoredCatalogDoc): CatalogDoc => ({
+  ...doc,
+  tools: JSON.parse(doc.tools || '[]'),
+  resources: JSON.parse(doc.resources || '[]'),
+});
 
 export class McpCatalogStore {
   constructor(private readonly db: Db) {}
@@ -75,21 +79,30 @@ export class McpCatalogStore {
   }
 
   async put(doc: CatalogDoc): Promise<void> {
-    await this.coll.replaceOne({ _id: doc._id }, { ...doc, tools: JSON.stringify(doc.tools), resources: JSON.stringify(doc.resources) }, { upsert: true });
+    await this.coll.replaceOne(
+      { _id: doc._id },
+      { ...doc, tools: JSON.stringify(doc.tools), resources: JSON.stringify(doc.resources) },
+      { upsert: true },
+    );
   }
 
   /** A failed listing keeps what the server offered before and only records its health. */
   async markUnhealthy(serverId: string, workspaceId: string, revision: number, health: CatalogHealth, icon: string): Promise<void> {
     await this.coll.updateOne(
       { _id: serverId },
-      { $set: { health, revision, workspace_id: workspaceId, refreshed_at: health.checked_at }, $setOnInsert: { icon, tools: '[]', resources: '[]', content_types: [] } },
+      {
+        $set: { health, revision, workspace_id: workspaceId, refreshed_at: health.checked_at },
+        $setOnInsert: { icon, tools: '[]', resources: '[]', content_types: [] },
+      },
       { upsert: true },
     );
   }
 
   /** The servers of a workspace that ship a definition of this content type. */
   async typeServers(workspaceId: string, mime: string): Promise<CatalogDoc[]> {
-    return (await this.coll.find({ workspace_id: workspaceId, 'content_types.mime': mime.toLowerCase(), 'health.status': 'ok' }).toArray()).map(decode);
+    return (
+      await this.coll.find({ workspace_id: workspaceId, 'content_types.mime': mime.toLowerCase(), 'health.status': 'ok' }).toArray()
+    ).map(decode);
   }
 
   async delete(serverId: string): Promise<void> {

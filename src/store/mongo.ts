@@ -23,7 +23,12 @@ export function createMongoClient(uri: string, timeoutMs = defaultStorageTimeout
  * The database the stores use: every call through it has the deadline `timeoutMs` (see
  * withStorageDeadlines). `onSlow` hears of calls that took more than half of it.
  */
-export function openDatabase(client: MongoClient, name: string, timeoutMs = defaultStorageTimeoutMs, onSlow?: (what: string, ms: number) => void): Db {
+export function openDatabase(
+  client: MongoClient,
+  name: string,
+  timeoutMs = defaultStorageTimeoutMs,
+  onSlow?: (what: string, ms: number) => void,
+): Db {
   return withStorageDeadlines(client.db(name), { ms: timeoutMs, onSlow });
 }
 
@@ -54,7 +59,9 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('artifact_versions').createIndex({ artifact_id: 1, version: 1 }, { name: 'artifact_version' }),
     // A commit writes at most one version of an artifact, however often its apply is retried.
     db.collection('artifact_versions').createIndex({ artifact_id: 1, 'provenance.commit_id': 1 }, { unique: true, name: 'one_per_commit' }),
-    db.collection('artifact_versions').createIndex({ 'provenance.source_artifact_id': 1, 'provenance.committed_at': -1 }, { name: 'source' }),
+    db
+      .collection('artifact_versions')
+      .createIndex({ 'provenance.source_artifact_id': 1, 'provenance.committed_at': -1 }, { name: 'source' }),
     db.collection('commits').createIndex({ rank: 1, created_at: -1 }, { name: 'pending_first' }),
     db.collection('commits').createIndex({ workspace_id: 1 }, { name: 'workspace' }),
     db.collection('commits').createIndex({ collection_id: 1 }, { name: 'collection' }),

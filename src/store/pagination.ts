@@ -24,10 +24,17 @@ export function decodeCursor(cursor: string, arity: number): string[] {
   throw invalidCursor();
 }
 
-export const invalidCursor = () => problems.validation('cursor is not a cursor this API issued.', [{ name: 'cursor', reason: 'is invalid' }]);
+export const invalidCursor = () =>
+  problems.validation('cursor is not a cursor this API issued.', [{ name: 'cursor', reason: 'is invalid' }]);
 
 /** A page of `filter` in ascending order of a numeric field, after the cursor's number. */
-export async function pageByNumber<T extends Document>(coll: Collection<T>, filter: Filter<T>, field: string, limit: number, cursor?: string): Promise<Page<WithId<T>>> {
+export async function pageByNumber<T extends Document>(
+  coll: Collection<T>,
+  filter: Filter<T>,
+  field: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<WithId<T>>> {
   const after = cursor ? Number(decodeCursor(cursor, 1)[0]) : -Infinity;
   if (Number.isNaN(after)) throw invalidCursor();
   const docs = await coll

@@ -6,7 +6,8 @@ import { decodeCursor, encodeCursor, invalidCursor, type Page } from './paginati
  * What a draft is at one revision: the fields an edit changes. Order key, embedding and extracted
  * text are not part of it (they are not edits; see docs/decisions.md, "Revision claims").
  */
-export type RevisionState = Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context' | 'provenance'> & Pick<Partial<ArtifactDoc>, 'archived_at' | 'secrets_owner'>;
+export type RevisionState = Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context' | 'provenance'> &
+  Pick<Partial<ArtifactDoc>, 'archived_at' | 'secrets_owner'>;
 
 /**
  * One revision of a workspace draft, and the claim on it: inserted before the draft document is

@@ -32,7 +32,11 @@ export class SearchChangeStore {
 
   /** One page of changes after `afterId` (exclusive), in id order. */
   page(afterId: string, limit: number): Promise<SearchChangeDoc[]> {
-    return this.coll.find({ _id: { $gt: afterId } }).sort({ _id: 1 }).limit(limit).toArray();
+    return this.coll
+      .find({ _id: { $gt: afterId } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
   }
 
   async prune(olderThanMs: number): Promise<void> {

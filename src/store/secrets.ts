@@ -26,7 +26,13 @@ export class SecretStore {
 
   async create(ownerId: string, name: string, value: string): Promise<SecretDoc> {
     const id = uuidv7();
-    const doc: SecretDoc = { _id: id, name, owner_id: ownerId, envelope: this.ring.sealEnvelope(value, `secret:${id}`), created_at: new Date() };
+    const doc: SecretDoc = {
+      _id: id,
+      name,
+      owner_id: ownerId,
+      envelope: this.ring.sealEnvelope(value, `secret:${id}`),
+      created_at: new Date(),
+    };
     await this.coll.insertOne(doc);
     return doc;
   }
@@ -36,7 +42,10 @@ export class SecretStore {
   }
 
   list(ownerId: string): Promise<SecretDoc[]> {
-    return this.coll.find({ owner_id: ownerId }, { projection: { envelope: 0 } }).sort({ _id: 1 }).toArray();
+    return this.coll
+      .find({ owner_id: ownerId }, { projection: { envelope: 0 } })
+      .sort({ _id: 1 })
+      .toArray();
   }
 
   async delete(ownerId: string, id: string): Promise<boolean> {

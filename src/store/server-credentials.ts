@@ -74,7 +74,10 @@ export class ServerCredentialStore {
    */
   async namespaceOf(ownerId: string): Promise<string> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const existing = await withDeadline('client namespace lookup', this.namespaces.findOne({ owner_id: ownerId }, { maxTimeMS: storageDeadlineMs }));
+      const existing = await withDeadline(
+        'client namespace lookup',
+        this.namespaces.findOne({ owner_id: ownerId }, { maxTimeMS: storageDeadlineMs }),
+      );
       if (existing) return existing._id;
       try {
         const tag = randomBase62(6);
@@ -104,7 +107,11 @@ export class ServerCredentialStore {
    * CredentialRevisionDoc): a change that loses the claim is made again on the credential as the
    * winner left it, so an earlier deactivation stays, and the generation only moves forward.
    */
-  async update(clientId: string, patch: CredentialPatch & { secret_hash?: string }, bumpGeneration: boolean): Promise<ServerCredentialDoc | null> {
+  async update(
+    clientId: string,
+    patch: CredentialPatch & { secret_hash?: string },
+    bumpGeneration: boolean,
+  ): Promise<ServerCredentialDoc | null> {
     for (let attempt = 0; attempt < 100; attempt++) {
       const doc = await this.settle(clientId);
       if (!doc) return null;
@@ -140,7 +147,10 @@ export class ServerCredentialStore {
     for (let round = 0; doc && round < 1000; round++) {
       const next = await this.revisions.findOne({ _id: `${clientId}:${(doc.revision ?? 0) + 1}` });
       if (!next) return doc;
-      await this.coll.updateOne({ _id: clientId, $or: [{ revision: { $lt: next.revision } }, { revision: { $exists: false } }] }, { $set: { ...next.state, revision: next.revision } });
+      await this.coll.updateOne(
+        { _id: clientId, $or: [{ revision: { $lt: next.revision } }, { revision: { $exists: false } }] },
+        { $set: { ...next.state, revision: next.revision } },
+      );
       doc = await this.get(clientId);
     }
     if (doc) throw new Error(`server credential ${clientId}: still behind its claimed changes`);

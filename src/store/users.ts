@@ -25,7 +25,13 @@ export class UserStore {
   }
 
   async create(email: string, passwordHash: string, isAdmin: boolean): Promise<UserDoc> {
-    const doc: UserDoc = { _id: uuidv7(), email: email.toLowerCase(), password_hash: passwordHash, is_admin: isAdmin, created_at: new Date() };
+    const doc: UserDoc = {
+      _id: uuidv7(),
+      email: email.toLowerCase(),
+      password_hash: passwordHash,
+      is_admin: isAdmin,
+      created_at: new Date(),
+    };
     await this.users.insertOne(doc);
     return doc;
   }

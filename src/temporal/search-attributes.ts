@@ -16,10 +16,27 @@ export const McpTool = defineSearchAttributeKey('McpTool', SearchAttributeType.K
 export const AgentName = defineSearchAttributeKey('AgentName', SearchAttributeType.KEYWORD);
 export const InvocationMode = defineSearchAttributeKey('InvocationMode', SearchAttributeType.KEYWORD);
 
-export const customSearchAttributes = [WorkspaceId, ArtifactId, PrincipalId, RunKind, CommitState, CollectionId, McpTool, AgentName, InvocationMode];
+export const customSearchAttributes = [
+  WorkspaceId,
+  ArtifactId,
+  PrincipalId,
+  RunKind,
+  CommitState,
+  CollectionId,
+  McpTool,
+  AgentName,
+  InvocationMode,
+];
 
 /** What makes an agent run, a transform or one of its steps findable: workspace, target, person, kind, agent, mode. */
-export function invocationAttributes(a: { workspaceId: string; artifactId: string; principalId: string; runKind: string; agent: string; mode: string }): SearchAttributePair[] {
+export function invocationAttributes(a: {
+  workspaceId: string;
+  artifactId: string;
+  principalId: string;
+  runKind: string;
+  agent: string;
+  mode: string;
+}): SearchAttributePair[] {
   return [
     { key: WorkspaceId, value: a.workspaceId },
     { key: ArtifactId, value: a.artifactId },

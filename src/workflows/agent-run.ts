@@ -1,8 +1,33 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, defineQuery, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { ActionOutcome, RecordedAction } from '../invocations/proposed-actions/schema.js';
 import type { PrincipalSnapshot } from '../identity/principal.js';
-import { type AgentRunInput, type AgentRunState, type Decision, type InvocationStatus, agentRunStateQuery, applyUpdate, discardUpdate, settledStatuses, settledUpdate, unknownActionsFailure, notPendingFailure, type ProposeInput } from './contracts/agent-run.js';
+import {
+  type AgentRunInput,
+  type AgentRunState,
+  type Decision,
+  type InvocationStatus,
+  agentRunStateQuery,
+  applyUpdate,
+  discardUpdate,
+  settledStatuses,
+  settledUpdate,
+  unknownActionsFailure,
+  notPendingFailure,
+  type ProposeInput,
+} from './contracts/agent-run.js';
 
 const applyBatch = 50;
 const retry = { initialInterval: '1 second', maximumInterval: '10 seconds', backoffCoefficient: 2 };
@@ -11,7 +36,10 @@ const nonRetryableErrorTypes = ['InvocationRefused', 'AgentFailed'];
 function activitiesFor(callsOut: boolean) {
   // Short, local work (a built-in agent over the workspace, writes to Mongo) runs as local activities:
   // no extra round trips through the server. A model call runs as a regular activity with its own timeout.
-  const local = proxyLocalActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { ...retry, maximumAttempts: 5, nonRetryableErrorTypes } });
+  const local = proxyLocalActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { ...retry, maximumAttempts: 5, nonRetryableErrorTypes },
+  });
   const remote: ActivityOptions = { startToCloseTimeout: '15 minutes', retry: { ...retry, maximumAttempts: 2, nonRetryableErrorTypes } };
   return { apply: local, propose: callsOut ? proxyActivities<Activities>(remote) : local };
 }
@@ -89,7 +117,12 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
  * Applies the proposed actions still chosen, in batches. Only this run's own coroutine issues workflow
  * commands (the handlers only wait on conditions), so the activity calls keep their order here.
  */
-async function applyChosen(input: AgentRunInput, state: AgentRunState, apply: ReturnType<typeof activitiesFor>['apply'], run: DecisionState): Promise<InvocationStatus> {
+async function applyChosen(
+  input: AgentRunInput,
+  state: AgentRunState,
+  apply: ReturnType<typeof activitiesFor>['apply'],
+  run: DecisionState,
+): Promise<InvocationStatus> {
   const proposed = () => state.actions.filter((a) => a.status === 'proposed');
   const chosen = proposed();
   state.progress.total = chosen.length;
@@ -98,12 +131,22 @@ async function applyChosen(input: AgentRunInput, state: AgentRunState, apply: Re
       const batch = chosen.slice(start, start + applyBatch);
       // Apply mode takes all or nothing: the first batch checks every action before applying any.
       const allOrNothing = input.mode === 'apply' && start === 0 ? chosen : undefined;
-      const outcomes = await apply.applyActions({ invocationId: input.invocationId, agent: input.agent, workspaceId: input.workspaceId, principal: run.applier, actions: batch, ...(allOrNothing ? { allOrNothing } : {}) });
+      const outcomes = await apply.applyActions({
+        invocationId: input.invocationId,
+        agent: input.agent,
+        workspaceId: input.workspaceId,
+        principal: run.applier,
+        actions: batch,
+        ...(allOrNothing ? { allOrNothing } : {}),
+      });
       record(state.actions, outcomes);
       if (allOrNothing && outcomes.some((o) => o.status === 'refused')) {
         for (const a of proposed()) a.status = 'skipped';
         const refused = outcomes.length;
-        state.error = { type: 'forbidden', message: `Apply mode needs permission for every action; ${refused} of them ${refused === 1 ? 'is' : 'are'} not permitted, so none was applied.` };
+        state.error = {
+          type: 'forbidden',
+          message: `Apply mode needs permission for every action; ${refused} of them ${refused === 1 ? 'is' : 'are'} not permitted, so none was applied.`,
+        };
         return 'refused';
       }
       state.progress.applied += batch.length;
@@ -128,12 +171,18 @@ function registerDecisionHandlers(state: AgentRunState, run: DecisionState): voi
     return state;
   });
   const pending = () => {
-    if (state.status !== 'awaiting_decision' || state.decision) throw ApplicationFailure.create({ type: notPendingFailure, message: `The invocation is ${state.status}, not awaiting a decision.` });
+    if (state.status !== 'awaiting_decision' || state.decision)
+      throw ApplicationFailure.create({ type: notPendingFailure, message: `The invocation is ${state.status}, not awaiting a decision.` });
   };
   setHandler(
     applyUpdate,
     async (d) => {
-      state.decision = { action: 'apply', by: d.by.subject, at: new Date().toISOString(), ...(d.action_ids ? { action_ids: d.action_ids } : {}) };
+      state.decision = {
+        action: 'apply',
+        by: d.by.subject,
+        at: new Date().toISOString(),
+        ...(d.action_ids ? { action_ids: d.action_ids } : {}),
+      };
       run.applier = d.by;
       await condition(() => run.decided);
       return state;
@@ -142,7 +191,11 @@ function registerDecisionHandlers(state: AgentRunState, run: DecisionState): voi
       validator: (d) => {
         pending();
         const unknown = (d.action_ids ?? []).filter((id: string) => !state.actions.some((a) => a.id === id && a.status === 'proposed'));
-        if (unknown.length) throw ApplicationFailure.create({ type: unknownActionsFailure, message: `Not proposed actions of this invocation: ${unknown.join(', ')}.` });
+        if (unknown.length)
+          throw ApplicationFailure.create({
+            type: unknownActionsFailure,
+            message: `Not proposed actions of this invocation: ${unknown.join(', ')}.`,
+          });
       },
     },
   );

@@ -15,7 +15,19 @@ import type { PreviewSummary } from '../commits/snapshot.js';
 import type { CommitState } from '../store/commits.js';
 import { CommitState as CommitStateAttribute } from '../temporal/search-attributes.js';
 import { indexingQueue } from './contracts/queues.js';
-import { type CommitInput, type CommitProgress, type CommitStatus, type DecisionInput, approveUpdate, notPendingFailure, previewQuery, progressQuery, type CommitStateChange, rejectUpdate, stateQuery } from './contracts/commit-workspace.js';
+import {
+  type CommitInput,
+  type CommitProgress,
+  type CommitStatus,
+  type DecisionInput,
+  approveUpdate,
+  notPendingFailure,
+  previewQuery,
+  progressQuery,
+  type CommitStateChange,
+  rejectUpdate,
+  stateQuery,
+} from './contracts/commit-workspace.js';
 
 const { recordCommitState } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -71,7 +83,8 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
     return status();
   };
   const validator = (_d: DecisionInput) => {
-    if (state !== 'awaiting_approval' || decision) throw ApplicationFailure.create({ type: notPendingFailure, message: `The commit is ${state}, not awaiting approval.` });
+    if (state !== 'awaiting_approval' || decision)
+      throw ApplicationFailure.create({ type: notPendingFailure, message: `The commit is ${state}, not awaiting approval.` });
   };
   setHandler(approveUpdate, decide('approve'), { validator });
   setHandler(rejectUpdate, decide('reject'), { validator });
@@ -80,7 +93,13 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
     preview = await previewCommit({ commitId, applyBatch: input.applyBatch });
     progress.total = preview.total;
     const expiresAt = new Date(Date.now() + input.expirySeconds * 1000).toISOString();
-    await moveTo('awaiting_approval', { counts: preview.counts, total: preview.total, chunks: preview.chunks, generation: preview.generation, expiresAt });
+    await moveTo('awaiting_approval', {
+      counts: preview.counts,
+      total: preview.total,
+      chunks: preview.chunks,
+      generation: preview.generation,
+      expiresAt,
+    });
 
     await condition(() => decision !== null, input.expirySeconds * 1000);
     // A decision taken in the same instant the timer fired still counts: its validator accepted it.

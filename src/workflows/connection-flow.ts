@@ -1,11 +1,36 @@
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
-import { type ConnectionFlowInput, type ConnectionFlowState, beginUpdate, callbackUpdate, connectionGone, connectionStateQuery, deleteUpdate, refreshUpdate } from './contracts/connection-flow.js';
+import {
+  type ConnectionFlowInput,
+  type ConnectionFlowState,
+  beginUpdate,
+  callbackUpdate,
+  connectionGone,
+  connectionStateQuery,
+  deleteUpdate,
+  refreshUpdate,
+} from './contracts/connection-flow.js';
 import { type RefreshTimer, refreshDue, refreshTokens, scheduleRefresh, settleTokens } from './connection-refresh-timer.js';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6, nonRetryableErrorTypes: ['AuthorizerUnusable', connectionGone] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: ['AuthorizerUnusable', connectionGone],
+  },
 });
 
 /** The flow's mutable state besides the query state: one object the handlers, the timer and the loop share. */
@@ -18,8 +43,21 @@ interface Flow extends RefreshTimer {
 
 export async function connectionFlow(input: ConnectionFlowInput): Promise<ConnectionFlowState> {
   const carried = input.carried;
-  const state: ConnectionFlowState = { status: carried ? 'active' : 'pending', token_version: carried?.tokenVersion ?? 0, refreshes_this_run: 0 };
-  const flow: Flow = { input, state, tokens: carried, refreshAt: undefined, attemptDeadline: undefined, refreshing: undefined, deleting: false, wake: false };
+  const state: ConnectionFlowState = {
+    status: carried ? 'active' : 'pending',
+    token_version: carried?.tokenVersion ?? 0,
+    refreshes_this_run: 0,
+  };
+  const flow: Flow = {
+    input,
+    state,
+    tokens: carried,
+    refreshAt: undefined,
+    attemptDeadline: undefined,
+    refreshing: undefined,
+    deleting: false,
+    wake: false,
+  };
   if (flow.tokens) scheduleRefresh(flow, state);
   registerHandlers(flow);
   // The loop stays here rather than in a helper: every await in it is the one the workflow always had,
@@ -48,7 +86,9 @@ export async function connectionFlow(input: ConnectionFlowInput): Promise<Connec
 
 /** The refresh the timer and the refresh update share, for the token version the flow holds now. */
 function refresh(flow: Flow): Promise<void> {
-  return refreshTokens(flow, flow.state, () => acts.refreshConnectionTokens({ connectionId: flow.input.connectionId, tokenVersion: flow.state.token_version }));
+  return refreshTokens(flow, flow.state, () =>
+    acts.refreshConnectionTokens({ connectionId: flow.input.connectionId, tokenVersion: flow.state.token_version }),
+  );
 }
 
 /**
@@ -62,7 +102,11 @@ function expireAttempt(flow: Flow): Promise<void> | undefined {
   flow.attemptDeadline = undefined;
   if (state.status === 'pending') {
     state.status = 'failed';
-    return acts.recordConnectionFailure({ connectionId: flow.input.connectionId, attemptId: expired, error: { code: 'consent_expired', detail: 'Nobody completed the sign-in at the provider in time; start again.' } });
+    return acts.recordConnectionFailure({
+      connectionId: flow.input.connectionId,
+      attemptId: expired,
+      error: { code: 'consent_expired', detail: 'Nobody completed the sign-in at the provider in time; start again.' },
+    });
   }
   return undefined;
 }
@@ -82,42 +126,60 @@ function registerHandlers(flow: Flow): void {
   const { input, state } = flow;
   setHandler(connectionStateQuery, () => state);
 
-  setHandler(beginUpdate, waking(flow, async () => {
-    if (flow.deleting) throw ApplicationFailure.nonRetryable('The connection is being deleted.', connectionGone);
-    const attemptId = uuid4();
-    const expiresAt = Date.now() + input.consentTimeoutMs;
-    await acts.beginConnectionAttempt({ connectionId: input.connectionId, attemptId, expiresAt });
-    state.attempt = { id: attemptId, expires_at: new Date(expiresAt).toISOString() };
-    flow.attemptDeadline = expiresAt;
-    if (state.status !== 'active') state.status = 'pending';
-    return { attempt_id: attemptId, expires_at: state.attempt.expires_at };
-  }));
+  setHandler(
+    beginUpdate,
+    waking(flow, async () => {
+      if (flow.deleting) throw ApplicationFailure.nonRetryable('The connection is being deleted.', connectionGone);
+      const attemptId = uuid4();
+      const expiresAt = Date.now() + input.consentTimeoutMs;
+      await acts.beginConnectionAttempt({ connectionId: input.connectionId, attemptId, expiresAt });
+      state.attempt = { id: attemptId, expires_at: new Date(expiresAt).toISOString() };
+      flow.attemptDeadline = expiresAt;
+      if (state.status !== 'active') state.status = 'pending';
+      return { attempt_id: attemptId, expires_at: state.attempt.expires_at };
+    }),
+  );
 
-  setHandler(callbackUpdate, waking(flow, ({ attemptId }) => completeAttempt(flow, attemptId)));
+  setHandler(
+    callbackUpdate,
+    waking(flow, ({ attemptId }) => completeAttempt(flow, attemptId)),
+  );
 
-  setHandler(refreshUpdate, waking(flow, async ({ seenVersion }) => {
-    if (state.status === 'active' && state.token_version === seenVersion) await refresh(flow);
-    return { status: state.status, token_version: state.token_version };
-  }));
+  setHandler(
+    refreshUpdate,
+    waking(flow, async ({ seenVersion }) => {
+      if (state.status === 'active' && state.token_version === seenVersion) await refresh(flow);
+      return { status: state.status, token_version: state.token_version };
+    }),
+  );
 
-  setHandler(deleteUpdate, waking(flow, async () => {
-    flow.deleting = true;
-    flow.wake = true;
-    await condition(() => flow.refreshing === undefined);
-    // A provider still unreachable after the retries keeps its grant; the tokens are deleted here regardless.
-    const result = await acts.revokeConnection({ connectionId: input.connectionId, atProvider: true }).catch(() => acts.revokeConnection({ connectionId: input.connectionId, atProvider: false }));
-    state.status = 'deleted';
-    state.attempt = undefined;
-    flow.tokens = undefined;
-    return result;
-  }));
+  setHandler(
+    deleteUpdate,
+    waking(flow, async () => {
+      flow.deleting = true;
+      flow.wake = true;
+      await condition(() => flow.refreshing === undefined);
+      // A provider still unreachable after the retries keeps its grant; the tokens are deleted here regardless.
+      const result = await acts
+        .revokeConnection({ connectionId: input.connectionId, atProvider: true })
+        .catch(() => acts.revokeConnection({ connectionId: input.connectionId, atProvider: false }));
+      state.status = 'deleted';
+      state.attempt = undefined;
+      flow.tokens = undefined;
+      return result;
+    }),
+  );
 }
 
 /** The callback update: exchanges the attempt's code for tokens, or records why there are none. */
 async function completeAttempt(flow: Flow, attemptId: string) {
   const { input, state } = flow;
   // One callback per attempt: a replay, or one for an attempt a newer start replaced, changes nothing.
-  if (state.attempt?.id !== attemptId) return { status: state.status, error: { code: 'superseded', detail: 'This sign-in was replaced by a newer one, or has already been used.' } };
+  if (state.attempt?.id !== attemptId)
+    return {
+      status: state.status,
+      error: { code: 'superseded', detail: 'This sign-in was replaced by a newer one, or has already been used.' },
+    };
   state.attempt = undefined;
   flow.attemptDeadline = undefined;
   flow.wake = true;

@@ -20,5 +20,8 @@ export const retry = { initialInterval: '1 second', backoffCoefficient: 2, maxim
 export function exhausted(err: unknown): CallToolResult {
   const cause = err instanceof ActivityFailure ? err.cause : undefined;
   const failure = cause instanceof ApplicationFailure ? (cause.details?.[0] as CallFailure | undefined) : undefined;
-  return failureResult(failure ?? { retryable: false, kind: 'unavailable', message: cause?.message || 'The call did not complete.' }, maxAttempts);
+  return failureResult(
+    failure ?? { retryable: false, kind: 'unavailable', message: cause?.message || 'The call did not complete.' },
+    maxAttempts,
+  );
 }

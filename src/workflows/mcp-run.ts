@@ -32,13 +32,28 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
   try {
     if (op.kind === 'call_tool') {
       const artifactId = input.lifecycle?.artifactId;
-      outcome = { kind: 'tool_result', result: await acts.callMcpTool({ serverId: input.serverId, ...(input.serverRevision !== undefined ? { revision: input.serverRevision } : {}), name: op.name, arguments: op.arguments, ...(artifactId ? { artifactId } : {}), ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}), maxTotalMs: op.maxTotalMs, person: input.principalId }) };
-    }
-    else if (op.kind === 'read_resource') outcome = asResource(await acts.readMcpResource({ serverId: input.serverId, uri: op.uri, timeoutMs: op.timeoutMs, person: input.principalId }));
+      outcome = {
+        kind: 'tool_result',
+        result: await acts.callMcpTool({
+          serverId: input.serverId,
+          ...(input.serverRevision !== undefined ? { revision: input.serverRevision } : {}),
+          name: op.name,
+          arguments: op.arguments,
+          ...(artifactId ? { artifactId } : {}),
+          ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}),
+          maxTotalMs: op.maxTotalMs,
+          person: input.principalId,
+        }),
+      };
+    } else if (op.kind === 'read_resource')
+      outcome = asResource(
+        await acts.readMcpResource({ serverId: input.serverId, uri: op.uri, timeoutMs: op.timeoutMs, person: input.principalId }),
+      );
     else outcome = { kind: 'catalog', ...(await acts.refreshMcpCatalog(input.serverId, input.principalId)) };
     if (input.lifecycle?.tool === 'on_create' && outcome.kind === 'tool_result' && !outcome.result.isError) {
       const context = (outcome.result.structuredContent as { context?: unknown } | undefined)?.context;
-      if (context && typeof context === 'object' && !Array.isArray(context)) await acts.mergeArtifactContext({ artifactId: input.lifecycle.artifactId, context: context as Record<string, unknown> });
+      if (context && typeof context === 'object' && !Array.isArray(context))
+        await acts.mergeArtifactContext({ artifactId: input.lifecycle.artifactId, context: context as Record<string, unknown> });
     }
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -1,4 +1,15 @@
-import { ApplicationFailure, allHandlersFinished, condition, defineQuery, defineUpdate, executeChild, setHandler, sleep, uuid4, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineUpdate,
+  executeChild,
+  setHandler,
+  sleep,
+  uuid4,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PrincipalSnapshot } from '../identity/principal.js';
 import { render, type TransformContent, type TransformStep } from '../artifacts/content-types/transform.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
@@ -6,7 +17,18 @@ import { invocationWorkflowId } from './contracts/ids.js';
 import { agentRun } from './agent-run.js';
 import { type AgentRunState } from './contracts/agent-run.js';
 import { mcpRun } from './mcp-run.js';
-import { type ApprovalInput, type StepState, type TransformRunInput, type TransformRunState, type TransformStatus, approveStepUpdate, notAwaitingApproval, rejectStepUpdate, transformSettledUpdate, transformStateQuery } from './contracts/transform-run.js';
+import {
+  type ApprovalInput,
+  type StepState,
+  type TransformRunInput,
+  type TransformRunState,
+  type TransformStatus,
+  approveStepUpdate,
+  notAwaitingApproval,
+  rejectStepUpdate,
+  transformSettledUpdate,
+  transformStateQuery,
+} from './contracts/transform-run.js';
 
 const settled: TransformStatus[] = ['awaiting_approval', 'completed', 'failed', 'rejected', 'expired'];
 
@@ -94,7 +116,8 @@ function registerApprovalHandlers(state: TransformRunState, approval: Approval):
     return state;
   };
   const validator = (_d: ApprovalInput) => {
-    if (state.status !== 'awaiting_approval' || approval.decision) throw ApplicationFailure.create({ type: notAwaitingApproval, message: `The transform is ${state.status}, not awaiting approval.` });
+    if (state.status !== 'awaiting_approval' || approval.decision)
+      throw ApplicationFailure.create({ type: notAwaitingApproval, message: `The transform is ${state.status}, not awaiting approval.` });
   };
   setHandler(approveStepUpdate, decide('approve'), { validator });
   setHandler(rejectStepUpdate, decide('reject'), { validator });
@@ -124,7 +147,13 @@ type RunStep = Exclude<TransformStep, { kind: 'approval' }>;
  * (answers false; the step is then failed). Called without an await before it, so the first child starts
  * in the same step of the run as before this was a function of its own.
  */
-async function runWithRetries(input: TransformRunInput, step: RunStep, s: StepState, artifactIds: string[], flow: { outputs: Record<string, string | null>; produced: Record<string, string[]> }): Promise<boolean> {
+async function runWithRetries(
+  input: TransformRunInput,
+  step: RunStep,
+  s: StepState,
+  artifactIds: string[],
+  flow: { outputs: Record<string, string | null>; produced: Record<string, string[]> },
+): Promise<boolean> {
   const { outputs, produced } = flow;
   const retry = step.retry ?? { maximum_attempts: 1, initial_interval_seconds: 1, backoff_coefficient: 2 };
   let wait = retry.initial_interval_seconds * 1000;
@@ -133,7 +162,10 @@ async function runWithRetries(input: TransformRunInput, step: RunStep, s: StepSt
     const childId = uuid4(); // deterministic on replay: the child invocation's own id
     s.invocation_id = childId;
     try {
-      const result = step.kind === 'tool' ? await toolStep(input, step, childId, render(step.arguments, { input: input.input, outputs })) : await agentStep(input, step, childId, artifactIds, render(step.input ?? null, { input: input.input, outputs }));
+      const result =
+        step.kind === 'tool'
+          ? await toolStep(input, step, childId, render(step.arguments, { input: input.input, outputs }))
+          : await agentStep(input, step, childId, artifactIds, render(step.input ?? null, { input: input.input, outputs }));
       outputs[step.id] = s.output = result.output;
       produced[step.id] = s.artifact_ids = result.artifactIds;
       s.status = 'completed';
@@ -160,14 +192,40 @@ function sourceOf(source: string[] | string, inputIds: string[], produced: Recor
 }
 
 const attributes = (input: TransformRunInput, agent: string, artifactId: string) =>
-  invocationAttributes({ workspaceId: input.workspaceId, artifactId, principalId: input.principal.subject, runKind: 'transform_step', agent, mode: 'apply' });
+  invocationAttributes({
+    workspaceId: input.workspaceId,
+    artifactId,
+    principalId: input.principal.subject,
+    runKind: 'transform_step',
+    agent,
+    mode: 'apply',
+  });
 
 /** An agent or LLM step: a child agent run in apply mode; the artifacts it made or changed flow on. */
-async function agentStep(input: TransformRunInput, step: Extract<TransformStep, { kind: 'agent' | 'llm' }>, childId: string, artifactIds: string[], text: string | null) {
+async function agentStep(
+  input: TransformRunInput,
+  step: Extract<TransformStep, { kind: 'agent' | 'llm' }>,
+  childId: string,
+  artifactIds: string[],
+  text: string | null,
+) {
   const agent = step.kind === 'llm' ? 'llm' : step.agent;
   const run: AgentRunState = await executeChild(agentRun, {
     workflowId: invocationWorkflowId(childId),
-    args: [{ invocationId: childId, agent, callsOut: input.llmAgents.includes(agent), mode: 'apply', workspaceId: input.workspaceId, artifactIds, input: text, params: step.kind === 'agent' ? step.params : {}, principal: input.principal, previewExpirySeconds: 1 }],
+    args: [
+      {
+        invocationId: childId,
+        agent,
+        callsOut: input.llmAgents.includes(agent),
+        mode: 'apply',
+        workspaceId: input.workspaceId,
+        artifactIds,
+        input: text,
+        params: step.kind === 'agent' ? step.params : {},
+        principal: input.principal,
+        previewExpirySeconds: 1,
+      },
+    ],
     typedSearchAttributes: attributes(input, agent, input.transformId),
   });
   if (run.status !== 'completed') throw new StepFailed(`${agent} ${run.status}: ${run.error?.message ?? ''}`.trim());
@@ -176,10 +234,24 @@ async function agentStep(input: TransformRunInput, step: Extract<TransformStep, 
 }
 
 /** A tool step: a child MCP call; its text is the step's output. */
-async function toolStep(input: TransformRunInput, step: Extract<TransformStep, { kind: 'tool' }>, childId: string, args: Record<string, unknown>) {
+async function toolStep(
+  input: TransformRunInput,
+  step: Extract<TransformStep, { kind: 'tool' }>,
+  childId: string,
+  args: Record<string, unknown>,
+) {
   const outcome = await executeChild(mcpRun, {
     workflowId: invocationWorkflowId(childId),
-    args: [{ invocationId: childId, serverId: step.server_id, serverRevision: input.serverRevisions[step.server_id], workspaceId: input.workspaceId, principalId: input.principal.subject, operation: { kind: 'call_tool', name: step.tool, arguments: args, maxTotalMs: input.maxCallSeconds * 1000 } }],
+    args: [
+      {
+        invocationId: childId,
+        serverId: step.server_id,
+        serverRevision: input.serverRevisions[step.server_id],
+        workspaceId: input.workspaceId,
+        principalId: input.principal.subject,
+        operation: { kind: 'call_tool', name: step.tool, arguments: args, maxTotalMs: input.maxCallSeconds * 1000 },
+      },
+    ],
     typedSearchAttributes: attributes(input, `tool:${step.tool}`, step.server_id),
   });
   if (outcome.kind !== 'tool_result') throw new StepFailed('the server did not return a tool result');

@@ -1,4 +1,13 @@
-import { condition, continueAsNew, defineQuery, defineSignal, proxyActivities, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+  allHandlersFinished,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WorkspaceEvent } from '../events/types.js';
 import { type WorkspaceEventsInput, artifactEventSignal, pendingEventsQuery } from './contracts/workspace-events.js';

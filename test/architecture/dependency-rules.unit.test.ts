@@ -17,12 +17,23 @@ interface Violation {
 
 /** Runs dependency-cruiser over folders of `dir` with the project's rules; the violations it reports. */
 function cruise(dir: string, folders = ['src']): Violation[] {
-  const run = spawnSync(process.execPath, [join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), ...folders, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-    cwd: dir,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-    timeout: 120_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+      ...folders,
+      '--config',
+      '.dependency-cruiser.cjs',
+      '--output-type',
+      'json',
+    ],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: 120_000,
+    },
+  );
   assert.ok(run.stdout, `dependency-cruiser printed nothing: ${run.stderr}`);
   return (JSON.parse(run.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }

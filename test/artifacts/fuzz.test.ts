@@ -32,22 +32,75 @@ interface Endpoint {
 
 const artifactBody = (l: number, rng: Rng): Body => {
   const type = rng.pick(['text/plain', 'text/markdown', 'application/json']);
-  return { title: `fuzz ${rng.int(1e6)}`, content_type: type, content: type === 'application/json' ? '{"a":[1,{"b":2}]}' : 'some text', collection_id: lane[l]!.ws, context: { k: 'v', n: 1, list: [1, { a: 2 }] } };
+  return {
+    title: `fuzz ${rng.int(1e6)}`,
+    content_type: type,
+    content: type === 'application/json' ? '{"a":[1,{"b":2}]}' : 'some text',
+    collection_id: lane[l]!.ws,
+    context: { k: 'v', n: 1, list: [1, { a: 2 }] },
+  };
 };
-const draftPatch = (l: number, rng: Rng): Body => ({ title: `patched ${rng.int(1e6)}`, content: 'new text', context: { tag: rng.pick(['a', 'b']) } });
+const draftPatch = (l: number, rng: Rng): Body => ({
+  title: `patched ${rng.int(1e6)}`,
+  content: 'new text',
+  context: { tag: rng.pick(['a', 'b']) },
+});
 
 const endpoints: Endpoint[] = [
   { name: 'POST /artifacts', method: 'POST', path: () => '/artifacts', body: artifactBody, free: 'context' },
   { name: 'PATCH /artifacts/{id}', method: 'PATCH', path: (l) => `/artifacts/${lane[l]!.draft}`, body: draftPatch, free: 'context' },
-  { name: 'POST /artifacts/{id}/move', method: 'POST', path: (l) => `/artifacts/${lane[l]!.draft}/move`, body: () => ({ after_id: null }), free: null },
-  { name: 'POST /workspaces', method: 'POST', path: () => '/workspaces', body: (_, rng) => ({ name: `ws ${rng.int(1e6)}`, description: 'd', metadata: { team: 'x', tags: ['a'] } }), free: 'metadata' },
-  { name: 'PATCH /workspaces/{id}', method: 'PATCH', path: (l) => `/workspaces/${lane[l]!.ws}`, body: () => ({ description: 'changed', metadata: { n: 2 } }), free: 'metadata' },
-  { name: 'POST /secrets', method: 'POST', path: () => '/secrets', body: (_, rng) => ({ name: `s${rng.int(1e6)}`, value: 'secret value' }), free: null },
+  {
+    name: 'POST /artifacts/{id}/move',
+    method: 'POST',
+    path: (l) => `/artifacts/${lane[l]!.draft}/move`,
+    body: () => ({ after_id: null }),
+    free: null,
+  },
+  {
+    name: 'POST /workspaces',
+    method: 'POST',
+    path: () => '/workspaces',
+    body: (_, rng) => ({ name: `ws ${rng.int(1e6)}`, description: 'd', metadata: { team: 'x', tags: ['a'] } }),
+    free: 'metadata',
+  },
+  {
+    name: 'PATCH /workspaces/{id}',
+    method: 'PATCH',
+    path: (l) => `/workspaces/${lane[l]!.ws}`,
+    body: () => ({ description: 'changed', metadata: { n: 2 } }),
+    free: 'metadata',
+  },
+  {
+    name: 'POST /secrets',
+    method: 'POST',
+    path: () => '/secrets',
+    body: (_, rng) => ({ name: `s${rng.int(1e6)}`, value: 'secret value' }),
+    free: null,
+  },
   { name: 'POST /api-keys', method: 'POST', path: () => '/api-keys', body: () => ({ name: 'k', scopes: ['artifact:read'] }), free: null },
-  { name: 'POST /artifacts/search', method: 'POST', path: () => '/artifacts/search', body: (_, rng) => ({ query: rng.pick(['fuzz', 'some text', 'patched']), limit: 5 }), free: 'aperture' },
-  { name: 'POST /workspaces/{id}/commit-preview', method: 'POST', path: (l) => `/workspaces/${lane[l]!.previewWs}/commit-preview`, body: () => ({ collection_id: collection }), free: null },
+  {
+    name: 'POST /artifacts/search',
+    method: 'POST',
+    path: () => '/artifacts/search',
+    body: (_, rng) => ({ query: rng.pick(['fuzz', 'some text', 'patched']), limit: 5 }),
+    free: 'aperture',
+  },
+  {
+    name: 'POST /workspaces/{id}/commit-preview',
+    method: 'POST',
+    path: (l) => `/workspaces/${lane[l]!.previewWs}/commit-preview`,
+    body: () => ({ collection_id: collection }),
+    free: null,
+  },
   { name: 'MCP create_artifact', method: 'POST', path: () => '/mcp', body: artifactBody, free: 'context', tool: 'create_artifact' },
-  { name: 'MCP update_artifact', method: 'POST', path: () => '/mcp', body: (l, rng) => ({ id: lane[l]!.draft, ...draftPatch(l, rng) }), free: 'context', tool: 'update_artifact' },
+  {
+    name: 'MCP update_artifact',
+    method: 'POST',
+    path: () => '/mcp',
+    body: (l, rng) => ({ id: lane[l]!.draft, ...draftPatch(l, rng) }),
+    free: 'context',
+    tool: 'update_artifact',
+  },
 ];
 
 interface Case {
@@ -67,7 +120,9 @@ function makeCase(index: number, rng: Rng): Case {
   const count = rng.chance(0.15) ? 0 : 1 + rng.int(3);
   const fieldNames = Object.keys(fieldMutations);
   for (let i = 0; i < count && !rng.chance(0.2); i++) mutations.push(fieldMutations[rng.pick(fieldNames)]!(body, rng, endpoint.free));
-  const payload = endpoint.tool ? { jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: endpoint.tool, arguments: body } } : body;
+  const payload = endpoint.tool
+    ? { jsonrpc: '2.0', id: index, method: 'tools/call', params: { name: endpoint.tool, arguments: body } }
+    : body;
   const send: Sendable = { text: write(payload as Body), contentType: 'application/json', query: '' };
   if (count > 0 && rng.chance(0.25)) mutations.push(mutateSendable(send, rng));
   return { index, lane: l, endpoint, mutations, send };
@@ -83,7 +138,11 @@ async function deliver(c: Case): Promise<Outcome> {
   const headers: Record<string, string> = { authorization: `Bearer ${alice.token}` };
   if (c.send.contentType !== null) headers['content-type'] = c.send.contentType;
   if (c.endpoint.tool) headers.accept = 'application/json, text/event-stream';
-  const res = await fetch(`${platform.url}${c.endpoint.path(c.lane)}${c.send.query}`, { method: c.endpoint.method, headers, body: c.send.bytes ? new Uint8Array(c.send.bytes) : c.send.text });
+  const res = await fetch(`${platform.url}${c.endpoint.path(c.lane)}${c.send.query}`, {
+    method: c.endpoint.method,
+    headers,
+    body: c.send.bytes ? new Uint8Array(c.send.bytes) : c.send.text,
+  });
   const text = await res.text();
   let body: Record<string, any> | undefined;
   try {
@@ -96,7 +155,8 @@ async function deliver(c: Case): Promise<Outcome> {
 
 /** What a refusal must look like: a problem with a type, or (from the MCP endpoint only) a JSON-RPC error. */
 function wellFormedRefusal(c: Case, o: Outcome): boolean {
-  if (o.contentType.startsWith('application/problem+json')) return typeof o.body?.type === 'string' && o.body.type.startsWith('urn:platform:problem:');
+  if (o.contentType.startsWith('application/problem+json'))
+    return typeof o.body?.type === 'string' && o.body.type.startsWith('urn:platform:problem:');
   return Boolean(c.endpoint.tool && o.body?.jsonrpc === '2.0' && o.body.error);
 }
 
@@ -111,7 +171,10 @@ function artifactOf(c: Case, o: Outcome): Record<string, any> | null {
 const counts = async () => {
   const db = platform.services.db;
   const names = ['artifacts', 'workspaces', 'collections', 'secrets', 'api_keys', 'artifact_versions', 'commits', 'users'] as const;
-  return Object.fromEntries(await Promise.all(names.map(async (n) => [n, await db.collection(n).countDocuments()] as const))) as Record<(typeof names)[number], number>;
+  return Object.fromEntries(await Promise.all(names.map(async (n) => [n, await db.collection(n).countDocuments()] as const))) as Record<
+    (typeof names)[number],
+    number
+  >;
 };
 
 before(async () => {
@@ -125,7 +188,8 @@ before(async () => {
     const ws = (await alice.post('/workspaces', { name: `lane ${l}` })).body.id;
     const previewWs = (await alice.post('/workspaces', { name: `preview ${l}` })).body.id;
     await alice.post('/artifacts', { title: 'to preview', content_type: 'text/plain', content: 'x', collection_id: previewWs });
-    const draft = (await alice.post('/artifacts', { title: 'lane draft', content_type: 'text/plain', content: 'x', collection_id: ws })).body.id;
+    const draft = (await alice.post('/artifacts', { title: 'lane draft', content_type: 'text/plain', content: 'x', collection_id: ws }))
+      .body.id;
     lane.push({ ws, draft, previewWs });
   }
 });
@@ -164,7 +228,9 @@ describe('fuzzing the write endpoints', () => {
         }
       }),
     );
-    console.log(`[fuzz] ${cases} cases in ${Date.now() - started} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    console.log(
+      `[fuzz] ${cases} cases in ${Date.now() - started} ms; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
     assert.deepEqual(failures.slice(0, 10), [], `seed ${seed}: ${failures.length} bad answers`);
 
     // Accounting: every stored change is one an accepted request answered with.

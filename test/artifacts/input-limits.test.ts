@@ -34,9 +34,15 @@ before(async () => {
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'limits' })).body.id;
   col = (await alice.post('/collections', { name: 'published' })).body.id;
-  draft = (await alice.post('/artifacts', { title: 'Draft', content_type: 'text/plain', content: 'x', collection_id: ws, context: { keep: 1 } })).body.id;
+  draft = (
+    await alice.post('/artifacts', { title: 'Draft', content_type: 'text/plain', content: 'x', collection_id: ws, context: { keep: 1 } })
+  ).body.id;
   mcp = new Client({ name: 'limits-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token}` } } }));
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${alice.token}` } },
+    }),
+  );
 });
 after(async () => {
   await mcp.close();
@@ -61,13 +67,20 @@ const badContexts: [what: string, context: string, name: string | RegExp, reason
 
 /** A JSON body: `fields` and then the `context` field, given as JSON text. */
 const send = (method: string, path: string, fields: object, context: string) =>
-  alice.request(method, path, { raw: `${JSON.stringify(fields).slice(0, -1)}${Object.keys(fields).length ? ',' : ''}"context":${context}}`, headers: { 'content-type': 'application/json' } });
+  alice.request(method, path, {
+    raw: `${JSON.stringify(fields).slice(0, -1)}${Object.keys(fields).length ? ',' : ''}"context":${context}}`,
+    headers: { 'content-type': 'application/json' },
+  });
 
 describe('free-form JSON and text before storage', () => {
   for (const [what, context, name, reason] of badContexts) {
     it(`refuses ${what} in context, on create and on update, writing nothing`, async () => {
       const before = await artifactCount();
-      assertNames(await send('POST', '/artifacts', { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws }, context), name, reason);
+      assertNames(
+        await send('POST', '/artifacts', { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws }, context),
+        name,
+        reason,
+      );
       assertNames(await send('PATCH', `/artifacts/${draft}`, {}, context), name, reason);
       assert.equal(await artifactCount(), before);
       const unchanged = await alice.get(`/artifacts/${draft}`);
@@ -95,13 +108,22 @@ describe('free-form JSON and text before storage', () => {
 
   it('bounds typed content in depth before it is re-serialised', async () => {
     const content = nestedJson(10_000);
-    const reply = await alice.post('/artifacts', { title: 'deep', content_type: 'application/vnd.platform.chat+json', content, collection_id: ws });
+    const reply = await alice.post('/artifacts', {
+      title: 'deep',
+      content_type: 'application/vnd.platform.chat+json',
+      content,
+      collection_id: ws,
+    });
     assertNames(reply, /^content\.a/, /deeper than 32/);
   });
 
   it('refuses bodies that are not UTF-8', async () => {
     const raw = Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
-    const res = await fetch(`${platform.url}/artifacts`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' }, body: raw });
+    const res = await fetch(`${platform.url}/artifacts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+      body: raw,
+    });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as { type: string }).type, 'urn:platform:problem:malformed-json');
   });
@@ -109,9 +131,17 @@ describe('free-form JSON and text before storage', () => {
   it('answers the MCP tools with a tool error naming the field, never a crash', async () => {
     const before = await artifactCount();
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ['create_artifact', { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws, context: { $where: 1 } }, /context\.\$where|\$where/],
+      [
+        'create_artifact',
+        { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws, context: { $where: 1 } },
+        /context\.\$where|\$where/,
+      ],
       ['create_artifact', { title: 'a\u0000b', content_type: 'text/plain', content: 'c', collection_id: ws }, /U\+0000/],
-      ['create_artifact', { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws, context: { m: [[1]] } }, /arrays directly inside arrays/],
+      [
+        'create_artifact',
+        { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws, context: { m: [[1]] } },
+        /arrays directly inside arrays/,
+      ],
       ['update_artifact', { id: draft, context: { 'a.b': 1 } }, /must not contain '.'/],
       ['update_artifact', { id: draft, context: nested(40) }, /deeper than 32/],
     ];
@@ -142,7 +172,10 @@ describe('strict query strings', () => {
 
   it('refuses any parameter where a route takes none, public ones included', async () => {
     assertNames(await alice.get(`/workspaces/${ws}?fields=all`), 'fields', /takes none/);
-    assertNames(await alice.post(`/artifacts?collection_id=${ws}`, { title: 't', content_type: 'text/plain', content: 'c' }), 'collection_id');
+    assertNames(
+      await alice.post(`/artifacts?collection_id=${ws}`, { title: 't', content_type: 'text/plain', content: 'c' }),
+      'collection_id',
+    );
     assertNames(await platform.api.get('/healthz?verbose=1'), 'verbose');
   });
 
@@ -153,7 +186,9 @@ describe('strict query strings', () => {
   });
 
   it("lets an OAuth provider's callback carry the parameters the provider adds", async () => {
-    const res = await fetch(`${platform.url}/connections/${ws}/callback?state=never-issued&code=x&iss=https%3A%2F%2Fidp.example&session_state=abc&scope=openid`);
+    const res = await fetch(
+      `${platform.url}/connections/${ws}/callback?state=never-issued&code=x&iss=https%3A%2F%2Fidp.example&session_state=abc&scope=openid`,
+    );
     assert.equal(res.status, 400);
     assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
     assert.match(await res.text(), /unknown or was replaced/);
@@ -174,7 +209,10 @@ describe('collections change only through commits', () => {
   });
 
   it('answers create_artifact into a collection with the same problem as a tool error', async () => {
-    const result = await mcp.callTool({ name: 'create_artifact', arguments: { title: 'direct', content_type: 'text/plain', content: 'x', collection_id: col } });
+    const result = await mcp.callTool({
+      name: 'create_artifact',
+      arguments: { title: 'direct', content_type: 'text/plain', content: 'x', collection_id: col },
+    });
     assert.equal(result.isError, true);
     assert.equal((result.structuredContent as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0);

@@ -23,7 +23,13 @@ async function workspace(api: Api, name = 'ws'): Promise<string> {
 }
 
 async function artifact(api: Api, collectionId: string, title: string, extra: Record<string, unknown> = {}) {
-  const reply = await api.post('/artifacts', { title, content_type: 'text/markdown', content: `# ${title}`, collection_id: collectionId, ...extra });
+  const reply = await api.post('/artifacts', {
+    title,
+    content_type: 'text/markdown',
+    content: `# ${title}`,
+    collection_id: collectionId,
+    ...extra,
+  });
   assert.equal(reply.status, 201, reply.text);
   return reply.body;
 }
@@ -62,7 +68,10 @@ describe('workspaces and collections', () => {
       seen.push(...page.body.items);
       cursor = page.body.next_cursor;
     }
-    assert.deepEqual(seen.map((w) => w.id), ids);
+    assert.deepEqual(
+      seen.map((w) => w.id),
+      ids,
+    );
   });
 
   it('rejects an empty name and an empty patch', async () => {
@@ -89,7 +98,7 @@ describe('artifacts', () => {
     assert.equal((await bob.get(`/artifacts/${created.id}`)).status, 404, 'invisible to others');
   });
 
-  it('puts an artifact without collection_id into the caller\'s default workspace, always the same one', async () => {
+  it("puts an artifact without collection_id into the caller's default workspace, always the same one", async () => {
     const user = await platform.newUser();
     const [a, b] = await Promise.all([
       user.post('/artifacts', { title: 'a', content_type: 'text/plain', content: 'a' }),
@@ -125,11 +134,18 @@ describe('artifacts', () => {
 
   it('writes into a collection only by commit, and keeps collection artifacts immutable', async () => {
     const collection = (await alice.post('/collections', { name: 'Published' })).body.id;
-    const direct = await alice.post('/artifacts', { title: 'Direct', content_type: 'text/markdown', content: '# Direct', collection_id: collection });
+    const direct = await alice.post('/artifacts', {
+      title: 'Direct',
+      content_type: 'text/markdown',
+      content: '# Direct',
+      collection_id: collection,
+    });
     assert.equal(direct.status, 409, direct.text);
     assert.equal(direct.body.type, 'urn:platform:problem:collection-write-requires-commit');
     await platform.startWorker();
-    const [id] = await commitInto(alice, collection, [{ title: 'Fixed', content_type: 'text/markdown', content: '# Fixed' }]).finally(() => platform.stopWorker());
+    const [id] = await commitInto(alice, collection, [{ title: 'Fixed', content_type: 'text/markdown', content: '# Fixed' }]).finally(() =>
+      platform.stopWorker(),
+    );
     const created = (await alice.get(`/artifacts/${id}`)).body;
     assert.equal(created.container, 'collection');
     const reply = await alice.patch(`/artifacts/${created.id}`, { title: 'changed' });
@@ -180,7 +196,10 @@ describe('artifacts', () => {
     for (let i = 0; i < 5; i++) await artifact(alice, ws, `N${i}`);
     await alice.post('/artifacts', { title: 'J', content_type: 'application/json', content: '{"a":1}', collection_id: ws });
     const json = await alice.get(`/artifacts?collection_id=${ws}&content_type=application/json`);
-    assert.deepEqual(json.body.items.map((x: { title: string }) => x.title), ['J']);
+    assert.deepEqual(
+      json.body.items.map((x: { title: string }) => x.title),
+      ['J'],
+    );
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -206,23 +225,51 @@ describe('typed content', () => {
   before(async () => (ws = await workspace(alice, 'typed')));
 
   async function createTyped(contentType: string, content: unknown) {
-    return alice.post('/artifacts', { title: 't', content_type: contentType, content: typeof content === 'string' ? content : JSON.stringify(content), collection_id: ws });
+    return alice.post('/artifacts', {
+      title: 't',
+      content_type: contentType,
+      content: typeof content === 'string' ? content : JSON.stringify(content),
+      collection_id: ws,
+    });
   }
 
   it('accepts an http MCP server registration', async () => {
-    const reply = await createTyped(mcpServer, { transport: { type: 'http', well_known: 'https://x.example/.well-known/mcp.json' }, notes: 'n' });
+    const reply = await createTyped(mcpServer, {
+      transport: { type: 'http', well_known: 'https://x.example/.well-known/mcp.json' },
+      notes: 'n',
+    });
     assert.equal(reply.status, 201, reply.text);
     assert.equal(JSON.parse(reply.body.content).transport.type, 'http');
   });
 
   const bad: [string, string, unknown, string][] = [
-    ['a stdio server while stdio is disabled', mcpServer, { transport: { type: 'stdio', command: 'npx', args: [] } }, 'content.transport.type'],
-    ['a command off the allow-list', mcpServer, { transport: { type: 'stdio', command: 'bash', args: ['-c', 'rm -rf /'] } }, 'content.transport.command'],
+    [
+      'a stdio server while stdio is disabled',
+      mcpServer,
+      { transport: { type: 'stdio', command: 'npx', args: [] } },
+      'content.transport.type',
+    ],
+    [
+      'a command off the allow-list',
+      mcpServer,
+      { transport: { type: 'stdio', command: 'bash', args: ['-c', 'rm -rf /'] } },
+      'content.transport.command',
+    ],
     ['a well_known that is not a URL', mcpServer, { transport: { type: 'http', well_known: 'not a url' } }, 'content.transport.well_known'],
     ['an unknown transport', mcpServer, { transport: { type: 'carrier-pigeon' } }, 'content.transport.type'],
     ['content that is not JSON', mcpServer, '{transport', 'content'],
-    ['an unknown auth mode', mcpServer, { transport: { type: 'http', well_known: 'https://x.example/.well-known/mcp.json' }, auth: { type: 'basic' } }, 'content.auth.type'],
-    ['an authorizer without token_url', 'application/vnd.platform.authorizer+json', { provider: 'p', auth_url: 'https://a.example/auth', scopes: [], client_id: 'c', pkce: true }, 'content.token_url'],
+    [
+      'an unknown auth mode',
+      mcpServer,
+      { transport: { type: 'http', well_known: 'https://x.example/.well-known/mcp.json' }, auth: { type: 'basic' } },
+      'content.auth.type',
+    ],
+    [
+      'an authorizer without token_url',
+      'application/vnd.platform.authorizer+json',
+      { provider: 'p', auth_url: 'https://a.example/auth', scopes: [], client_id: 'c', pkce: true },
+      'content.token_url',
+    ],
     ['an unknown platform type', 'application/vnd.platform.teleporter+json', {}, 'content_type'],
     ['invalid JSON for application/json', 'application/json', '{"a":', 'content'],
     ['a content_type that is not a MIME type', 'markdown', 'x', 'content_type'],
@@ -242,14 +289,16 @@ describe('typed content', () => {
 
   it('validates typed content on update too', async () => {
     const created = await createTyped(mcpServer, { transport: { type: 'http', well_known: 'https://x.example/.well-known/mcp.json' } });
-    const reply = await alice.patch(`/artifacts/${created.body.id}`, { content: JSON.stringify({ transport: { type: 'stdio', command: 'sh' } }) });
+    const reply = await alice.patch(`/artifacts/${created.body.id}`, {
+      content: JSON.stringify({ transport: { type: 'stdio', command: 'sh' } }),
+    });
     assert.equal(reply.status, 400);
     assert.equal((await alice.get(`/artifacts/${created.body.id}`)).body.content, created.body.content);
   });
 });
 
 describe('typed content with stdio allowed', () => {
-  it('accepts a stdio server that spells out a catalog entry, stored with the entry\'s pinned launch', async () => {
+  it("accepts a stdio server that spells out a catalog entry, stored with the entry's pinned launch", async () => {
     const p = await startPlatform({ ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: false });
     try {
       const admin = await p.admin();

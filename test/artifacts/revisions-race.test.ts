@@ -45,7 +45,12 @@ describe('revisions across API processes and a worker', () => {
     const ws = (await a.post('/workspaces', { name: 'race' })).body.id as string;
     const ids: string[] = [];
     for (let i = 0; i < drafts; i++) {
-      const r = await a.post('/artifacts', { title: `draft ${i}`, content_type: 'text/markdown', content: 'A race between editors and an agent.', collection_id: ws });
+      const r = await a.post('/artifacts', {
+        title: `draft ${i}`,
+        content_type: 'text/markdown',
+        content: 'A race between editors and an agent.',
+        collection_id: ws,
+      });
       assert.equal(r.status, 201, r.text);
       ids.push(r.body.id);
     }
@@ -63,7 +68,11 @@ describe('revisions across API processes and a worker', () => {
     const agent = async () => {
       for (let k = 0; k < invocations; k++) {
         // A new tag each time, so the agent proposes an update of every draft at its revision then.
-        const r = await a.post(`/artifacts/${tag}/invoke`, { workspace_id: ws, mode: 'apply', params: { rules: { [`round${k}`]: ['race'] } } });
+        const r = await a.post(`/artifacts/${tag}/invoke`, {
+          workspace_id: ws,
+          mode: 'apply',
+          params: { rules: { [`round${k}`]: ['race'] } },
+        });
         assert.equal(r.status, 200, r.text);
         for (const action of r.body.actions as { status: string; artifact_id: string }[]) {
           if (action.status === 'applied') successes.get(action.artifact_id)!.push({ revision: -1, by: `agent${k}` });
@@ -79,7 +88,11 @@ describe('revisions across API processes and a worker', () => {
       const doc = (await a.get(`/artifacts/${id}`)).body;
       const writes = successes.get(id)!;
       agentApplied += writes.filter((w) => w.revision === -1).length;
-      assert.equal(doc.revision, 1 + writes.length, `draft ${id}: revision ${doc.revision}, but ${writes.length} writes were answered as successful`);
+      assert.equal(
+        doc.revision,
+        1 + writes.length,
+        `draft ${id}: revision ${doc.revision}, but ${writes.length} writes were answered as successful`,
+      );
       // Each REST edit was answered with a revision of its own.
       const answered = writes.filter((w) => w.revision !== -1).map((w) => w.revision);
       assert.equal(new Set(answered).size, answered.length, `draft ${id}: two edits answered with the same revision: ${answered}`);

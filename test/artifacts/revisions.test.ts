@@ -50,7 +50,10 @@ describe('ETag and If-Match', () => {
     const id = await draft();
     assert.equal((await alice.patch(`/artifacts/${id}`, { title: 'moved on' })).status, 200);
     assertMismatch(await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'lost update' }, headers: { 'if-match': '"1"' } }), 2);
-    assertMismatch(await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'lost update' }, headers: { 'if-match': 'not a tag' } }), 2);
+    assertMismatch(
+      await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'lost update' }, headers: { 'if-match': 'not a tag' } }),
+      2,
+    );
     const doc = (await alice.get(`/artifacts/${id}`)).body;
     assert.equal(doc.title, 'moved on');
     assert.equal(doc.revision, 2);
@@ -58,15 +61,25 @@ describe('ETag and If-Match', () => {
 
   it('takes W/"n", a list of tags, and * (any revision)', async () => {
     const id = await draft();
-    assert.equal((await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'a' }, headers: { 'if-match': 'W/"1"' } })).status, 200);
-    assert.equal((await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'b' }, headers: { 'if-match': '"7", "2"' } })).status, 200);
+    assert.equal(
+      (await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'a' }, headers: { 'if-match': 'W/"1"' } })).status,
+      200,
+    );
+    assert.equal(
+      (await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'b' }, headers: { 'if-match': '"7", "2"' } })).status,
+      200,
+    );
     assert.equal((await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'c' }, headers: { 'if-match': '*' } })).status, 200);
     assert.equal((await alice.get(`/artifacts/${id}`)).body.revision, 4);
   });
 
   it('of two edits at the same revision, one applies and the other is 412', async () => {
     const id = await draft();
-    const replies = await Promise.all(['one', 'two', 'three', 'four'].map((title) => alice.request('PATCH', `/artifacts/${id}`, { body: { title }, headers: { 'if-match': '"1"' } })));
+    const replies = await Promise.all(
+      ['one', 'two', 'three', 'four'].map((title) =>
+        alice.request('PATCH', `/artifacts/${id}`, { body: { title }, headers: { 'if-match': '"1"' } }),
+      ),
+    );
     assert.deepEqual(replies.map((r) => r.status).sort(), [200, 412, 412, 412]);
     const winner = replies.find((r) => r.status === 200)!;
     assert.equal(winner.body.revision, 2);
@@ -92,7 +105,14 @@ describe('revision history', () => {
     await alice.post(`/artifacts/${id}/manage`, { action: 'archive' });
     const list = await alice.get(`/artifacts/${id}/revisions`);
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.items.map((r: any) => [r.revision, r.title, r.state]), [[1, 'first', 'draft'], [2, 'second', 'draft'], [3, 'second', 'archived']]);
+    assert.deepEqual(
+      list.body.items.map((r: any) => [r.revision, r.title, r.state]),
+      [
+        [1, 'first', 'draft'],
+        [2, 'second', 'draft'],
+        [3, 'second', 'archived'],
+      ],
+    );
     assert.equal(list.body.items[1].provenance.updated_by, alice.userId);
     assert.equal(list.body.items[1].content, undefined);
     const page = await alice.get(`/artifacts/${id}/revisions?limit=1`);
@@ -111,7 +131,13 @@ describe('revision history', () => {
     const { revisionId, revisionsCollection } = await import('../../src/store/revisions.js');
     const one = await revisionsCollection(platform.services.db).findOne({ _id: revisionId(id, 1) });
     // What a writer leaves when it dies between its claim and its document write.
-    await revisionsCollection(platform.services.db).insertOne({ _id: revisionId(id, 2), artifact_id: id, revision: 2, state: { ...one!.state!, title: 'claimed, never written' }, claimed_at: new Date() });
+    await revisionsCollection(platform.services.db).insertOne({
+      _id: revisionId(id, 2),
+      artifact_id: id,
+      revision: 2,
+      state: { ...one!.state!, title: 'claimed, never written' },
+      claimed_at: new Date(),
+    });
     assert.equal((await alice.get(`/artifacts/${id}`)).body.revision, 1);
     // A conditional write at the revision the client saw learns that the draft has moved on...
     assertMismatch(await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'stale' }, headers: { 'if-match': '"1"' } }), 2);
@@ -146,7 +172,11 @@ describe('MCP update_artifact with a revision', () => {
   it('applies at the revision it names, and is an error result naming the current one otherwise', async () => {
     const id = await draft();
     const client = new Client({ name: 'etag-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${alice.token}` } },
+      }),
+    );
     try {
       const ok = await client.callTool({ name: 'update_artifact', arguments: { id, title: 'via mcp', revision: 1 } });
       assert.ok(!ok.isError, JSON.stringify(ok));

@@ -16,13 +16,18 @@ after(() => platform.close());
 
 async function setup(kind: 'workspaces' | 'collections') {
   const id = (await alice.post(`/${kind}`, { name: 'shared' })).body.id;
-  if (kind === 'workspaces') return { id, artifact: (await alice.post('/artifacts', { title: 'a', content_type: 'text/plain', content: 'a', collection_id: id })).body.id };
+  if (kind === 'workspaces')
+    return {
+      id,
+      artifact: (await alice.post('/artifacts', { title: 'a', content_type: 'text/plain', content: 'a', collection_id: id })).body.id,
+    };
   await platform.startWorker(); // a collection's artifact comes only from a commit
   const [artifact] = await commitInto(alice, id, [{ title: 'a' }]);
   return { id, artifact };
 }
 
-const share = (kind: string, id: string, flags: string, by: Api = alice) => by.post(`/${kind}/${id}/shares`, { person_id: bob.userId, flags });
+const share = (kind: string, id: string, flags: string, by: Api = alice) =>
+  by.post(`/${kind}/${id}/shares`, { person_id: bob.userId, flags });
 
 describe('sharing with CRUDEASIO grants', () => {
   for (const kind of ['workspaces', 'collections'] as const) {
@@ -37,7 +42,10 @@ describe('sharing with CRUDEASIO grants', () => {
       assert.equal((await bob.get(`/artifacts/${artifact}`)).status, 200);
       assert.equal((await bob.patch(`/${kind}/${id}`, { name: 'mine now' })).status, 403);
       // A workspace needs the C grant; a collection takes no direct write from anyone (commits only).
-      assert.equal((await bob.post('/artifacts', { title: 'b', content_type: 'text/plain', content: 'b', collection_id: id })).status, kind === 'workspaces' ? 403 : 409);
+      assert.equal(
+        (await bob.post('/artifacts', { title: 'b', content_type: 'text/plain', content: 'b', collection_id: id })).status,
+        kind === 'workspaces' ? 403 : 409,
+      );
       assert.equal((await share(kind, id, 'RA', bob)).status, 403, 'no A grant: cannot reshare');
       assert.equal((await alice.get(`/${kind}/${id}`)).body.name, 'shared');
     });
@@ -63,7 +71,10 @@ describe('sharing with CRUDEASIO grants', () => {
     await share('collections', id, 'AS');
     const byBob = await bob.post(`/collections/${id}/shares`, { person_id: carol.userId, flags: 'SR' });
     assert.equal(byBob.status, 200, byBob.text);
-    assert.ok(byBob.body.items.some((s: { person_id: string; flags: string }) => s.person_id === carol.userId && s.flags === 'RS'), 'flags stored in CRUDEASIO order');
+    assert.ok(
+      byBob.body.items.some((s: { person_id: string; flags: string }) => s.person_id === carol.userId && s.flags === 'RS'),
+      'flags stored in CRUDEASIO order',
+    );
     await share('collections', id, 'O');
     assert.equal((await bob.patch(`/collections/${id}`, { name: 'co-owned' })).status, 200);
   });
@@ -85,8 +96,15 @@ describe('sharing with CRUDEASIO grants', () => {
     for (let round = 0; round < 5; round++) {
       const { id } = await setup('workspaces');
       await share('workspaces', id, 'R');
-      const replies = await Promise.all([alice.delete(`/workspaces/${id}/shares/${bob.userId}`), ...others.map((o) => alice.post(`/workspaces/${id}/shares`, { person_id: o.userId, flags: 'R' }))]);
-      assert.deepEqual(replies.map((r) => r.status), [204, 200, 200, 200], replies.map((r) => r.text).join('\n'));
+      const replies = await Promise.all([
+        alice.delete(`/workspaces/${id}/shares/${bob.userId}`),
+        ...others.map((o) => alice.post(`/workspaces/${id}/shares`, { person_id: o.userId, flags: 'R' })),
+      ]);
+      assert.deepEqual(
+        replies.map((r) => r.status),
+        [204, 200, 200, 200],
+        replies.map((r) => r.text).join('\n'),
+      );
       const people = (await alice.get(`/workspaces/${id}/shares`)).body.items.map((s: { person_id: string }) => s.person_id).sort();
       assert.deepEqual(people, others.map((o) => o.userId).sort());
       assert.equal((await bob.get(`/workspaces/${id}`)).status, 404);

@@ -28,12 +28,27 @@ after(async () => {
 async function collection(): Promise<string> {
   const id = randomUUID();
   const now = new Date();
-  await containerCollection(db, 'collection').insertOne({ _id: id, kind: 'collection', name: 'c', description: '', metadata: {}, owner_id: person, shares: [], readers: [], last_order_key: null, created_at: now, updated_at: now });
+  await containerCollection(db, 'collection').insertOne({
+    _id: id,
+    kind: 'collection',
+    name: 'c',
+    description: '',
+    metadata: {},
+    owner_id: person,
+    shares: [],
+    readers: [],
+    last_order_key: null,
+    created_at: now,
+    updated_at: now,
+  });
   return id;
 }
 
 /** A commit, approved, whose one chunk commits `items` (artifact id, expected version, content). */
-async function approvedCommit(collectionId: string, items: { artifactId: string; current: number | null; content: string }[]): Promise<CommitDoc> {
+async function approvedCommit(
+  collectionId: string,
+  items: { artifactId: string; current: number | null; content: string }[],
+): Promise<CommitDoc> {
   const id = randomUUID();
   const now = new Date();
   const commit: CommitDoc = {
@@ -86,12 +101,21 @@ describe('CommitApplier', () => {
   it('writes one version per artifact however often, and however concurrently, a chunk is applied', async () => {
     const col = await collection();
     const ids = [randomUUID(), randomUUID(), randomUUID()];
-    const commit = await approvedCommit(col, ids.map((artifactId) => ({ artifactId, current: null, content: `text ${artifactId}` })));
+    const commit = await approvedCommit(
+      col,
+      ids.map((artifactId) => ({ artifactId, current: null, content: `text ${artifactId}` })),
+    );
     const applier = new CommitApplier(db);
-    assert.deepEqual((await applier.applyChunk(commit, 0)).map((r) => [r.artifact_id, r.version]), ids.map((id) => [id, 1]));
+    assert.deepEqual(
+      (await applier.applyChunk(commit, 0)).map((r) => [r.artifact_id, r.version]),
+      ids.map((id) => [id, 1]),
+    );
     await Promise.all([applier.applyChunk(commit, 0), new CommitApplier(db).applyChunk(commit, 0)]);
     for (const id of ids) {
-      assert.deepEqual((await versionsOf(id)).map((v) => v.version), [1]);
+      assert.deepEqual(
+        (await versionsOf(id)).map((v) => v.version),
+        [1],
+      );
       assert.equal((await head(id))?.version, 1);
     }
     assert.equal(await db.collection('artifacts').countDocuments({ collection_id: col }), 3);
@@ -105,7 +129,10 @@ describe('CommitApplier', () => {
     await new CommitApplier(db).applyChunk(commit, 0);
     await db.collection<ArtifactDoc>('artifacts').deleteOne({ _id: id }); // as if the worker died before the head moved
     await new CommitApplier(db).applyChunk(commit, 0);
-    assert.deepEqual((await versionsOf(id)).map((v) => v.provenance.commit_id), [commit._id]);
+    assert.deepEqual(
+      (await versionsOf(id)).map((v) => v.provenance.commit_id),
+      [commit._id],
+    );
     assert.equal((await head(id))?.content, 'half-way');
   });
 
@@ -120,7 +147,14 @@ describe('CommitApplier', () => {
     await new CommitApplier(db).applyChunk(first, 0);
     await new CommitApplier(db).applyChunk(second, 0); // and retried: nothing more
     const versions = await versionsOf(id);
-    assert.deepEqual(versions.map((v) => [v.version, v.content]), [[1, 'v1'], [2, 'second'], [3, 'first']]);
+    assert.deepEqual(
+      versions.map((v) => [v.version, v.content]),
+      [
+        [1, 'v1'],
+        [2, 'second'],
+        [3, 'first'],
+      ],
+    );
     assert.equal((await versionsCollection(db).findOne({ _id: versionId(id, 3) }))?.provenance.commit_id, first._id);
     const h = await head(id);
     assert.equal(h?.version, 3);
@@ -141,12 +175,18 @@ describe('CommitApplier', () => {
     const h = await head(id);
     assert.equal(h?.version, 3);
     assert.equal(h?.content, 'v3');
-    assert.deepEqual((await versionsOf(id)).map((v) => v.content), ['v1', 'v2', 'v3']);
+    assert.deepEqual(
+      (await versionsOf(id)).map((v) => v.content),
+      ['v1', 'v2', 'v3'],
+    );
   });
 
   it('refuses, for good, a chunk the preview never recorded', async () => {
     const col = await collection();
     const commit = await approvedCommit(col, [{ artifactId: randomUUID(), current: null, content: 'x' }]);
-    await assert.rejects(new CommitApplier(db).applyChunk(commit, 7), (err: Error & { nonRetryable?: boolean }) => err.nonRetryable === true);
+    await assert.rejects(
+      new CommitApplier(db).applyChunk(commit, 7),
+      (err: Error & { nonRetryable?: boolean }) => err.nonRetryable === true,
+    );
   });
 });

@@ -21,7 +21,12 @@ async function setup(api: Api = alice, titles = ['Alpha', 'Beta']) {
   const col = (await api.post('/collections', { name: 'published' })).body.id as string;
   const ids: string[] = [];
   for (const title of titles) {
-    const reply = await api.post('/artifacts', { title, content_type: 'text/markdown', content: `# ${title}\n\nfirst text`, collection_id: ws });
+    const reply = await api.post('/artifacts', {
+      title,
+      content_type: 'text/markdown',
+      content: `# ${title}\n\nfirst text`,
+      collection_id: ws,
+    });
     assert.equal(reply.status, 201, reply.text);
     ids.push(reply.body.id);
   }
@@ -30,11 +35,15 @@ async function setup(api: Api = alice, titles = ['Alpha', 'Beta']) {
 
 /** The commit once it reaches `state`, read through the API. */
 function commitIn(api: Api, id: string, state: string, timeoutMs = 30_000) {
-  return eventually(async () => {
-    const reply = await api.get(`/commits/${id}`);
-    assert.equal(reply.status, 200, reply.text);
-    return reply.body.state === state ? reply.body : null;
-  }, timeoutMs, `commit ${id} ${state}`);
+  return eventually(
+    async () => {
+      const reply = await api.get(`/commits/${id}`);
+      assert.equal(reply.status, 200, reply.text);
+      return reply.body.state === state ? reply.body : null;
+    },
+    timeoutMs,
+    `commit ${id} ${state}`,
+  );
 }
 
 describe('commit preview', () => {
@@ -43,7 +52,10 @@ describe('commit preview', () => {
     const first = await alice.post(`/workspaces/${ws}/commit-preview`, { collection_id: col });
     assert.equal(first.status, 200, first.text);
     assert.deepEqual(first.body.counts, { new: 2, modified: 0, unchanged: 0 });
-    assert.deepEqual(first.body.items.map((i: { source_artifact_id: string }) => i.source_artifact_id), ids);
+    assert.deepEqual(
+      first.body.items.map((i: { source_artifact_id: string }) => i.source_artifact_id),
+      ids,
+    );
     assert.ok(first.body.items.every((i: { version: number; status: string }) => i.version === 1 && i.status === 'new'));
     assert.match(first.body.items[0].content_diff, /^\+# Alpha$/m);
 
@@ -89,7 +101,11 @@ describe('commit preview', () => {
       assert.equal(reply.status, status, `${JSON.stringify(body)}: ${reply.text}`);
       assert.equal(reply.body.type, `urn:platform:problem:${type}`);
     }
-    const missing = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, artifact_ids: [ids[0], other.ids[1]], message: 'x' });
+    const missing = await alice.post(`/workspaces/${ws}/commits`, {
+      collection_id: col,
+      artifact_ids: [ids[0], other.ids[1]],
+      message: 'x',
+    });
     assert.equal(missing.body.invalid_params[0].name, 'artifact_ids.1');
     assert.equal(await platform.services.db.collection('commits').countDocuments(), commits);
   });
@@ -110,7 +126,10 @@ describe('a commit decided by a person', () => {
     const handle = platform.services.temporal.workflow.getHandle(waiting.workflow_id);
     assert.equal(await handle.query('state'), 'awaiting_approval');
     const listed = await alice.get(`/commits?workspace_id=${ws}&state=awaiting_approval`);
-    assert.deepEqual(listed.body.items.map((c: { id: string }) => c.id), [req.body.id]);
+    assert.deepEqual(
+      listed.body.items.map((c: { id: string }) => c.id),
+      [req.body.id],
+    );
 
     const items = await alice.get(`/commits/${req.body.id}/items`);
     assert.equal(items.status, 200);
@@ -124,7 +143,10 @@ describe('a commit decided by a person', () => {
     const done = await commitIn(alice, req.body.id, 'committed');
     assert.deepEqual(done.progress, { applied: 2, total: 2 });
     assert.equal(done.results.length, 2);
-    assert.deepEqual(done.results.map((r: { source_artifact_id: string }) => r.source_artifact_id), ids);
+    assert.deepEqual(
+      done.results.map((r: { source_artifact_id: string }) => r.source_artifact_id),
+      ids,
+    );
     assert.deepEqual((await handle.query('progress')) as unknown, { applied: 2, total: 2 });
 
     const { artifact_id } = done.results[0];
@@ -150,9 +172,15 @@ describe('a commit decided by a person', () => {
     await commitIn(alice, again.body.id, 'awaiting_approval');
     await alice.post(`/commits/${again.body.id}/approve`, {});
     const second = await commitIn(alice, again.body.id, 'committed');
-    assert.deepEqual(second.results.map((r: { version: number }) => r.version), [2]);
+    assert.deepEqual(
+      second.results.map((r: { version: number }) => r.version),
+      [2],
+    );
     const versions = await alice.get(`/artifacts/${artifact_id}/versions`);
-    assert.deepEqual(versions.body.items.map((v: { version: number }) => v.version), [1, 2]);
+    assert.deepEqual(
+      versions.body.items.map((v: { version: number }) => v.version),
+      [1, 2],
+    );
     assert.equal((await alice.get(`/artifacts/${artifact_id}/versions/1`)).body.content, '# Alpha\n\nfirst text');
     assert.equal((await alice.get(`/artifacts/${artifact_id}`)).body.content, '# Alpha\n\nrevised');
     assert.equal((await alice.get(`/artifacts/${artifact_id}/versions/3`)).status, 404);
@@ -212,7 +240,11 @@ describe('a commit decided by a person', () => {
 
   it('is idempotent under an Idempotency-Key, and refuses to commit nothing', async () => {
     const { ws, col } = await setup();
-    const send = () => alice.request('POST', `/workspaces/${ws}/commits`, { body: { collection_id: col, message: 'once' }, headers: { 'idempotency-key': 'k-1' } });
+    const send = () =>
+      alice.request('POST', `/workspaces/${ws}/commits`, {
+        body: { collection_id: col, message: 'once' },
+        headers: { 'idempotency-key': 'k-1' },
+      });
     const first = await send();
     const second = await send();
     assert.equal(first.status, 202, first.text);
@@ -223,7 +255,10 @@ describe('a commit decided by a person', () => {
     const done = await commitIn(alice, first.body.id, 'committed');
     const replay = await send();
     assert.equal(replay.status, 200, replay.text);
-    const reused = await alice.request('POST', `/workspaces/${ws}/commits`, { body: { collection_id: col, message: 'once', artifact_ids: [done.results[0].source_artifact_id] }, headers: { 'idempotency-key': 'k-1' } });
+    const reused = await alice.request('POST', `/workspaces/${ws}/commits`, {
+      body: { collection_id: col, message: 'once', artifact_ids: [done.results[0].source_artifact_id] },
+      headers: { 'idempotency-key': 'k-1' },
+    });
     assert.equal(reused.status, 409);
     assert.equal(reused.body.type, 'urn:platform:problem:idempotency-key-reused');
     assert.equal(replay.body.state, 'committed', 'a finished commit is not started over');
@@ -242,10 +277,16 @@ describe('who may decide', () => {
     const req = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'guarded' });
     await commitIn(alice, req.body.id, 'awaiting_approval');
 
-    const server = await asServer(platform.url, await createServerCredential(alice, ['artifact:read', 'artifact:write', 'artifact:manage']));
+    const server = await asServer(
+      platform.url,
+      await createServerCredential(alice, ['artifact:read', 'artifact:write', 'artifact:manage']),
+    );
     const key = await createApiKey(alice, ['artifact:read', 'artifact:write', 'artifact:manage']);
     const keyApi = new Api(platform.url, key.key);
-    for (const [who, api] of [['server credential', server], ['API key', keyApi]] as const) {
+    for (const [who, api] of [
+      ['server credential', server],
+      ['API key', keyApi],
+    ] as const) {
       for (const path of ['approve', 'reject']) {
         const reply = await api.post(`/commits/${req.body.id}/${path}`, { comment: 'by a machine' });
         assert.equal(reply.status, 403, `${who} ${path}: ${reply.text}`);
@@ -278,7 +319,10 @@ describe('who may decide', () => {
     const cred = await createServerCredential(bob, ['artifact:read', 'artifact:write', 'artifact:manage']);
     await alice.post('/consents', { credential_kind: 'server_credential', credential_id: cred.client_id });
     const server = await asServer(platform.url, cred);
-    const reply = await server.request('POST', `/commits/${req.body.id}/approve`, { body: {}, headers: { 'x-on-behalf-of': alice.userId } });
+    const reply = await server.request('POST', `/commits/${req.body.id}/approve`, {
+      body: {},
+      headers: { 'x-on-behalf-of': alice.userId },
+    });
     assert.equal(reply.status, 403, reply.text);
     assert.equal(reply.body.type, 'urn:platform:problem:human-required');
   });
@@ -289,7 +333,8 @@ describe('who may decide', () => {
     await commitIn(alice, req.body.id, 'awaiting_approval');
     const reader = await platform.newUser();
     await alice.post(`/collections/${col}/shares`, { person_id: reader.userId, flags: 'R' });
-    for (const path of [`/commits/${req.body.id}`, `/commits/${req.body.id}/items`]) assert.equal((await reader.get(path)).status, 404, path);
+    for (const path of [`/commits/${req.body.id}`, `/commits/${req.body.id}/items`])
+      assert.equal((await reader.get(path)).status, 404, path);
     assert.ok(!(await reader.get('/commits')).body.items.some((c: { id: string }) => c.id === req.body.id));
     const reviewer = await platform.newUser();
     await alice.post(`/collections/${col}/shares`, { person_id: reviewer.userId, flags: 'RC' });
@@ -317,7 +362,11 @@ describe('who may decide', () => {
     assert.equal(req.body.selection, 'all');
     await alice.post('/artifacts', { title: 'Late', content_type: 'text/markdown', content: 'late', collection_id: ws });
     const waiting = await commitIn(alice, req.body.id, 'awaiting_approval');
-    assert.deepEqual(waiting.preview.items.map((i: { source_artifact_id: string }) => i.source_artifact_id), ids, 'a draft written after the request does not slip in');
+    assert.deepEqual(
+      waiting.preview.items.map((i: { source_artifact_id: string }) => i.source_artifact_id),
+      ids,
+      'a draft written after the request does not slip in',
+    );
   });
 
   it('lets a server credential request a commit for a person to approve', async () => {
@@ -352,7 +401,8 @@ describe('manage_artifact', () => {
     assert.equal(reverted.body.artifact.content, '# Delta\n\nfirst text');
     assert.equal(reverted.body.artifact.provenance.source.derived_from, done.results[0].artifact_id);
 
-    const found = async () => (await alice.post('/artifacts/search', { query: 'Epsilon', limit: 50 })).body.results.map((r: { id: string }) => r.id);
+    const found = async () =>
+      (await alice.post('/artifacts/search', { query: 'Epsilon', limit: 50 })).body.results.map((r: { id: string }) => r.id);
     assert.ok((await found()).includes(ids[1]), 'found while a draft');
     const archived = await alice.post(`/artifacts/${ids[1]}/manage`, { action: 'archive' });
     assert.equal(archived.body.state, 'archived');
@@ -362,7 +412,11 @@ describe('manage_artifact', () => {
     assert.equal(edit.body.type, 'urn:platform:problem:archived-artifact');
     await alice.patch(`/artifacts/${ids[0]}`, { content: 'new text' });
     const preview = await alice.post(`/workspaces/${ws}/commit-preview`, { collection_id: col });
-    assert.deepEqual(preview.body.items.map((i: { source_artifact_id: string }) => i.source_artifact_id), [ids[0]], 'archived drafts are not selected');
+    assert.deepEqual(
+      preview.body.items.map((i: { source_artifact_id: string }) => i.source_artifact_id),
+      [ids[0]],
+      'archived drafts are not selected',
+    );
     const named = await alice.post(`/workspaces/${ws}/commit-preview`, { collection_id: col, artifact_ids: [ids[1]] });
     assert.equal(named.status, 400);
     assert.equal((await alice.post(`/artifacts/${ids[1]}/manage`, { action: 'unarchive' })).body.state, 'draft');

@@ -28,7 +28,12 @@ describe('a worker killed during apply', () => {
     const col = (await admin.post('/collections', { name: 'target' })).body.id;
     const drafts = new Set<string>();
     for (let i = 0; i < size; i++) {
-      const reply = await admin.post('/artifacts', { title: `Doc ${i}`, content_type: 'text/plain', content: `text of document ${i}`, collection_id: ws });
+      const reply = await admin.post('/artifacts', {
+        title: `Doc ${i}`,
+        content_type: 'text/plain',
+        content: `text of document ${i}`,
+        collection_id: ws,
+      });
       assert.equal(reply.status, 201, reply.text);
       drafts.add(reply.body.id);
     }
@@ -42,18 +47,26 @@ describe('a worker killed during apply', () => {
 
     const versions = platform.services.db.collection('artifact_versions');
     const written = () => versions.countDocuments({ 'provenance.commit_id': id });
-    const atKill = await eventually(async () => {
-      const n = await written();
-      return n > 0 ? n : null;
-    }, 60_000, 'apply under way');
+    const atKill = await eventually(
+      async () => {
+        const n = await written();
+        return n > 0 ? n : null;
+      },
+      60_000,
+      'apply under way',
+    );
     worker.kill('SIGKILL');
     assert.ok(atKill < size, `the worker was killed mid-apply (${atKill} of ${size} written)`);
 
     worker = await workerProcess(platform);
-    const done = await eventually(async () => {
-      const body = (await admin.get(`/commits/${id}`)).body;
-      return body.state === 'committed' ? body : null;
-    }, 90_000, 'committed after the restart');
+    const done = await eventually(
+      async () => {
+        const body = (await admin.get(`/commits/${id}`)).body;
+        return body.state === 'committed' ? body : null;
+      },
+      90_000,
+      'committed after the restart',
+    );
 
     assert.equal(await written(), size, 'one version per artifact, no duplicates');
     const all = await versions.find({ 'provenance.commit_id': id }).toArray();

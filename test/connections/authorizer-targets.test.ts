@@ -12,7 +12,10 @@ const publicUrls = { auth_url: 'https://idp.example.com/authorize', token_url: '
 let strict: TestPlatform;
 let lenient: TestPlatform;
 before(async () => {
-  [strict, lenient] = await Promise.all([startPlatform({}, { worker: false }), startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8' }, { worker: false })]);
+  [strict, lenient] = await Promise.all([
+    startPlatform({}, { worker: false }),
+    startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8' }, { worker: false }),
+  ]);
 });
 after(() => Promise.all([strict.close(), lenient.close()]));
 
@@ -36,7 +39,10 @@ describe('authorizer URLs at registration', () => {
     const cases: [Partial<typeof publicUrls>, string[]][] = [
       [{ auth_url: 'http://127.0.0.1:9/authorize' }, ['content.auth_url']],
       [{ token_url: 'http://[::1]:9/token' }, ['content.token_url']],
-      [{ auth_url: 'http://localhost:9/a', token_url: 'http://169.254.169.254/latest/meta-data' }, ['content.auth_url', 'content.token_url']],
+      [
+        { auth_url: 'http://localhost:9/a', token_url: 'http://169.254.169.254/latest/meta-data' },
+        ['content.auth_url', 'content.token_url'],
+      ],
       [{ token_url: 'http://10.0.0.7/token' }, ['content.token_url']],
     ];
     for (const [urls, expected] of cases) {
@@ -54,7 +60,14 @@ describe('authorizer URLs at registration', () => {
     const alice = await strict.newUser();
     const created = await alice.post('/artifacts', authorizer(await workspaceOf(alice), {}));
     assert.equal(created.status, 201, created.text);
-    const content = JSON.stringify({ provider: 'p', ...publicUrls, token_url: 'http://127.0.0.1:9/token', scopes: [], client_id: 'c', pkce: true });
+    const content = JSON.stringify({
+      provider: 'p',
+      ...publicUrls,
+      token_url: 'http://127.0.0.1:9/token',
+      scopes: [],
+      client_id: 'c',
+      pkce: true,
+    });
     const patched = await alice.patch(`/artifacts/${created.body.id}`, { content });
     assert.equal(patched.status, 400, patched.text);
     assert.deepEqual(fields(patched), ['content.token_url']);
@@ -62,7 +75,10 @@ describe('authorizer URLs at registration', () => {
 
   it('accepts loopback where MCP_OUTBOUND_ALLOW lists it', async () => {
     const alice = await lenient.newUser();
-    const reply = await alice.post('/artifacts', authorizer(await workspaceOf(alice), { auth_url: 'http://127.0.0.1:9/authorize', token_url: 'http://127.0.0.1:9/token' }));
+    const reply = await alice.post(
+      '/artifacts',
+      authorizer(await workspaceOf(alice), { auth_url: 'http://127.0.0.1:9/authorize', token_url: 'http://127.0.0.1:9/token' }),
+    );
     assert.equal(reply.status, 201, reply.text);
     const still = await alice.post('/artifacts', authorizer(await workspaceOf(alice), { token_url: 'http://[::1]:9/token' }));
     assert.equal(still.status, 400, 'only the listed range is allowed');

@@ -33,24 +33,52 @@ function keep<T extends { text: string }>(reply: T): T {
 }
 
 const onBehalfOf = (person: string) => ({ 'x-on-behalf-of': person });
-const project = async (connectionId: string, person: string, as = server) => keep(await as.request('POST', `/connections/${connectionId}/project`, { headers: onBehalfOf(person) }));
+const project = async (connectionId: string, person: string, as = server) =>
+  keep(await as.request('POST', `/connections/${connectionId}/project`, { headers: onBehalfOf(person) }));
 
 async function newAuthorizer(api: Api, workspace: string, overrides: Record<string, unknown> = {}): Promise<string> {
   const redirectUri = (id: string) => `${platform.config.apiUri}/connections/${id}/callback`;
   // The redirect URI names the authorizer: create it first, then register the client and fill the authorizer in.
-  const created = await api.post('/artifacts', { title: 'Notes OAuth', content_type: authorizerType, content: JSON.stringify({ provider: 'notes', auth_url: oauth.authUrl, token_url: oauth.tokenUrl, scopes: ['openid'], client_id: 'pending', pkce: true }), collection_id: workspace });
+  const created = await api.post('/artifacts', {
+    title: 'Notes OAuth',
+    content_type: authorizerType,
+    content: JSON.stringify({
+      provider: 'notes',
+      auth_url: oauth.authUrl,
+      token_url: oauth.tokenUrl,
+      scopes: ['openid'],
+      client_id: 'pending',
+      pkce: true,
+    }),
+    collection_id: workspace,
+  });
   assert.equal(created.status, 201, created.text);
   const client = oauth.registerClient(redirectUri(created.body.id));
   const secret = await api.post('/secrets', { name: 'notes client secret', value: client.client_secret });
-  const content = { provider: 'notes', auth_url: oauth.authUrl, token_url: oauth.tokenUrl, scopes: ['openid', 'offline_access', 'notes:read'], client_id: client.client_id, pkce: true, secret_id: secret.body.id, ...overrides };
+  const content = {
+    provider: 'notes',
+    auth_url: oauth.authUrl,
+    token_url: oauth.tokenUrl,
+    scopes: ['openid', 'offline_access', 'notes:read'],
+    client_id: client.client_id,
+    pkce: true,
+    secret_id: secret.body.id,
+    ...overrides,
+  };
   const updated = await api.patch(`/artifacts/${created.body.id}`, { content: JSON.stringify(content) });
   assert.equal(updated.status, 200, updated.text);
   return created.body.id;
 }
 
 /** A person starts a connection and goes through the provider as `account`; returns the start answer and the page. */
-async function connect(person: Api, account: string, opts: { authorizer?: string; decision?: 'approve' | 'deny'; tamper?: (url: URL) => void; bind?: string[] } = {}) {
-  const started = keep(await person.post(`/connections/${opts.authorizer ?? authorizerId}/start`, { server_client_ids: opts.bind ?? [cred.client_id] }));
+async function connect(
+  person: Api,
+  account: string,
+  opts: { authorizer?: string; decision?: 'approve' | 'deny'; tamper?: (url: URL) => void; bind?: string[] } = {},
+) {
+  const started = keep(
+    await person.post(`/connections/${opts.authorizer ?? authorizerId}/start`, { server_client_ids: opts.bind ?? [cred.client_id] }),
+  );
   assert.equal(started.status, 200, started.text);
   oauth.person = { decision: opts.decision ?? 'approve', account };
   const url = new URL(started.body.authorization_url);
@@ -84,7 +112,10 @@ const connection = async (person: Api, id: string) => keep(await person.get(`/co
 before(async () => {
   oauth = await startOAuthServer();
   notes = await startProtectedMcp(oauth);
-  platform = await startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8', OAUTH_CONSENT_TIMEOUT_SECONDS: '15', OAUTH_REFRESHES_PER_RUN: '2' }, { worker: true });
+  platform = await startPlatform(
+    { MCP_OUTBOUND_ALLOW: '127.0.0.0/8', OAUTH_CONSENT_TIMEOUT_SECONDS: '15', OAUTH_REFRESHES_PER_RUN: '2' },
+    { worker: true },
+  );
   owner = await platform.newUser();
   ws = (await owner.post('/workspaces', { name: 'connected' })).body.id;
   authorizerId = await newAuthorizer(owner, ws);
@@ -139,15 +170,28 @@ describe('connecting', () => {
     assert.ok(oauth.issuedTokens().access.includes(token), 'the projection carries the token the provider issued');
 
     const listed = keep(await alice.get('/connections'));
-    assert.deepEqual(listed.body.items.map((c: { id: string }) => c.id), [started.id]);
+    assert.deepEqual(
+      listed.body.items.map((c: { id: string }) => c.id),
+      [started.id],
+    );
   });
 
-  it('calls an MCP server with oauth2 auth using the caller\'s own connection, inside the call activity', async () => {
+  it("calls an MCP server with oauth2 auth using the caller's own connection, inside the call activity", async () => {
     const bob = await person();
-    const serverId = await registerServer(owner, ws, { transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: authorizerId } }, 'notes');
+    const serverId = await registerServer(
+      owner,
+      ws,
+      { transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: authorizerId } },
+      'notes',
+    );
     assert.equal((await owner.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'RI' })).status, 200);
 
-    const wrong = await owner.post('/artifacts', { title: 'notes', content_type: mcpServerType, content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: serverId } }), collection_id: ws });
+    const wrong = await owner.post('/artifacts', {
+      title: 'notes',
+      content_type: mcpServerType,
+      content: JSON.stringify({ transport: { type: 'http', url: notes.url }, auth: { type: 'oauth2', authorizer_id: serverId } }),
+      collection_id: ws,
+    });
     assert.equal(wrong.status, 400, 'an oauth2 server must name an authorizer');
     assert.equal(wrong.body.invalid_params[0].name, 'content.auth.authorizer_id');
 
@@ -169,13 +213,15 @@ describe('connecting', () => {
     // A token about to expire is refreshed inside the call's activity (through the connection's workflow) before it is used.
     const connectionId = (await keep(await bob.get('/connections')).body.items[0].id) as string;
     const refreshes = (await connection(bob, connectionId)).refresh_count;
-    await platform.services.db.collection('connections').updateOne({ _id: connectionId } as never, { $set: { expires_at: new Date(Date.now() + 1000) } });
+    await platform.services.db
+      .collection('connections')
+      .updateOne({ _id: connectionId } as never, { $set: { expires_at: new Date(Date.now() + 1000) } });
     const again = keep(await bob.post(`/artifacts/${serverId}/invoke`, { name: 'whoami', arguments: {} }));
     assert.deepEqual(again.body.result.structuredContent, { sub: 'bob' }, again.text);
     assert.equal((await connection(bob, connectionId)).refresh_count, refreshes + 1);
   });
 
-  it('shows the provider\'s denial on the page and leaves a failed connection', async () => {
+  it("shows the provider's denial on the page and leaves a failed connection", async () => {
     const carol = await person();
     const { started, page } = await connect(carol, 'carol', { decision: 'deny' });
     assert.equal(page.status, 403);
@@ -203,7 +249,7 @@ describe('connecting', () => {
     assert.equal((await project(started.id, dave.userId)).body.headers.Authorization, token);
   });
 
-  it('fails on a bad code: the token endpoint\'s 4xx is shown and the connection fails', async () => {
+  it("fails on a bad code: the token endpoint's 4xx is shown and the connection fails", async () => {
     const erin = await person();
     const { started, callback } = await callbackUrlFor(erin, 'erin');
     callback.searchParams.set('code', 'not-a-code-the-provider-issued');
@@ -239,10 +285,14 @@ describe('connecting', () => {
     const gina = await person();
     const started = keep(await gina.post(`/connections/${authorizerId}/start`, {}));
     assert.equal(started.status, 200, started.text);
-    const conn = await eventually(async () => {
-      const c = await connection(gina, started.body.id);
-      return c.status === 'failed' && c;
-    }, 40_000, 'the consent to expire');
+    const conn = await eventually(
+      async () => {
+        const c = await connection(gina, started.body.id);
+        return c.status === 'failed' && c;
+      },
+      40_000,
+      'the consent to expire',
+    );
     assert.equal(conn.error.code, 'consent_expired');
   });
 });
@@ -253,18 +303,27 @@ describe('refresh', () => {
     const hank = await person();
     const { started } = await connect(hank, 'hank');
     const first = (await project(started.id, hank.userId)).body.headers.Authorization;
-    const refreshed = await eventually(async () => {
-      const c = await connection(hank, started.id);
-      return c.refresh_count >= 3 && c;
-    }, 40_000, 'three refreshes');
+    const refreshed = await eventually(
+      async () => {
+        const c = await connection(hank, started.id);
+        return c.refresh_count >= 3 && c;
+      },
+      40_000,
+      'three refreshes',
+    );
     assert.equal(refreshed.status, 'active');
     const now = (await project(started.id, hank.userId)).body.headers.Authorization;
     assert.notEqual(now, first);
-    const runs = await eventually(async () => {
-      const found: string[] = [];
-      for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = '${refreshed.workflow_id}'` })) found.push(run.status.name);
-      return found.includes('CONTINUED_AS_NEW') && found;
-    }, 20_000, 'a run that continued as new');
+    const runs = await eventually(
+      async () => {
+        const found: string[] = [];
+        for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = '${refreshed.workflow_id}'` }))
+          found.push(run.status.name);
+        return found.includes('CONTINUED_AS_NEW') && found;
+      },
+      20_000,
+      'a run that continued as new',
+    );
     assert.ok(runs.includes('RUNNING'), `runs: ${runs.join(', ')}`);
   });
 
@@ -274,7 +333,9 @@ describe('refresh', () => {
     const before = await connection(ivan, started.id);
     const old = (await project(started.id, ivan.userId)).body.headers.Authorization;
     // The clock jumps: the record says the token is about to expire (the workflow's timer is an hour out).
-    await platform.services.db.collection('connections').updateOne({ _id: started.id } as never, { $set: { expires_at: new Date(Date.now() + 1000) } });
+    await platform.services.db
+      .collection('connections')
+      .updateOne({ _id: started.id } as never, { $set: { expires_at: new Date(Date.now() + 1000) } });
     const projected = await project(started.id, ivan.userId);
     assert.equal(projected.status, 200, projected.text);
     assert.notEqual(projected.body.headers.Authorization, old);
@@ -286,10 +347,14 @@ describe('refresh', () => {
     const judy = await person();
     const { started } = await connect(judy, 'judy');
     oauth.revokeAccount('judy');
-    const conn = await eventually(async () => {
-      const c = await connection(judy, started.id);
-      return c.status === 'needs_reconsent' && c;
-    }, 30_000, 'needs_reconsent');
+    const conn = await eventually(
+      async () => {
+        const c = await connection(judy, started.id);
+        return c.status === 'needs_reconsent' && c;
+      },
+      30_000,
+      'needs_reconsent',
+    );
     assert.equal(conn.error.code, 'refresh_rejected');
     assert.equal(conn.has_refresh_token, false);
     const projected = await project(started.id, judy.userId);
@@ -311,18 +376,22 @@ describe('access', () => {
     connectionId = (await connect(kim, 'kim')).started.id;
   });
 
-  it('projects only for the bound credential acting for the connection\'s person', async () => {
-    assert.equal((await project(connectionId, kim.userId, kim)).status, 403, 'a person\'s own token is not a server credential');
+  it("projects only for the bound credential acting for the connection's person", async () => {
+    assert.equal((await project(connectionId, kim.userId, kim)).status, 403, "a person's own token is not a server credential");
     const other = await createServerCredential(owner, ['artifact:read', 'artifact:invoke']);
     assert.equal((await kim.post('/consents', { credential_kind: 'server_credential', credential_id: other.client_id })).status, 201);
-    assert.equal((await project(connectionId, kim.userId, await asServer(platform.url, other))).status, 404, 'a credential the connection is not bound to');
+    assert.equal(
+      (await project(connectionId, kim.userId, await asServer(platform.url, other))).status,
+      404,
+      'a credential the connection is not bound to',
+    );
     const lee = await person();
     assert.equal((await project(connectionId, lee.userId)).status, 404, 'acting for another person');
     const narrow = await createServerCredential(owner, ['artifact:read']);
     assert.equal((await project(connectionId, kim.userId, await asServer(platform.url, narrow))).status, 403, 'without artifact:invoke');
   });
 
-  it('starts only with a person\'s own token, for an authorizer they can see, bound to real credentials', async () => {
+  it("starts only with a person's own token, for an authorizer they can see, bound to real credentials", async () => {
     const key = await createApiKey(kim, ['artifact:read', 'artifact:invoke']);
     assert.equal((await new Api(platform.url, key.key).post(`/connections/${authorizerId}/start`, {})).status, 403);
     const stranger = await platform.newUser();
@@ -337,7 +406,10 @@ describe('access', () => {
 
   it('lists a credential only the connections bound to it; a stranger sees none', async () => {
     const listed = keep(await server.request('GET', '/connections', { headers: onBehalfOf(kim.userId) }));
-    assert.deepEqual(listed.body.items.map((c: { id: string }) => c.id), [connectionId]);
+    assert.deepEqual(
+      listed.body.items.map((c: { id: string }) => c.id),
+      [connectionId],
+    );
     const stranger = await platform.newUser();
     assert.equal((await stranger.get(`/connections/${connectionId}`)).status, 404);
     assert.equal((await stranger.delete(`/connections/${connectionId}`)).status, 404);
@@ -364,8 +436,14 @@ describe('secrecy', () => {
       const history = await platform.services.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
       histories.push(decoded(history));
     }
-    assert.ok(histories.some((h) => h.includes('refreshConnectionTokens')), 'the histories include the refreshes');
-    assert.ok(histories.some((h) => h.includes(firstConnection)), 'payloads are decoded, so a token would show');
+    assert.ok(
+      histories.some((h) => h.includes('refreshConnectionTokens')),
+      'the histories include the refreshes',
+    );
+    assert.ok(
+      histories.some((h) => h.includes(firstConnection)),
+      'payloads are decoded, so a token would show',
+    );
     const projections = answers.filter((a) => a.includes('"headers"'));
     const haystacks: [string, string][] = [
       ['logs', platform.logs.join('\n')],

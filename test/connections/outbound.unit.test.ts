@@ -119,7 +119,10 @@ describe('outbound address rules', () => {
   it('parses the allow setting and names a bad entry', () => {
     assert.deepEqual(parseAllowList(' 127.0.0.0/8, ::1 ,,10.0.0.5'), ['127.0.0.0/8', '::1/128', '10.0.0.5/32']);
     for (const bad of ['127.0.0.0/33', 'localhost', '10.0.0.0/8/1', '::1/abc', '300.1.1.1/8']) {
-      assert.throws(() => parseAllowList(`127.0.0.0/8,${bad}`), (err: Error) => err.message.includes(`"${bad}"`));
+      assert.throws(
+        () => parseAllowList(`127.0.0.0/8,${bad}`),
+        (err: Error) => err.message.includes(`"${bad}"`),
+      );
     }
     assert.throws(() => createOutbound({ allow: ['nope'], timeoutMs: 1, maxResponseBytes: 1 }), /"nope"/);
   });
@@ -128,7 +131,10 @@ describe('outbound address rules', () => {
 describe('outbound client', () => {
   it('refuses loopback by default, naming the host and the setting', async () => {
     const server = await serve(echo);
-    await assertNoSocket(() => outbound().fetch(`${server.url}/`), refused(/^127\.0\.0\.1 is a loopback address; set MCP_OUTBOUND_ALLOW to allow it$/));
+    await assertNoSocket(
+      () => outbound().fetch(`${server.url}/`),
+      refused(/^127\.0\.0\.1 is a loopback address; set MCP_OUTBOUND_ALLOW to allow it$/),
+    );
     await assertNoSocket(() => outbound().fetch('http://[::1]:8080/'), refused(/^::1 is a loopback/));
     assert.equal(server.hits(), 0);
   });
@@ -159,7 +165,10 @@ describe('outbound client', () => {
   it('checks names at lookup: localhost is refused before any connection attempt', async () => {
     const server = await serve(echo);
     const before = attempts.length;
-    await assert.rejects(outbound().fetch(`http://localhost:${server.port}/`), refused(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address/));
+    await assert.rejects(
+      outbound().fetch(`http://localhost:${server.port}/`),
+      refused(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address/),
+    );
     await assert.rejects(outbound().check(`http://localhost:${server.port}/`), refused(/^localhost resolves to/));
     assert.equal(attempts.length, before, 'no TCP connection attempt');
     assert.equal(server.hits(), 0);
@@ -183,7 +192,13 @@ describe('outbound client', () => {
       res.writeHead(status, { location: `${target.url}/after-${status}` }).end();
     });
     const client = outbound(loopback);
-    for (const [status, method, body] of [[301, 'GET', ''], [302, 'GET', ''], [303, 'GET', ''], [307, 'POST', 'data'], [308, 'POST', 'data']] as const) {
+    for (const [status, method, body] of [
+      [301, 'GET', ''],
+      [302, 'GET', ''],
+      [303, 'GET', ''],
+      [307, 'POST', 'data'],
+      [308, 'POST', 'data'],
+    ] as const) {
       const res = await client.fetch(`${first.url}/${status}`, { method: 'POST', body: 'data', headers: { 'content-type': 'text/plain' } });
       assert.equal(res.redirected, true);
       assert.equal(res.url, `${target.url}/after-${status}`);
@@ -256,7 +271,7 @@ describe('outbound client', () => {
       let n = 0;
       const tick = setInterval(() => {
         res.write(`data: ${n}\n\n`);
-        if (++n === 8) clearInterval(tick), res.end();
+        if (++n === 8) (clearInterval(tick), res.end());
       }, 75);
       res.on('close', () => clearInterval(tick));
     });
@@ -264,7 +279,10 @@ describe('outbound client', () => {
     const res = await outbound({ ...loopback, timeoutMs: 200, maxResponseBytes: 20 }).fetch(`${server.url}/sse`);
     const text = await res.text(); // 8 events, ~600 ms, > maxResponseBytes in total
     assert.ok(Date.now() - started > 400);
-    assert.deepEqual(text.trim().split('\n\n'), ['0', '1', '2', '3', '4', '5', '6', '7'].map((n) => `data: ${n}`));
+    assert.deepEqual(
+      text.trim().split('\n\n'),
+      ['0', '1', '2', '3', '4', '5', '6', '7'].map((n) => `data: ${n}`),
+    );
   });
 
   it('lets the caller abort, SSE streams included', async () => {
@@ -288,7 +306,10 @@ describe('outbound client', () => {
         await new Promise((resolve) => setTimeout(resolve, 400));
         return { content: [{ type: 'text', text: 'done' }] };
       });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized: (sid) => void transports.set(sid, transport) });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sid) => void transports.set(sid, transport),
+      });
       void mcp.connect(transport).then(() => transport.handleRequest(req, res));
     });
     const client = new Client({ name: 'test', version: '1.0.0' });

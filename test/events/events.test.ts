@@ -51,11 +51,18 @@ describe('workspace events', () => {
     const id = await create(ws, 'one');
     await admin.patch(`/artifacts/${id}`, { title: 'one again' });
     await admin.delete(`/artifacts/${id}`);
-    const recorded = await eventually(async () => {
-      const list = await events(ws);
-      return list.length === 3 ? list : undefined;
-    }, 20_000, 'three events');
-    assert.deepEqual(recorded.map((e) => e.kind), ['artifact_deleted', 'artifact_updated', 'artifact_created']);
+    const recorded = await eventually(
+      async () => {
+        const list = await events(ws);
+        return list.length === 3 ? list : undefined;
+      },
+      20_000,
+      'three events',
+    );
+    assert.deepEqual(
+      recorded.map((e) => e.kind),
+      ['artifact_deleted', 'artifact_updated', 'artifact_created'],
+    );
     assert.ok(recorded.every((e) => e.artifact_id === id));
     assert.deepEqual(recorded[1]!.changed, ['title']);
     const me = (await admin.get('/workspaces')).body.items[0].owner_id;
@@ -65,11 +72,15 @@ describe('workspace events', () => {
   it('runs one event workflow per workspace, findable in Temporal by WorkspaceId', async () => {
     const ws = await workspace();
     await create(ws, 'findable');
-    const runs = await eventually(async () => {
-      const found = [];
-      for await (const run of platform.services.temporal.workflow.list({ query: `WorkspaceId = "${ws}"` })) found.push(run);
-      return found.length > 0 ? found : undefined;
-    }, 20_000, 'the workflow in visibility');
+    const runs = await eventually(
+      async () => {
+        const found = [];
+        for await (const run of platform.services.temporal.workflow.list({ query: `WorkspaceId = "${ws}"` })) found.push(run);
+        return found.length > 0 ? found : undefined;
+      },
+      20_000,
+      'the workflow in visibility',
+    );
     assert.equal(runs[0]!.workflowId, eventsWorkflowId(ws));
     assert.equal(runs[0]!.type, 'workspaceEvents');
   });
@@ -84,10 +95,14 @@ describe('workspace events', () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.equal((await events(ws)).length, 1, 'nothing is recorded without a worker');
     await platform.startWorker();
-    const recorded = await eventually(async () => {
-      const list = await events(ws);
-      return list.length === 6 ? list : undefined;
-    }, 30_000, 'all six events after the restart');
+    const recorded = await eventually(
+      async () => {
+        const list = await events(ws);
+        return list.length === 6 ? list : undefined;
+      },
+      30_000,
+      'all six events after the restart',
+    );
     for (const id of ids) assert.ok(recorded.some((e) => e.artifact_id === id && e.kind === 'artifact_created'));
   });
 
@@ -95,20 +110,29 @@ describe('workspace events', () => {
     const ws = await workspace();
     const ids = [];
     for (let i = 0; i < 25; i++) ids.push(await create(ws, `bulk ${i}`));
-    const recorded = await eventually(async () => {
-      const list = await events(ws);
-      return list.length === 25 ? list : undefined;
-    }, 60_000, '25 events');
+    const recorded = await eventually(
+      async () => {
+        const list = await events(ws);
+        return list.length === 25 ? list : undefined;
+      },
+      60_000,
+      '25 events',
+    );
     assert.deepEqual(new Set(recorded.map((e) => e.artifact_id)), new Set(ids));
-    const runs = await eventually(async () => {
-      const found = [];
-      for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = "${eventsWorkflowId(ws)}"` })) found.push(run);
-      return found.length >= 3 ? found : undefined;
-    }, 20_000, 'three runs');
+    const runs = await eventually(
+      async () => {
+        const found = [];
+        for await (const run of platform.services.temporal.workflow.list({ query: `WorkflowId = "${eventsWorkflowId(ws)}"` }))
+          found.push(run);
+        return found.length >= 3 ? found : undefined;
+      },
+      20_000,
+      'three runs',
+    );
     assert.equal(runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW').length, 2, 'runs of 10, 10 and 5 events');
   });
 
-  it('shows a workspace\'s events only to those who can see the workspace', async () => {
+  it("shows a workspace's events only to those who can see the workspace", async () => {
     const ws = await workspace();
     const other = await platform.newUser();
     assert.equal((await other.get(`/workspaces/${ws}/events`)).status, 404);

@@ -30,10 +30,16 @@ export async function commitInto(author: Api, collectionId: string, drafts: Draf
   await eventually(async () => (await state()).state === 'awaiting_approval', 30_000, `commit ${id} awaiting approval`);
   const approved = await approver.post(`/commits/${id}/approve`, {});
   assert.equal(approved.status, 200, approved.text);
-  const committed = await eventually(async () => {
-    const body = await state();
-    return body.state === 'committed' ? body : null;
-  }, 30_000, `commit ${id} committed`);
-  const made = new Map<string, string>(committed.results.map((r: { source_artifact_id: string; artifact_id: string }) => [r.source_artifact_id, r.artifact_id]));
+  const committed = await eventually(
+    async () => {
+      const body = await state();
+      return body.state === 'committed' ? body : null;
+    },
+    30_000,
+    `commit ${id} committed`,
+  );
+  const made = new Map<string, string>(
+    committed.results.map((r: { source_artifact_id: string; artifact_id: string }) => [r.source_artifact_id, r.artifact_id]),
+  );
   return sources.map((s) => made.get(s)!);
 }

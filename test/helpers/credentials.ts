@@ -14,7 +14,14 @@ export async function createServerCredential(
   resource_filters?: Record<string, unknown>,
 ): Promise<ServerCredential> {
   const chosen = `srv-${randomBytes(4).toString('hex')}`;
-  const reply = await owner.post('/server-credentials', { client_id: chosen, name: 'test server', server_id: 'server-1', host_id: 'host-1', scopes, ...(resource_filters ? { resource_filters } : {}) });
+  const reply = await owner.post('/server-credentials', {
+    client_id: chosen,
+    name: 'test server',
+    server_id: 'server-1',
+    host_id: 'host-1',
+    scopes,
+    ...(resource_filters ? { resource_filters } : {}),
+  });
   assert.equal(reply.status, 201, reply.text);
   // The client_id is the chosen name in the owner's namespace: the answer's is the one to use.
   return { client_id: reply.body.client_id, client_secret: reply.body.client_secret };
@@ -36,7 +43,11 @@ export async function asServer(url: string, cred: ServerCredential): Promise<Api
   return new Api(url, reply.body.access_token);
 }
 
-export async function createApiKey(owner: Api, scopes: string[], resource_filters?: Record<string, unknown>): Promise<{ id: string; key: string }> {
+export async function createApiKey(
+  owner: Api,
+  scopes: string[],
+  resource_filters?: Record<string, unknown>,
+): Promise<{ id: string; key: string }> {
   const reply = await owner.post('/api-keys', { name: 'test key', scopes, ...(resource_filters ? { resource_filters } : {}) });
   assert.equal(reply.status, 201, reply.text);
   return { id: reply.body.id, key: reply.body.key };

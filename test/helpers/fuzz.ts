@@ -27,7 +27,10 @@ export type Body = { [key: string]: Value };
 export function write(value: Value): string {
   if (value instanceof Raw) return value.text;
   if (Array.isArray(value)) return `[${value.map(write).join(',')}]`;
-  if (value !== null && typeof value === 'object') return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${write(value[k]!)}`).join(',')}}`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .map((k) => `${JSON.stringify(k)}:${write(value[k]!)}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 
@@ -118,7 +121,17 @@ export const fieldMutations: Record<string, FieldMutation> = {
   },
   weirdNumber(body, rng) {
     const key = anyKey(body, rng);
-    body[key] = rng.pick<Value>([new Raw('1e309'), new Raw('-1e309'), new Raw('1e-400'), -1, -0, 1.5, 2 ** 53 + 1, Number.MAX_SAFE_INTEGER, new Raw('123456789012345678901234567890')]);
+    body[key] = rng.pick<Value>([
+      new Raw('1e309'),
+      new Raw('-1e309'),
+      new Raw('1e-400'),
+      -1,
+      -0,
+      1.5,
+      2 ** 53 + 1,
+      Number.MAX_SAFE_INTEGER,
+      new Raw('123456789012345678901234567890'),
+    ]);
     return `weirdNumber(${key})`;
   },
   dropField(body, rng) {
@@ -128,7 +141,17 @@ export const fieldMutations: Record<string, FieldMutation> = {
   },
   mangleId(body, rng) {
     const key = rng.pick(['collection_id', 'after_id', 'id', 'workspace_id']);
-    body[key] = rng.pick<Value>([-1, 3.14, 0, 'not-a-uuid', '00000000-0000-0000-0000-000000000000', '0190b5a0-0000-7000-8000-000000000000', '', ['x'], { $ne: null }]);
+    body[key] = rng.pick<Value>([
+      -1,
+      3.14,
+      0,
+      'not-a-uuid',
+      '00000000-0000-0000-0000-000000000000',
+      '0190b5a0-0000-7000-8000-000000000000',
+      '',
+      ['x'],
+      { $ne: null },
+    ]);
     return `mangleId(${key})`;
   },
 };
@@ -139,12 +162,25 @@ export function mutateSendable(send: Sendable, rng: Rng): string {
   switch (rng.int(6)) {
     case 0: {
       const at = rng.int(text.length + 1);
-      send.bytes = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(rng.pick([[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]])), Buffer.from(text.slice(at))]);
+      send.bytes = Buffer.concat([
+        Buffer.from(text.slice(0, at)),
+        Buffer.from(rng.pick([[0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80]])),
+        Buffer.from(text.slice(at)),
+      ]);
       delete send.text;
       return 'invalidUtf8';
     }
     case 1:
-      send.contentType = rng.pick([null, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/xml', 'APPLICATION/JSON', 'application/merge-patch+json']);
+      send.contentType = rng.pick([
+        null,
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset=latin1',
+        'application/xml',
+        'APPLICATION/JSON',
+        'application/merge-patch+json',
+      ]);
       return `contentType(${send.contentType})`;
     case 2:
       send.text = text.slice(0, rng.int(Math.max(1, text.length)));
@@ -153,7 +189,15 @@ export function mutateSendable(send: Sendable, rng: Rng): string {
       send.text = rng.pick(['', 'null', '[]', '"text"', '1', 'true', '{', '}', '[{}]', '{"a":1}{"b":2}', '\ufeff{}']);
       return `notAnObject(${JSON.stringify(send.text)})`;
     case 4:
-      send.query = rng.pick(['?x=1', '?collection_id[$ne]=x', '?limit=1&limit=2', '?colection_id=x', '?__proto__[admin]=1', '?a=%00', '?a=%E0%A4%A']);
+      send.query = rng.pick([
+        '?x=1',
+        '?collection_id[$ne]=x',
+        '?limit=1&limit=2',
+        '?colection_id=x',
+        '?__proto__[admin]=1',
+        '?a=%00',
+        '?a=%E0%A4%A',
+      ]);
       return `query(${send.query})`;
     default:
       send.text = `\ufeff${text}`;

@@ -24,7 +24,11 @@ export class Api {
     return this.withToken(reply.body.access_token);
   }
 
-  async request(method: string, path: string, init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  async request(
+    method: string,
+    path: string,
+    init: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     const headers: Record<string, string> = { ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) };
     let body: string | undefined;
     if (init.raw !== undefined) body = init.raw;
@@ -58,7 +62,11 @@ export class Api {
 }
 
 /** Polls until `check` returns a truthy value, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

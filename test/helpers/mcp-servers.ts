@@ -9,7 +9,12 @@ export const mcpServerType = 'application/vnd.platform.mcp-server+json';
 
 /** Registers an MCP server artifact (`content`: transport, auth, …) in a workspace; returns its id. */
 export async function registerServer(api: Api, workspace: string, content: unknown, title = 'server'): Promise<string> {
-  const r = await api.post('/artifacts', { title, content_type: mcpServerType, content: JSON.stringify(content), collection_id: workspace });
+  const r = await api.post('/artifacts', {
+    title,
+    content_type: mcpServerType,
+    content: JSON.stringify(content),
+    collection_id: workspace,
+  });
   assert.equal(r.status, 201, r.text);
   return r.body.id;
 }
@@ -39,7 +44,12 @@ const stop = (child: ChildProcess) => () =>
 /** `@modelcontextprotocol/server-everything` over Streamable HTTP (its /mcp endpoint). */
 export async function everythingHttp(): Promise<Started> {
   const port = await freePort();
-  const child = await startUntil(process.execPath, ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'], { PORT: String(port) }, /listening on port/);
+  const child = await startUntil(
+    process.execPath,
+    ['node_modules/@modelcontextprotocol/server-everything/dist/index.js', 'streamableHttp'],
+    { PORT: String(port) },
+    /listening on port/,
+  );
   return { url: `http://127.0.0.1:${port}/mcp`, port, close: stop(child) };
 }
 

@@ -21,7 +21,8 @@ class MemoryStore {
     const items = this.of(model);
     const live = (s: Stored | undefined) => (s && (!s.expiresAt || s.expiresAt > Date.now()) ? s.payload : undefined);
     return {
-      upsert: async (id, payload, expiresIn) => void items.set(id, { payload, ...(expiresIn ? { expiresAt: Date.now() + expiresIn * 1000 } : {}) }),
+      upsert: async (id, payload, expiresIn) =>
+        void items.set(id, { payload, ...(expiresIn ? { expiresAt: Date.now() + expiresIn * 1000 } : {}) }),
       find: async (id) => live(items.get(id)),
       findByUserCode: async () => undefined,
       findByUid: async (uid) => [...items.values()].map((s) => live(s)).find((p) => p?.uid === uid),
@@ -65,7 +66,17 @@ export async function startOAuthServer(): Promise<OAuthServer> {
   const store = new MemoryStore();
   const issued = { access: new Set<string>(), refresh: new Set<string>() };
   const resource = { client_id: 'mcp-resource', client_secret: randomBytes(16).toString('hex') };
-  store.of('Client').set(resource.client_id, { payload: { client_id: resource.client_id, client_secret: resource.client_secret, redirect_uris: [], response_types: [], grant_types: [] } });
+  store
+    .of('Client')
+    .set(resource.client_id, {
+      payload: {
+        client_id: resource.client_id,
+        client_secret: resource.client_secret,
+        redirect_uris: [],
+        response_types: [],
+        grant_types: [],
+      },
+    });
 
   const server: OAuthServer = {
     issuer,
@@ -78,12 +89,19 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     registerClient(redirectUri) {
       const client = { client_id: `platform-${randomBytes(4).toString('hex')}`, client_secret: randomBytes(24).toString('hex') };
       store.of('Client').set(client.client_id, {
-        payload: { ...client, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic' },
+        payload: {
+          ...client,
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'client_secret_basic',
+        },
       });
       return client;
     },
     issuedTokens: () => ({ access: [...issued.access], refresh: [...issued.refresh] }),
-    liveRefreshTokens: (account) => [...store.of('RefreshToken').entries()].filter(([, s]) => s.payload.accountId === account && !s.payload.consumed).map(([id]) => id),
+    liveRefreshTokens: (account) =>
+      [...store.of('RefreshToken').entries()].filter(([, s]) => s.payload.accountId === account && !s.payload.consumed).map(([id]) => id),
     revokeAccount(account) {
       for (const [id, s] of store.of('Grant')) {
         if (s.payload.accountId !== account) continue;
@@ -98,10 +116,13 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     adapter: (name: string) => {
       const base = store.adapter(name);
       if (name !== 'AccessToken' && name !== 'RefreshToken') return base;
-      return { ...base, upsert: async (id: string, payload: AdapterPayload, expiresIn: number) => {
-        (name === 'AccessToken' ? issued.access : issued.refresh).add(id);
-        return base.upsert(id, payload, expiresIn);
-      } };
+      return {
+        ...base,
+        upsert: async (id: string, payload: AdapterPayload, expiresIn: number) => {
+          (name === 'AccessToken' ? issued.access : issued.refresh).add(id);
+          return base.upsert(id, payload, expiresIn);
+        },
+      };
     },
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     scopes: ['openid', 'offline_access', 'notes:read'],
@@ -116,7 +137,15 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
     pkce: { required: () => true },
-    ttl: { AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600), IdToken: 3600, AuthorizationCode: 60, RefreshToken: 86_400, Grant: 86_400, Interaction: 600, Session: 86_400 },
+    ttl: {
+      AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600),
+      IdToken: 3600,
+      AuthorizationCode: 60,
+      RefreshToken: 86_400,
+      Grant: 86_400,
+      Interaction: 600,
+      Session: 86_400,
+    },
     cookies: { keys: [randomBytes(16).toString('hex')] },
   });
   const handle = provider.callback();
@@ -127,10 +156,20 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     try {
       const details = await provider.interactionDetails(req, res);
       if (server.person.decision === 'deny') {
-        return await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined to connect.' }, { mergeWithLastSubmission: false });
+        return await provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: 'The person declined to connect.' },
+          { mergeWithLastSubmission: false },
+        );
       }
       if (details.prompt.name === 'login') {
-        return await provider.interactionFinished(req, res, { login: { accountId: server.person.account } }, { mergeWithLastSubmission: false });
+        return await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: server.person.account } },
+          { mergeWithLastSubmission: false },
+        );
       }
       const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
       grant.addOIDCScope(String(details.params.scope ?? 'openid'));
@@ -149,13 +188,19 @@ export async function startOAuthServer(): Promise<OAuthServer> {
  * A person's browser, reduced to what OAuth needs: follows redirects by hand, keeps cookies per host,
  * and stops at the platform's callback page (returned as it rendered).
  */
-export async function followAsBrowser(startUrl: string, options: { stopAt?: (url: URL) => boolean } = {}): Promise<{ url: URL; status: number; text: string }> {
+export async function followAsBrowser(
+  startUrl: string,
+  options: { stopAt?: (url: URL) => boolean } = {},
+): Promise<{ url: URL; status: number; text: string }> {
   const cookies = new Map<string, Map<string, string>>();
   let url = new URL(startUrl.replace('//localhost:', '//127.0.0.1:'));
   for (let hops = 0; hops < 20; hops++) {
     if (options.stopAt?.(url)) return { url, status: 0, text: '' };
     const jar = cookies.get(url.host) ?? new Map<string, string>();
-    const res = await fetch(url, { redirect: 'manual', headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {} });
+    const res = await fetch(url, {
+      redirect: 'manual',
+      headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');

@@ -39,7 +39,9 @@ export class FakeOpenAI {
         if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
         if (res.destroyed) return;
         if (scripted.status && scripted.status >= 400) {
-          res.writeHead(scripted.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
+          res
+            .writeHead(scripted.status, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { message: 'scripted failure', type: 'server_error' } }));
           return;
         }
         const content = typeof scripted.content === 'string' ? scripted.content : JSON.stringify(scripted.content);

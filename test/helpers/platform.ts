@@ -103,7 +103,9 @@ export async function startPlatform(overrides: Record<string, string> = {}, opti
     },
     async startWorker() {
       if (running) return;
-      const { worker, connection } = await createPlatformWorker(services.config, services.db, services.logger, { codePath: required('TEST_WORKFLOW_BUNDLE') });
+      const { worker, connection } = await createPlatformWorker(services.config, services.db, services.logger, {
+        codePath: required('TEST_WORKFLOW_BUNDLE'),
+      });
       const done = worker.run();
       running = { worker, done, close: () => connection.close() };
     },

@@ -5,7 +5,12 @@ import type { ChildProcess } from 'node:child_process';
  * Resolves once the child's output (stdout and stderr) shows `ready`; rejects with the output's tail
  * when the child exits first or `timeoutMs` passes. `onOutput` sees every chunk.
  */
-export async function untilReady(child: ChildProcess, ready: string | RegExp, what: string, opts: { timeoutMs?: number; onOutput?: (chunk: string) => void } = {}): Promise<void> {
+export async function untilReady(
+  child: ChildProcess,
+  ready: string | RegExp,
+  what: string,
+  opts: { timeoutMs?: number; onOutput?: (chunk: string) => void } = {},
+): Promise<void> {
   const { timeoutMs = 60_000, onOutput } = opts;
   let output = '';
   const tail = () => output.slice(-2000);

@@ -20,7 +20,10 @@ async function introspect(oauth: OAuthServer, token: string): Promise<{ active: 
   const { client_id, client_secret } = oauth.resource;
   const res = await fetch(oauth.introspectionUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${client_id}:${client_secret}`).toString('base64')}`,
+    },
     body: new URLSearchParams({ token }),
   });
   return (await res.json()) as { active: boolean; sub?: string };

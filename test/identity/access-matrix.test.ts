@@ -40,8 +40,29 @@ before(async () => {
   const art = (await alice.post('/artifacts', { title: 't', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const art2 = (await alice.post('/artifacts', { title: 't2', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const secret = (await alice.post('/secrets', { name: 's', value: 'v' })).body.id;
-  const server = (await alice.post('/artifacts', { title: 'srv', content_type: 'application/vnd.platform.mcp-server+json', content: JSON.stringify({ transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }), collection_id: ws })).body.id;
-  const authorizer = (await alice.post('/artifacts', { title: 'oauth', content_type: 'application/vnd.platform.authorizer+json', content: JSON.stringify({ provider: 'p', auth_url: 'https://idp.example.com/auth', token_url: 'https://idp.example.com/token', scopes: [], client_id: 'c', pkce: true }), collection_id: ws })).body.id;
+  const server = (
+    await alice.post('/artifacts', {
+      title: 'srv',
+      content_type: 'application/vnd.platform.mcp-server+json',
+      content: JSON.stringify({ transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }),
+      collection_id: ws,
+    })
+  ).body.id;
+  const authorizer = (
+    await alice.post('/artifacts', {
+      title: 'oauth',
+      content_type: 'application/vnd.platform.authorizer+json',
+      content: JSON.stringify({
+        provider: 'p',
+        auth_url: 'https://idp.example.com/auth',
+        token_url: 'https://idp.example.com/token',
+        scopes: [],
+        client_id: 'c',
+        pkce: true,
+      }),
+      collection_id: ws,
+    })
+  ).body.id;
   // A connection record as a start would leave it (no worker runs here to start its workflow).
   const connection = connectionIdFor(alice.userId, authorizer);
   await platform.services.connections.open({ _id: connection, user_id: alice.userId, authorizer_id: authorizer });
@@ -65,16 +86,28 @@ before(async () => {
     'POST /users': { path: '/users', body: { email: 'new@example.test', password: 'long enough password' }, target: 'none' },
     'POST /admin/signing-keys/rotate': { path: '/admin/signing-keys/rotate', target: 'none' },
     'POST /admin/users/:id/unlock': { path: `/admin/users/${person}/unlock`, target: 'none' },
-    'POST /server-credentials': { path: '/server-credentials', body: { client_id: 'matrix-new', name: 'n', server_id: 's', host_id: 'h', scopes: ['artifact:read'] }, target: 'none' },
+    'POST /server-credentials': {
+      path: '/server-credentials',
+      body: { client_id: 'matrix-new', name: 'n', server_id: 's', host_id: 'h', scopes: ['artifact:read'] },
+      target: 'none',
+    },
     'GET /server-credentials': { path: '/server-credentials', target: 'none' },
     'GET /server-credentials/:client_id': { path: `/server-credentials/${aliceCred.client_id}`, target: 'owned' },
-    'PATCH /server-credentials/:client_id': { path: `/server-credentials/${aliceCred.client_id}`, body: { active: false }, target: 'owned' },
+    'PATCH /server-credentials/:client_id': {
+      path: `/server-credentials/${aliceCred.client_id}`,
+      body: { active: false },
+      target: 'owned',
+    },
     'POST /server-credentials/:client_id/rotate': { path: `/server-credentials/${aliceCred.client_id}/rotate`, target: 'owned' },
     'DELETE /server-credentials/:client_id': { path: `/server-credentials/${aliceCred.client_id}`, target: 'owned' },
     'POST /api-keys': { path: '/api-keys', body: { name: 'k', scopes: ['artifact:read'] }, target: 'none' },
     'GET /api-keys': { path: '/api-keys', target: 'none' },
     'DELETE /api-keys/:id': { path: `/api-keys/${key.id}`, target: 'owned' },
-    'POST /consents': { path: '/consents', body: { credential_kind: 'server_credential', credential_id: aliceCred.client_id }, target: 'none' },
+    'POST /consents': {
+      path: '/consents',
+      body: { credential_kind: 'server_credential', credential_id: aliceCred.client_id },
+      target: 'none',
+    },
     'GET /consents': { path: '/consents', target: 'none' },
     'DELETE /consents/:credential_kind/:credential_id': { path: `/consents/api_key/${key.id}`, target: 'owned' },
     'POST /secrets': { path: '/secrets', body: { name: 'n', value: 'v' }, target: 'none' },
@@ -121,8 +154,16 @@ before(async () => {
     'POST /commits/:id/approve': { path: `/commits/${commit.body.id}/approve`, body: {}, target: 'container' },
     'POST /commits/:id/reject': { path: `/commits/${commit.body.id}/reject`, body: { comment: 'no' }, target: 'container' },
     'POST /artifacts/:id/invoke': { path: `/artifacts/${server}/invoke`, body: { name: 'echo', arguments: {} }, target: 'container' },
-    'POST /artifacts/:id/op/resources_read': { path: `/artifacts/${server}/op/resources_read`, body: { uri: 'demo://x' }, target: 'container' },
-    'POST /artifacts/:id/op/resources_import': { path: `/artifacts/${server}/op/resources_import`, body: { uri: 'demo://x' }, target: 'container' },
+    'POST /artifacts/:id/op/resources_read': {
+      path: `/artifacts/${server}/op/resources_read`,
+      body: { uri: 'demo://x' },
+      target: 'container',
+    },
+    'POST /artifacts/:id/op/resources_import': {
+      path: `/artifacts/${server}/op/resources_import`,
+      body: { uri: 'demo://x' },
+      target: 'container',
+    },
     'POST /artifacts/:id/open': { path: `/artifacts/${art}/open`, target: 'container' },
     // An invocation's workspace is known only from its run (no worker runs here): the id is unknown either way.
     'GET /invocations/:id': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000', target: 'none' },
@@ -135,7 +176,11 @@ before(async () => {
     'GET /mcp/stdio-catalog': { path: '/mcp/stdio-catalog', target: 'none' },
     'GET /mcp/workspaces/:id/servers': { path: `/mcp/workspaces/${ws}/servers`, target: 'container' },
     // Behind its authentication each MCP tool checks its own scope (test/mcp.test.ts).
-    'POST /mcp': { path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_artifact', arguments: { ...art_, collection_id: ws } } }, target: 'none' },
+    'POST /mcp': {
+      path: '/mcp',
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_artifact', arguments: { ...art_, collection_id: ws } } },
+      target: 'none',
+    },
   };
 
   // Tokens that fail authentication.
@@ -144,13 +189,22 @@ before(async () => {
   const now = Math.floor(Date.now() / 1000);
   callers.noToken = new Api(platform.url);
   callers.malformed = new Api(platform.url, 'abc.def');
-  callers.expired = new Api(platform.url, await new SignJWT({ ...claims, iat: now - 7200, exp: now - 3600 }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey));
+  callers.expired = new Api(
+    platform.url,
+    await new SignJWT({ ...claims, iat: now - 7200, exp: now - 3600 }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey),
+  );
   const forger = await generateKeyPair('RS256');
-  callers.wrongSignature = new Api(platform.url, await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuedAt().setExpirationTime('1h').sign(forger.privateKey));
+  callers.wrongSignature = new Api(
+    platform.url,
+    await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).setIssuedAt().setExpirationTime('1h').sign(forger.privateKey),
+  );
   callers.algNone = new Api(platform.url, new UnsecuredJWT(claims).setIssuedAt().setExpirationTime('1h').encode());
   // Authenticated callers that must still be refused.
   callers.missingScope = await asServer(platform.url, await createServerCredential(alice, ['stream:read']));
-  callers.filtered = await asServer(platform.url, await createServerCredential(alice, allScopes, { workspaces: [otherWs], collections: [otherCol] }));
+  callers.filtered = await asServer(
+    platform.url,
+    await createServerCredential(alice, allScopes, { workspaces: [otherWs], collections: [otherCol] }),
+  );
   callers.fullServer = await asServer(platform.url, await createServerCredential(alice, allScopes));
   callers.onBehalfOfNonOwner = await asServer(platform.url, broker);
 });
@@ -158,8 +212,13 @@ after(() => platform.close());
 
 /** Everything stored, but the audit log (which records refused on-behalf-of calls by design). */
 async function snapshot(): Promise<string> {
-  const names = (await platform.services.db.listCollections().toArray()).map((c) => c.name).filter((n) => n !== 'audit_log').sort();
-  const parts = await Promise.all(names.map(async (n) => `${n}:${JSON.stringify(await platform.services.db.collection(n).find().sort({ _id: 1 }).toArray())}`));
+  const names = (await platform.services.db.listCollections().toArray())
+    .map((c) => c.name)
+    .filter((n) => n !== 'audit_log')
+    .sort();
+  const parts = await Promise.all(
+    names.map(async (n) => `${n}:${JSON.stringify(await platform.services.db.collection(n).find().sort({ _id: 1 }).toArray())}`),
+  );
   return parts.join('\n');
 }
 
@@ -204,7 +263,10 @@ describe('access matrix', () => {
       const sample = samples[key(route)]!;
       const before = await snapshot();
       for (const c of cases.filter((c) => c.applies(route, sample))) {
-        const reply = await callers[c.caller]!.request(route.method.toUpperCase(), sample.path, { body: sample.body, headers: c.headers?.() });
+        const reply = await callers[c.caller]!.request(route.method.toUpperCase(), sample.path, {
+          body: sample.body,
+          headers: c.headers?.(),
+        });
         assert.equal(reply.status, c.status, `${c.caller}: ${reply.text}`);
         if (c.type) assert.equal(reply.body.type, `urn:platform:problem:${c.type}`, c.caller);
         if (c.status === 401) assert.match(reply.headers.get('www-authenticate') ?? '', /^Bearer error=/, c.caller);

@@ -84,7 +84,10 @@ describe('fine-grained scopes: resource|tool|prompt : mime : action', () => {
     assert.equal((await key.get(`/artifacts/${markdown}`)).status, 200);
     assert.equal((await key.get(`/artifacts/${json}`)).status, 404);
     const list = await key.get(`/artifacts?collection_id=${ws}`);
-    assert.deepEqual(list.body.items.map((a: { id: string }) => a.id), [markdown]);
+    assert.deepEqual(
+      list.body.items.map((a: { id: string }) => a.id),
+      [markdown],
+    );
   });
 
   it('limits writes to matching content types', async () => {
@@ -109,13 +112,18 @@ describe('resource filters', () => {
   it('hide filtered-out workspaces and their artifacts from lists and gets', async () => {
     const other = (await alice.post('/workspaces', { name: 'hidden' })).body.id;
     const hidden = (await alice.post('/artifacts', { title: 'h', content_type: 'text/plain', content: 'h', collection_id: other })).body.id;
-    const key = alice.withToken((await createApiKey(alice, ['artifact:read', 'artifact:write'], { workspaces: [ws], collections: [] })).key);
+    const key = alice.withToken(
+      (await createApiKey(alice, ['artifact:read', 'artifact:write'], { workspaces: [ws], collections: [] })).key,
+    );
     const workspaces = (await key.get('/workspaces')).body.items.map((w: { id: string }) => w.id);
     assert.deepEqual(workspaces, [ws]);
     assert.equal((await key.get(`/workspaces/${other}`)).status, 404);
     assert.equal((await key.get(`/artifacts/${hidden}`)).status, 404);
     assert.ok(!(await key.get('/artifacts?limit=200')).body.items.some((a: { id: string }) => a.id === hidden));
-    assert.equal((await key.post('/artifacts', { title: 'x', content_type: 'text/plain', content: 'x', collection_id: other })).status, 404);
+    assert.equal(
+      (await key.post('/artifacts', { title: 'x', content_type: 'text/plain', content: 'x', collection_id: other })).status,
+      404,
+    );
     assert.equal((await key.get('/collections')).body.items.length, 0);
     const noTarget = await key.post('/artifacts', { title: 'x', content_type: 'text/plain', content: 'x' });
     assert.equal(noTarget.status, 400, 'no default workspace outside the filter');

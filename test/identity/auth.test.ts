@@ -70,14 +70,23 @@ describe('sign-in', () => {
   });
 
   it('refuses a flood of sign-ins with 429 instead of exhausting the machine', async () => {
-    const replies = await Promise.all(Array.from({ length: 100 }, () => platform.api.post('/auth/login', { email: adminEmail, password: 'wrong password' })));
+    const replies = await Promise.all(
+      Array.from({ length: 100 }, () => platform.api.post('/auth/login', { email: adminEmail, password: 'wrong password' })),
+    );
     const statuses = replies.map((r) => r.status);
-    assert.ok(statuses.every((s) => s === 401 || s === 429), `statuses ${[...new Set(statuses)]}`);
+    assert.ok(
+      statuses.every((s) => s === 401 || s === 429),
+      `statuses ${[...new Set(statuses)]}`,
+    );
     const busy = replies.filter((r) => r.status === 429);
     assert.ok(busy.length > 0, 'some were refused');
     assert.equal(busy[0]!.headers.get('retry-after'), '1');
     assert.equal(busy[0]!.body.type, 'urn:platform:problem:too-many-requests');
-    assert.equal((await platform.api.post('/auth/login', { email: adminEmail, password: adminPassword })).status, 200, 'and sign-in works again after');
+    assert.equal(
+      (await platform.api.post('/auth/login', { email: adminEmail, password: adminPassword })).status,
+      200,
+      'and sign-in works again after',
+    );
   });
 
   it('never logs the password or the token', async () => {
@@ -135,7 +144,9 @@ describe('bearer tokens', () => {
 
   it('refuses a token from another issuer', async () => {
     const { kid, privateKey } = await platform.services.signingKeys.signingKey();
-    const token = await new SignJWT({ ...(await genuineClaims()), iss: 'https://elsewhere.example' }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+    const token = await new SignJWT({ ...(await genuineClaims()), iss: 'https://elsewhere.example' })
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .sign(privateKey);
     await assertRejected(token, /iss/);
   });
 
@@ -146,7 +157,8 @@ describe('bearer tokens', () => {
   it('refuses a token signed by the real key for another audience, or for none (REST and /mcp)', async () => {
     const { kid, privateKey } = await platform.services.signingKeys.signingKey();
     const { aud: _aud, ...claims } = await genuineClaims();
-    const sign = (extra: Record<string, unknown>) => new SignJWT({ ...claims, ...extra }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+    const sign = (extra: Record<string, unknown>) =>
+      new SignJWT({ ...claims, ...extra }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
     // A delegation JWT is meant for a server: its audience is the server's client id (SPEC §5.7).
     for (const token of [await sign({ aud: 'acme-crm' }), await sign({}), await sign({ aud: `${platform.config.apiUri}/elsewhere` })]) {
       await assertRejected(token, /aud/);
@@ -156,12 +168,18 @@ describe('bearer tokens', () => {
       });
       assert.equal(mcp.status, 401, mcp.text);
     }
-    assert.equal((await platform.api.withToken(await sign({ aud: platform.config.apiUri })).get('/workspaces')).status, 200, 'the same claims with the API as audience pass');
+    assert.equal(
+      (await platform.api.withToken(await sign({ aud: platform.config.apiUri })).get('/workspaces')).status,
+      200,
+      'the same claims with the API as audience pass',
+    );
   });
 
   it('refuses a token whose subject does not exist', async () => {
     const { kid, privateKey } = await platform.services.signingKeys.signingKey();
-    const token = await new SignJWT({ ...(await genuineClaims()), sub: '0190b5a0-0000-7000-8000-000000000001' }).setProtectedHeader({ alg: 'RS256', kid }).sign(privateKey);
+    const token = await new SignJWT({ ...(await genuineClaims()), sub: '0190b5a0-0000-7000-8000-000000000001' })
+      .setProtectedHeader({ alg: 'RS256', kid })
+      .sign(privateKey);
     await assertRejected(token, /subject/);
   });
 
@@ -206,7 +224,10 @@ describe('signing keys', () => {
     const replica = new SigningKeys(db, loadKeyRing(config, createLogger('silent')), config.ACCESS_TOKEN_TTL_SECONDS);
     await replica.init();
     const { kid } = await replica.signingKey();
-    assert.deepEqual(replica.jwks().keys.map((k) => k.kid), [kid]);
+    assert.deepEqual(
+      replica.jwks().keys.map((k) => k.kid),
+      [kid],
+    );
   });
 
   it('publishes only public key material', async () => {

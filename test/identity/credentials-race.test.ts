@@ -64,7 +64,11 @@ describe('deactivation racing rotation and use, across API processes', () => {
       ]);
       const after = (await store.get(cred.client_id))!;
       assert.equal(after.active, false, `round ${round}: the deactivation was undone`);
-      assert.equal(after.generation, before.generation + 9, `round ${round}: generation ${after.generation}, but 9 changes each moved it from ${before.generation}`);
+      assert.equal(
+        after.generation,
+        before.generation + 9,
+        `round ${round}: generation ${after.generation}, but 9 changes each moved it from ${before.generation}`,
+      );
     }
   });
 
@@ -79,7 +83,9 @@ describe('deactivation racing rotation and use, across API processes', () => {
         containers.unshare('workspace', ws, 'revoked-person'),
         ...others.map((person_id) => containers.share('workspace', ws, { person_id, flags: 'R' })),
         containers.update('workspace', ws, { name: `renamed ${round}` }),
-        ...Array.from({ length: 4 }, (_, i) => a.post('/artifacts', { title: `t${i}`, content_type: 'text/plain', content: 'x', collection_id: ws })),
+        ...Array.from({ length: 4 }, (_, i) =>
+          a.post('/artifacts', { title: `t${i}`, content_type: 'text/plain', content: 'x', collection_id: ws }),
+        ),
       ]);
       const doc = (await platform.services.db.collection('workspaces').findOne({ _id: ws as never }))!;
       const people = (doc.shares as { person_id: string }[]).map((s) => s.person_id).sort();

@@ -37,7 +37,7 @@ async function refusal(fn: () => Promise<unknown>): Promise<PlatformApiError> {
 }
 
 describe('X-On-Behalf-Of', () => {
-  it('acts within the consenting person\'s grants, records them as author and audits the credential', async () => {
+  it("acts within the consenting person's grants, records them as author and audits the credential", async () => {
     const asBob = client.forPerson(bob.userId);
     const workspaces = (await asBob.listWorkspaces()).items.map((w) => w.id);
     assert.deepEqual(workspaces, [bobsWs]);
@@ -49,9 +49,11 @@ describe('X-On-Behalf-Of', () => {
     assert.ok(audit.some((a) => a.credential_id === cred.client_id && a.method === 'POST' && a.path === '/artifacts' && a.status === 201));
   });
 
-  it('fails on a resource the person does not own, even though the credential\'s scopes allow it (§7.4)', async () => {
+  it("fails on a resource the person does not own, even though the credential's scopes allow it (§7.4)", async () => {
     const before = await platform.services.db.collection('artifacts').countDocuments();
-    const err = await refusal(() => client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }));
+    const err = await refusal(() =>
+      client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }),
+    );
     assert.equal(err.status, 404);
     assert.equal((await refusal(() => client.forPerson(bob.userId).getWorkspace(carolsWs))).status, 404);
     assert.equal(await platform.services.db.collection('artifacts').countDocuments(), before);
@@ -61,7 +63,9 @@ describe('X-On-Behalf-Of', () => {
     assert.equal((await carol.post(`/workspaces/${carolsWs}/shares`, { person_id: bob.userId, flags: 'R' })).status, 200);
     const asBob = client.forPerson(bob.userId);
     assert.equal((await asBob.getWorkspace(carolsWs)).id, carolsWs);
-    const err = await refusal(() => asBob.createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }));
+    const err = await refusal(() =>
+      asBob.createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }),
+    );
     assert.equal(err.status, 403);
     assert.match(err.body, /C \(create\) grant/);
   });
@@ -82,20 +86,24 @@ describe('X-On-Behalf-Of', () => {
     assert.equal((await refusal(() => client.forPerson(dave.userId).listWorkspaces())).status, 403);
   });
 
-  it('is refused on a person\'s own token', async () => {
+  it("is refused on a person's own token", async () => {
     const reply = await bob.request('GET', '/workspaces', { headers: { 'x-on-behalf-of': carol.userId } });
     assert.equal(reply.status, 403);
     assert.equal(reply.body.type, 'urn:platform:problem:on-behalf-of-refused');
   });
 
-  it('works for API keys too, with the key scopes over the person\'s grants', async () => {
+  it("works for API keys too, with the key scopes over the person's grants", async () => {
     const { id, key } = await createApiKey(owner, ['artifact:read']);
     await bob.post('/consents', { credential_kind: 'api_key', credential_id: id });
     const asBob = owner.withToken(key);
     const list = await asBob.request('GET', '/workspaces', { headers: { 'x-on-behalf-of': bob.userId } });
     const bobSees = (await bob.get('/workspaces')).body.items.map((w: { id: string }) => w.id);
     assert.ok(bobSees.includes(bobsWs));
-    assert.deepEqual(list.body.items.map((w: { id: string }) => w.id), bobSees, 'exactly what Bob sees');
+    assert.deepEqual(
+      list.body.items.map((w: { id: string }) => w.id),
+      bobSees,
+      'exactly what Bob sees',
+    );
     const write = await asBob.request('POST', '/workspaces', { body: { name: 'x' }, headers: { 'x-on-behalf-of': bob.userId } });
     assert.equal(write.status, 403, 'key scopes still apply');
   });
@@ -103,10 +111,13 @@ describe('X-On-Behalf-Of', () => {
   it('lets a credential act for its own creator without consent', async () => {
     const ownWs = (await owner.post('/workspaces', { name: 'own' })).body.id;
     const list = await client.forPerson(owner.userId).listWorkspaces();
-    assert.deepEqual(list.items.map((w) => w.id), [ownWs]);
+    assert.deepEqual(
+      list.items.map((w) => w.id),
+      [ownWs],
+    );
   });
 
-  it('does not hand consents to a new credential that reuses a deleted one\'s client_id', async () => {
+  it("does not hand consents to a new credential that reuses a deleted one's client_id", async () => {
     const erin = await platform.newUser();
     const temp = await createServerCredential(owner, ['artifact:read']);
     await erin.post('/consents', { credential_kind: 'server_credential', credential_id: temp.client_id });
@@ -115,10 +126,22 @@ describe('X-On-Behalf-Of', () => {
     // the same name gets an id of their own.
     const chosen = temp.client_id.slice(0, temp.client_id.lastIndexOf('.'));
     const mallory = await platform.newUser();
-    const elsewhere = await mallory.post('/server-credentials', { client_id: chosen, name: 'same name', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+    const elsewhere = await mallory.post('/server-credentials', {
+      client_id: chosen,
+      name: 'same name',
+      server_id: 's',
+      host_id: 'h',
+      scopes: ['artifact:read'],
+    });
     assert.equal(elsewhere.status, 201);
     assert.notEqual(elsewhere.body.client_id, temp.client_id);
-    const again = await owner.post('/server-credentials', { client_id: chosen, name: 'same id', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+    const again = await owner.post('/server-credentials', {
+      client_id: chosen,
+      name: 'same id',
+      server_id: 's',
+      host_id: 'h',
+      scopes: ['artifact:read'],
+    });
     assert.equal(again.status, 201);
     assert.equal(again.body.client_id, temp.client_id);
     const successor = new PlatformClient({ baseUrl: platform.url, clientId: temp.client_id, clientSecret: again.body.client_secret });
@@ -127,12 +150,16 @@ describe('X-On-Behalf-Of', () => {
 
   it('audits refused requests with their real status', async () => {
     const before = (await platform.services.audit.forPerson(bob.userId, 100)).length;
-    await refusal(() => client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }));
+    await refusal(() =>
+      client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'text/plain', content: 'x', collection_id: carolsWs }),
+    );
     const entries = await platform.services.audit.forPerson(bob.userId, 100);
     assert.equal(entries.length, before + 1);
     assert.ok([403, 404].includes(entries[0]!.status), `status ${entries[0]!.status}`);
     const ownWs = (await bob.post('/workspaces', { name: 'audit' })).body.id;
-    await refusal(() => client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'bogus', content: 'x', collection_id: ownWs }));
+    await refusal(() =>
+      client.forPerson(bob.userId).createArtifact({ title: 'x', content_type: 'bogus', content: 'x', collection_id: ownWs }),
+    );
     assert.equal((await platform.services.audit.forPerson(bob.userId, 1))[0]!.status, 400);
   });
 

@@ -11,7 +11,10 @@ describe('token buckets', () => {
     const buckets = new TokenBuckets('default', 6, 60); // one request every 10 s
     const t0 = 1_000_000;
     const takes = Array.from({ length: 6 }, () => buckets.take('k', t0));
-    assert.deepEqual(takes.map((t) => t.remaining), [5, 4, 3, 2, 1, 0]);
+    assert.deepEqual(
+      takes.map((t) => t.remaining),
+      [5, 4, 3, 2, 1, 0],
+    );
     assert.ok(takes.every((t) => t.allowed && t.nextSeconds === 10));
     const refused = buckets.take('k', t0 + 4000);
     assert.deepEqual(refused, { allowed: false, remaining: 0, nextSeconds: 6 });
@@ -32,7 +35,8 @@ describe('token buckets', () => {
 });
 
 describe('client address', () => {
-  const ctx = (remote: string, forwarded = '') => ({ req: { socket: { remoteAddress: remote } }, get: (name: string) => (name === 'x-forwarded-for' ? forwarded : '') }) as never;
+  const ctx = (remote: string, forwarded = '') =>
+    ({ req: { socket: { remoteAddress: remote } }, get: (name: string) => (name === 'x-forwarded-for' ? forwarded : '') }) as never;
 
   it('ignores X-Forwarded-For unless proxies are trusted, then takes the n-th entry from the right', () => {
     assert.equal(clientIp(ctx('::ffff:10.0.0.2', '1.1.1.1'), 0), '10.0.0.2');

@@ -47,7 +47,9 @@ describe('secrets', () => {
       await alice.post('/artifacts', {
         title: 'github',
         content_type: mcpServer,
-        content: JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { GITHUB_TOKEN: { secret_id: id } } } }),
+        content: JSON.stringify({
+          transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { GITHUB_TOKEN: { secret_id: id } } },
+        }),
         collection_id: ws,
       }),
     );
@@ -68,13 +70,17 @@ describe('secrets', () => {
     assert.deepEqual(Object.keys(stored!.envelope).sort(), ['dek', 'value']);
 
     // The event workflow ran for these writes: its whole history must not carry the value either.
-    const histories = await eventually(async () => {
-      const found = [];
-      for await (const run of platform.services.temporal.workflow.list({ query: `WorkspaceId = "${ws}"` })) {
-        found.push(readable(await platform.services.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory()));
-      }
-      return found.length > 0 && found.some((h) => h.includes(server.body.id)) ? found : undefined;
-    }, 20_000, 'the event workflow history');
+    const histories = await eventually(
+      async () => {
+        const found = [];
+        for await (const run of platform.services.temporal.workflow.list({ query: `WorkspaceId = "${ws}"` })) {
+          found.push(readable(await platform.services.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory()));
+        }
+        return found.length > 0 && found.some((h) => h.includes(server.body.id)) ? found : undefined;
+      },
+      20_000,
+      'the event workflow history',
+    );
     for (const history of histories) assert.ok(!history.includes(plaintext), 'no Temporal history carries the value');
 
     assert.equal(await platform.services.secrets.reveal(alice.userId, id), plaintext, 'only the store opens it');
@@ -95,11 +101,12 @@ describe('secrets', () => {
     assert.equal((await alice.post('/secrets', { name: 'x', value: 'v', owner_id: 'someone' })).status, 400);
   });
 
-  it('must exist and be the writer\'s when an artifact references it', async () => {
+  it("must exist and be the writer's when an artifact references it", async () => {
     const bob = await platform.newUser();
     const bobs = (await bob.post('/secrets', { name: 'bob', value: 'b' })).body.id;
     const ws = (await alice.post('/workspaces', { name: 'refs' })).body.id;
-    const content = (secretId: string) => JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { KEY: { secret_id: secretId } } } });
+    const content = (secretId: string) =>
+      JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { KEY: { secret_id: secretId } } } });
     const before = await platform.services.db.collection('artifacts').countDocuments();
     for (const secretId of [bobs, '0190b5a0-0000-7000-8000-000000000000']) {
       const reply = await alice.post('/artifacts', { title: 's', content_type: mcpServer, content: content(secretId), collection_id: ws });
@@ -125,14 +132,24 @@ describe('collections carry only secret references', () => {
     const ref = await server({ type: 'api_key', secret_id: secret, header: 'Authorization' });
     const preview = await alice.post(`/workspaces/${ws}/commit-preview`, { collection_id: col });
     assert.equal(preview.status, 200, preview.text);
-    const why = new Map(preview.body.items.map((i: { source_artifact_id: string; not_committable?: string }) => [i.source_artifact_id, i.not_committable]));
+    const why = new Map(
+      preview.body.items.map((i: { source_artifact_id: string; not_committable?: string }) => [i.source_artifact_id, i.not_committable]),
+    );
     assert.match(String(why.get(stat)), /raw secrets/);
     assert.equal(why.get(ref), undefined);
     const refused = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'share', artifact_ids: [stat] });
     assert.equal(refused.status, 400, refused.text);
     assert.equal(refused.body.invalid_params[0].name, `artifact ${stat}`);
-    assert.equal((await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'share', artifact_ids: [ref] })).status, 202);
-    const direct = await alice.post('/artifacts', { title: 's', content_type: mcpServer, content: JSON.stringify({ transport: { type: 'http', url: 'https://mcp.example.com/mcp' } }), collection_id: col });
+    assert.equal(
+      (await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'share', artifact_ids: [ref] })).status,
+      202,
+    );
+    const direct = await alice.post('/artifacts', {
+      title: 's',
+      content_type: mcpServer,
+      content: JSON.stringify({ transport: { type: 'http', url: 'https://mcp.example.com/mcp' } }),
+      collection_id: col,
+    });
     assert.equal(direct.status, 409, 'nothing goes into a collection but by commit');
   });
 });

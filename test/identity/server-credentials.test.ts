@@ -31,7 +31,7 @@ describe('server credentials', () => {
     assert.deepEqual(reply.body.resource_filters, { workspaces: '*', collections: [] });
     assert.equal(reply.body.last_used_at, null);
     const clientId = reply.body.client_id;
-    assert.match(clientId, /^acme-crm\.[0-9A-Za-z]{9}$/, 'the chosen name in the creator\'s namespace');
+    assert.match(clientId, /^acme-crm\.[0-9A-Za-z]{9}$/, "the chosen name in the creator's namespace");
     const doc = await credDoc(clientId);
     assert.ok(!JSON.stringify(doc).includes(reply.body.client_secret));
     assert.match(doc!.secret_hash, /^scrypt\$/);
@@ -42,8 +42,14 @@ describe('server credentials', () => {
     const list = await alice.get('/server-credentials');
     assert.ok(list.body.items.some((c: { client_id: string }) => c.client_id === clientId));
     assert.ok(!list.text.includes('scs_'));
-    const again = await alice.post('/server-credentials', { client_id: 'acme-crm', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
-    assert.equal(again.status, 409, 'the creator\'s own name is taken');
+    const again = await alice.post('/server-credentials', {
+      client_id: 'acme-crm',
+      name: 'x',
+      server_id: 's',
+      host_id: 'h',
+      scopes: ['artifact:read'],
+    });
+    assert.equal(again.status, 409, "the creator's own name is taken");
     assert.equal(again.body.type, 'urn:platform:problem:client-id-taken');
   });
 
@@ -65,13 +71,22 @@ describe('server credentials', () => {
     assert.equal((await exchange(platform.url, a)).status, 200);
     assert.equal((await exchange(platform.url, b)).status, 200);
     assert.equal((await exchange(platform.url, { client_id: a.client_id, client_secret: b.client_secret })).status, 401);
-    assert.equal((await exchange(platform.url, { client_id: 'shared-name', client_secret: a.client_secret })).status, 401, 'the bare chosen name is no client_id');
+    assert.equal(
+      (await exchange(platform.url, { client_id: 'shared-name', client_secret: a.client_secret })).status,
+      401,
+      'the bare chosen name is no client_id',
+    );
     assert.equal((await bob.get(`/server-credentials/${a.client_id}`)).status, 404);
-    assert.equal((await bob.post('/server-credentials', body)).status, 409, 'bob\'s own name is taken for bob');
+    assert.equal((await bob.post('/server-credentials', body)).status, 409, "bob's own name is taken for bob");
     // Namespaces are made once per person, also when two first credentials are created at once.
     const carol = await platform.newUser();
-    const both = await Promise.all(['c-one', 'c-two', 'c-three'].map((client_id) => carol.post('/server-credentials', { ...body, client_id })));
-    assert.deepEqual(both.map((r) => r.status), [201, 201, 201]);
+    const both = await Promise.all(
+      ['c-one', 'c-two', 'c-three'].map((client_id) => carol.post('/server-credentials', { ...body, client_id })),
+    );
+    assert.deepEqual(
+      both.map((r) => r.status),
+      [201, 201, 201],
+    );
     assert.equal(new Set(both.map((r) => namespace(r.body.client_id))).size, 1);
   });
 
@@ -120,14 +135,20 @@ describe('POST /auth/token', () => {
     await new Promise((r) => setTimeout(r, 20));
     await exchange(platform.url, cred);
     assert.ok(Date.parse(await lastUsed()) > Date.parse(first), 'last_used_at moves on every exchange');
-    assert.equal((await alice.get('/server-credentials')).body.items.find((c: { client_id: string }) => c.client_id === cred.client_id).last_used_at, await lastUsed());
+    assert.equal(
+      (await alice.get('/server-credentials')).body.items.find((c: { client_id: string }) => c.client_id === cred.client_id).last_used_at,
+      await lastUsed(),
+    );
   });
 
   it('accepts HTTP Basic client authentication', async () => {
     const cred = await createServerCredential(alice, ['artifact:read']);
     const res = await fetch(`${platform.url}/auth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${cred.client_id}:${cred.client_secret}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${cred.client_id}:${cred.client_secret}`).toString('base64')}`,
+      },
       body: 'grant_type=client_credentials',
     });
     assert.equal(res.status, 200);
@@ -148,7 +169,11 @@ describe('POST /auth/token', () => {
       assert.equal(reply.body.error, error);
       assert.ok(reply.body.error_description);
     }
-    const json = await fetch(`${platform.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials', ...cred }) });
+    const json = await fetch(`${platform.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', ...cred }),
+    });
     assert.equal(json.status, 400);
     assert.equal((await json.json()).error, 'invalid_request');
   });
@@ -230,10 +255,20 @@ describe('credential management needs a person', () => {
     const key = alice.withToken((await createApiKey(alice, all)).key);
     for (const caller of [server, key]) {
       const before = await platform.services.db.collection('server_credentials').countDocuments();
-      const create = await caller.post('/server-credentials', { client_id: 'sneaky', name: 'x', server_id: 's', host_id: 'h', scopes: ['artifact:read'] });
+      const create = await caller.post('/server-credentials', {
+        client_id: 'sneaky',
+        name: 'x',
+        server_id: 's',
+        host_id: 'h',
+        scopes: ['artifact:read'],
+      });
       assert.equal(create.status, 403);
       assert.equal(create.body.type, 'urn:platform:problem:human-required');
-      assert.equal((await caller.post(`/server-credentials/${cred.client_id}/rotate`)).status, 403, 'a server cannot rotate its own secret');
+      assert.equal(
+        (await caller.post(`/server-credentials/${cred.client_id}/rotate`)).status,
+        403,
+        'a server cannot rotate its own secret',
+      );
       assert.equal((await caller.get('/server-credentials')).status, 403);
       assert.equal((await caller.post('/api-keys', { name: 'k', scopes: ['artifact:read'] })).status, 403);
       assert.equal(await platform.services.db.collection('server_credentials').countDocuments(), before);

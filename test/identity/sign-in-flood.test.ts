@@ -76,9 +76,17 @@ describe('per-account sign-in throttling, across API processes', () => {
     assertRefused(longer, 'sign-in-throttled');
     // The delay grows to 2 s, counted from the newest failure as recorded (before its password was
     // checked, which may take a while on a loaded machine): Retry-After is what is left of those 2 s.
-    const [newest] = await platform.services.db.collection('sign_in_events').find({ account: accountKey(user.email), kind: 'failure' }).sort({ at: -1 }).limit(1).toArray();
+    const [newest] = await platform.services.db
+      .collection('sign_in_events')
+      .find({ account: accountKey(user.email), kind: 'failure' })
+      .sort({ at: -1 })
+      .limit(1)
+      .toArray();
     const left = (at: number) => Math.max(1, Math.ceil((newest!.at.getTime() + 2000 - at) / 1000));
-    assert.ok(retryAfter(longer) >= left(answered) && retryAfter(longer) <= left(asked), `the delay grows: Retry-After ${retryAfter(longer)}, expected ${left(answered)}..${left(asked)}`);
+    assert.ok(
+      retryAfter(longer) >= left(answered) && retryAfter(longer) <= left(asked),
+      `the delay grows: Retry-After ${retryAfter(longer)}, expected ${left(answered)}..${left(asked)}`,
+    );
 
     await sleep(2100);
     assert.equal((await wrong(a, user.email)).status, 401, 'the fourth failure locks');
@@ -140,9 +148,17 @@ describe('per-account sign-in throttling, across API processes', () => {
       return replies;
     };
     const [k, u] = await Promise.all([run(known.email), run(unknown)]);
-    const shape = (r: Reply) => ({ status: r.status, type: r.body.type, title: r.body.title, detail: r.body.detail?.replace(/\d+ s/, 'N s') });
+    const shape = (r: Reply) => ({
+      status: r.status,
+      type: r.body.type,
+      title: r.body.title,
+      detail: r.body.detail?.replace(/\d+ s/, 'N s'),
+    });
     assert.deepEqual(k.map(shape), u.map(shape));
-    assert.deepEqual(k.map((r) => r.status), [401, 401, 429, 401, 429, 401, 429]);
+    assert.deepEqual(
+      k.map((r) => r.status),
+      [401, 401, 429, 401, 429, 401, 429],
+    );
     assert.equal(k.at(-1)!.body.type, 'urn:platform:problem:account-locked');
     const lock = (await platform.services.audit.signInsFor(unknown, 20)).find((e) => e.event === 'account_locked');
     assert.equal(lock?.person_id, null, 'an unknown e-mail is locked (and audited) too');
@@ -152,14 +168,19 @@ describe('per-account sign-in throttling, across API processes', () => {
     const user = await newAccount();
     const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => wrong(i % 2 ? a : b, user.email)));
     const checked = burst.filter((r) => r.status === 401).length;
-    assert.ok(burst.every((r) => r.status === 401 || r.status === 429), `statuses ${[...new Set(burst.map((r) => r.status))]}`);
+    assert.ok(
+      burst.every((r) => r.status === 401 || r.status === 429),
+      `statuses ${[...new Set(burst.map((r) => r.status))]}`,
+    );
     // Each try is recorded before its password is checked and counted again with every other try
     // visible, so of any two simultaneous tries one sees the other: of k that pass, one saw at least
     // (k - 1) / 2 of them, which must be fewer than SIGN_IN_DELAY_AFTER, so k ≤ 2 × 2 - 1.
     // None checked is right too: on an engine that runs the 40 at once (PostgreSQL, MongoDB) every try
     // can be recorded before any counts, so each sees too many others and is refused.
     assert.ok(checked <= 3, `${checked} passwords checked`);
-    const recorded = await platform.services.db.collection('sign_in_events').countDocuments({ account: accountKey(user.email), kind: 'failure' });
+    const recorded = await platform.services.db
+      .collection('sign_in_events')
+      .countDocuments({ account: accountKey(user.email), kind: 'failure' });
     assert.equal(recorded, checked, 'refused tries leave nothing behind');
     // The account is in the state its checked failures make (one failure alone does not slow it).
     const next = await signIn(a, user.email, user.password);
@@ -215,7 +236,10 @@ describe('per-principal rate limit', () => {
       assert.equal(reply.headers.get('ratelimit-policy'), '"default";q=5;w=60');
       seen.push(reply.headers.get('ratelimit')!);
     }
-    assert.deepEqual(seen.map((h) => /^"default";r=(\d+);t=(\d+)$/.exec(h)?.[1]), ['3', '2', '1', '0']);
+    assert.deepEqual(
+      seen.map((h) => /^"default";r=(\d+);t=(\d+)$/.exec(h)?.[1]),
+      ['3', '2', '1', '0'],
+    );
     for (const h of seen) assert.ok(Number(/t=(\d+)/.exec(h)![1]) <= 12, h);
 
     const refused = await user.get('/workspaces');
@@ -225,7 +249,11 @@ describe('per-principal rate limit', () => {
     const wait = retryAfter(refused);
     assert.ok(wait >= 1 && wait <= 12, `Retry-After ${wait}`);
     assert.match(refused.headers.get('ratelimit') ?? '', /^"default";r=0;t=\d+$/);
-    const mcp = (api: Api) => api.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { accept: 'application/json, text/event-stream' } });
+    const mcp = (api: Api) =>
+      api.request('POST', '/mcp', {
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        headers: { accept: 'application/json, text/event-stream' },
+      });
     const mcpRefused = await mcp(user);
     assert.equal(mcpRefused.status, 429, '/mcp draws on the same bucket');
     assert.equal(mcpRefused.body.type, 'urn:platform:problem:rate-limited');

@@ -35,15 +35,19 @@ describe('a worker killed mid-apply', () => {
       const made = () => artifacts.countDocuments({ 'provenance.source.invocation_id': id });
       // Polled back to back: the apply is quick, and the kill must land inside it.
       let atKill = 0;
-      for (const deadline = Date.now() + 60_000; atKill < 10 && Date.now() < deadline; ) atKill = await made();
+      for (const deadline = Date.now() + 60_000; atKill < 10 && Date.now() < deadline;) atKill = await made();
       worker.kill('SIGKILL');
       assert.ok(atKill < sections, `killed mid-apply (${atKill} of ${sections} made)`);
 
       worker = await workerProcess(platform);
-      const done = await eventually(async () => {
-        const r = await alice.get(`/invocations/${id}`);
-        return r.body.status === 'completed' ? r.body : null;
-      }, 90_000, 'the apply completed by the next worker');
+      const done = await eventually(
+        async () => {
+          const r = await alice.get(`/invocations/${id}`);
+          return r.body.status === 'completed' ? r.body : null;
+        },
+        90_000,
+        'the apply completed by the next worker',
+      );
       assert.equal(done.actions.filter((a: { status: string }) => a.status === 'applied').length, sections);
 
       const docs = await artifacts.find({ 'provenance.source.invocation_id': id }).toArray();
@@ -51,8 +55,18 @@ describe('a worker killed mid-apply', () => {
       assert.equal(new Set(docs.map((d) => d.provenance.source.action_id)).size, sections, 'one artifact per action');
       assert.equal(new Set(docs.map((d) => d.title)).size, sections);
       const ids = docs.map((d) => d._id);
-      await eventually(async () => (await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' })) >= sections, 60_000, 'the events recorded');
-      assert.equal(await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' }), sections, 'one event per action');
+      await eventually(
+        async () =>
+          (await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' })) >=
+          sections,
+        60_000,
+        'the events recorded',
+      );
+      assert.equal(
+        await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' }),
+        sections,
+        'one event per action',
+      );
     } finally {
       worker.kill('SIGTERM');
     }

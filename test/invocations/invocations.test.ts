@@ -86,7 +86,9 @@ describe('task agents', () => {
     assert.match(again.body.type, /invocation-not-pending$/);
 
     await eventually(async () => {
-      for await (const run of platform.services.temporal.workflow.list({ query: `WorkspaceId = "${space}" AND AgentName = "dedupe" AND InvocationMode = "preview" AND PrincipalId = "${alice.userId}"` })) {
+      for await (const run of platform.services.temporal.workflow.list({
+        query: `WorkspaceId = "${space}" AND AgentName = "dedupe" AND InvocationMode = "preview" AND PrincipalId = "${alice.userId}"`,
+      })) {
         if (run.workflowId === `invoke-${r.body.invocation_id}`) return true;
       }
       return false;
@@ -96,7 +98,10 @@ describe('task agents', () => {
   it('preview → discard: nothing is applied and the run ends discarded', async () => {
     const space = (await alice.post('/workspaces', { name: 'discard' })).body.id;
     const id = await draft('Budget', 'The budget covers travel, hardware and training for the team.', space);
-    const r = await alice.post(`/artifacts/${tag}/invoke`, { workspace_id: space, params: { rules: { finance: ['budget'], people: ['team'] } } });
+    const r = await alice.post(`/artifacts/${tag}/invoke`, {
+      workspace_id: space,
+      params: { rules: { finance: ['budget'], people: ['team'] } },
+    });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.actions[0].kind, 'update');
     assert.deepEqual(r.body.actions[0].payload.context.tags, ['finance', 'people']);
@@ -112,15 +117,25 @@ describe('task agents', () => {
 
   it('applies a chosen subset; the rest are skipped; provenance names the invocation and action', async () => {
     const space = (await alice.post('/workspaces', { name: 'subset' })).body.id;
-    const doc = await draft('Handbook', '# Intro\nWelcome.\n\n## Setup\nInstall it.\n\n## Usage\nRun it.\n\n```\n# not a heading\n```', space);
+    const doc = await draft(
+      'Handbook',
+      '# Intro\nWelcome.\n\n## Setup\nInstall it.\n\n## Usage\nRun it.\n\n```\n# not a heading\n```',
+      space,
+    );
     const r = await alice.post(`/artifacts/${split}/invoke`, { artifact_ids: [doc] });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.workspace_id, space, "the workspace defaults to the context artifact's");
-    assert.deepEqual(r.body.actions.map((a: { payload: { title: string } }) => a.payload.title), ['Intro', 'Setup', 'Usage']);
+    assert.deepEqual(
+      r.body.actions.map((a: { payload: { title: string } }) => a.payload.title),
+      ['Intro', 'Setup', 'Usage'],
+    );
     assert.match(r.body.actions[2].payload.content, /# not a heading/, 'a fenced block is not split');
     const applied = await alice.post(`/invocations/${r.body.invocation_id}/apply`, { action_ids: ['a2'] });
     assert.equal(applied.status, 200, applied.text);
-    assert.deepEqual(applied.body.actions.map((a: { status: string }) => a.status), ['skipped', 'applied', 'skipped']);
+    assert.deepEqual(
+      applied.body.actions.map((a: { status: string }) => a.status),
+      ['skipped', 'applied', 'skipped'],
+    );
     const created = await alice.get(`/artifacts/${applied.body.actions[1].artifact_id}`);
     assert.equal(created.status, 200);
     assert.equal(created.body.title, 'Setup');
@@ -158,7 +173,11 @@ describe('task agents', () => {
     const r = await alice.post(`/artifacts/${tag}/invoke`, { workspace_id: space, params: { rules: { finance: ['budget'] } } });
     assert.equal((await bob.get(`/invocations/${r.body.invocation_id}`)).status, 404);
     assert.equal((await bob.post(`/invocations/${r.body.invocation_id}/apply`, {})).status, 404);
-    assert.equal((await bob.post(`/artifacts/${tag}/invoke`, { workspace_id: space })).status, 404, "bob cannot run an agent in alice's workspace");
+    assert.equal(
+      (await bob.post(`/artifacts/${tag}/invoke`, { workspace_id: space })).status,
+      404,
+      "bob cannot run an agent in alice's workspace",
+    );
   });
 });
 
@@ -166,7 +185,11 @@ describe('apply mode', () => {
   it('applies at once with the needed scopes and grants', async () => {
     const space = (await alice.post('/workspaces', { name: 'apply' })).body.id;
     const id = await draft('Plan', 'Hiring plan for the platform team: two engineers and a designer.', space);
-    const r = await alice.post(`/artifacts/${tag}/invoke`, { workspace_id: space, mode: 'apply', params: { rules: { hiring: ['hiring', 'engineers'] } } });
+    const r = await alice.post(`/artifacts/${tag}/invoke`, {
+      workspace_id: space,
+      mode: 'apply',
+      params: { rules: { hiring: ['hiring', 'engineers'] } },
+    });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.status, 'completed');
     assert.equal(r.body.actions[0].status, 'applied');
@@ -180,7 +203,11 @@ describe('apply mode', () => {
     const space = (await alice.post('/workspaces', { name: 'no-scope' })).body.id;
     const id = await draft('Plan', 'budget plan', space);
     const readOnly = alice.withToken((await createApiKey(alice, ['artifact:read', 'artifact:invoke'])).key);
-    const r = await readOnly.post(`/artifacts/${tag}/invoke`, { workspace_id: space, mode: 'apply', params: { rules: { finance: ['budget'] } } });
+    const r = await readOnly.post(`/artifacts/${tag}/invoke`, {
+      workspace_id: space,
+      mode: 'apply',
+      params: { rules: { finance: ['budget'] } },
+    });
     assert.equal(r.status, 403, r.text);
     assert.match(r.body.type, /insufficient-scope$/);
     assert.match(r.body.detail, /artifact:write/);
@@ -197,7 +224,11 @@ describe('apply mode', () => {
     // A key whose write scope covers text/plain only passes the coarse check; the run finds the
     // markdown target beyond it and applies nothing.
     const plainOnly = alice.withToken((await createApiKey(alice, ['artifact:read', 'artifact:invoke', 'resource:text/plain:write'])).key);
-    const partial = await plainOnly.post(`/artifacts/${tag}/invoke`, { workspace_id: space, mode: 'apply', params: { rules: { finance: ['budget'] } } });
+    const partial = await plainOnly.post(`/artifacts/${tag}/invoke`, {
+      workspace_id: space,
+      mode: 'apply',
+      params: { rules: { finance: ['budget'] } },
+    });
     assert.equal(partial.status, 200, partial.text);
     assert.equal(partial.body.status, 'refused');
     assert.equal(partial.body.error.type, 'forbidden');
@@ -257,11 +288,18 @@ describe('an MCP server as an agent', () => {
     assert.equal((await alice.get(`/artifacts/${lower}`)).body.title, 'Release Notes For June');
     assert.equal((await alice.get(`/artifacts/${fine}`)).body.revision, 1);
 
-    const overreach = await alice.post(`/artifacts/${server.body.id}/invoke`, { tool: 'overreach', params: { elsewhere: ws }, wait_seconds: 60 });
+    const overreach = await alice.post(`/artifacts/${server.body.id}/invoke`, {
+      tool: 'overreach',
+      params: { elsewhere: ws },
+      wait_seconds: 60,
+    });
     assert.equal(overreach.body.actions[0].status, 'refused');
     assert.match(overreach.body.actions[0].reason, /^outside-workspace/);
     // The plain tool call is still tool mode.
-    const call = await alice.post(`/artifacts/${server.body.id}/invoke`, { name: 'title_case', arguments: { workspace_id: space, artifacts: [], input: null, params: {} } });
+    const call = await alice.post(`/artifacts/${server.body.id}/invoke`, {
+      name: 'title_case',
+      arguments: { workspace_id: space, artifacts: [], input: null, params: {} },
+    });
     assert.equal(call.body.kind, 'mcp_tool_call', call.text);
   });
 });

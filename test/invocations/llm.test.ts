@@ -21,15 +21,34 @@ let foreign: string;
 const llm = agentId('llm');
 const summarize = agentId('summarize');
 
-const action = (a: Partial<Record<'kind' | 'target' | 'title' | 'content' | 'content_type' | 'message' | 'rationale', string | null>>) => ({ title: null, content: null, content_type: null, message: null, rationale: 'because', ...a });
+const action = (a: Partial<Record<'kind' | 'target' | 'title' | 'content' | 'content_type' | 'message' | 'rationale', string | null>>) => ({
+  title: null,
+  content: null,
+  content_type: null,
+  message: null,
+  rationale: 'because',
+  ...a,
+});
 
 before(async () => {
   model = await new FakeOpenAI().start();
-  platform = await startPlatform({ LLM_MODEL: 'test-model', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test', LLM_TIMEOUT_SECONDS: '1', LLM_CONTEXT_TOKENS: '256', ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: true });
+  platform = await startPlatform(
+    {
+      LLM_MODEL: 'test-model',
+      OPENAI_BASE_URL: model.url,
+      OPENAI_API_KEY: 'sk-test',
+      LLM_TIMEOUT_SECONDS: '1',
+      LLM_CONTEXT_TOKENS: '256',
+      ALLOW_STDIO_MCP_SERVERS: 'true',
+    },
+    { worker: true },
+  );
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'llm' })).body.id;
   elsewhere = (await alice.post('/workspaces', { name: 'elsewhere' })).body.id;
-  foreign = (await alice.post('/artifacts', { title: 'Other workspace', content_type: 'text/plain', content: 'keep me', collection_id: elsewhere })).body.id;
+  foreign = (
+    await alice.post('/artifacts', { title: 'Other workspace', content_type: 'text/plain', content: 'keep me', collection_id: elsewhere })
+  ).body.id;
 });
 after(async () => {
   await platform?.close();
@@ -38,7 +57,14 @@ after(async () => {
 
 describe('LLM mode', () => {
   it('asks for structured output, records the proposals, refuses one outside the workspace, applies the rest', async () => {
-    const source = (await alice.post('/artifacts', { title: 'Meeting notes', content_type: 'text/markdown', content: 'We agreed to ship on Friday.', collection_id: ws })).body.id;
+    const source = (
+      await alice.post('/artifacts', {
+        title: 'Meeting notes',
+        content_type: 'text/markdown',
+        content: 'We agreed to ship on Friday.',
+        collection_id: ws,
+      })
+    ).body.id;
     model.reply = () => ({
       content: {
         output: 'The team will ship on Friday.',
@@ -69,7 +95,10 @@ describe('LLM mode', () => {
 
     const applied = await alice.post(`/invocations/${r.body.invocation_id}/apply`, {});
     assert.equal(applied.status, 200, applied.text);
-    assert.deepEqual(applied.body.actions.map((a: { status: string }) => a.status), ['applied', 'refused', 'applied']);
+    assert.deepEqual(
+      applied.body.actions.map((a: { status: string }) => a.status),
+      ['applied', 'refused', 'applied'],
+    );
     const made = (await alice.get(`/artifacts/${applied.body.actions[0].artifact_id}`)).body;
     assert.equal(made.content, 'Ship on Friday.');
     assert.equal(made.content_type, 'text/markdown');
@@ -111,11 +140,16 @@ describe('LLM mode', () => {
 });
 
 describe('LLM agents', () => {
-  it('summarize builds its context within the token budget, condensing with the type server\'s summarize tool', async () => {
+  it("summarize builds its context within the token budget, condensing with the type server's summarize tool", async () => {
     const serverId = await registerServer(alice, ws, noteTypeServer, 'note types');
     await eventually(async () => (await platform.services.mcpCatalog.get(serverId))?.content_types.length);
     const long = 'The rollout starts in the north. '.repeat(200);
-    const note = await alice.post('/artifacts', { title: 'Rollout', content_type: 'application/vnd.example.note+json', content: JSON.stringify({ heading: 'Rollout plan', body: long, tags: [] }), collection_id: ws });
+    const note = await alice.post('/artifacts', {
+      title: 'Rollout',
+      content_type: 'application/vnd.example.note+json',
+      content: JSON.stringify({ heading: 'Rollout plan', body: long, tags: [] }),
+      collection_id: ws,
+    });
     assert.equal(note.status, 201, note.text);
     model.reply = () => ({ content: { title: 'Rollout summary', summary: 'It starts in the north.' } });
     const r = await alice.post(`/artifacts/${summarize}/invoke`, { artifact_ids: [note.body.id], mode: 'apply' });
@@ -132,13 +166,28 @@ describe('LLM agents', () => {
 describe('MCP tools on the model', () => {
   async function mcp() {
     const client = new Client({ name: 'llm-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${alice.token}` } },
+      }),
+    );
     return client;
   }
 
   it('ask: search, then an answer grounded in the hits, citing them (an invented citation is dropped)', async () => {
-    const fact = (await alice.post('/artifacts', { title: 'Turbine maintenance', content_type: 'text/markdown', content: 'Intro.\n\nTurbine blades are inspected every 400 hours for flutter.', collection_id: ws })).body.id;
-    await eventually(async () => (await alice.post('/artifacts/search', { query: 'turbine blades inspected' })).body.results.some((r: { id: string }) => r.id === fact));
+    const fact = (
+      await alice.post('/artifacts', {
+        title: 'Turbine maintenance',
+        content_type: 'text/markdown',
+        content: 'Intro.\n\nTurbine blades are inspected every 400 hours for flutter.',
+        collection_id: ws,
+      })
+    ).body.id;
+    await eventually(async () =>
+      (await alice.post('/artifacts/search', { query: 'turbine blades inspected' })).body.results.some(
+        (r: { id: string }) => r.id === fact,
+      ),
+    );
     model.reply = () => ({ content: { answer: 'Every 400 hours.', citations: [fact, '00000000-0000-4000-8000-000000000000'] } });
     const client = await mcp();
     try {
@@ -156,13 +205,28 @@ describe('MCP tools on the model', () => {
     }
   });
 
-  it('extract_information proposes a new JSON artifact satisfying the caller\'s schema, applied over REST', async () => {
-    const source = (await alice.post('/artifacts', { title: 'Invoice', content_type: 'text/plain', content: 'Invoice 17 from ACME, total 420 EUR, due 2026-12-01.', collection_id: ws })).body.id;
-    const schema = { type: 'object', required: ['vendor', 'total'], properties: { vendor: { type: 'string' }, total: { type: 'number' } }, additionalProperties: false };
+  it("extract_information proposes a new JSON artifact satisfying the caller's schema, applied over REST", async () => {
+    const source = (
+      await alice.post('/artifacts', {
+        title: 'Invoice',
+        content_type: 'text/plain',
+        content: 'Invoice 17 from ACME, total 420 EUR, due 2026-12-01.',
+        collection_id: ws,
+      })
+    ).body.id;
+    const schema = {
+      type: 'object',
+      required: ['vendor', 'total'],
+      properties: { vendor: { type: 'string' }, total: { type: 'number' } },
+      additionalProperties: false,
+    };
     const client = await mcp();
     try {
       model.reply = () => ({ content: { data: { vendor: 'ACME', total: 'lots' } } });
-      const wrong = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [source], schema, title: 'Invoice 17' } });
+      const wrong = await client.callTool({
+        name: 'extract_information',
+        arguments: { artifact_ids: [source], schema, title: 'Invoice 17' },
+      });
       assert.ok(!wrong.isError);
       const failed = wrong.structuredContent as { status: string; error: { type: string; message: string } };
       assert.equal(failed.status, 'failed', 'data that breaks the schema is a malformed reply');
@@ -172,7 +236,11 @@ describe('MCP tools on the model', () => {
       model.reply = () => ({ content: { data: { vendor: 'ACME', total: 420 } } });
       const r = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [source], schema, title: 'Invoice 17' } });
       assert.ok(!r.isError, JSON.stringify(r.content));
-      const run = r.structuredContent as { invocation_id: string; status: string; actions: { kind: string; payload: { content: string; content_type: string } }[] };
+      const run = r.structuredContent as {
+        invocation_id: string;
+        status: string;
+        actions: { kind: string; payload: { content: string; content_type: string } }[];
+      };
       assert.equal(run.status, 'awaiting_decision');
       assert.equal(run.actions[0]!.payload.content_type, 'application/json');
       assert.deepEqual(JSON.parse(run.actions[0]!.payload.content), { vendor: 'ACME', total: 420 });

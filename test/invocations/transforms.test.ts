@@ -17,11 +17,17 @@ before(async () => {
   platform = await startPlatform({ ALLOW_STDIO_MCP_SERVERS: 'true' }, { worker: true });
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'transforms' })).body.id;
-  everything = await registerServer(alice, ws, { transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] } }, 'everything');
+  everything = await registerServer(
+    alice,
+    ws,
+    { transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] } },
+    'everything',
+  );
 });
 after(() => platform?.close());
 
-const transform = (steps: unknown[]) => alice.post('/artifacts', { title: 'operator', content_type: transformType, content: JSON.stringify({ steps }), collection_id: ws });
+const transform = (steps: unknown[]) =>
+  alice.post('/artifacts', { title: 'operator', content_type: transformType, content: JSON.stringify({ steps }), collection_id: ws });
 
 describe('transform operators', () => {
   it('are validated on create, with a clear error per bad step', async () => {
@@ -43,11 +49,24 @@ describe('transform operators', () => {
   });
 
   it('runs three steps with an approval in the middle, then a tool step; progress is visible by query', async () => {
-    const doc = (await alice.post('/artifacts', { title: 'Guide', content_type: 'text/markdown', content: '# Budget\nThe budget for travel.\n\n# Hiring\nWe hire two engineers.', collection_id: ws })).body.id;
+    const doc = (
+      await alice.post('/artifacts', {
+        title: 'Guide',
+        content_type: 'text/markdown',
+        content: '# Budget\nThe budget for travel.\n\n# Hiring\nWe hire two engineers.',
+        collection_id: ws,
+      })
+    ).body.id;
     const t = await transform([
       { id: 'split', kind: 'agent', agent: 'split-sections', params: { level: 1 }, retry: { maximum_attempts: 2 } },
       { id: 'review', kind: 'approval', title: 'Check the sections before tagging' },
-      { id: 'tag', kind: 'agent', agent: 'tag-keywords', artifact_ids: 'steps.split', params: { rules: { finance: ['budget'], people: ['hire'] } } },
+      {
+        id: 'tag',
+        kind: 'agent',
+        agent: 'tag-keywords',
+        artifact_ids: 'steps.split',
+        params: { rules: { finance: ['budget'], people: ['hire'] } },
+      },
       { id: 'echo', kind: 'tool', server_id: everything, tool: 'echo', arguments: { message: 'split said: {{steps.split.output}}' } },
     ]);
     assert.equal(t.status, 201, t.text);
@@ -56,7 +75,10 @@ describe('transform operators', () => {
     assert.equal(r.body.kind, 'transform');
     assert.equal(r.body.status, 'awaiting_approval');
     assert.equal(r.body.current_step, 'review');
-    assert.deepEqual(r.body.steps.map((s: { status: string }) => s.status), ['completed', 'awaiting_approval', 'pending', 'pending']);
+    assert.deepEqual(
+      r.body.steps.map((s: { status: string }) => s.status),
+      ['completed', 'awaiting_approval', 'pending', 'pending'],
+    );
     const sections: string[] = r.body.steps[0].artifact_ids;
     assert.equal(sections.length, 2);
     // The first step ran as a child invocation of its own, readable by id.
@@ -86,7 +108,14 @@ describe('transform operators', () => {
   });
 
   it('a rejected approval ends the run; a changed definition does not touch a run in flight', async () => {
-    const doc = (await alice.post('/artifacts', { title: 'Doc', content_type: 'text/markdown', content: '# A\nbudget\n\n# B\nhire', collection_id: ws })).body.id;
+    const doc = (
+      await alice.post('/artifacts', {
+        title: 'Doc',
+        content_type: 'text/markdown',
+        content: '# A\nbudget\n\n# B\nhire',
+        collection_id: ws,
+      })
+    ).body.id;
     const t = await transform([
       { id: 'split', kind: 'agent', agent: 'split-sections', params: { level: 1 } },
       { id: 'review', kind: 'approval' },
@@ -95,13 +124,22 @@ describe('transform operators', () => {
     const r = await alice.post(`/artifacts/${t.body.id}/invoke`, { artifact_ids: [doc], wait_seconds: 60 });
     assert.equal(r.body.status, 'awaiting_approval', r.text);
     assert.equal(r.body.revision, 1);
-    const edited = await alice.request('PATCH', `/artifacts/${t.body.id}`, { body: { content: JSON.stringify({ steps: [{ id: 'only', kind: 'approval' }] }) } });
+    const edited = await alice.request('PATCH', `/artifacts/${t.body.id}`, {
+      body: { content: JSON.stringify({ steps: [{ id: 'only', kind: 'approval' }] }) },
+    });
     assert.equal(edited.status, 200, edited.text);
     const state = (await alice.get(`/invocations/${r.body.invocation_id}`)).body;
-    assert.deepEqual(state.steps.map((s: { id: string }) => s.id), ['split', 'review', 'tag'], 'the run keeps the definition it started with');
+    assert.deepEqual(
+      state.steps.map((s: { id: string }) => s.id),
+      ['split', 'review', 'tag'],
+      'the run keeps the definition it started with',
+    );
     const rejected = await alice.post(`/invocations/${r.body.invocation_id}/reject`, { comment: 'no' });
     assert.equal(rejected.status, 200, rejected.text);
     assert.equal(rejected.body.status, 'rejected');
-    assert.deepEqual(rejected.body.steps.map((s: { status: string }) => s.status), ['completed', 'rejected', 'pending']);
+    assert.deepEqual(
+      rejected.body.steps.map((s: { status: string }) => s.status),
+      ['completed', 'rejected', 'pending'],
+    );
   });
 });

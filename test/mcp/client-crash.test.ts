@@ -27,25 +27,44 @@ after(async () => {
 
 it('resumes a tool call after the worker running it is killed', async () => {
   const ws = (await alice.post('/workspaces', { name: 'crash' })).body.id;
-  const server = await alice.post('/artifacts', { title: 'everything', content_type: 'application/vnd.platform.mcp-server+json', content: JSON.stringify({ transport: { type: 'http', url: everything.url } }), collection_id: ws });
+  const server = await alice.post('/artifacts', {
+    title: 'everything',
+    content_type: 'application/vnd.platform.mcp-server+json',
+    content: JSON.stringify({ transport: { type: 'http', url: everything.url } }),
+    collection_id: ws,
+  });
   assert.equal(server.status, 201, server.text);
   worker = await workerProcess(platform, workerEnv);
 
-  const started = await alice.post(`/artifacts/${server.body.id}/invoke`, { name: 'trigger-long-running-operation', arguments: { duration: 4, steps: 4 }, wait_seconds: 0 });
+  const started = await alice.post(`/artifacts/${server.body.id}/invoke`, {
+    name: 'trigger-long-running-operation',
+    arguments: { duration: 4, steps: 4 },
+    wait_seconds: 0,
+  });
   assert.equal(started.status, 202, started.text);
   const handle = platform.services.temporal.workflow.getHandle(started.body.workflow_id);
   // Killed once the call is under way: the activity has started and reported progress.
-  await eventually(async () => (await handle.describe()).raw.pendingActivities?.some((a) => a.heartbeatDetails?.payloads?.length), 20_000, 'the call to report progress');
+  await eventually(
+    async () => (await handle.describe()).raw.pendingActivities?.some((a) => a.heartbeatDetails?.payloads?.length),
+    20_000,
+    'the call to report progress',
+  );
   worker.kill('SIGKILL');
   await new Promise((r) => worker!.once('exit', r));
 
   worker = await workerProcess(platform, workerEnv);
-  const done = await eventually(async () => {
-    const r = await alice.get(`/invocations/${started.body.invocation_id}`);
-    return r.body.status === 'completed' && r.body;
-  }, 60_000, 'the invocation to complete');
+  const done = await eventually(
+    async () => {
+      const r = await alice.get(`/invocations/${started.body.invocation_id}`);
+      return r.body.status === 'completed' && r.body;
+    },
+    60_000,
+    'the invocation to complete',
+  );
   assert.equal(done.result.isError ?? false, false, JSON.stringify(done.result));
   assert.match(done.result.content[0].text, /Long running operation completed/);
-  const attempts = (await handle.fetchHistory()).events!.flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : []));
+  const attempts = (await handle.fetchHistory()).events!.flatMap((e) =>
+    e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
+  );
   assert.deepEqual(attempts, [2], 'the second attempt completed it (the first died with its worker)');
 });

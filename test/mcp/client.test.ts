@@ -22,7 +22,9 @@ async function register(api: Api, workspace: string, content: unknown, title = '
 
 const registered = (content: unknown, title?: string) => registerServer(alice, ws, content, title);
 
-const stdioEverything = { transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] } };
+const stdioEverything = {
+  transport: { type: 'stdio', command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'] },
+};
 const textOf = (result: { content: { type: string; text?: string }[] }) => result.content.map((c) => c.text ?? '').join('');
 
 before(async () => {
@@ -66,11 +68,16 @@ describe('calling tools', () => {
   it("keeps the catalog fresh on the server's notifications/tools/list_changed", async () => {
     // server-everything registers more tools once it knows the client's capabilities, and says so (over
     // stdio at once; over HTTP on the standalone stream, which may open after the notification went).
-    await eventually(async () => platform.logs.some((l) => l.includes('MCP server tools changed: catalog refreshed') && l.includes(stdioId)));
+    await eventually(async () =>
+      platform.logs.some((l) => l.includes('MCP server tools changed: catalog refreshed') && l.includes(stdioId)),
+    );
   });
 
   it('calls a tool over Streamable HTTP, reusing the connection across calls', async () => {
-    for (const [a, b] of [[2, 3], [5, 8]] as const) {
+    for (const [a, b] of [
+      [2, 3],
+      [5, 8],
+    ] as const) {
       const r = await alice.post(`/artifacts/${httpId}/invoke`, { name: 'get-sum', arguments: { a, b } });
       assert.equal(r.status, 200, r.text);
       assert.match(textOf(r.body.result), new RegExp(`${a + b}`));
@@ -78,7 +85,10 @@ describe('calling tools', () => {
   });
 
   it('calls a Python server from PyPI through uvx', async () => {
-    const id = await registered({ transport: { type: 'stdio', command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19'] } }, 'time');
+    const id = await registered(
+      { transport: { type: 'stdio', command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19'] } },
+      'time',
+    );
     const r = await alice.post(`/artifacts/${id}/invoke`, { name: 'get_current_time', arguments: { timezone: 'Europe/Paris' } });
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.result.isError ?? false, false, textOf(r.body.result));
@@ -94,23 +104,38 @@ describe('calling tools', () => {
     assert.equal(invalid.body.result.isError, true, invalid.text);
     const history = await platform.services.temporal.workflow.getHandle(invalid.body.workflow_id).fetchHistory();
     const started = history.events!.filter((e) => e.activityTaskStartedEventAttributes);
-    assert.deepEqual(started.map((e) => e.activityTaskStartedEventAttributes!.attempt), [1]);
+    assert.deepEqual(
+      started.map((e) => e.activityTaskStartedEventAttributes!.attempt),
+      [1],
+    );
   });
 
   it('keeps a call alive while the server reports progress, and times out one that goes quiet', async () => {
-    const progressing = await alice.post(`/artifacts/${stdioId}/invoke`, { name: 'trigger-long-running-operation', arguments: { duration: 4, steps: 4 }, timeout_seconds: 2 });
+    const progressing = await alice.post(`/artifacts/${stdioId}/invoke`, {
+      name: 'trigger-long-running-operation',
+      arguments: { duration: 4, steps: 4 },
+      timeout_seconds: 2,
+    });
     assert.equal(progressing.status, 200, progressing.text);
     assert.equal(progressing.body.result.isError ?? false, false, textOf(progressing.body.result));
     assert.match(textOf(progressing.body.result), /Long running operation completed/);
 
-    const quiet = await alice.post(`/artifacts/${stdioId}/invoke`, { name: 'trigger-long-running-operation', arguments: { duration: 6, steps: 1 }, timeout_seconds: 2 });
+    const quiet = await alice.post(`/artifacts/${stdioId}/invoke`, {
+      name: 'trigger-long-running-operation',
+      arguments: { duration: 6, steps: 1 },
+      timeout_seconds: 2,
+    });
     assert.equal(quiet.status, 200, quiet.text);
     assert.equal(quiet.body.result.isError, true);
     assert.equal(quiet.body.result.structuredContent.error, 'timeout');
   });
 
   it('answers 202 with the invocation to poll when the call outlasts the wait', async () => {
-    const r = await alice.post(`/artifacts/${httpId}/invoke`, { name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 2 }, wait_seconds: 0 });
+    const r = await alice.post(`/artifacts/${httpId}/invoke`, {
+      name: 'trigger-long-running-operation',
+      arguments: { duration: 2, steps: 2 },
+      wait_seconds: 0,
+    });
     assert.equal(r.status, 202, r.text);
     assert.equal(r.body.status, 'running');
     assert.equal(r.headers.get('location'), `/invocations/${r.body.invocation_id}`);
@@ -123,8 +148,14 @@ describe('calling tools', () => {
 
   it('attaches a retried request with the same Idempotency-Key to the same invocation', async () => {
     const headers = { 'idempotency-key': 'echo-once' };
-    const first = await alice.request('POST', `/artifacts/${httpId}/invoke`, { body: { name: 'echo', arguments: { message: 'once' } }, headers });
-    const second = await alice.request('POST', `/artifacts/${httpId}/invoke`, { body: { name: 'echo', arguments: { message: 'once' } }, headers });
+    const first = await alice.request('POST', `/artifacts/${httpId}/invoke`, {
+      body: { name: 'echo', arguments: { message: 'once' } },
+      headers,
+    });
+    const second = await alice.request('POST', `/artifacts/${httpId}/invoke`, {
+      body: { name: 'echo', arguments: { message: 'once' } },
+      headers,
+    });
     assert.equal(first.status, 200, first.text);
     assert.equal(second.body.invocation_id, first.body.invocation_id);
   });
@@ -193,7 +224,10 @@ describe('calling tools', () => {
 
   it('imports only into a workspace', async () => {
     const col = (await alice.post('/collections', { name: 'not here' })).body.id;
-    const r = await alice.post(`/artifacts/${httpId}/op/resources_import`, { uri: 'demo://resource/static/document/architecture.md', workspace_id: col });
+    const r = await alice.post(`/artifacts/${httpId}/op/resources_import`, {
+      uri: 'demo://resource/static/document/architecture.md',
+      workspace_id: col,
+    });
     assert.equal(r.status, 404, r.text);
   });
 });
@@ -235,12 +269,16 @@ describe('registration rules', () => {
     const r = await register(alice, ws, content);
     assert.equal(r.status, 400, r.text);
     assert.equal(r.body.type, 'urn:platform:problem:validation-error');
-    assert.ok(r.body.invalid_params.some((p: { name: string }) => param.test(p.name)), JSON.stringify(r.body.invalid_params));
+    assert.ok(
+      r.body.invalid_params.some((p: { name: string }) => param.test(p.name)),
+      JSON.stringify(r.body.invalid_params),
+    );
     assert.equal((await alice.get(`/artifacts?collection_id=${ws}&limit=100`)).body.items.length, before, 'nothing stored');
   }
 
-  it('refuses a stdio command outside the allow-list', () => refused({ transport: { type: 'stdio', command: 'bash', args: ['-c', 'id'] } }, /content\.transport\.command/));
-  it('refuses every launch that is not a catalog entry: the attack run\'s argument lists among them', async () => {
+  it('refuses a stdio command outside the allow-list', () =>
+    refused({ transport: { type: 'stdio', command: 'bash', args: ['-c', 'id'] } }, /content\.transport\.command/));
+  it("refuses every launch that is not a catalog entry: the attack run's argument lists among them", async () => {
     const code = "require('fs').writeFileSync('/tmp/pwned', String(process.getuid()))";
     for (const [command, args] of [
       ['python3', ['-m', 'timeit', '-n1', '-r1', "__import__('os').system('id > /tmp/pwned')"]],
@@ -259,19 +297,34 @@ describe('registration rules', () => {
   it('refuses env a catalog entry does not declare, and raw env values', async () => {
     const secret = (await alice.post('/secrets', { name: 'x', value: 'x' })).body.id;
     for (const name of ['OPENSSL_CONF', 'GCONV_PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'PATH']) {
-      await refused({ transport: { ...stdioEverything.transport, env: { [name]: { secret_id: secret } } } }, new RegExp(`content\\.transport\\.env\\.${name}`));
-      await refused({ transport: { ...stdioEverything.transport, env: { [name]: '/tmp/evil.cnf' } } }, new RegExp(`content\\.transport\\.env\\.${name}`));
+      await refused(
+        { transport: { ...stdioEverything.transport, env: { [name]: { secret_id: secret } } } },
+        new RegExp(`content\\.transport\\.env\\.${name}`),
+      );
+      await refused(
+        { transport: { ...stdioEverything.transport, env: { [name]: '/tmp/evil.cnf' } } },
+        new RegExp(`content\\.transport\\.env\\.${name}`),
+      );
     }
   });
-  it('takes a catalog entry\'s parameters only when they match its pattern, never as options', async () => {
+  it("takes a catalog entry's parameters only when they match its pattern, never as options", async () => {
     const time = (params: Record<string, string>) => ({ transport: { type: 'stdio', catalog_entry: 'mcp-server-time', params } });
     await refused(time({ local_timezone: '--help' }), /content\.transport\.params\.local_timezone/);
     await refused(time({ local_timezone: 'Europe/Paris; id' }), /content\.transport\.params\.local_timezone/);
     await refused(time({ other: 'x' }), /content\.transport\.params\.other/);
     await refused({ transport: { type: 'stdio', catalog_entry: 'no-such-entry' } }, /content\.transport\.catalog_entry/);
-    const stored = await alice.post('/artifacts', { title: 'paris', content_type: mcpServerType, content: JSON.stringify(time({ local_timezone: 'Europe/Paris' })), collection_id: ws });
+    const stored = await alice.post('/artifacts', {
+      title: 'paris',
+      content_type: mcpServerType,
+      content: JSON.stringify(time({ local_timezone: 'Europe/Paris' })),
+      collection_id: ws,
+    });
     assert.equal(stored.status, 201, stored.text);
-    assert.deepEqual(JSON.parse(stored.body.content).transport.args, ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Europe/Paris']);
+    assert.deepEqual(JSON.parse(stored.body.content).transport.args, [
+      '--offline',
+      'mcp-server-time==2026.10.19',
+      '--local-timezone=Europe/Paris',
+    ]);
   });
   it('refuses private, link-local and metadata addresses when registering', async () => {
     await refused({ transport: { type: 'http', url: 'http://169.254.169.254/latest/meta-data' } }, /content\.transport\.url/);
@@ -279,7 +332,9 @@ describe('registration rules', () => {
   });
 
   it('refuses a discovery document that redirects into a private address, at call time', async () => {
-    const redirector: Server = createServer((_req, res) => res.writeHead(302, { location: 'http://169.254.169.254/.well-known/mcp.json' }).end());
+    const redirector: Server = createServer((_req, res) =>
+      res.writeHead(302, { location: 'http://169.254.169.254/.well-known/mcp.json' }).end(),
+    );
     const port = await freePort();
     await new Promise<void>((r) => redirector.listen(port, '127.0.0.1', r));
     try {
@@ -314,7 +369,10 @@ describe('credentials', () => {
     const value = `sk-live-${Math.random().toString(36).slice(2)}-do-not-leak`;
     const secret = await alice.post('/secrets', { name: 'everything token', value });
     assert.equal(secret.status, 201, secret.text);
-    const id = await registered({ transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { EVERYTHING_TOKEN: { secret_id: secret.body.id } } } }, 'with secret');
+    const id = await registered(
+      { transport: { type: 'stdio', catalog_entry: 'everything-with-secrets', env: { EVERYTHING_TOKEN: { secret_id: secret.body.id } } } },
+      'with secret',
+    );
     const r = await alice.post(`/artifacts/${id}/invoke`, { name: 'get-env', arguments: {} });
     assert.equal(r.status, 200, r.text);
     const text = textOf(r.body.result);
@@ -333,13 +391,25 @@ describe('credentials', () => {
     // header it answers 401, which becomes the tool result.
     const token = alice.token!;
     const own = await alice.post('/secrets', { name: 'own token', value: `Bearer ${token}` });
-    const bare = await registered({ transport: { type: 'http', well_known: `${platform.url}/.well-known/mcp.json` } }, 'platform without auth');
+    const bare = await registered(
+      { transport: { type: 'http', well_known: `${platform.url}/.well-known/mcp.json` } },
+      'platform without auth',
+    );
     const noAuth = await alice.post(`/artifacts/${bare}/invoke`, { name: 'browse_workspaces', arguments: {} });
     assert.equal(noAuth.body.result.structuredContent.status, 401, noAuth.text);
-    const authed = await registered({ transport: { type: 'http', well_known: `${platform.url}/.well-known/mcp.json` }, auth: { type: 'api_key', secret_id: own.body.id, header: 'Authorization' } }, 'platform with auth');
+    const authed = await registered(
+      {
+        transport: { type: 'http', well_known: `${platform.url}/.well-known/mcp.json` },
+        auth: { type: 'api_key', secret_id: own.body.id, header: 'Authorization' },
+      },
+      'platform with auth',
+    );
     const r = await alice.post(`/artifacts/${authed}/invoke`, { name: 'browse_workspaces', arguments: {} });
     assert.equal(r.body.result.isError ?? false, false, r.text);
     assert.ok(r.body.result.structuredContent.items.some((w: { id: string }) => w.id === ws));
-    assert.ok(!JSON.stringify(await platform.services.temporal.workflow.getHandle(r.body.workflow_id).fetchHistory()).includes(token), 'the token is not in history');
+    assert.ok(
+      !JSON.stringify(await platform.services.temporal.workflow.getHandle(r.body.workflow_id).fetchHistory()).includes(token),
+      'the token is not in history',
+    );
   });
 });

@@ -23,16 +23,22 @@ describe('the stdio catalog', () => {
     }
     return null;
   };
-  it('matches a registration that spells out an entry, its own arguments or an alias, to the entry\'s pinned launch', () => {
-    for (const args of [['-y', '@modelcontextprotocol/server-everything'], ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio']]) {
+  it("matches a registration that spells out an entry, its own arguments or an alias, to the entry's pinned launch", () => {
+    for (const args of [
+      ['-y', '@modelcontextprotocol/server-everything'],
+      ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'],
+    ]) {
       const { entry, args: launched } = catalog.match({ command: 'npx', args });
       assert.equal(entry.id, 'server-everything');
       assert.deepEqual(launched, ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio']);
     }
-    assert.deepEqual({ ...catalog.match({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Asia/Tokyo'] }).params }, { local_timezone: 'Asia/Tokyo' });
+    assert.deepEqual(
+      { ...catalog.match({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=Asia/Tokyo'] }).params },
+      { local_timezone: 'Asia/Tokyo' },
+    );
     assert.deepEqual(catalog.match({ catalog_entry: 'mcp-server-time' }).args, ['--offline', 'mcp-server-time==2026.10.19']);
   });
-  it('refuses every other argument list, the attack run\'s among them', () => {
+  it("refuses every other argument list, the attack run's among them", () => {
     for (const [command, args] of [
       ['python3', ['-m', 'timeit', '-n1', '-r1', 'import os']],
       ['npx', ['node', '-p', 'process.env']],
@@ -43,7 +49,10 @@ describe('the stdio catalog', () => {
     ] as const) {
       assert.equal(mismatch({ command, args: [...args] }), 'command', `${command} ${args.join(' ')}`);
     }
-    assert.equal(mismatch({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=-x'] }), 'params.local_timezone');
+    assert.equal(
+      mismatch({ command: 'uvx', args: ['--offline', 'mcp-server-time==2026.10.19', '--local-timezone=-x'] }),
+      'params.local_timezone',
+    );
   });
   it('takes only declared parameters, matching their pattern, never starting with "-"', () => {
     assert.equal(mismatch({ catalog_entry: 'mcp-server-time', params: { local_timezone: '-h' } }), 'params.local_timezone');
@@ -60,25 +69,43 @@ describe('the stdio catalog', () => {
     assert.equal(mismatch({ catalog_entry: 'everything-with-secrets', env: { API_KEY: ref } }), null);
     assert.equal(mismatch({ catalog_entry: 'server-everything', env: { API_KEY: ref } }), 'env.API_KEY');
     for (const name of ['constructor', 'toString', 'hasOwnProperty']) {
-      assert.equal(mismatch({ catalog_entry: 'hostile', env: { [name]: ref } }), `env.${name}`, `${name}: inherited names are not declared secrets`);
+      assert.equal(
+        mismatch({ catalog_entry: 'hostile', env: { [name]: ref } }),
+        `env.${name}`,
+        `${name}: inherited names are not declared secrets`,
+      );
       assert.equal(mismatch({ catalog_entry: 'mcp-server-time', params: { [name]: 'x' } }), `params.${name}`);
     }
-    assert.equal(mcpServerContent.safeParse({ transport: { type: 'stdio', catalog_entry: 'x', env: { API_KEY: 'raw' } } }).success, false, 'a raw env value');
+    assert.equal(
+      mcpServerContent.safeParse({ transport: { type: 'stdio', catalog_entry: 'x', env: { API_KEY: 'raw' } } }).success,
+      false,
+      'a raw env value',
+    );
   });
   it('refuses a catalog file whose entries are not pinned or not consistent', () => {
-    const bad = (entry: Record<string, unknown>) => catalogEntry.safeParse({ id: 'x', title: 'x', command: 'npx', args: ['--no-install', 'pkg@1.0.0'], ...entry }).success;
+    const bad = (entry: Record<string, unknown>) =>
+      catalogEntry.safeParse({ id: 'x', title: 'x', command: 'npx', args: ['--no-install', 'pkg@1.0.0'], ...entry }).success;
     assert.ok(bad({}));
     assert.equal(bad({ package: { name: 'pkg', version: '2.0.0' } }), false, 'args must name the pinned version');
     assert.equal(bad({ args: ['{root}'] }), false, 'an undeclared parameter');
     assert.equal(bad({ params: { root: { pattern: '[a-z]+' } } }), false, 'a parameter the args do not use');
     assert.equal(bad({ args: ['{root}'], params: { root: { pattern: '[' } } }), false, 'a pattern that does not compile');
     assert.equal(bad({ command: 'bash' }), false);
-    assert.equal(bad({ args: ['{a},{b}'], params: { a: { pattern: '.+' }, b: { pattern: '.+' } } }), false, 'two parameters in one argument');
+    assert.equal(
+      bad({ args: ['{a},{b}'], params: { a: { pattern: '.+' }, b: { pattern: '.+' } } }),
+      false,
+      'two parameters in one argument',
+    );
     assert.throws(() => new StdioCatalog([catalog.get('hostile')!, catalog.get('hostile')!]), /twice/);
   });
   it('takes exactly one of well_known and url for http', () => {
     assert.equal(mcpServerContent.safeParse({ transport: { type: 'http' } }).success, false);
-    assert.equal(mcpServerContent.safeParse({ transport: { type: 'http', url: 'https://a.example/mcp', well_known: 'https://a.example/.well-known/mcp.json' } }).success, false);
+    assert.equal(
+      mcpServerContent.safeParse({
+        transport: { type: 'http', url: 'https://a.example/mcp', well_known: 'https://a.example/.well-known/mcp.json' },
+      }).success,
+      false,
+    );
     assert.ok(mcpServerContent.safeParse({ transport: { type: 'http', url: 'https://a.example/mcp' } }).success);
   });
 });
@@ -96,14 +123,23 @@ describe('type definitions', () => {
 
 describe('results', () => {
   it('redacts secrets inside strings only, leaving keys and numbers whole', () => {
-    const value = { content: [{ type: 'text', text: 'token=s3cr3t-value and 1234' }], structuredContent: { count: 1234, 's3cr3t-value': true } };
+    const value = {
+      content: [{ type: 'text', text: 'token=s3cr3t-value and 1234' }],
+      structuredContent: { count: 1234, 's3cr3t-value': true },
+    };
     const out = redact(value, ['s3cr3t-value', '1234']);
     assert.equal(out.content[0]!.text, 'token=[redacted] and [redacted]');
     assert.equal(out.structuredContent.count, 1234);
     assert.ok('s3cr3t-value' in out.structuredContent);
   });
   it('cuts a result larger than the bound and says so', () => {
-    const big: CallToolResult = { content: [{ type: 'text', text: 'a'.repeat(10_000) }, { type: 'text', text: 'b'.repeat(10_000) }], structuredContent: { x: 'c'.repeat(10_000) } };
+    const big: CallToolResult = {
+      content: [
+        { type: 'text', text: 'a'.repeat(10_000) },
+        { type: 'text', text: 'b'.repeat(10_000) },
+      ],
+      structuredContent: { x: 'c'.repeat(10_000) },
+    };
     const out = boundResult(big, 8_000);
     assert.ok(Buffer.byteLength(JSON.stringify(out)) <= 8_000);
     assert.equal(out._meta?.['platform/truncated'], true);
@@ -153,7 +189,11 @@ describe('connection pool', () => {
   it('closes connections left idle', async () => {
     const pool = new SessionPool(50, createLogger('silent'));
     const c = fake();
-    await pool.use('k', async () => c, async () => undefined);
+    await pool.use(
+      'k',
+      async () => c,
+      async () => undefined,
+    );
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(c.closed, true);
     assert.equal(pool.size, 0);

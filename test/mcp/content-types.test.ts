@@ -38,7 +38,12 @@ describe('content-type servers', () => {
   });
 
   it('calls on_create when an artifact of the type is created, and merges the context it returns', async () => {
-    const created = await alice.post('/artifacts', { title: 'plan', content_type: noteType, content: note('Ship the **note type** by Friday. Then rest.', ['Release', 'q3', 'release']), collection_id: ws });
+    const created = await alice.post('/artifacts', {
+      title: 'plan',
+      content_type: noteType,
+      content: note('Ship the **note type** by Friday. Then rest.', ['Release', 'q3', 'release']),
+      collection_id: ws,
+    });
     assert.equal(created.status, 201, created.text);
     const enriched = await eventually(async () => {
       const a = await alice.get(`/artifacts/${created.body.id}`);
@@ -49,7 +54,9 @@ describe('content-type servers', () => {
     assert.equal(enriched.revision, created.body.revision, 'enrichment is not an edit');
     // The lifecycle call is a workflow of its own, findable by server and tool (visibility lags a little).
     await eventually(async () => {
-      for await (const run of platform.services.temporal.workflow.list({ query: `ArtifactId = "${serverId}" AND McpTool = "on_create" AND RunKind = "type_lifecycle"` })) {
+      for await (const run of platform.services.temporal.workflow.list({
+        query: `ArtifactId = "${serverId}" AND McpTool = "on_create" AND RunKind = "type_lifecycle"`,
+      })) {
         if (run.status.name === 'COMPLETED') return true;
       }
       return false;
@@ -66,7 +73,12 @@ describe('content-type servers', () => {
   });
 
   it('indexes the text extract_text returns for a committed artifact', async () => {
-    const draft = await alice.post('/artifacts', { title: 'linked', content_type: noteType, content: note('See [the handbook](https://example.test/zqxjv-handbook) for `details`.', ['docs']), collection_id: ws });
+    const draft = await alice.post('/artifacts', {
+      title: 'linked',
+      content_type: noteType,
+      content: note('See [the handbook](https://example.test/zqxjv-handbook) for `details`.', ['docs']),
+      collection_id: ws,
+    });
     const col = (await alice.post('/collections', { name: 'published' })).body.id;
     const req = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'publish', artifact_ids: [draft.body.id] });
     assert.equal(req.status, 202, req.text);
@@ -105,6 +117,9 @@ describe('built-in persona servers', () => {
     assert.equal(invalid.body.result.isError, true);
     const bob = await platform.newUser();
     const theirs = await bob.post(`/artifacts/${platformToolsetId}/invoke`, { name: 'browse_workspaces', arguments: {} });
-    assert.ok(!theirs.body.result.structuredContent.items.some((w: { id: string }) => w.id === ws), "another person's call sees only their own workspaces");
+    assert.ok(
+      !theirs.body.result.structuredContent.items.some((w: { id: string }) => w.id === ws),
+      "another person's call sees only their own workspaces",
+    );
   });
 });

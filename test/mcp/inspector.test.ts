@@ -20,7 +20,10 @@ after(() => platform.close());
 /** `npm run mcp:inspect -- --method …`, as the README shows it. */
 async function inspector(...args: string[]): Promise<any> {
   try {
-    const { stdout } = await run('bash', ['scripts/mcp-inspect.sh', ...args], { timeout: 60_000, env: { ...process.env, PLATFORM_TOKEN: alice.token, MCP_URL: `${platform.url}/mcp` } });
+    const { stdout } = await run('bash', ['scripts/mcp-inspect.sh', ...args], {
+      timeout: 60_000,
+      env: { ...process.env, PLATFORM_TOKEN: alice.token, MCP_URL: `${platform.url}/mcp` },
+    });
     return JSON.parse(stdout);
   } catch (err) {
     const { stdout, stderr } = err as { stdout?: string; stderr?: string };

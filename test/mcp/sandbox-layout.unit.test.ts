@@ -35,8 +35,16 @@ after(() => rmSync(root, { recursive: true, force: true }));
 
 describe('the sandbox file system', () => {
   it('exposes a runner in ~/bin without exposing the home folder or the dev folder in it', () => {
-    const sandbox = new Sandbox({ bwrap: 'bwrap', hidden: [home, join(home, 'proj', '.dev')], path: `${join(home, 'bin')}:/usr/bin:/bin`, workDir: '/' });
-    const r = run(sandbox, `test -x ${home}/bin/deno && echo runner-visible; cat ${home}/proj/.dev/master.key ${home}/.aws/credentials 2>&1; true`);
+    const sandbox = new Sandbox({
+      bwrap: 'bwrap',
+      hidden: [home, join(home, 'proj', '.dev')],
+      path: `${join(home, 'bin')}:/usr/bin:/bin`,
+      workDir: '/',
+    });
+    const r = run(
+      sandbox,
+      `test -x ${home}/bin/deno && echo runner-visible; cat ${home}/proj/.dev/master.key ${home}/.aws/credentials 2>&1; true`,
+    );
     assert.equal(r.status, 0, r.out);
     assert.match(r.out, /runner-visible/);
     assert.ok(!r.out.includes(secret), r.out);
@@ -56,16 +64,33 @@ describe('the sandbox file system', () => {
 
   it('holds for a worker that is not root: its own user namespace, hidden folders read-only, only /tmp writable', (t) => {
     // The unprivileged worker runs this checkout's code: a clone in a folder that user cannot read (under /root, say) cannot show it.
-    if (spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'test', '-r', resolve('node_modules/tsx/package.json')]).status !== 0) {
+    if (
+      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'test', '-r', resolve('node_modules/tsx/package.json')])
+        .status !== 0
+    ) {
       t.diagnostic(`not run: uid 65534 cannot read ${process.cwd()}`);
       return;
     }
     const dev = join(home, 'proj', '.dev');
-    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', 'test/fixtures/unprivileged-sandbox.ts', dev, join(home, 'proj')], {
-      env: { PATH: process.env.PATH, HOME: '/tmp' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      'setpriv',
+      [
+        '--reuid=65534',
+        '--regid=65534',
+        '--clear-groups',
+        process.execPath,
+        '--import',
+        'tsx',
+        'test/fixtures/unprivileged-sandbox.ts',
+        dev,
+        join(home, 'proj'),
+      ],
+      {
+        env: { PATH: process.env.PATH, HOME: '/tmp' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
     const result = JSON.parse(r.stdout.trim().split('\n').pop()!);
     assert.equal(result.probe, null, 'the sandbox starts for an unprivileged worker');

@@ -25,7 +25,11 @@ after(async () => {
 
 async function mcp(token: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'platform-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}`, ...headers } },
+    }),
+  );
   clients.push(client);
   return client;
 }
@@ -49,7 +53,10 @@ describe('MCP endpoint', () => {
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate')!, /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource\/mcp"/);
     assert.equal((await platform.api.get('/mcp')).status, 405);
-    const foreign = await alice.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { origin: 'https://evil.example' } });
+    const foreign = await alice.request('POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { origin: 'https://evil.example' },
+    });
     assert.equal(foreign.status, 403, 'a foreign browser origin is refused (DNS rebinding)');
     const asHost = (host: string) =>
       new Promise<number>((resolve, reject) => {
@@ -70,8 +77,18 @@ describe('MCP endpoint', () => {
     const client = await mcp(alice.token!);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
-      'ask', 'browse_collections', 'browse_workspaces', 'commit_preview', 'commit_workspace', 'create_artifact',
-      'extract_information', 'get_artifact', 'manage_artifact', 'relay_status', 'search', 'update_artifact',
+      'ask',
+      'browse_collections',
+      'browse_workspaces',
+      'commit_preview',
+      'commit_workspace',
+      'create_artifact',
+      'extract_information',
+      'get_artifact',
+      'manage_artifact',
+      'relay_status',
+      'search',
+      'update_artifact',
     ]);
     const preview = tools.find((t) => t.name === 'commit_preview')!;
     assert.equal(preview.annotations?.readOnlyHint, true);
@@ -96,7 +113,11 @@ describe('MCP endpoint', () => {
       commit_workspace: { workspace_id: id, collection_id: id, message: 'm' },
       relay_status: {},
     };
-    assert.deepEqual(tools.map((t) => t.name).filter((n) => !samples[n]), [], 'a sample for every tool');
+    assert.deepEqual(
+      tools.map((t) => t.name).filter((n) => !samples[n]),
+      [],
+      'a sample for every tool',
+    );
     const client = await mcp((await createApiKey(alice, ['stream:read'])).key);
     for (const tool of tools) {
       const reply = await client.callTool({ name: tool.name, arguments: samples[tool.name] });
@@ -108,7 +129,12 @@ describe('MCP endpoint', () => {
   it('creates, reads, searches, updates and manages drafts through tools', async () => {
     const client = await mcp(alice.token!);
     const ws = (await alice.post('/workspaces', { name: 'mcp' })).body.id;
-    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'Turbine notes', content_type: 'text/markdown', content: 'blade flutter at high speed', collection_id: ws } }));
+    const created = data(
+      await client.callTool({
+        name: 'create_artifact',
+        arguments: { title: 'Turbine notes', content_type: 'text/markdown', content: 'blade flutter at high speed', collection_id: ws },
+      }),
+    );
     assert.equal(created.provenance.source.kind, 'mcp');
     assert.equal(data(await client.callTool({ name: 'get_artifact', arguments: { id: created.id } })).title, 'Turbine notes');
     const found = await eventually(async () => {
@@ -116,10 +142,16 @@ describe('MCP endpoint', () => {
       return r.results.some((h: { id: string }) => h.id === created.id) ? r : null;
     });
     assert.ok(found);
-    assert.equal(data(await client.callTool({ name: 'update_artifact', arguments: { id: created.id, title: 'Turbine notes 2' } })).title, 'Turbine notes 2');
+    assert.equal(
+      data(await client.callTool({ name: 'update_artifact', arguments: { id: created.id, title: 'Turbine notes 2' } })).title,
+      'Turbine notes 2',
+    );
     const empty = await client.callTool({ name: 'update_artifact', arguments: { id: created.id } });
     assert.equal(empty.isError, true, 'an update that changes nothing is refused');
-    assert.equal(data(await client.callTool({ name: 'manage_artifact', arguments: { id: created.id, action: 'archive' } })).state, 'archived');
+    assert.equal(
+      data(await client.callTool({ name: 'manage_artifact', arguments: { id: created.id, action: 'archive' } })).state,
+      'archived',
+    );
     const browsed = data(await client.callTool({ name: 'browse_workspaces', arguments: { with_artifacts: true } }));
     assert.ok(browsed.items.find((w: { id: string }) => w.id === ws).artifacts.some((a: { id: string }) => a.id === created.id));
   });
@@ -132,14 +164,25 @@ describe('MCP endpoint', () => {
     assert.equal(missing.isError, true);
     assert.match(text(missing), /not-found/);
     // No model is configured here: ask answers extractively and says so; extraction is refused clearly.
-    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'Turbines', content_type: 'text/markdown', content: 'Turbine blades flutter at high speed.' } }));
+    const created = data(
+      await client.callTool({
+        name: 'create_artifact',
+        arguments: { title: 'Turbines', content_type: 'text/markdown', content: 'Turbine blades flutter at high speed.' },
+      }),
+    );
     const asked = data(await client.callTool({ name: 'ask', arguments: { question: 'turbine blade flutter?' } }));
     assert.ok(['extractive', 'none'].includes(asked.mode), JSON.stringify(asked));
     assert.equal(asked.answer, null);
-    const extract = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [created.id], schema: { type: 'object' } } });
+    const extract = await client.callTool({
+      name: 'extract_information',
+      arguments: { artifact_ids: [created.id], schema: { type: 'object' } },
+    });
     assert.equal(extract.isError, true);
     assert.match(text(extract), /llm-not-configured/);
-    const badSchema = await client.callTool({ name: 'extract_information', arguments: { artifact_ids: [created.id], schema: { type: 'wat' } } });
+    const badSchema = await client.callTool({
+      name: 'extract_information',
+      arguments: { artifact_ids: [created.id], schema: { type: 'wat' } },
+    });
     assert.equal(badSchema.isError, true);
     assert.match(text(badSchema), /not a valid JSON Schema/);
     const later = await client.callTool({ name: 'relay_status', arguments: {} });
@@ -147,20 +190,28 @@ describe('MCP endpoint', () => {
     assert.match(text(later), /not available yet/);
 
     const col = (await alice.post('/collections', { name: 'no direct writes' })).body.id;
-    const intoCollection = await client.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col } });
+    const intoCollection = await client.callTool({
+      name: 'create_artifact',
+      arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col },
+    });
     assert.equal(intoCollection.isError, true, 'collections change only through commits');
     assert.equal((intoCollection.structuredContent as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0);
 
     const key = await createApiKey(alice, ['artifact:read']);
     const readOnly = await mcp(key.key);
-    const refused = await readOnly.callTool({ name: 'create_artifact', arguments: { title: 'x', content_type: 'text/plain', content: 'x' } });
+    const refused = await readOnly.callTool({
+      name: 'create_artifact',
+      arguments: { title: 'x', content_type: 'text/plain', content: 'x' },
+    });
     assert.equal(refused.isError, true);
     assert.match(text(refused), /artifact:write/);
 
     const ws = (await alice.post('/workspaces', { name: 'filtered out' })).body.id;
     const other = (await alice.post('/workspaces', { name: 'allowed' })).body.id;
-    const filtered = await mcp((await asServer(platform.url, await createServerCredential(alice, ['artifact:read'], { workspaces: [other] }))).token!);
+    const filtered = await mcp(
+      (await asServer(platform.url, await createServerCredential(alice, ['artifact:read'], { workspaces: [other] }))).token!,
+    );
     const hidden = await filtered.callTool({ name: 'commit_preview', arguments: { workspace_id: ws, collection_id: col } });
     assert.equal(hidden.isError, true);
     await assert.rejects(filtered.readResource({ uri: `platform://workspaces/${ws}` }));
@@ -173,7 +224,11 @@ describe('MCP endpoint', () => {
     await alice.post('/artifacts', { title: 'Draft', content_type: 'text/plain', content: 'reviewed text', collection_id: ws });
     const preview = data(await client.callTool({ name: 'commit_preview', arguments: { workspace_id: ws, collection_id: col } }));
     assert.deepEqual(preview.counts, { new: 1, modified: 0, unchanged: 0 });
-    const propose = () => client.callTool({ name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'from an agent', idempotency_key: 'agent-run-1' } });
+    const propose = () =>
+      client.callTool({
+        name: 'commit_workspace',
+        arguments: { workspace_id: ws, collection_id: col, message: 'from an agent', idempotency_key: 'agent-run-1' },
+      });
     const proposed = data(await propose());
     assert.equal(proposed.status, 'awaiting_human_approval');
     assert.deepEqual(proposed.preview, { counts: { new: 1, modified: 0, unchanged: 0 } });
@@ -190,17 +245,31 @@ describe('MCP endpoint', () => {
     const ws = (await alice.post('/workspaces', { name: 'delegated' })).body.id;
     const cred = await createServerCredential(await platform.newUser(), ['artifact:read', 'artifact:write']);
     const server = await asServer(platform.url, cred);
-    const refused = await server.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: { 'x-on-behalf-of': alice.userId, accept: 'application/json, text/event-stream' } });
+    const refused = await server.request('POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { 'x-on-behalf-of': alice.userId, accept: 'application/json, text/event-stream' },
+    });
     assert.equal(refused.status, 403, 'no consent yet');
     await alice.post('/consents', { credential_kind: 'server_credential', credential_id: cred.client_id });
     const client = await mcp(server.token!, { 'x-on-behalf-of': alice.userId });
-    const created = data(await client.callTool({ name: 'create_artifact', arguments: { title: 'For Alice', content_type: 'text/plain', content: 'x', collection_id: ws } }));
+    const created = data(
+      await client.callTool({
+        name: 'create_artifact',
+        arguments: { title: 'For Alice', content_type: 'text/plain', content: 'x', collection_id: ws },
+      }),
+    );
     assert.equal(created.provenance.created_by, alice.userId);
     assert.deepEqual(created.provenance.source.via, { kind: 'server_credential', id: cred.client_id });
     await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
     const audit = await platform.services.audit.forPerson(alice.userId, 20);
-    assert.ok(audit.some((a) => a.credential_id === cred.client_id && a.path === 'tools/call create_artifact' && a.status === 200), 'each tool call audited');
-    assert.ok(audit.some((a) => a.path === 'tools/call get_artifact' && a.status === 404), 'with its outcome');
+    assert.ok(
+      audit.some((a) => a.credential_id === cred.client_id && a.path === 'tools/call create_artifact' && a.status === 200),
+      'each tool call audited',
+    );
+    assert.ok(
+      audit.some((a) => a.path === 'tools/call get_artifact' && a.status === 404),
+      'with its outcome',
+    );
   });
 
   it('never mixes up callers, however many calls run at once', async () => {
@@ -224,18 +293,28 @@ describe('MCP endpoint', () => {
     assert.deepEqual(browsed.items.find((c: { id: string }) => c.id === col).artifacts, []);
     const { resources } = await client.listResources();
     assert.ok(resources.some((r) => r.uri === `platform://collections/${col}`));
-    assert.ok(resources.every((r) => r.uri.startsWith('platform://collections/')), 'only collections are listed');
+    assert.ok(
+      resources.every((r) => r.uri.startsWith('platform://collections/')),
+      'only collections are listed',
+    );
     const read = await client.readResource({ uri: `platform://collections/${col}` });
     const body = JSON.parse((read.contents[0] as { text: string }).text);
     assert.equal(body.name, 'Readable');
     assert.equal(body.artifacts_truncated, false);
     assert.equal(body.artifacts_bound, 50);
-    await commitInto(alice, col, Array.from({ length: 51 }, (_, i) => ({ title: `Entry ${i}` })));
+    await commitInto(
+      alice,
+      col,
+      Array.from({ length: 51 }, (_, i) => ({ title: `Entry ${i}` })),
+    );
     const full = JSON.parse(((await client.readResource({ uri: `platform://collections/${col}` })).contents[0] as { text: string }).text);
     assert.equal(full.artifacts.length, 50);
     assert.equal(full.artifacts_truncated, true, 'the answer says it was cut');
     await assert.rejects(client.readResource({ uri: 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866' }), /-32002/);
     const ws = (await alice.post('/workspaces', { name: 'By URI' })).body.id;
-    assert.equal(JSON.parse(((await client.readResource({ uri: `platform://workspaces/${ws}` })).contents[0] as { text: string }).text).name, 'By URI');
+    assert.equal(
+      JSON.parse(((await client.readResource({ uri: `platform://workspaces/${ws}` })).contents[0] as { text: string }).text).name,
+      'By URI',
+    );
   });
 });

@@ -31,7 +31,12 @@ before(async () => {
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'sandbox' })).body.id;
   const secret = (await alice.post('/secrets', { name: 'probe', value: token })).body.id;
-  hostile = await registerServer(alice, ws, { transport: { type: 'stdio', catalog_entry: 'hostile', env: { PROBE_TOKEN: { secret_id: secret } } } }, 'hostile');
+  hostile = await registerServer(
+    alice,
+    ws,
+    { transport: { type: 'stdio', catalog_entry: 'hostile', env: { PROBE_TOKEN: { secret_id: secret } } } },
+    'hostile',
+  );
 });
 after(async () => {
   await platform?.close();
@@ -42,7 +47,10 @@ describe('a sandboxed stdio server', () => {
     const who = await call('identity');
     assert.notEqual(who.uid, 0, 'never root');
     assert.notEqual(who.gid, 0);
-    assert.deepEqual(Object.keys(who.env).sort(), ['HOME', 'LANG', 'LOGNAME', 'PATH', 'PROBE_TOKEN', 'PWD', 'SHELL', 'TERM', 'TMPDIR', 'USER'].sort());
+    assert.deepEqual(
+      Object.keys(who.env).sort(),
+      ['HOME', 'LANG', 'LOGNAME', 'PATH', 'PROBE_TOKEN', 'PWD', 'SHELL', 'TERM', 'TMPDIR', 'USER'].sort(),
+    );
     assert.equal(who.env.HOME, '/tmp');
     assert.ok(who.pids.length <= 3, `its own PID namespace: it sees ${who.pids.join(', ')}`);
     assert.ok(!who.pids.includes(process.pid) || process.pid <= 3, 'the worker is not among them');
@@ -52,7 +60,10 @@ describe('a sandboxed stdio server', () => {
     const { readable, leaked } = await call('read_environ', { marker: process.env.SANDBOX_TEST_MARKER });
     assert.deepEqual(leaked, []);
     // It may read its own environment only (its PID in its namespace), never pid 1 (bubblewrap, root-owned).
-    assert.ok(readable.every((pid: number) => pid !== 1), JSON.stringify(readable));
+    assert.ok(
+      readable.every((pid: number) => pid !== 1),
+      JSON.stringify(readable),
+    );
     for (const path of [`/proc/${process.pid}/environ`, '/proc/1/environ']) {
       const r = await call('read_file', { path });
       assert.ok(!r.ok || !r.text.includes(process.env.SANDBOX_TEST_MARKER!), path);
@@ -109,7 +120,12 @@ describe('when the sandbox cannot start', () => {
       assert.equal(listed.body.available, false);
       assert.match(listed.body.reason, /sandbox cannot start.*\/nonexistent\/bwrap/);
       const home = (await bob.post('/workspaces', { name: 'h' })).body.id;
-      const r = await bob.post('/artifacts', { title: 's', content_type: mcpServerType, content: JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'server-everything' } }), collection_id: home });
+      const r = await bob.post('/artifacts', {
+        title: 's',
+        content_type: mcpServerType,
+        content: JSON.stringify({ transport: { type: 'stdio', catalog_entry: 'server-everything' } }),
+        collection_id: home,
+      });
       assert.equal(r.status, 400, r.text);
       assert.match(r.body.detail, /sandbox cannot start/);
       assert.equal((await bob.get(`/artifacts?collection_id=${home}`)).body.items.length, 0);

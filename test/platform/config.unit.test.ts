@@ -25,12 +25,18 @@ describe('configuration', () => {
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)} with one clear line`, () => {
-      assert.throws(() => loadConfig(env), (err: Error) => err instanceof ConfigError && message.test(err.message) && !err.message.includes('\n'));
+      assert.throws(
+        () => loadConfig(env),
+        (err: Error) => err instanceof ConfigError && message.test(err.message) && !err.message.includes('\n'),
+      );
     });
   }
 
   it('stops the API at start-up with one line on a bad value', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], { env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
+      env: { ...process.env, PORT: 'eighty' },
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 1);
     assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
     assert.match(run.stderr, /^invalid configuration: PORT: /);

@@ -84,19 +84,30 @@ describe('reference platform client', () => {
     // Hundreds of unknown fields make a long problem body (every field is named): it is cut at 2,000.
     const noise = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`unknown_field_${i}`, i]));
     await assert.rejects(
-      () => client.request('POST', '/artifacts', { body: { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws, ...noise } }),
+      () =>
+        client.request('POST', '/artifacts', {
+          body: { title: 't', content_type: 'text/plain', content: 'c', collection_id: ws, ...noise },
+        }),
       (err: unknown) => err instanceof PlatformApiError && err.status === 400 && err.body.length === 2000,
     );
   });
 
   it('fails clearly when its own secret is wrong', async () => {
     const client = new PlatformClient({ baseUrl: platform.url, clientId: cred.client_id, clientSecret: 'scs_wrong' });
-    await assert.rejects(() => client.api.listWorkspaces(), (err: unknown) => err instanceof PlatformApiError && err.status === 401 && /invalid_client/.test(err.body));
+    await assert.rejects(
+      () => client.api.listWorkspaces(),
+      (err: unknown) => err instanceof PlatformApiError && err.status === 401 && /invalid_client/.test(err.body),
+    );
   });
 
   it('reads and writes through the typed helpers', async () => {
     const { client } = counted();
-    const created = await client.api.createArtifact({ title: 'from a server', content_type: 'text/markdown', content: '# hi', collection_id: ws });
+    const created = await client.api.createArtifact({
+      title: 'from a server',
+      content_type: 'text/markdown',
+      content: '# hi',
+      collection_id: ws,
+    });
     const updated = await client.api.updateArtifact(created.id as string, { title: 'renamed' });
     assert.equal(updated.title, 'renamed');
     assert.equal((await client.api.getArtifact(created.id as string)).title, 'renamed');

@@ -39,7 +39,10 @@ interface Stack {
 
 /** Starts a production entry point with the test config as its environment; resolves once it logs `ready`. */
 async function entryPoint(script: string, env: Record<string, string>, ready: string, logs: string[]): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   await untilReady(child, ready, script, { onOutput: (chunk) => logs.push(chunk) });
   return child;
 }
@@ -106,8 +109,16 @@ class Recorder {
     let status: number | string;
     let parsed: unknown;
     try {
-      const headers: Record<string, string> = { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-      const res = await fetch(this.url() + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+      const headers: Record<string, string> = {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      };
+      const res = await fetch(this.url() + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      });
       const text = await res.text();
       status = res.status;
       try {
@@ -135,18 +146,21 @@ class Recorder {
 
   report(title: string, seconds: number): string {
     const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-    const rows = [...this.latencies.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([op, l]) => {
-      const sorted = [...l].sort((a, b) => a - b);
-      const statuses = [...this.statuses.get(op)!.entries()].map(([s, n]) => `${s}×${n}`).join(' ');
-      return `  ${op.padEnd(10)} ${String(l.length).padStart(6)} req ${(l.length / seconds).toFixed(1).padStart(7)}/s  p50 ${String(pct(sorted, 50)).padStart(5)} ms  p99 ${String(pct(sorted, 99)).padStart(5)} ms  max ${String(sorted.at(-1)).padStart(5)} ms  [${statuses}]`;
-    });
+    const rows = [...this.latencies.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([op, l]) => {
+        const sorted = [...l].sort((a, b) => a - b);
+        const statuses = [...this.statuses.get(op)!.entries()].map(([s, n]) => `${s}×${n}`).join(' ');
+        return `  ${op.padEnd(10)} ${String(l.length).padStart(6)} req ${(l.length / seconds).toFixed(1).padStart(7)}/s  p50 ${String(pct(sorted, 50)).padStart(5)} ms  p99 ${String(pct(sorted, 99)).padStart(5)} ms  max ${String(sorted.at(-1)).padStart(5)} ms  [${statuses}]`;
+      });
     return `[soak] ${title}: ${this.total} requests in ${seconds.toFixed(1)} s, ${(this.total / seconds).toFixed(1)} req/s\n${rows.join('\n')}`;
   }
 
   /** Statuses other than the ones each operation is expected to answer. */
   unexpected(expected: Record<string, number[]>): string[] {
     const out: string[] = [];
-    for (const [op, byStatus] of this.statuses) for (const [status, n] of byStatus) if (!(expected[op] ?? []).includes(Number(status))) out.push(`${op} ${status}×${n}`);
+    for (const [op, byStatus] of this.statuses)
+      for (const [status, n] of byStatus) if (!(expected[op] ?? []).includes(Number(status))) out.push(`${op} ${status}×${n}`);
     return out;
   }
 }
@@ -162,7 +176,24 @@ const expected: Record<string, number[]> = {
   'sign-in': [200],
 };
 
-const words = ['budget', 'travel', 'hardware', 'team', 'hiring', 'roadmap', 'quarter', 'revenue', 'design', 'review', 'storage', 'engine', 'latency', 'release', 'customer', 'support'];
+const words = [
+  'budget',
+  'travel',
+  'hardware',
+  'team',
+  'hiring',
+  'roadmap',
+  'quarter',
+  'revenue',
+  'design',
+  'review',
+  'storage',
+  'engine',
+  'latency',
+  'release',
+  'customer',
+  'support',
+];
 const sentence = (rng: () => number, n: number) => Array.from({ length: n }, () => words[Math.floor(rng() * words.length)]).join(' ');
 
 let engine: PrivateEngine;
@@ -227,26 +258,37 @@ describe('soak: mixed REST load, then a restart with the backlog', () => {
     const createdBy: string[][] = Array.from({ length: CLIENTS }, () => []);
     const client = async (c: number) => {
       let seed = c + 1;
-      const rng = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+      const rng = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
       const me = people[c % USERS]!;
       const mine = createdBy[c]!;
       for (let n = 0; n < MAX_PER_CLIENT && Date.now() - loadStarted < LOAD_MS; n++) {
         const pick = mine.length < 3 ? 0 : rng();
         if (pick < 0.25) {
-          const r = await load.send('create', 'POST', '/artifacts', me.token, { title: `c${c} n${n} ${sentence(rng, 2)}`, content_type: 'text/markdown', content: `# Note ${n}\n\n${sentence(rng, 40)}`, collection_id: me.workspace });
+          const r = await load.send('create', 'POST', '/artifacts', me.token, {
+            title: `c${c} n${n} ${sentence(rng, 2)}`,
+            content_type: 'text/markdown',
+            content: `# Note ${n}\n\n${sentence(rng, 40)}`,
+            collection_id: me.workspace,
+          });
           if (r.status === 201) mine.push(r.body.id);
         } else if (pick < 0.5) {
           await load.send('get', 'GET', `/artifacts/${mine[Math.floor(rng() * mine.length)]}`, me.token);
         } else if (pick < 0.7) {
-          await load.send('patch', 'PATCH', `/artifacts/${mine[Math.floor(rng() * mine.length)]}`, me.token, { content: `# Edited ${n}\n\n${sentence(rng, 30)}` });
+          await load.send('patch', 'PATCH', `/artifacts/${mine[Math.floor(rng() * mine.length)]}`, me.token, {
+            content: `# Edited ${n}\n\n${sentence(rng, 30)}`,
+          });
         } else if (pick < 0.9) {
           await load.send('search', 'POST', '/artifacts/search', me.token, { query: sentence(rng, 2) });
         } else if (pick < 0.95) {
           await load.send('list', 'GET', `/artifacts?collection_id=${me.workspace}&limit=20`, me.token);
         } else {
           const target = mine[Math.floor(rng() * mine.length)]!;
-          const r = await load.send('invoke', 'POST', `/artifacts/${tagAgent}/invoke`, me.token, { artifact_ids: [target], params: { rules: { finance: ['budget', 'revenue'], people: ['team', 'hiring'] } } });
-          if (r.status === 200 && r.body?.status === 'awaiting_decision') await load.send('discard', 'POST', `/invocations/${r.body.invocation_id}/discard`, me.token);
+          const r = await load.send('invoke', 'POST', `/artifacts/${tagAgent}/invoke`, me.token, {
+            artifact_ids: [target],
+            params: { rules: { finance: ['budget', 'revenue'], people: ['team', 'hiring'] } },
+          });
+          if (r.status === 200 && r.body?.status === 'awaiting_decision')
+            await load.send('discard', 'POST', `/invocations/${r.body.invocation_id}/discard`, me.token);
         }
       }
     };
@@ -258,7 +300,9 @@ describe('soak: mixed REST load, then a restart with the backlog', () => {
     const created = createdBy.flat();
     const backlog = await indexingBacklog(config.temporalAddress, config.TEMPORAL_TASK_QUEUE);
     const slowBefore = stack!.logs.join('').split('slow storage call').length - 1;
-    console.log(`[soak] sign-in after the load: ${afterLoad.ms} ms; ${created.length} artifacts created, ${backlog} index workflows still to run (the backlog); ${slowBefore} storage calls over half the deadline`);
+    console.log(
+      `[soak] sign-in after the load: ${afterLoad.ms} ms; ${created.length} artifacts created, ${backlog} index workflows still to run (the backlog); ${slowBefore} storage calls over half the deadline`,
+    );
 
     // --- restart: API, worker and engine, on the same data ---
     const stopStarted = Date.now();
@@ -269,7 +313,9 @@ describe('soak: mixed REST load, then a restart with the backlog', () => {
     const restartStarted = Date.now();
     engine = await startPrivateEngine(engine.stateDir);
     stack = await startStack(stackEnv());
-    console.log(`[soak] restart: stopped in ${stoppedMs} ms; engine, API and worker up again in ${Date.now() - restartStarted} ms (API and worker ${stack.startedInMs} ms, search index rebuilt at start)`);
+    console.log(
+      `[soak] restart: stopped in ${stoppedMs} ms; engine, API and worker up again in ${Date.now() - restartStarted} ms (API and worker ${stack.startedInMs} ms, search index rebuilt at start)`,
+    );
 
     const after = new Recorder(url);
     const afterRestart = await signIn(after, adminEmail, adminPassword);
@@ -291,13 +337,16 @@ describe('soak: mixed REST load, then a restart with the backlog', () => {
     const lastSignIn = await signIn(after, adminEmail, adminPassword);
     const backlogAfter = await indexingBacklog(config.temporalAddress, config.TEMPORAL_TASK_QUEUE);
     console.log(after.report('after the restart', (Date.now() - checkStarted) / 1000));
-    console.log(`[soak] sign-in at the end: ${lastSignIn.ms} ms; ${backlogAfter} index workflows still to run; ${stack.logs.join('').split('slow storage call').length - 1} storage calls over half the deadline since the restart`);
+    console.log(
+      `[soak] sign-in at the end: ${lastSignIn.ms} ms; ${backlogAfter} index workflows still to run; ${stack.logs.join('').split('slow storage call').length - 1} storage calls over half the deadline since the restart`,
+    );
 
     for (const rec of [load, after]) {
       assert.deepEqual(rec.failures.slice(0, 10), [], 'every request answered, no 5xx, no timeout');
       assert.deepEqual(rec.unexpected(expected), [], 'each operation answered as expected');
     }
-    for (const op of ['create', 'get', 'patch', 'search', 'invoke']) assert.ok((load.latencies.get(op)?.length ?? 0) > 0, `the load covered ${op}`);
+    for (const op of ['create', 'get', 'patch', 'search', 'invoke'])
+      assert.ok((load.latencies.get(op)?.length ?? 0) > 0, `the load covered ${op}`);
     assert.ok(afterLoad.ms < SIGN_IN_BOUND_MS, `sign-in after the load took ${afterLoad.ms} ms`);
     assert.ok(afterRestart.ms < SIGN_IN_BOUND_MS, `sign-in after the restart took ${afterRestart.ms} ms`);
     assert.ok(lastSignIn.ms < SIGN_IN_BOUND_MS, `sign-in at the end took ${lastSignIn.ms} ms`);

@@ -43,13 +43,34 @@ interface Timed {
 }
 
 /** One request with a client-side timeout far beyond the deadline, so a hang fails the test instead of stalling it. */
-async function timed(method: string, path: string, body?: unknown, token = admin.token, extraHeaders: Record<string, string> = {}): Promise<Timed> {
+async function timed(
+  method: string,
+  path: string,
+  body?: unknown,
+  token = admin.token,
+  extraHeaders: Record<string, string> = {},
+): Promise<Timed> {
   const started = Date.now();
-  const headers: Record<string, string> = { ...extraHeaders, ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
-  const res = await fetch(platform.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+  const headers: Record<string, string> = {
+    ...extraHeaders,
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+  };
+  const res = await fetch(platform.url + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await res.text();
   const ms = Date.now() - started;
-  const json = text.startsWith('event:') || text.includes('\ndata:') ? text.split('\n').find((l) => l.startsWith('data:'))?.slice(5) : text;
+  const json =
+    text.startsWith('event:') || text.includes('\ndata:')
+      ? text
+          .split('\n')
+          .find((l) => l.startsWith('data:'))
+          ?.slice(5)
+      : text;
   let parsed: unknown;
   try {
     parsed = json ? JSON.parse(json) : undefined;
@@ -62,7 +83,8 @@ async function timed(method: string, path: string, body?: unknown, token = admin
 const requests = () => ({
   'GET /workspaces': () => timed('GET', '/workspaces'),
   'GET /artifacts/{id}': () => timed('GET', `/artifacts/${artifact}`),
-  'POST /artifacts': () => timed('POST', '/artifacts', { title: 'during the stall', content_type: 'text/markdown', content: 'x', collection_id: workspace }),
+  'POST /artifacts': () =>
+    timed('POST', '/artifacts', { title: 'during the stall', content_type: 'text/markdown', content: 'x', collection_id: workspace }),
   'PATCH /artifacts/{id}': () => timed('PATCH', `/artifacts/${artifact}`, { title: 'edited during the stall' }),
   'POST /auth/login': () => timed('POST', '/auth/login', { email: adminEmail, password: adminPassword }, undefined),
 });
@@ -72,7 +94,12 @@ before(async () => {
   platform = await startPlatform({ MONGODB_URI: engine.uri, STORAGE_TIMEOUT_MS: String(deadlineMs) }, { worker: false });
   admin = await platform.admin();
   workspace = (await admin.post('/workspaces', { name: 'stall' })).body.id;
-  const created = await admin.post('/artifacts', { title: 'before the stall', content_type: 'text/markdown', content: 'hello', collection_id: workspace });
+  const created = await admin.post('/artifacts', {
+    title: 'before the stall',
+    content_type: 'text/markdown',
+    content: 'hello',
+    collection_id: workspace,
+  });
   assert.equal(created.status, 201, created.text);
   artifact = created.body.id;
   adminId = (await platform.services.users.findByEmail(adminEmail))!._id;
@@ -94,12 +121,20 @@ describe('storage that stops answering (engine paused with SIGSTOP)', () => {
     const started = Date.now();
     const [readyz, mcp, ...answers] = await Promise.all([
       timed('GET', '/readyz', undefined, undefined),
-      timed('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_artifact', arguments: { id: artifact } } }, admin.token, { accept: 'application/json, text/event-stream' }),
+      timed(
+        'POST',
+        '/mcp',
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_artifact', arguments: { id: artifact } } },
+        admin.token,
+        { accept: 'application/json, text/event-stream' },
+      ),
       ...stalled.map(([, send]) => send()),
     ]);
     const all = Date.now() - started;
     const lines = stalled.map(([name], i) => `${name}: ${answers[i]!.status} in ${answers[i]!.ms} ms`);
-    console.log(`[stall] deadline ${deadlineMs} ms; ${lines.join('; ')}; /readyz ${readyz.status} in ${readyz.ms} ms; MCP get_artifact ${mcp.status} (isError ${mcp.body?.result?.isError}) in ${mcp.ms} ms; all answered in ${all} ms`);
+    console.log(
+      `[stall] deadline ${deadlineMs} ms; ${lines.join('; ')}; /readyz ${readyz.status} in ${readyz.ms} ms; MCP get_artifact ${mcp.status} (isError ${mcp.body?.result?.isError}) in ${mcp.ms} ms; all answered in ${all} ms`,
+    );
 
     for (const [i, [name]] of stalled.entries()) {
       const a = answers[i]!;
@@ -133,7 +168,8 @@ describe('storage that stops answering (engine paused with SIGSTOP)', () => {
     while (!recovered && Date.now() - resumed < 30_000) {
       const round = await Promise.all(Object.values(requests()).map((send) => send()));
       const ready = await timed('GET', '/readyz', undefined, undefined);
-      if (round.every((r) => r.status < 300) && ready.status === 200) recovered = Object.fromEntries(Object.keys(requests()).map((name, i) => [name, round[i]!.status]));
+      if (round.every((r) => r.status < 300) && ready.status === 200)
+        recovered = Object.fromEntries(Object.keys(requests()).map((name, i) => [name, round[i]!.status]));
       else await new Promise((r) => setTimeout(r, 250));
     }
     console.log(`[stall] recovered ${Date.now() - resumed} ms after SIGCONT: ${JSON.stringify(recovered)}`);

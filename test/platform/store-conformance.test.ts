@@ -9,137 +9,165 @@ import { MongoBulkWriteError, MongoClient, MongoServerError, type Collection, ty
 
 const uri = process.env.TEST_MONGODB_URI;
 
-describe('store conformance: what the platform relies on from its engine', { skip: !uri && 'TEST_MONGODB_URI is not set: run with `npm test`' }, () => {
-  let client: MongoClient;
-  let db: Db;
+describe(
+  'store conformance: what the platform relies on from its engine',
+  { skip: !uri && 'TEST_MONGODB_URI is not set: run with `npm test`' },
+  () => {
+    let client: MongoClient;
+    let db: Db;
 
-  before(async () => {
-    client = new MongoClient(uri!, { maxPoolSize: 32 });
-    db = client.db(`conformance_${process.pid}`);
-    await db.dropDatabase();
-  });
+    before(async () => {
+      client = new MongoClient(uri!, { maxPoolSize: 32 });
+      db = client.db(`conformance_${process.pid}`);
+      await db.dropDatabase();
+    });
 
-  after(async () => {
-    await db?.dropDatabase().catch(() => undefined);
-    await client?.close();
-  });
+    after(async () => {
+      await db?.dropDatabase().catch(() => undefined);
+      await client?.close();
+    });
 
-  const fresh = async <T extends { _id: unknown }>(name: string): Promise<Collection<T>> => {
-    const coll = db.collection<T>(name);
-    await coll.drop().catch(() => undefined);
-    return coll;
-  };
+    const fresh = async <T extends { _id: unknown }>(name: string): Promise<Collection<T>> => {
+      const coll = db.collection<T>(name);
+      await coll.drop().catch(() => undefined);
+      return coll;
+    };
 
-  it('makes exactly one of 20 concurrent inserts of one _id win, every time, and reports the others as E11000', async () => {
-    const coll = await fresh<{ _id: string; writer: number }>('claims');
-    for (let trial = 0; trial < 10; trial++) {
-      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, writer) => coll.insertOne({ _id: `claim-${trial}`, writer })));
-      const won = results.filter((r) => r.status === 'fulfilled');
-      assert.equal(won.length, 1, `trial ${trial}: ${won.length} inserts won`);
-      for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as MongoServerError).code, 11000);
-    }
-    assert.equal(await coll.countDocuments(), 10);
-  });
-
-  it('makes a compound unique index the same arbiter: one winner per (id, revision) under concurrency', async () => {
-    const coll = await fresh<{ _id: string; artifact_id: string; revision: number; by: number }>('revisions');
-    await coll.createIndex({ artifact_id: 1, revision: 1 }, { unique: true });
-    const results = await Promise.allSettled(
-      Array.from({ length: 30 }, (_, by) => coll.insertOne({ _id: `r-${by}`, artifact_id: 'a', revision: 1 + (by % 3), by })),
-    );
-    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3, 'one winner per revision');
-    for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as MongoServerError).code, 11000);
-    assert.deepEqual((await coll.find({}, { projection: { _id: 0, revision: 1 } }).sort({ revision: 1 }).toArray()).map((d) => d.revision), [1, 2, 3]);
-  });
-
-  it('reports every duplicate of an unordered bulk insert and keeps the rest', async () => {
-    const coll = await fresh<{ _id: number }>('bulk');
-    await coll.insertMany([{ _id: 2 }, { _id: 4 }]);
-    const err = await coll
-      .bulkWrite(
-        [1, 2, 3, 4, 5].map((_id) => ({ insertOne: { document: { _id } } })),
-        { ordered: false },
-      )
-      .then(
-        () => null,
-        (e: unknown) => e,
-      );
-    assert.ok(err instanceof MongoBulkWriteError, `expected a bulk write error, got ${err}`);
-    assert.deepEqual(err.writeErrors instanceof Array ? err.writeErrors.map((w) => w.code) : [(err.writeErrors as { code: number }).code], [11000, 11000]);
-    assert.equal(err.result.insertedCount, 3);
-    assert.deepEqual((await coll.find().sort({ _id: 1 }).toArray()).map((d) => d._id), [1, 2, 3, 4, 5]);
-  });
-
-  it('answers findOne, find with sort, skip and limit, $in and countDocuments', async () => {
-    const coll = await fresh<{ _id: number; group: string; rank: number }>('reads');
-    await coll.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, group: i % 2 ? 'odd' : 'even', rank: 50 - i })));
-    assert.deepEqual(await coll.findOne({ _id: 7 }), { _id: 7, group: 'odd', rank: 43 });
-    assert.equal(await coll.findOne({ _id: 999 }), null);
-    const page = await coll.find({ group: 'even' }).sort({ rank: 1 }).skip(2).limit(3).toArray();
-    assert.deepEqual(
-      page.map((d) => d._id),
-      [44, 42, 40],
-    );
-    assert.deepEqual(
-      (await coll.find({ _id: { $in: [3, 5, 999] } }).sort({ _id: 1 }).toArray()).map((d) => d._id),
-      [3, 5],
-    );
-    assert.equal(await coll.countDocuments({ group: 'odd' }), 25);
-    assert.equal(await coll.countDocuments({ _id: { $in: [1, 2, 999] } }), 2);
-  });
-
-  it('applies updateOne $set and deleteOne, and reports what they matched', async () => {
-    const coll = await fresh<{ _id: string; title: string; tags?: string[] }>('writes');
-    await coll.insertOne({ _id: 'x', title: 'before' });
-    const set = await coll.updateOne({ _id: 'x' }, { $set: { title: 'after', tags: ['a'] } });
-    assert.equal(set.matchedCount, 1);
-    assert.equal(set.modifiedCount, 1);
-    assert.deepEqual(await coll.findOne({ _id: 'x' }), { _id: 'x', title: 'after', tags: ['a'] });
-    assert.equal((await coll.updateOne({ _id: 'nobody' }, { $set: { title: 'x' } })).matchedCount, 0);
-    assert.equal((await coll.deleteOne({ _id: 'x' })).deletedCount, 1);
-    assert.equal((await coll.deleteOne({ _id: 'x' })).deletedCount, 0);
-  });
-
-  it('accepts maxTimeMS on reads, counts and writes', async () => {
-    const coll = await fresh<{ _id: number }>('deadlines');
-    await coll.insertOne({ _id: 1 }, { maxTimeMS: 2000 } as never);
-    assert.equal((await coll.find({}, { maxTimeMS: 2000 }).toArray()).length, 1);
-    assert.ok(await coll.findOne({ _id: 1 }, { maxTimeMS: 2000 }));
-    assert.equal(await coll.countDocuments({}, { maxTimeMS: 2000 }), 1);
-    assert.equal((await coll.updateOne({ _id: 1 }, { $set: { a: 1 } }, { maxTimeMS: 2000 } as never)).matchedCount, 1);
-    await db.command({ ping: 1 }, { maxTimeMS: 2000 } as never);
-  });
-
-  it('frees the connection of a cursor closed early: 200 cursors opened, read once and closed, then a findOne answers at once', async () => {
-    const coll = await fresh<{ _id: number; k: number }>('cursors');
-    await coll.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, k: i % 2 })));
-    for (let i = 0; i < 200; i++) {
-      // More results than the first batch: the engine keeps the cursor (and, on FerretDB, a backend
-      // connection) until it is exhausted or closed. Half closed explicitly, half by a broken `for await`.
-      if (i % 2) {
-        const cursor = coll.find({ k: 1 }).batchSize(5);
-        await cursor.next();
-        await cursor.close();
-      } else {
-        for await (const doc of coll.find({ k: 0 }).batchSize(5)) if (doc) break;
+    it('makes exactly one of 20 concurrent inserts of one _id win, every time, and reports the others as E11000', async () => {
+      const coll = await fresh<{ _id: string; writer: number }>('claims');
+      for (let trial = 0; trial < 10; trial++) {
+        const results = await Promise.allSettled(
+          Array.from({ length: 20 }, (_, writer) => coll.insertOne({ _id: `claim-${trial}`, writer })),
+        );
+        const won = results.filter((r) => r.status === 'fulfilled');
+        assert.equal(won.length, 1, `trial ${trial}: ${won.length} inserts won`);
+        for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as MongoServerError).code, 11000);
       }
-    }
-    const started = Date.now();
-    const found = await Promise.race([coll.findOne({ _id: 7 }), new Promise((_, reject) => setTimeout(() => reject(new Error('findOne waited more than 5 s')), 5000))]);
-    assert.deepEqual(found, { _id: 7, k: 1 });
-    assert.ok(Date.now() - started < 2000, `findOne took ${Date.now() - started} ms`);
-  });
+      assert.equal(await coll.countDocuments(), 10);
+    });
 
-  it('documents what is NOT relied on: concurrent read-modify-write updates of one document', async () => {
-    // On MongoDB and Atlas the 20 $inc land; on FerretDB 1.x some are lost (measured: 7/20 on SQLite,
-    // 14/20 on PostgreSQL). Nothing in the platform depends on either outcome, so nothing is asserted
-    // beyond the engine answering every one of them.
-    const coll = await fresh<{ _id: string; n: number }>('counters');
-    await coll.insertOne({ _id: 'c', n: 0 });
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => coll.updateOne({ _id: 'c' }, { $inc: { n: 1 } })));
-    assert.equal(results.filter((r) => r.status === 'rejected').length, 0);
-    const n = (await coll.findOne({ _id: 'c' }))!.n;
-    assert.ok(n >= 1 && n <= 20, `counter at ${n}`);
-    console.log(`# non-guarantee: 20 concurrent $inc on one document applied ${n} times on this engine`);
-  });
-});
+    it('makes a compound unique index the same arbiter: one winner per (id, revision) under concurrency', async () => {
+      const coll = await fresh<{ _id: string; artifact_id: string; revision: number; by: number }>('revisions');
+      await coll.createIndex({ artifact_id: 1, revision: 1 }, { unique: true });
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, by) => coll.insertOne({ _id: `r-${by}`, artifact_id: 'a', revision: 1 + (by % 3), by })),
+      );
+      assert.equal(results.filter((r) => r.status === 'fulfilled').length, 3, 'one winner per revision');
+      for (const r of results) if (r.status === 'rejected') assert.equal((r.reason as MongoServerError).code, 11000);
+      assert.deepEqual(
+        (
+          await coll
+            .find({}, { projection: { _id: 0, revision: 1 } })
+            .sort({ revision: 1 })
+            .toArray()
+        ).map((d) => d.revision),
+        [1, 2, 3],
+      );
+    });
+
+    it('reports every duplicate of an unordered bulk insert and keeps the rest', async () => {
+      const coll = await fresh<{ _id: number }>('bulk');
+      await coll.insertMany([{ _id: 2 }, { _id: 4 }]);
+      const err = await coll
+        .bulkWrite(
+          [1, 2, 3, 4, 5].map((_id) => ({ insertOne: { document: { _id } } })),
+          { ordered: false },
+        )
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
+      assert.ok(err instanceof MongoBulkWriteError, `expected a bulk write error, got ${err}`);
+      assert.deepEqual(
+        err.writeErrors instanceof Array ? err.writeErrors.map((w) => w.code) : [(err.writeErrors as { code: number }).code],
+        [11000, 11000],
+      );
+      assert.equal(err.result.insertedCount, 3);
+      assert.deepEqual(
+        (await coll.find().sort({ _id: 1 }).toArray()).map((d) => d._id),
+        [1, 2, 3, 4, 5],
+      );
+    });
+
+    it('answers findOne, find with sort, skip and limit, $in and countDocuments', async () => {
+      const coll = await fresh<{ _id: number; group: string; rank: number }>('reads');
+      await coll.insertMany(Array.from({ length: 50 }, (_, i) => ({ _id: i, group: i % 2 ? 'odd' : 'even', rank: 50 - i })));
+      assert.deepEqual(await coll.findOne({ _id: 7 }), { _id: 7, group: 'odd', rank: 43 });
+      assert.equal(await coll.findOne({ _id: 999 }), null);
+      const page = await coll.find({ group: 'even' }).sort({ rank: 1 }).skip(2).limit(3).toArray();
+      assert.deepEqual(
+        page.map((d) => d._id),
+        [44, 42, 40],
+      );
+      assert.deepEqual(
+        (
+          await coll
+            .find({ _id: { $in: [3, 5, 999] } })
+            .sort({ _id: 1 })
+            .toArray()
+        ).map((d) => d._id),
+        [3, 5],
+      );
+      assert.equal(await coll.countDocuments({ group: 'odd' }), 25);
+      assert.equal(await coll.countDocuments({ _id: { $in: [1, 2, 999] } }), 2);
+    });
+
+    it('applies updateOne $set and deleteOne, and reports what they matched', async () => {
+      const coll = await fresh<{ _id: string; title: string; tags?: string[] }>('writes');
+      await coll.insertOne({ _id: 'x', title: 'before' });
+      const set = await coll.updateOne({ _id: 'x' }, { $set: { title: 'after', tags: ['a'] } });
+      assert.equal(set.matchedCount, 1);
+      assert.equal(set.modifiedCount, 1);
+      assert.deepEqual(await coll.findOne({ _id: 'x' }), { _id: 'x', title: 'after', tags: ['a'] });
+      assert.equal((await coll.updateOne({ _id: 'nobody' }, { $set: { title: 'x' } })).matchedCount, 0);
+      assert.equal((await coll.deleteOne({ _id: 'x' })).deletedCount, 1);
+      assert.equal((await coll.deleteOne({ _id: 'x' })).deletedCount, 0);
+    });
+
+    it('accepts maxTimeMS on reads, counts and writes', async () => {
+      const coll = await fresh<{ _id: number }>('deadlines');
+      await coll.insertOne({ _id: 1 }, { maxTimeMS: 2000 } as never);
+      assert.equal((await coll.find({}, { maxTimeMS: 2000 }).toArray()).length, 1);
+      assert.ok(await coll.findOne({ _id: 1 }, { maxTimeMS: 2000 }));
+      assert.equal(await coll.countDocuments({}, { maxTimeMS: 2000 }), 1);
+      assert.equal((await coll.updateOne({ _id: 1 }, { $set: { a: 1 } }, { maxTimeMS: 2000 } as never)).matchedCount, 1);
+      await db.command({ ping: 1 }, { maxTimeMS: 2000 } as never);
+    });
+
+    it('frees the connection of a cursor closed early: 200 cursors opened, read once and closed, then a findOne answers at once', async () => {
+      const coll = await fresh<{ _id: number; k: number }>('cursors');
+      await coll.insertMany(Array.from({ length: 300 }, (_, i) => ({ _id: i, k: i % 2 })));
+      for (let i = 0; i < 200; i++) {
+        // More results than the first batch: the engine keeps the cursor (and, on FerretDB, a backend
+        // connection) until it is exhausted or closed. Half closed explicitly, half by a broken `for await`.
+        if (i % 2) {
+          const cursor = coll.find({ k: 1 }).batchSize(5);
+          await cursor.next();
+          await cursor.close();
+        } else {
+          for await (const doc of coll.find({ k: 0 }).batchSize(5)) if (doc) break;
+        }
+      }
+      const started = Date.now();
+      const found = await Promise.race([
+        coll.findOne({ _id: 7 }),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('findOne waited more than 5 s')), 5000)),
+      ]);
+      assert.deepEqual(found, { _id: 7, k: 1 });
+      assert.ok(Date.now() - started < 2000, `findOne took ${Date.now() - started} ms`);
+    });
+
+    it('documents what is NOT relied on: concurrent read-modify-write updates of one document', async () => {
+      // On MongoDB and Atlas the 20 $inc land; on FerretDB 1.x some are lost (measured: 7/20 on SQLite,
+      // 14/20 on PostgreSQL). Nothing in the platform depends on either outcome, so nothing is asserted
+      // beyond the engine answering every one of them.
+      const coll = await fresh<{ _id: string; n: number }>('counters');
+      await coll.insertOne({ _id: 'c', n: 0 });
+      const results = await Promise.allSettled(Array.from({ length: 20 }, () => coll.updateOne({ _id: 'c' }, { $inc: { n: 1 } })));
+      assert.equal(results.filter((r) => r.status === 'rejected').length, 0);
+      const n = (await coll.findOne({ _id: 'c' }))!.n;
+      assert.ok(n >= 1 && n <= 20, `counter at ${n}`);
+      console.log(`# non-guarantee: 20 concurrent $inc on one document applied ${n} times on this engine`);
+    });
+  },
+);

@@ -41,7 +41,13 @@ describe('BM25F index', () => {
     index.upsert('d2500', { title: 'changed', description: '', content: 'magnetohydrodynamics' });
     assert.equal(index.size, 1000);
     assert.equal(index.search('plasma', even, 5000, all).length, 999);
-    assert.deepEqual(index.search('magnetohydrodynamics', even, 10, all).map((h) => h.id), ['d2500']);
-    assert.deepEqual(index.search('doc 10', even, 10, all).filter((h) => h.id === 'd10'), []);
+    assert.deepEqual(
+      index.search('magnetohydrodynamics', even, 10, all).map((h) => h.id),
+      ['d2500'],
+    );
+    assert.deepEqual(
+      index.search('doc 10', even, 10, all).filter((h) => h.id === 'd10'),
+      [],
+    );
   });
 });

@@ -19,8 +19,16 @@ before(async () => {
       seen.push({ model, input, dimensions, auth: req.headers.authorization ?? '' });
       const size = model === 'wrong-size' ? dimensions + 1 : dimensions;
       // Answered out of order, with unnormalised vectors: the client must sort and normalise.
-      const data = input.map((text, index) => ({ object: 'embedding', index, embedding: Array.from({ length: size }, (_, j) => (j === text.length % size ? 3 : 0)) })).reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+      const data = input
+        .map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: Array.from({ length: size }, (_, j) => (j === text.length % size ? 3 : 0)),
+        }))
+        .reverse();
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: 1, total_tokens: 1 } }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -69,14 +69,16 @@ describe('POST /artifacts/search', () => {
     const id = await create(alice, ws, 'Quasar photometry', 'Optical brightness of distant quasars.');
     assert.deepEqual(ids(await search(alice, { query: 'quasar' })).slice(0, 1), [id]);
     await alice.patch(`/artifacts/${id}`, { title: 'Pulsar timing', content: 'Millisecond pulsars as clocks.' });
-    const lexicalOnly = (await search(alice, { query: 'quasar' })).body.results.filter((r: { retrievers: { lexical?: unknown } }) => r.retrievers.lexical);
+    const lexicalOnly = (await search(alice, { query: 'quasar' })).body.results.filter(
+      (r: { retrievers: { lexical?: unknown } }) => r.retrievers.lexical,
+    );
     assert.ok(!lexicalOnly.some((r: { id: string }) => r.id === id), 'the old words are gone from the lexical index');
     assert.equal(ids(await search(alice, { query: 'pulsar timing' }))[0], id);
     assert.equal((await alice.delete(`/artifacts/${id}`)).status, 204);
     assert.ok(!ids(await search(alice, { query: 'pulsar timing' })).includes(id));
   });
 
-  it('never shows another person\'s artifacts, nor a share without the S grant', async () => {
+  it("never shows another person's artifacts, nor a share without the S grant", async () => {
     const secret = await create(alice, ws, 'Hypersonic scramjet inlet', 'Scramjet inlet design notes.');
     assert.ok(!ids(await search(bob, { query: 'scramjet inlet' })).includes(secret));
     await alice.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'R' });
@@ -90,9 +92,18 @@ describe('POST /artifacts/search', () => {
   it('applies resource filters, fine scopes and request filters', async () => {
     const other = (await alice.post('/workspaces', { name: 'other' })).body.id;
     const inOther = await create(alice, other, 'Rotor blade icing', 'Icing on helicopter rotor blades.');
-    const json = (await alice.post('/artifacts', { title: 'Rotor blade icing data', content_type: 'application/json', content: '{"icing": true}', collection_id: ws })).body.id;
+    const json = (
+      await alice.post('/artifacts', {
+        title: 'Rotor blade icing data',
+        content_type: 'application/json',
+        content: '{"icing": true}',
+        collection_id: ws,
+      })
+    ).body.id;
     const text = await create(alice, ws, 'Rotor blade icing tests', 'Wind tunnel icing of rotor blades.');
-    const filtered = alice.withToken((await createApiKey(alice, ['search:read', 'artifact:read'], { workspaces: [ws], collections: [] })).key);
+    const filtered = alice.withToken(
+      (await createApiKey(alice, ['search:read', 'artifact:read'], { workspaces: [ws], collections: [] })).key,
+    );
     const found = ids(await search(filtered, { query: 'rotor blade icing' }));
     assert.ok(found.includes(text) && found.includes(json) && !found.includes(inOther));
     const textOnly = alice.withToken((await createApiKey(alice, ['search:read', 'resource:text/*:read'])).key);
@@ -120,7 +131,10 @@ describe('POST /artifacts/search', () => {
     for (const [body, field] of cases) {
       const reply = await search(alice, body);
       assert.equal(reply.status, 400, JSON.stringify(body));
-      assert.ok(reply.body.invalid_params.some((p: { name: string }) => p.name === field), `${field} in ${JSON.stringify(reply.body.invalid_params)}`);
+      assert.ok(
+        reply.body.invalid_params.some((p: { name: string }) => p.name === field),
+        `${field} in ${JSON.stringify(reply.body.invalid_params)}`,
+      );
     }
   });
 });
@@ -150,14 +164,19 @@ describe('index consistency across processes', () => {
     await bootstrap(replica);
     try {
       const principal = { containerIds: new Set([ws]), contentTypes: null, typeLimits: null };
-      const query = (text: string) => replica.search.search({ text, limit: 10, preset: 'balanced', candidates: 100, aperture: null, scope: principal });
+      const query = (text: string) =>
+        replica.search.search({ text, limit: 10, preset: 'balanced', candidates: 100, aperture: null, scope: principal });
       const hit = (await query('shock tube calibration')).hits[0]!;
       assert.equal(hit.id, id, 'rebuilt at start');
       assert.ok(hit.retrievers.semantic, 'with the stored vector');
       const later = await create(alice, ws, 'Arc jet ablation', 'Ablation of heat shields in an arc jet.');
       await eventually(async () => (await query('arc jet ablation')).hits[0]?.id === later, 10_000, 'the other replica to see the write');
       await alice.delete(`/artifacts/${later}`);
-      await eventually(async () => !(await query('arc jet ablation')).hits.some((h) => h.id === later), 10_000, 'the other replica to see the delete');
+      await eventually(
+        async () => !(await query('arc jet ablation')).hits.some((h) => h.id === later),
+        10_000,
+        'the other replica to see the delete',
+      );
     } finally {
       await closeServices(replica);
     }

@@ -9,19 +9,38 @@ describe('reciprocal rank fusion', () => {
   it('scores Σ 1/(60 + rank) with ranks from 1', () => {
     assert.equal(rrfK, 60);
     const fused = reciprocalRankFusion({
-      lexical: [{ id: 'a', score: 9 }, { id: 'b', score: 5 }, { id: 'c', score: 1 }],
-      semantic: [{ id: 'c', score: 0.9 }, { id: 'a', score: 0.8 }],
+      lexical: [
+        { id: 'a', score: 9 },
+        { id: 'b', score: 5 },
+        { id: 'c', score: 1 },
+      ],
+      semantic: [
+        { id: 'c', score: 0.9 },
+        { id: 'a', score: 0.8 },
+      ],
     });
     const byId = Object.fromEntries(fused.map((f) => [f.id, f]));
     assert.equal(byId.a!.score, 1 / 61 + 1 / 62);
     assert.equal(byId.b!.score, 1 / 62);
     assert.equal(byId.c!.score, 1 / 63 + 1 / 61);
-    assert.deepEqual(fused.map((f) => f.id), ['a', 'c', 'b']);
+    assert.deepEqual(
+      fused.map((f) => f.id),
+      ['a', 'c', 'b'],
+    );
     assert.deepEqual(byId.c!.retrievers, { lexical: { rank: 3, score: 1 }, semantic: { rank: 1, score: 0.9 } });
   });
 
   it('ranks an item found by both retrievers above one found first by only one', () => {
-    const fused = reciprocalRankFusion({ lexical: [{ id: 'x', score: 1 }, { id: 'both', score: 1 }], semantic: [{ id: 'y', score: 1 }, { id: 'both', score: 1 }] });
+    const fused = reciprocalRankFusion({
+      lexical: [
+        { id: 'x', score: 1 },
+        { id: 'both', score: 1 },
+      ],
+      semantic: [
+        { id: 'y', score: 1 },
+        { id: 'both', score: 1 },
+      ],
+    });
     assert.equal(fused[0]!.id, 'both');
     assert.equal(fused[0]!.score, 2 / 62);
   });
@@ -51,7 +70,10 @@ describe('elbow aperture', () => {
   it('drops neighbours under the similarity floor before looking for the elbow', () => {
     const semantic = [0.35, 0.19, 0.1, -0.02].map((score, i) => ({ id: `s${i}`, score }));
     const { fused, counts } = fuseRetrievers([], semantic, 10, { ...options, minScore: 0.2 });
-    assert.deepEqual(fused.map((f) => f.id), ['s0']);
+    assert.deepEqual(
+      fused.map((f) => f.id),
+      ['s0'],
+    );
     assert.deepEqual(counts, { lexical: 0, semantic: 4, semanticKept: 1 });
     assert.equal(fuseRetrievers([], semantic, 10, null).fused.length, 4, 'no aperture, no floor');
   });
@@ -67,13 +89,18 @@ const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * 
 describe('hashing embedder', () => {
   it('is deterministic, unit length, and closer for related texts', async () => {
     const e = new HashingEmbedder(256);
-    const [a, a2, b, c] = await e.embed(['supersonic wing flutter', 'supersonic wing flutter', 'flutter of wings at supersonic speeds', 'heat conduction in slabs']);
+    const [a, a2, b, c] = await e.embed([
+      'supersonic wing flutter',
+      'supersonic wing flutter',
+      'flutter of wings at supersonic speeds',
+      'heat conduction in slabs',
+    ]);
     assert.deepEqual(a, a2);
     assert.ok(Math.abs(dot(a!, a!) - 1) < 1e-5);
     assert.ok(dot(a!, b!) > dot(a!, c!) + 0.2);
   });
 
-  it('weights repeats up, never flipping a feature\'s sign', async () => {
+  it("weights repeats up, never flipping a feature's sign", async () => {
     const e = new HashingEmbedder(256);
     const [once, twice] = await e.embed(['wing', 'wing wing']);
     assert.ok(dot(once!, twice!) > 0.95, 'the same words, only repeated, point the same way');
@@ -81,17 +108,43 @@ describe('hashing embedder', () => {
 });
 
 function doc(id: string, fields: Partial<SearchableDoc>): SearchableDoc {
-  return { id, title: '', description: '', content: '', content_type: 'text/plain', collection_id: 'w', container_kind: 'workspace', revision: 1, ...fields };
+  return {
+    id,
+    title: '',
+    description: '',
+    content: '',
+    content_type: 'text/plain',
+    collection_id: 'w',
+    container_kind: 'workspace',
+    revision: 1,
+    ...fields,
+  };
 }
 
 function query(text: string, preset: SearchQuery['preset']): SearchQuery {
-  return { text, vector: null, limit: 10, preset, candidates: 100, aperture: null, scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: null } };
+  return {
+    text,
+    vector: null,
+    limit: 10,
+    preset,
+    candidates: 100,
+    aperture: null,
+    scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: null },
+  };
 }
 
 describe('boost presets', () => {
   const index = new MemorySearchIndex(8);
-  index.upsert(doc('in-description', { title: 'report', description: 'turbulence measurements', content: 'wind tunnel data tables and figures' }));
-  index.upsert(doc('in-content', { title: 'report', description: 'wind tunnel data', content: 'turbulence measurements turbulence spectra and more turbulence' }));
+  index.upsert(
+    doc('in-description', { title: 'report', description: 'turbulence measurements', content: 'wind tunnel data tables and figures' }),
+  );
+  index.upsert(
+    doc('in-content', {
+      title: 'report',
+      description: 'wind tunnel data',
+      content: 'turbulence measurements turbulence spectra and more turbulence',
+    }),
+  );
 
   it('description-first ranks the description match first', () => {
     assert.equal(index.search(query('turbulence', 'description-first')).hits[0]!.id, 'in-description');
@@ -104,7 +157,9 @@ describe('boost presets', () => {
   it('only returns what the scope allows', () => {
     index.upsert(doc('elsewhere', { title: 'turbulence', collection_id: 'other' }));
     index.upsert(doc('json', { title: 'turbulence', content_type: 'application/json' }));
-    const ids = index.search({ ...query('turbulence', 'balanced'), scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: ['text/*'] } }).hits.map((h) => h.id);
+    const ids = index
+      .search({ ...query('turbulence', 'balanced'), scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: ['text/*'] } })
+      .hits.map((h) => h.id);
     assert.ok(!ids.includes('elsewhere') && !ids.includes('json'));
     assert.equal(ids.length, 2);
   });
@@ -122,7 +177,7 @@ describe('Atlas pipelines', () => {
     scope: { containerIds: new Set(['c1', 'c2']), contentTypes: ['text/*'], typeLimits: null },
   };
 
-  it('builds a boosted compound $search filtered to the caller\'s containers', () => {
+  it("builds a boosted compound $search filtered to the caller's containers", () => {
     const [search, notArchived, match, limit, project] = lexicalPipeline(q, config) as Record<string, any>[];
     assert.equal(search!.$search.index, 'text_idx');
     assert.deepEqual(search!.$search.compound.should, [
@@ -149,7 +204,13 @@ describe('Atlas pipelines', () => {
     });
     assert.deepEqual(
       fresh,
-      { $match: { 'search.embedder': 'all-MiniLM-L6-v2-int8', $expr: { $eq: ['$search.revision', '$revision'] }, archived_at: { $exists: false } } },
+      {
+        $match: {
+          'search.embedder': 'all-MiniLM-L6-v2-int8',
+          $expr: { $eq: ['$search.revision', '$revision'] },
+          archived_at: { $exists: false },
+        },
+      },
       'only vectors of this revision and embedder, of artifacts not archived',
     );
     assert.deepEqual(project!.$project.score, { $subtract: [{ $multiply: [2, { $meta: 'vectorSearchScore' }] }, 1] }, 'back to cosine');
@@ -158,7 +219,7 @@ describe('Atlas pipelines', () => {
 
 describe('vector index', () => {
   const dims = 32;
-  const rand = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+  const rand = (seed: number) => () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31 - 0.5;
   const next = rand(7);
   const unit = () => {
     const v = Float32Array.from({ length: dims }, next);

@@ -7,7 +7,8 @@ import type { AppContext } from '../context.js';
 import { limitPrincipal } from './rate-limit.js';
 
 /** RFC 9728 protected resource metadata: where a client learns how to get a token for this API. */
-export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') => `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
+export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') =>
+  `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -61,15 +62,19 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
  * creator). Access becomes the credential's scopes and filters over the person's own grants.
  */
 async function actFor(ctx: AppContext, principal: Principal, personId: string): Promise<Principal> {
-  if (isHuman(principal)) throw problems.onBehalfOfRefused('X-On-Behalf-Of is for server credentials and API keys, not a person\'s own token.');
-  if (!uuid.test(personId)) throw problems.validation('X-On-Behalf-Of must be a person id (UUID).', [{ name: 'X-On-Behalf-Of', reason: 'must be a UUID' }]);
+  if (isHuman(principal))
+    throw problems.onBehalfOfRefused("X-On-Behalf-Of is for server credentials and API keys, not a person's own token.");
+  if (!uuid.test(personId))
+    throw problems.validation('X-On-Behalf-Of must be a person id (UUID).', [{ name: 'X-On-Behalf-Of', reason: 'must be a UUID' }]);
   if (personId !== principal.subject) {
     const [person, consented] = await Promise.all([
       ctx.services.users.findById(personId),
       ctx.services.consents.has(personId, principal.actor.kind, principal.actor.id),
     ]);
     if (!person || !consented) {
-      throw problems.onBehalfOfRefused(`Person ${personId} has not authorized ${principal.actor.kind} ${principal.actor.id} to act for them.`);
+      throw problems.onBehalfOfRefused(
+        `Person ${personId} has not authorized ${principal.actor.kind} ${principal.actor.id} to act for them.`,
+      );
     }
   }
   return { ...principal, subject: personId, onBehalfOf: true };

@@ -18,7 +18,14 @@ export async function problemResponses(ctx: AppContext, next: Next): Promise<voi
     else if (ctx.status === 404 && ctx.body == null) problem = problems.routeNotFound(ctx.path);
   } catch (err) {
     const unavailable = isStorageUnavailable(err);
-    problem = err instanceof Problem ? err : err instanceof PasswordCheckBusy ? problems.tooBusy() : unavailable ? problems.storageUnavailable() : undefined;
+    problem =
+      err instanceof Problem
+        ? err
+        : err instanceof PasswordCheckBusy
+          ? problems.tooBusy()
+          : unavailable
+            ? problems.storageUnavailable()
+            : undefined;
     if (unavailable) ctx.services.logger.warn({ request_id: ctx.state.requestId, err }, 'storage unavailable');
     if (!problem) {
       ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'unhandled error');

@@ -96,7 +96,14 @@ export const apiKeyRoutes: RouteDef[] = [
       await ctx.services.apiKeys.touch(principal.actor.id);
       const scope = principal.scopes.toJSON().join(' ');
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { ...(await ctx.services.tokens.issue(principal.subject, { kind: 'api_key', akid: principal.actor.id, scope }, exchangedTokenSeconds)), scope };
+      ctx.body = {
+        ...(await ctx.services.tokens.issue(
+          principal.subject,
+          { kind: 'api_key', akid: principal.actor.id, scope },
+          exchangedTokenSeconds,
+        )),
+        scope,
+      };
     },
   },
 ];

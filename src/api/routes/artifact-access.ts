@@ -10,4 +10,3 @@ export function artifactId(ctx: AppContext): string {
   if (ctx.params.id === 'search') throw problems.methodNotAllowed(ctx.method, ['POST']);
   return parse(idParam, ctx.params, 'path').id;
 }
-

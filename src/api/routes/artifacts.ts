@@ -2,7 +2,18 @@ import { builtinArtifact, isBuiltinServer } from '../../mcp/server/builtin.js';
 import { agentArtifact, agentById } from '../../invocations/agents/registry.js';
 import { z } from 'zod';
 import { problems } from '../../kernel/errors/problem.js';
-import { afterWrite, artifactPatchInput, createArtifact, createArtifactInput, deleteArtifact, editableDraft, etagOf, ifMatch, updateArtifact, visibleArtifact } from '../../operations/artifacts.js';
+import {
+  afterWrite,
+  artifactPatchInput,
+  createArtifact,
+  createArtifactInput,
+  deleteArtifact,
+  editableDraft,
+  etagOf,
+  ifMatch,
+  updateArtifact,
+  visibleArtifact,
+} from '../../operations/artifacts.js';
 import { presentArtifact, presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
@@ -37,7 +48,8 @@ export const artifactRoutes: RouteDef[] = [
       const principal = ctx.state.principal!;
       let ids: string[];
       if (q.collection_id) {
-        if (!(await ctx.services.containers.find(principal, q.collection_id))) throw problems.notFound('workspace or collection', q.collection_id);
+        if (!(await ctx.services.containers.find(principal, q.collection_id)))
+          throw problems.notFound('workspace or collection', q.collection_id);
         ids = [q.collection_id];
       } else {
         const [workspaces, collections] = await Promise.all([
@@ -47,7 +59,10 @@ export const artifactRoutes: RouteDef[] = [
         ids = [...workspaces, ...collections];
       }
       const typeLimits = principal.scopes.typeLimits('artifact:read');
-      ctx.body = presentPage(await ctx.services.artifacts.list(ids, { contentType: q.content_type, typeLimits }, q.limit, q.cursor), presentArtifact);
+      ctx.body = presentPage(
+        await ctx.services.artifacts.list(ids, { contentType: q.content_type, typeLimits }, q.limit, q.cursor),
+        presentArtifact,
+      );
     },
   }),
   {
@@ -73,7 +88,12 @@ export const artifactRoutes: RouteDef[] = [
     body: 'json',
     handler: async (ctx) => {
       // If-Match: the edit applies only at that revision (412 with the current one otherwise).
-      const doc = await updateArtifact(ctx, artifactId(ctx), parse(artifactPatchInput, ctx.state.body, 'body'), ifMatch(ctx.get('If-Match') || undefined));
+      const doc = await updateArtifact(
+        ctx,
+        artifactId(ctx),
+        parse(artifactPatchInput, ctx.state.body, 'body'),
+        ifMatch(ctx.get('If-Match') || undefined),
+      );
       ctx.set('ETag', etagOf(doc.revision));
       ctx.body = presentArtifact(doc);
     },
@@ -87,9 +107,13 @@ export const artifactRoutes: RouteDef[] = [
       const id = artifactId(ctx);
       const { after_id } = parse(moveBody, ctx.state.body, 'body');
       const { doc: current } = await editableDraft(ctx, id);
-      if (after_id === id) throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
+      if (after_id === id)
+        throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
       const doc = await ctx.services.artifacts.move(current, after_id);
-      if (!doc) throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [{ name: 'after_id', reason: 'not in this workspace' }]);
+      if (!doc)
+        throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [
+          { name: 'after_id', reason: 'not in this workspace' },
+        ]);
       await afterWrite(ctx, 'artifact_updated', doc, ['order_key']);
       ctx.body = presentArtifact(doc);
     },

@@ -1,11 +1,26 @@
 import { z } from 'zod';
 import { commitStates } from '../../store/commits.js';
-import { approveBody, commitBody, decide, listCommits, presentWithItems, previewBody, previewCommit, readable, rejectBody, requestCommit, visibleCommit } from '../../operations/commits.js';
+import {
+  approveBody,
+  commitBody,
+  decide,
+  listCommits,
+  presentWithItems,
+  previewBody,
+  previewCommit,
+  readable,
+  rejectBody,
+  requestCommit,
+  visibleCommit,
+} from '../../operations/commits.js';
 import { presentCommit, presentCommitItem, presentPage } from '../../presenters/index.js';
 import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from './route.js';
 
-const listQuery = pageQuery.extend({ workspace_id: z.uuid({ error: 'must be a UUID' }).optional(), state: z.enum(commitStates).optional() });
+const listQuery = pageQuery.extend({
+  workspace_id: z.uuid({ error: 'must be a UUID' }).optional(),
+  state: z.enum(commitStates).optional(),
+});
 
 export const commitRoutes: RouteDef[] = [
   {
@@ -39,7 +54,9 @@ export const commitRoutes: RouteDef[] = [
     access: 'artifact:read',
     query: listQuery,
     handler: async (ctx, q) => {
-      ctx.body = presentPage(await listCommits(ctx, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor), (doc) => presentCommit(doc, null));
+      ctx.body = presentPage(await listCommits(ctx, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor), (doc) =>
+        presentCommit(doc, null),
+      );
     },
   }),
   {
@@ -67,7 +84,12 @@ export const commitRoutes: RouteDef[] = [
     access: 'human',
     body: 'json',
     handler: async (ctx) => {
-      ctx.body = await decide(ctx, parse(idParam, ctx.params, 'path').id, 'approve', parse(approveBody, ctx.state.body ?? {}, 'body').comment ?? null);
+      ctx.body = await decide(
+        ctx,
+        parse(idParam, ctx.params, 'path').id,
+        'approve',
+        parse(approveBody, ctx.state.body ?? {}, 'body').comment ?? null,
+      );
     },
   },
   {

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { callbackQuery, connectionCallback, deleteConnection, listConnections, presentConnection, projectConnection, startBody, startConnection, visibleConnection, type CallbackPage } from '../../operations/connections.js';
+import {
+  callbackQuery,
+  connectionCallback,
+  deleteConnection,
+  listConnections,
+  presentConnection,
+  projectConnection,
+  startBody,
+  startConnection,
+  visibleConnection,
+  type CallbackPage,
+} from '../../operations/connections.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
@@ -47,7 +58,13 @@ export const connectionRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
       const query = callbackQuery.safeParse(ctx.query);
-      if (!query.success) return renderPage(ctx, { status: 400, outcome: 'failed', title: 'Sign-in failed', message: `The provider's redirect is malformed (${query.error.issues[0]!.path.join('.')}). Start connecting again.` });
+      if (!query.success)
+        return renderPage(ctx, {
+          status: 400,
+          outcome: 'failed',
+          title: 'Sign-in failed',
+          message: `The provider's redirect is malformed (${query.error.issues[0]!.path.join('.')}). Start connecting again.`,
+        });
       renderPage(ctx, await connectionCallback(ctx, authorizer_id, query.data));
     },
   },

@@ -14,7 +14,9 @@ function present(doc: ConsentDoc) {
 }
 
 async function credentialExists(ctx: AppContext, kind: (typeof kinds)[number], id: string): Promise<boolean> {
-  return kind === 'server_credential' ? (await ctx.services.serverCredentials.get(id)) !== null : (await ctx.services.apiKeys.get(id)) !== null;
+  return kind === 'server_credential'
+    ? (await ctx.services.serverCredentials.get(id)) !== null
+    : (await ctx.services.apiKeys.get(id)) !== null;
 }
 
 /**
@@ -30,7 +32,9 @@ export const consentRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const input = parse(body, ctx.state.body, 'body');
       if (!(await credentialExists(ctx, input.credential_kind, input.credential_id))) {
-        throw problems.validation(`No ${input.credential_kind} ${input.credential_id}.`, [{ name: 'credential_id', reason: 'unknown credential' }]);
+        throw problems.validation(`No ${input.credential_kind} ${input.credential_id}.`, [
+          { name: 'credential_id', reason: 'unknown credential' },
+        ]);
       }
       ctx.status = 201;
       ctx.body = present(await ctx.services.consents.grant({ person_id: ctx.state.principal!.subject, ...input }));

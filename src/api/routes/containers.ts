@@ -14,9 +14,7 @@ const fields = {
   metadata: storableObject,
 };
 const createBody = z.strictObject({ name: fields.name, description: fields.description.optional(), metadata: fields.metadata.optional() });
-const patchBody = createBody
-  .partial()
-  .refine((b) => Object.keys(b).length > 0, 'must change at least one of name, description, metadata');
+const patchBody = createBody.partial().refine((b) => Object.keys(b).length > 0, 'must change at least one of name, description, metadata');
 
 const shareBody = z.strictObject({ person_id: z.uuid({ error: 'must be a person id (UUID)' }), flags: flagsSchema.default('RS') });
 const shareParams = z.object({ id: z.uuid({ error: 'must be a UUID' }), person_id: z.uuid({ error: 'must be a UUID' }) });
@@ -128,7 +126,8 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
 /** Shares a container with a person, within what the caller may hand out. */
 async function grantShare(ctx: AppContext, kind: ContainerKind, id: string, share: z.infer<typeof shareBody>) {
   const doc = await administrable(ctx, kind, id);
-  if (share.person_id === doc.owner_id) throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
+  if (share.person_id === doc.owner_id)
+    throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
   // An administrator who is not an owner hands out only flags they hold, and never O.
   const held = grantsOf(doc, ctx.state.principal!.subject);
   const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag) || (f === 'O' && !held.has('O')));

@@ -49,7 +49,9 @@ export const healthRoutes: RouteDef[] = [
     access: 'public',
     handler: async (ctx) => {
       const checks = await readiness(ctx.services);
-      const down = Object.entries(checks).filter(([, s]) => s === 'down').map(([name]) => name);
+      const down = Object.entries(checks)
+        .filter(([, s]) => s === 'down')
+        .map(([name]) => name);
       if (down.length > 0) throw new Problem(503, 'not-ready', 'Not ready', `Unreachable: ${down.join(', ')}.`, { checks });
       ctx.body = { status: 'ready', checks };
     },

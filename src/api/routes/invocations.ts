@@ -49,15 +49,13 @@ export const invocationRoutes: RouteDef[] = [
       ctx.body = await discardInvocation(ctx, invocationId(ctx));
     },
   },
-  ...(['approve', 'reject'] as const).map(
-    (action): RouteDef => ({
-      method: 'post',
-      path: `/invocations/:id/${action}`,
-      access: 'artifact:invoke',
-      body: 'json',
-      handler: async (ctx) => {
-        ctx.body = await decideTransform(ctx, invocationId(ctx), action, parse(approvalBody, ctx.state.body ?? {}, 'body'));
-      },
-    }),
-  ),
+  ...(['approve', 'reject'] as const).map((action): RouteDef => ({
+    method: 'post',
+    path: `/invocations/:id/${action}`,
+    access: 'artifact:invoke',
+    body: 'json',
+    handler: async (ctx) => {
+      ctx.body = await decideTransform(ctx, invocationId(ctx), action, parse(approvalBody, ctx.state.body ?? {}, 'body'));
+    },
+  })),
 ];

@@ -12,7 +12,6 @@ import { presentStdioCatalog } from '../../presenters/index.js';
 
 const catalogQuery = z.object({ refresh: z.enum(['true', 'false']).default('false') });
 
-
 /** The platform as an MCP client (SPEC §4.2, §4.5): reading and listing external servers (calls: invocations.ts). */
 export const mcpServerRoutes: RouteDef[] = [
   {
@@ -20,7 +19,8 @@ export const mcpServerRoutes: RouteDef[] = [
     path: '/artifacts/:id/op/resources_read',
     access: 'artifact:invoke',
     body: 'json',
-    handler: async (ctx) => answer(ctx, await readResource(ctx, artifactId(ctx), parse(resourceReadBody, ctx.state.body, 'body'), idempotencyKeyOf(ctx))),
+    handler: async (ctx) =>
+      answer(ctx, await readResource(ctx, artifactId(ctx), parse(resourceReadBody, ctx.state.body, 'body'), idempotencyKeyOf(ctx))),
   },
   {
     method: 'post',

@@ -22,10 +22,15 @@ const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 function checkHostAndOrigin(ctx: AppContext, config: Config): void {
   const api = new URL(config.apiUri);
   const host = ctx.get('host').toLowerCase();
-  const [name, port = ''] = host.startsWith('[') ? [host.slice(0, host.indexOf(']') + 1), host.slice(host.indexOf(']') + 2)] : host.split(':');
+  const [name, port = ''] = host.startsWith('[')
+    ? [host.slice(0, host.indexOf(']') + 1), host.slice(host.indexOf(']') + 2)]
+    : host.split(':');
   const defaultPort = api.protocol === 'https:' ? '443' : '80';
   const hostOk =
-    host === api.host || host === `${api.hostname}:${api.port || defaultPort}` || (loopback.has(name!) && port === String(config.PORT)) || config.mcpAllowedHosts.includes(host);
+    host === api.host ||
+    host === `${api.hostname}:${api.port || defaultPort}` ||
+    (loopback.has(name!) && port === String(config.PORT)) ||
+    config.mcpAllowedHosts.includes(host);
   if (!hostOk) throw problems.forbidden(`Host ${host} is not this server: requests to ${mcpPath} must name it as ${api.host}.`);
   const origin = ctx.get('origin');
   if (origin && origin !== api.origin && !config.mcpAllowedOrigins.includes(origin)) {
@@ -51,7 +56,12 @@ export const mcpRoutes: RouteDef[] = [
     guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),
     handler: async (ctx) => {
       ctx.respond = false;
-      await serveMcp({ services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } }, ctx.req, ctx.res, ctx.state.body);
+      await serveMcp(
+        { services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } },
+        ctx.req,
+        ctx.res,
+        ctx.state.body,
+      );
     },
   },
   { method: 'get', path: mcpPath, access: 'public', handler: onlyPost },
@@ -62,7 +72,13 @@ export const mcpRoutes: RouteDef[] = [
     access: 'public',
     handler: (ctx) => {
       const base = new URL(ctx.services.config.apiUri).pathname.replace(/\/$/, '');
-      ctx.body = { name: serverInfo.name, version: serverInfo.version, endpoints: { streamable_http: `${base}${mcpPath}` }, tools: tools.map((t) => t.name), icon: platformIcon };
+      ctx.body = {
+        name: serverInfo.name,
+        version: serverInfo.version,
+        endpoints: { streamable_http: `${base}${mcpPath}` },
+        tools: tools.map((t) => t.name),
+        icon: platformIcon,
+      };
     },
   },
   {
@@ -84,22 +100,20 @@ export const mcpRoutes: RouteDef[] = [
       };
     },
   },
-  ...['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`].map(
-    (path): RouteDef => ({
-      method: 'get',
-      path,
-      access: 'public',
-      handler: (ctx) => {
-        const { apiUri } = ctx.services.config;
-        ctx.body = {
-          resource: path.endsWith(mcpPath) ? `${apiUri}${mcpPath}` : apiUri,
-          authorization_servers: [apiUri],
-          bearer_methods_supported: ['header'],
-          scopes_supported: [...scopes],
-          resource_name: 'Workspace knowledge platform',
-          resource_documentation: `${apiUri}/.well-known/mcp.json`,
-        };
-      },
-    }),
-  ),
+  ...['/.well-known/oauth-protected-resource', `/.well-known/oauth-protected-resource${mcpPath}`].map((path): RouteDef => ({
+    method: 'get',
+    path,
+    access: 'public',
+    handler: (ctx) => {
+      const { apiUri } = ctx.services.config;
+      ctx.body = {
+        resource: path.endsWith(mcpPath) ? `${apiUri}${mcpPath}` : apiUri,
+        authorization_servers: [apiUri],
+        bearer_methods_supported: ['header'],
+        scopes_supported: [...scopes],
+        resource_name: 'Workspace knowledge platform',
+        resource_documentation: `${apiUri}/.well-known/mcp.json`,
+      };
+    },
+  })),
 ];

@@ -9,14 +9,23 @@ import { pageQuery, parse } from '../validate.js';
 import { artifactId } from './artifact-access.js';
 import { route, type RouteDef } from './route.js';
 
-const revisionParam = z.object({ n: z.coerce.number({ error: 'must be a revision number' }).int('must be a revision number').min(1, 'revisions start at 1').max(Number.MAX_SAFE_INTEGER) });
+const revisionParam = z.object({
+  n: z.coerce
+    .number({ error: 'must be a revision number' })
+    .int('must be a revision number')
+    .min(1, 'revisions start at 1')
+    .max(Number.MAX_SAFE_INTEGER),
+});
 
 /** A workspace draft the principal can read; a collection artifact has versions, not revisions. */
 async function revisioned(ctx: AppContext) {
   const id = artifactId(ctx);
   const { doc } = await visibleArtifact(ctx, id);
   if (doc.container_kind !== 'workspace') {
-    throw problems.conflict('not-revisioned', `Artifact ${id} is in a collection: collection artifacts have versions (GET /artifacts/${id}/versions), not revisions.`);
+    throw problems.conflict(
+      'not-revisioned',
+      `Artifact ${id} is in a collection: collection artifacts have versions (GET /artifacts/${id}/versions), not revisions.`,
+    );
   }
   return doc;
 }
@@ -32,7 +41,8 @@ function presentRevision(r: RevisionDoc, principal: Principal, withContent: bool
   const s = r.state;
   const p = s.provenance;
   const provenance = { ...p, created_at: p.created_at.toISOString(), updated_at: p.updated_at.toISOString() };
-  if (!principal.scopes.allowsType('artifact:read', s.content_type)) return { ...base, state: s.archived_at ? 'archived' : 'draft', provenance };
+  if (!principal.scopes.allowsType('artifact:read', s.content_type))
+    return { ...base, state: s.archived_at ? 'archived' : 'draft', provenance };
   return {
     ...base,
     state: s.archived_at ? ('archived' as const) : ('draft' as const),

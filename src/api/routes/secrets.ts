@@ -6,7 +6,10 @@ import type { RouteDef } from './route.js';
 
 const createBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
-  value: z.string().min(1).max(64 * 1024),
+  value: z
+    .string()
+    .min(1)
+    .max(64 * 1024),
 });
 
 /** Never the value: it is returned by no endpoint, ever. */

@@ -12,7 +12,9 @@ import type { RouteDef } from './route.js';
 /** A client_id as paths and the token endpoint take it: `<chosen>.<namespace>` (or an id made before namespaces). */
 const clientId = z.string().regex(/^[A-Za-z0-9._-]{3,128}$/, 'must be 3-128 letters, digits, ".", "_" or "-"');
 /** The part the creator chooses: qualified by their namespace, it stays within 128 characters. */
-const chosenId = z.string().regex(new RegExp(`^[A-Za-z0-9._-]{3,${127 - namespaceLength}}$`), `must be 3-${127 - namespaceLength} letters, digits, ".", "_" or "-"`);
+const chosenId = z
+  .string()
+  .regex(new RegExp(`^[A-Za-z0-9._-]{3,${127 - namespaceLength}}$`), `must be 3-${127 - namespaceLength} letters, digits, ".", "_" or "-"`);
 const fields = {
   name: z.string().trim().min(1).max(200),
   scopes: scopeList,
@@ -101,7 +103,9 @@ export const serverCredentialRoutes: RouteDef[] = [
     path: '/server-credentials',
     access: 'human',
     handler: async (ctx) => {
-      const docs = await ctx.services.serverCredentials.withUsage(await ctx.services.serverCredentials.listOwned(ctx.state.principal!.subject));
+      const docs = await ctx.services.serverCredentials.withUsage(
+        await ctx.services.serverCredentials.listOwned(ctx.state.principal!.subject),
+      );
       ctx.body = { items: docs.map((d) => present(d, ctx.services.config.apiUri)) };
     },
   },

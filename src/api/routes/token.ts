@@ -45,7 +45,8 @@ export const tokenRoutes: RouteDef[] = [
         throw err;
       }
       if (!form.grant_type) return oauthError(ctx, 'invalid_request', 'grant_type is required.');
-      if (form.grant_type !== 'client_credentials') return oauthError(ctx, 'unsupported_grant_type', 'Only client_credentials is supported.');
+      if (form.grant_type !== 'client_credentials')
+        return oauthError(ctx, 'unsupported_grant_type', 'Only client_credentials is supported.');
       const basic = basicCredentials(ctx.get('authorization'));
       const id = basic?.id ?? form.client_id;
       const secret = basic?.secret ?? form.client_secret;

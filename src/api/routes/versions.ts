@@ -7,14 +7,19 @@ import { visibleArtifact } from '../../operations/artifacts.js';
 import { artifactId } from './artifact-access.js';
 import { route, type RouteDef } from './route.js';
 
-const versionParam = z.object({ n: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'versions start at 1') });
+const versionParam = z.object({
+  n: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'versions start at 1'),
+});
 
 /** A collection artifact the principal can read; a draft has revisions, not versions. */
 async function versioned(ctx: AppContext) {
   const id = artifactId(ctx);
   const { doc } = await visibleArtifact(ctx, id);
   if (doc.container_kind !== 'collection') {
-    throw problems.conflict('not-versioned', `Artifact ${id} is a workspace draft: drafts have revisions, not versions. Commit it into a collection to make versions.`);
+    throw problems.conflict(
+      'not-versioned',
+      `Artifact ${id} is a workspace draft: drafts have revisions, not versions. Commit it into a collection to make versions.`,
+    );
   }
   return doc;
 }

@@ -79,7 +79,8 @@ function parseJson(content: string): unknown {
     ]);
   }
   const tooDeep = jsonViolation(value, { maxDepth: jsonLimits.storedDepth });
-  if (tooDeep) throw problems.validation(`content ${tooDeep.reason}.`, [{ name: pathName(tooDeep.path, ['content']), reason: tooDeep.reason }]);
+  if (tooDeep)
+    throw problems.validation(`content ${tooDeep.reason}.`, [{ name: pathName(tooDeep.path, ['content']), reason: tooDeep.reason }]);
   return value;
 }
 
@@ -103,7 +104,9 @@ function stdioLaunch(transport: StdioTransport, stdio: StdioServers): StdioTrans
     launch = stdio.catalog.match(transport);
   } catch (err) {
     if (!(err instanceof CatalogMismatch)) throw err;
-    throw problems.validation(`content.transport.${err.field} ${err.message}.`, [{ name: `content.transport.${err.field}`, reason: err.message }]);
+    throw problems.validation(`content.transport.${err.field} ${err.message}.`, [
+      { name: `content.transport.${err.field}`, reason: err.message },
+    ]);
   }
   const { entry, params, args } = launch;
   return { type: 'stdio', catalog_entry: entry.id, params, command: entry.command, args, env: transport.env };

@@ -10,7 +10,10 @@ const httpTransport = z
     /** The MCP endpoint itself, for servers that publish no discovery document (docs/decisions.md). */
     url: z.url({ protocol: /^https?$/ }).optional(),
   })
-  .refine((t) => (t.well_known === undefined) !== (t.url === undefined), { message: 'give exactly one of well_known (discovery document) or url (the MCP endpoint)', path: ['well_known'] });
+  .refine((t) => (t.well_known === undefined) !== (t.url === undefined), {
+    message: 'give exactly one of well_known (discovery document) or url (the MCP endpoint)',
+    path: ['well_known'],
+  });
 
 /** An env value held as a stored secret (POST /secrets), resolved only when the server is started. */
 export const secretRef = z.strictObject({ secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) });
@@ -25,13 +28,27 @@ const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environ
 const stdioTransport = z
   .strictObject({
     type: z.literal('stdio'),
-    catalog_entry: z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a catalog entry id').optional(),
+    catalog_entry: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'must be a catalog entry id')
+      .optional(),
     params: z.record(z.string().max(64), z.string().max(1024)).optional(),
     command: z.enum(stdioRunners, { error: `must be one of ${stdioRunners.join(', ')}` }).optional(),
     args: z.array(z.string().max(4096)).max(64).optional(),
-    env: z.record(envName, z.strictObject({ secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) }, { error: 'must be a secret reference ({"secret_id": ...}): store the value with POST /secrets' })).default({}),
+    env: z
+      .record(
+        envName,
+        z.strictObject(
+          { secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) },
+          { error: 'must be a secret reference ({"secret_id": ...}): store the value with POST /secrets' },
+        ),
+      )
+      .default({}),
   })
-  .refine((t) => t.catalog_entry !== undefined || t.command !== undefined, { message: 'give catalog_entry (an entry of GET /mcp/stdio-catalog), or command and args', path: ['catalog_entry'] });
+  .refine((t) => t.catalog_entry !== undefined || t.command !== undefined, {
+    message: 'give catalog_entry (an entry of GET /mcp/stdio-catalog), or command and args',
+    path: ['catalog_entry'],
+  });
 
 const header = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
 

@@ -16,7 +16,9 @@ export const definableType = (mime: string) => inVendorTree(mime) && !isPlatform
 export const typeDefinition = z.object({
   // Only vendor, personal and unregistered trees (RFC 6838): a server may not claim text/markdown and
   // so receive every markdown draft of the workspace, nor redefine the platform's own types.
-  mime: mime.refine(inVendorTree, 'must be a vendor type (type/vnd.…, prs.…, x.… or x-…)').refine((m) => !isPlatformType(m), 'may not redefine a platform-owned type'),
+  mime: mime
+    .refine(inVendorTree, 'must be a vendor type (type/vnd.…, prs.…, x.… or x-…)')
+    .refine((m) => !isPlatformType(m), 'may not redefine a platform-owned type'),
   version: z.int().min(1),
   inherits: z.array(mime).max(16).default([]),
   description: z.string().max(2000).optional(),
@@ -24,7 +26,10 @@ export const typeDefinition = z.object({
     .object({
       label: z.string().max(100).optional(),
       icon: z.string().max(2048).optional(),
-      color: z.string().regex(/^#[0-9a-fA-F]{3,8}$/, 'must be a hex color').optional(),
+      color: z
+        .string()
+        .regex(/^#[0-9a-fA-F]{3,8}$/, 'must be a hex color')
+        .optional(),
       viewer: z.string().max(200).optional(),
     })
     .default({}),

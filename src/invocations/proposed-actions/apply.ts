@@ -37,9 +37,14 @@ export class ActionApplier {
 
   async apply(scope: ApplyScope, action: RecordedAction): Promise<ActionOutcome> {
     const source: Provenance['source'] = { kind: 'agent', invocation_id: scope.invocationId, action_id: action.id, agent: scope.agent };
-    const ours = (doc: ArtifactDoc | null) => doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
+    const ours = (doc: ArtifactDoc | null) =>
+      doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
     const key = `${scope.invocationId}:${action.id}`;
-    const done = (artifactId?: string): ActionOutcome => ({ id: action.id, status: 'applied', ...(artifactId ? { artifact_id: artifactId } : {}) });
+    const done = (artifactId?: string): ActionOutcome => ({
+      id: action.id,
+      status: 'applied',
+      ...(artifactId ? { artifact_id: artifactId } : {}),
+    });
     const refused = (reason: string): ActionOutcome => ({ id: action.id, status: 'refused', reason });
 
     if (action.kind === 'log') return done();
@@ -57,15 +62,32 @@ export class ActionApplier {
       // one deleted since is not made again (its first revision is still recorded).
       const made = await this.artifacts.get(id);
       if (!made && (await this.artifacts.revisionAt(id, 1))) return { ...done(id), reason: 'created, and deleted since' };
-      const doc = made ?? (await this.artifacts.create(scope.principal, scope.workspace, { id, title, content_type, content, context: context ?? {}, source }));
+      const doc =
+        made ??
+        (await this.artifacts.create(scope.principal, scope.workspace, {
+          id,
+          title,
+          content_type,
+          content,
+          context: context ?? {},
+          source,
+        }));
       await this.afterWrite('artifact_created', doc, key);
       return done(id);
     }
 
-    const conflict = (why: string): ActionOutcome => ({ id: action.id, status: 'conflict', artifact_id: action.target, reason: `conflict: ${why}` });
+    const conflict = (why: string): ActionOutcome => ({
+      id: action.id,
+      status: 'conflict',
+      artifact_id: action.target,
+      reason: `conflict: ${why}`,
+    });
     if (action.kind === 'delete') {
       if (!current) return { ...done(action.target), reason: 'already deleted' };
-      if (current.revision !== action.base_revision) return conflict(`artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`);
+      if (current.revision !== action.base_revision)
+        return conflict(
+          `artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`,
+        );
       try {
         if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current, key);
       } catch (err) {
@@ -77,7 +99,9 @@ export class ActionApplier {
     }
 
     // This very action, applied by an earlier attempt, or applied now.
-    const updated = ours(current) ? current : await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
+    const updated = ours(current)
+      ? current
+      : await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
     if (updated) {
       await this.afterWrite('artifact_updated', updated, key, Object.keys(action.payload));
       return done(action.target);

@@ -11,7 +11,15 @@ function invalid(raw: unknown, index: number, workspaceId: string, reason: strin
   const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
   const kind = actionKinds.includes(r.kind as never) ? (r.kind as ProposedAction['kind']) : 'log';
   const target = typeof r.target === 'string' ? r.target.slice(0, 100) : workspaceId;
-  return { id: actionId(index), kind, target, payload: {}, rationale: typeof r.rationale === 'string' ? r.rationale.slice(0, 2000) : '', status: 'refused', reason } as RecordedAction;
+  return {
+    id: actionId(index),
+    kind,
+    target,
+    payload: {},
+    rationale: typeof r.rationale === 'string' ? r.rationale.slice(0, 2000) : '',
+    status: 'refused',
+    reason,
+  } as RecordedAction;
 }
 
 function contentProblem(contentType: string, content: string, policy: ContentPolicy): string | null {
@@ -29,11 +37,13 @@ function refusal(a: ProposedAction, workspaceId: string, doc: ArtifactDoc | null
   if (a.kind === 'create' || a.kind === 'log') {
     if (a.target !== workspaceId) return `outside-workspace: the invocation is scoped to workspace ${workspaceId}, not ${a.target}`;
     if (a.kind === 'log') return null;
-    if (isPlatformType(a.payload.content_type)) return `platform-type: agents do not create ${baseType(a.payload.content_type)} artifacts; a person does`;
+    if (isPlatformType(a.payload.content_type))
+      return `platform-type: agents do not create ${baseType(a.payload.content_type)} artifacts; a person does`;
     return contentProblem(a.payload.content_type, a.payload.content, policy);
   }
   if (!doc) return `not-found: artifact ${a.target} does not exist`;
-  if (doc.container_kind !== 'workspace' || doc.collection_id !== workspaceId) return `outside-workspace: artifact ${a.target} is not a draft of workspace ${workspaceId}; collections change only through commit`;
+  if (doc.container_kind !== 'workspace' || doc.collection_id !== workspaceId)
+    return `outside-workspace: artifact ${a.target} is not a draft of workspace ${workspaceId}; collections change only through commit`;
   if (isPlatformType(doc.content_type)) return `platform-type: agents do not change ${baseType(doc.content_type)} artifacts`;
   if (a.kind === 'update' && doc.archived_at) return `archived: artifact ${a.target} is archived`;
   if (a.kind === 'update' && a.payload.content !== undefined) return contentProblem(doc.content_type, a.payload.content, policy);
@@ -45,18 +55,41 @@ function refusal(a: ProposedAction, workspaceId: string, doc: ArtifactDoc | null
  * the invocation's workspace, numbered, and either `proposed` (with the target's revision) or
  * `refused` with the reason. An agent cannot reach past its workspace, or into a collection.
  */
-export async function vetProposals(raw: readonly unknown[], opts: { workspaceId: string; artifacts: ArtifactStore; maxActions: number; policy: ContentPolicy }): Promise<RecordedAction[]> {
+export async function vetProposals(
+  raw: readonly unknown[],
+  opts: { workspaceId: string; artifacts: ArtifactStore; maxActions: number; policy: ContentPolicy },
+): Promise<RecordedAction[]> {
   const parsed = raw.map((r) => proposedAction.safeParse(r));
-  const targets = parsed.flatMap((p) => (p.success && (p.data.kind === 'update' || p.data.kind === 'delete') && z.uuid().safeParse(p.data.target).success ? [p.data.target] : []));
+  const targets = parsed.flatMap((p) =>
+    p.success && (p.data.kind === 'update' || p.data.kind === 'delete') && z.uuid().safeParse(p.data.target).success ? [p.data.target] : [],
+  );
   const docs = new Map((await opts.artifacts.getMany([...new Set(targets)])).map((d) => [d._id, d]));
   let bytes = 0;
   return parsed.map((p, i) => {
-    if (!p.success) return invalid(raw[i], i, opts.workspaceId, `invalid: ${p.error.issues.map((x) => `${x.path.join('.') || 'action'} ${x.message}`).join('; ')}`);
-    if (i >= opts.maxActions) return invalid(raw[i], i, opts.workspaceId, `too-many-actions: an invocation proposes at most ${opts.maxActions} (INVOKE_MAX_ACTIONS)`);
+    if (!p.success)
+      return invalid(
+        raw[i],
+        i,
+        opts.workspaceId,
+        `invalid: ${p.error.issues.map((x) => `${x.path.join('.') || 'action'} ${x.message}`).join('; ')}`,
+      );
+    if (i >= opts.maxActions)
+      return invalid(
+        raw[i],
+        i,
+        opts.workspaceId,
+        `too-many-actions: an invocation proposes at most ${opts.maxActions} (INVOKE_MAX_ACTIONS)`,
+      );
     bytes += JSON.stringify(p.data).length;
-    if (bytes > maxProposalBytes) return invalid(raw[i], i, opts.workspaceId, `too-large: an invocation's proposals hold at most ${maxProposalBytes} bytes`);
+    if (bytes > maxProposalBytes)
+      return invalid(raw[i], i, opts.workspaceId, `too-large: an invocation's proposals hold at most ${maxProposalBytes} bytes`);
     const doc = p.data.kind === 'update' || p.data.kind === 'delete' ? (docs.get(p.data.target) ?? null) : undefined;
     const reason = refusal(p.data, opts.workspaceId, doc, opts.policy);
-    return { ...p.data, id: actionId(i), ...(reason ? { status: 'refused' as const, reason } : { status: 'proposed' as const }), ...(doc ? { base_revision: doc.revision } : {}) };
+    return {
+      ...p.data,
+      id: actionId(i),
+      ...(reason ? { status: 'refused' as const, reason } : { status: 'proposed' as const }),
+      ...(doc ? { base_revision: doc.revision } : {}),
+    };
   });
 }

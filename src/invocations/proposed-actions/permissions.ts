@@ -16,6 +16,7 @@ export function missingPermission(principal: Principal, workspace: ContainerDoc,
   const needs = actionNeeds[kind];
   if (!needs) return null;
   if (!principal.scopes.allowsType(needs.scope, contentType)) return `needs the ${needs.scope} scope (for ${contentType})`;
-  if (!grantsOf(workspace, principal.subject).has(needs.flag)) return `needs the ${needs.flag} (${flagNames[needs.flag]}) grant on workspace ${workspace._id}`;
+  if (!grantsOf(workspace, principal.subject).has(needs.flag))
+    return `needs the ${needs.flag} (${flagNames[needs.flag]}) grant on workspace ${workspace._id}`;
   return null;
 }

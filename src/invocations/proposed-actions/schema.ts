@@ -27,11 +27,20 @@ export const proposedAction = z.discriminatedUnion('kind', [
     kind: z.literal('update'),
     target: uuid.describe('The workspace artifact to change.'),
     payload: z
-      .strictObject({ title: text(z.string().trim().min(1).max(500)).optional(), content: text().optional(), context: context.optional().describe('Keys set on the context; other keys stay.') })
+      .strictObject({
+        title: text(z.string().trim().min(1).max(500)).optional(),
+        content: text().optional(),
+        context: context.optional().describe('Keys set on the context; other keys stay.'),
+      })
       .refine((p) => Object.keys(p).length > 0, 'must change at least one of title, content, context'),
     rationale,
   }),
-  z.strictObject({ kind: z.literal('delete'), target: uuid.describe('The workspace artifact to delete.'), payload: z.strictObject({}).default({}), rationale }),
+  z.strictObject({
+    kind: z.literal('delete'),
+    target: uuid.describe('The workspace artifact to delete.'),
+    payload: z.strictObject({}).default({}),
+    rationale,
+  }),
   z.strictObject({
     kind: z.literal('log'),
     target: uuid.describe('The workspace the note is about.'),

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number({ error: 'must be a port number (0-65535)' }).int('must be a port number (0-65535)').min(0).max(65535);
 
 /** Every environment variable the platform reads. `.env.example` lists the same names and defaults. */
@@ -12,12 +10,31 @@ export const envSchema = z.object({
   PORT: port.default(8080),
   PLATFORM_API_URI: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
-  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
-  MONGODB_DB: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a plain database name').default('platform'),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
+  MONGODB_URI: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI')
+    .optional(),
+  MONGODB_DB: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a plain database name')
+    .default('platform'),
   /** The deadline of every storage call, in ms: a request whose storage does not answer gets 503 storage-unavailable. */
-  STORAGE_TIMEOUT_MS: z.coerce.number({ error: 'must be a number of milliseconds' }).int('must be a whole number of milliseconds').min(100).max(600_000).default(10_000),
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  STORAGE_TIMEOUT_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(100)
+    .max(600_000)
+    .default(10_000),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('platform'),
   TEMPORAL_TLS: bool.default(false),
@@ -38,20 +55,35 @@ export const envSchema = z.object({
   /** The operators' stdio launch catalog: comma-separated JSON files, later ones adding entries. */
   STDIO_CATALOG_PATHS: z.string().min(1).default('config/stdio-catalog.json'),
   STDIO_SANDBOX_BWRAP: z.string().min(1).optional(),
-  COMMIT_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(90 * 86400).default(7 * 86400),
+  COMMIT_EXPIRY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(90 * 86400)
+    .default(7 * 86400),
   COMMIT_APPLY_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   COMMIT_MAX_ARTIFACTS: z.coerce.number().int().min(1).max(5000).default(2000),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z.string().default(''),
   MCP_OUTBOUND_ALLOW: z.string().default(''),
   MCP_OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  MCP_OUTBOUND_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  MCP_OUTBOUND_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
   MCP_CALL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   MCP_CALL_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   MCP_INVOKE_WAIT_SECONDS: z.coerce.number().min(0).max(120).default(25),
   MCP_CONNECTION_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   MCP_CATALOG_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
-  MCP_RESULT_MAX_BYTES: z.coerce.number().int().min(1024).max(1536 * 1024).default(512 * 1024),
+  MCP_RESULT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1536 * 1024)
+    .default(512 * 1024),
   EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
   SEARCH_BACKEND: z.enum(['memory', 'atlas']).default('memory'),
@@ -70,7 +102,12 @@ export const envSchema = z.object({
   LLM_MODEL: z.string().min(1).optional(),
   LLM_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(60),
   LLM_CONTEXT_TOKENS: z.coerce.number().int().min(256).max(1_000_000).default(8000),
-  INVOKE_PREVIEW_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(90 * 86400).default(7 * 86400),
+  INVOKE_PREVIEW_EXPIRY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(90 * 86400)
+    .default(7 * 86400),
   INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
   OAUTH_CONSENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OAUTH_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
@@ -84,7 +121,11 @@ export const envSchema = z.object({
 
 export type Env = z.infer<typeof envSchema>;
 
-const list = (value: string) => value.split(',').map((v) => v.trim()).filter(Boolean);
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 export interface Config extends Env {
   apiUri: string;

@@ -6,14 +6,28 @@ import { Problem } from './problem.js';
  */
 export const limitProblems = {
   rateLimited: (policy: string, retryAfter: number, headers: Record<string, string> = {}) =>
-    new Problem(429, 'rate-limited', 'Too many requests', `The "${policy}" rate limit is used up; retry in ${retryAfter} s.`, { policy }, {
-      ...headers,
-      'Retry-After': String(retryAfter),
-    }),
+    new Problem(
+      429,
+      'rate-limited',
+      'Too many requests',
+      `The "${policy}" rate limit is used up; retry in ${retryAfter} s.`,
+      { policy },
+      {
+        ...headers,
+        'Retry-After': String(retryAfter),
+      },
+    ),
   signInThrottled: (retryAfter: number) =>
-    new Problem(429, 'sign-in-throttled', 'Sign-in slowed down', `Too many failed sign-ins for this e-mail: wait ${retryAfter} s before the next try.`, {}, {
-      'Retry-After': String(retryAfter),
-    }),
+    new Problem(
+      429,
+      'sign-in-throttled',
+      'Sign-in slowed down',
+      `Too many failed sign-ins for this e-mail: wait ${retryAfter} s before the next try.`,
+      {},
+      {
+        'Retry-After': String(retryAfter),
+      },
+    ),
   accountLocked: (retryAfter: number) =>
     new Problem(
       429,

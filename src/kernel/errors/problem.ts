@@ -56,23 +56,36 @@ export interface InvalidParam {
 export const problems = {
   validation: (detail: string, invalidParams: InvalidParam[] = []) =>
     new Problem(400, 'validation-error', 'Request validation failed', detail, { invalid_params: invalidParams }),
-  malformedJson: (detail = 'The request body is not valid JSON.') =>
-    new Problem(400, 'malformed-json', 'Malformed JSON body', detail),
+  malformedJson: (detail = 'The request body is not valid JSON.') => new Problem(400, 'malformed-json', 'Malformed JSON body', detail),
   unsupportedMediaType: (expected: string) =>
     new Problem(415, 'unsupported-media-type', 'Unsupported media type', `Send the body as ${expected}.`),
   payloadTooLarge: (limit: number) =>
     new Problem(413, 'payload-too-large', 'Request body too large', `The body exceeds the ${limit}-byte limit.`, { limit }),
   /** `resourceMetadata`: the RFC 9728 protected resource metadata URL, so clients can discover how to authenticate. */
   unauthorized: (detail: string, error: 'invalid_request' | 'invalid_token' = 'invalid_token', resourceMetadata?: string) =>
-    new Problem(401, 'unauthorized', 'Authentication required', detail, {}, {
-      'WWW-Authenticate': `Bearer error="${error}", error_description="${detail.replace(/"/g, "'")}"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''}`,
-    }),
+    new Problem(
+      401,
+      'unauthorized',
+      'Authentication required',
+      detail,
+      {},
+      {
+        'WWW-Authenticate': `Bearer error="${error}", error_description="${detail.replace(/"/g, "'")}"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''}`,
+      },
+    ),
   invalidCredentials: () => new Problem(401, 'invalid-credentials', 'Invalid email or password'),
   forbidden: (detail: string) => new Problem(403, 'forbidden', 'Forbidden', detail),
   insufficientScope: (scope: string) =>
-    new Problem(403, 'insufficient-scope', 'Insufficient scope', `This operation needs the ${scope} scope.`, { required_scope: scope }, {
-      'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
-    }),
+    new Problem(
+      403,
+      'insufficient-scope',
+      'Insufficient scope',
+      `This operation needs the ${scope} scope.`,
+      { required_scope: scope },
+      {
+        'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+      },
+    ),
   humanRequired: () =>
     new Problem(403, 'human-required', 'A signed-in person is required', 'Server credentials and API keys cannot manage credentials.'),
   onBehalfOfRefused: (detail: string) => new Problem(403, 'on-behalf-of-refused', 'Acting for this person is not allowed', detail),
@@ -80,16 +93,37 @@ export const problems = {
     new Problem(404, 'not-found', 'Not found', id ? `No ${what} with id ${id} is visible to you.` : `No such ${what}.`),
   routeNotFound: (path: string) => new Problem(404, 'route-not-found', 'No such route', `Nothing is served at ${path}.`),
   methodNotAllowed: (method: string, allowed: string[]) =>
-    new Problem(405, 'method-not-allowed', 'Method not allowed', `${method} is not allowed here.`, { allowed }, {
-      Allow: allowed.join(', '),
-    }),
+    new Problem(
+      405,
+      'method-not-allowed',
+      'Method not allowed',
+      `${method} is not allowed here.`,
+      { allowed },
+      {
+        Allow: allowed.join(', '),
+      },
+    ),
   conflict: (slug: string, detail: string) => new Problem(409, slug, 'Conflict', detail),
   unavailable: (detail: string, extensions: Record<string, unknown> = {}) =>
     new Problem(503, 'service-unavailable', 'Service unavailable', detail, extensions),
   /** Storage did not answer (a missed deadline, an unreachable engine); the driver's message stays in the log. */
   storageUnavailable: () =>
-    new Problem(503, 'storage-unavailable', 'Storage unavailable', 'Storage did not answer in time; retry shortly.', {}, { 'Retry-After': '1' }),
+    new Problem(
+      503,
+      'storage-unavailable',
+      'Storage unavailable',
+      'Storage did not answer in time; retry shortly.',
+      {},
+      { 'Retry-After': '1' },
+    ),
   tooBusy: () =>
-    new Problem(429, 'too-many-requests', 'Too many requests', 'Too many credential checks are in progress; retry shortly.', {}, { 'Retry-After': '1' }),
+    new Problem(
+      429,
+      'too-many-requests',
+      'Too many requests',
+      'Too many credential checks are in progress; retry shortly.',
+      {},
+      { 'Retry-After': '1' },
+    ),
   internal: () => new Problem(500, 'internal-error', 'Internal server error', 'An unexpected error occurred.'),
 };

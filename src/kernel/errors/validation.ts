@@ -8,7 +8,8 @@ export type Where = 'body' | 'query' | 'path' | 'header';
 export function invalidParams(issues: z.core.$ZodIssue[], where: Where): InvalidParam[] {
   return issues.flatMap((issue) => {
     const at = issue.path.map(String);
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ name: [...at, key].join('.'), reason: 'is not a known field' }));
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ name: [...at, key].join('.'), reason: 'is not a known field' }));
     return [{ name: at.length ? at.join('.') : where, reason: issue.message }];
   });
 }
@@ -24,4 +25,3 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, where: Whe
   if (result.success) return result.data;
   return refuse(invalidParams(result.error.issues, where), where);
 }
-

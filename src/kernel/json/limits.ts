@@ -79,7 +79,8 @@ export function jsonViolation(value: unknown, rules: JsonRules): JsonViolation |
   while (stack.length > 0) {
     const node = stack.pop()!;
     const fail = (reason: string, at: Node = node): JsonViolation => ({ path: pathOf(at), reason });
-    if (rules.storable && ++count > jsonLimits.storedValues) return { path: [], reason: `holds more than ${jsonLimits.storedValues} values` };
+    if (rules.storable && ++count > jsonLimits.storedValues)
+      return { path: [], reason: `holds more than ${jsonLimits.storedValues} values` };
     const v = node.value;
     if (v === null || typeof v !== 'object') {
       const problem = scalarProblem(v, rules);

@@ -8,11 +8,14 @@ import { jsonLimits, jsonViolation, shortPath, textProblem } from './limits.js';
  */
 export function storableRecord(key: z.ZodString = z.string()) {
   return z
-    .preprocess((value, ctx) => {
-      const found = jsonViolation(value, { maxDepth: jsonLimits.storedDepth, storable: true });
-      if (found) ctx.addIssue({ code: 'custom', message: found.reason, path: shortPath(found.path, 7) });
-      return value;
-    }, z.record(key, z.unknown()))
+    .preprocess(
+      (value, ctx) => {
+        const found = jsonViolation(value, { maxDepth: jsonLimits.storedDepth, storable: true });
+        if (found) ctx.addIssue({ code: 'custom', message: found.reason, path: shortPath(found.path, 7) });
+        return value;
+      },
+      z.record(key, z.unknown()),
+    )
     .describe(
       `A JSON object. Keys: 1 to ${jsonLimits.keyLength} characters, not starting with $, without "." or U+0000, not __proto__, constructor or prototype. ` +
         `At most ${jsonLimits.storedDepth} levels deep and ${jsonLimits.storedValues} values; no array directly inside an array; strings without U+0000.`,

@@ -77,10 +77,16 @@ export class ExternalServers {
       // A stored registration names its entry: launched as the entry is now (operators may have bumped its pinned version).
       const { catalog_entry, params, env } = transport;
       const { entry, args } = stdio.catalog.match(catalog_entry !== undefined ? { catalog_entry, params, env } : transport);
-      return { doc, content: parsed.data, launch: { command: entry.command, args, network: entry.network, limits: entry.limits, env: entry.env } };
+      return {
+        doc,
+        content: parsed.data,
+        launch: { command: entry.command, args, network: entry.network, limits: entry.limits, env: entry.env },
+      };
     } catch (err) {
       if (!(err instanceof CatalogMismatch)) throw err;
-      throw unusable(`MCP server ${serverId} no longer matches this deployment's stdio catalog (transport.${err.field} ${err.message}); register it again naming a catalog entry.`);
+      throw unusable(
+        `MCP server ${serverId} no longer matches this deployment's stdio catalog (transport.${err.field} ${err.message}); register it again naming a catalog entry.`,
+      );
     }
   }
 
@@ -90,7 +96,8 @@ export class ExternalServers {
     const creds: ResolvedCredentials = { env: {}, headers: {}, secrets: [] };
     const reveal = async (id: string, field: string) => {
       const value = await this.deps.secrets.reveal(owner, id);
-      if (value === null) throw unusable(`The secret referenced by ${field} no longer exists; store it again with POST /secrets and update the server.`);
+      if (value === null)
+        throw unusable(`The secret referenced by ${field} no longer exists; store it again with POST /secrets and update the server.`);
       creds.secrets.push(value);
       return value;
     };
@@ -107,7 +114,8 @@ export class ExternalServers {
       creds.headers[auth.header] = await reveal(auth.secret_id, 'auth.secret_id');
     } else if (auth?.type === 'oauth2') {
       // The projection of the person's connection (SPEC §2.5), made here, inside the activity, for this call only.
-      if (!person) throw unusable(`MCP server ${doc._id} is called with each person's own OAuth connection, and this call is made for no one.`);
+      if (!person)
+        throw unusable(`MCP server ${doc._id} is called with each person's own OAuth connection, and this call is made for no one.`);
       try {
         const { headers } = await this.deps.projector.forPerson(person, auth.authorizer_id);
         Object.assign(creds.headers, headers);
@@ -143,10 +151,23 @@ export class ExternalServers {
    * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
    * after a server restart) is dropped and the call made once more on a fresh one.
    */
-  private async withSession<T>(serverId: string, fn: (connection: McpSession, server: LoadedServer) => Promise<T>, revision?: number, person?: string): Promise<T> {
+  private async withSession<T>(
+    serverId: string,
+    fn: (connection: McpSession, server: LoadedServer) => Promise<T>,
+    revision?: number,
+    person?: string,
+  ): Promise<T> {
     const { server, creds, key } = await this.prepare(serverId, revision, person);
     const open = () =>
-      openSession(server.content, creds, { outbound: this.deps.outbound, sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }) }, () => this.toolsChanged(serverId));
+      openSession(
+        server.content,
+        creds,
+        {
+          outbound: this.deps.outbound,
+          sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }),
+        },
+        () => this.toolsChanged(serverId),
+      );
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
         .use(key, open, async (connection, reused, drop) => {
@@ -156,7 +177,8 @@ export class ExternalServers {
             const failure = classify(err, connection.stderrTail());
             if (failure.retryable || failure.status === 404) await drop();
             // A reused connection the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
-            if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message))) return attempt(false);
+            if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message)))
+              return attempt(false);
             throw new CallFailed(redact(failure, creds.secrets));
           }
         })
@@ -175,15 +197,23 @@ export class ExternalServers {
     );
   }
 
-  async callTool(serverId: string, name: string, args: Record<string, unknown>, options: CallOptions, revision?: number): Promise<CallToolResult> {
-    const result = await this.withSession(serverId, ({ client }, { content }) =>
-      client.callTool({ name, arguments: args }, undefined, {
-        timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: options.maxTotalMs,
-        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      }),
+  async callTool(
+    serverId: string,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+    revision?: number,
+  ): Promise<CallToolResult> {
+    const result = await this.withSession(
+      serverId,
+      ({ client }, { content }) =>
+        client.callTool({ name, arguments: args }, undefined, {
+          timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: options.maxTotalMs,
+          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        }),
       revision,
       options.person,
     );
@@ -194,7 +224,12 @@ export class ExternalServers {
   async readResource(serverId: string, uri: string, timeoutMs: number, person?: string): Promise<ReadResourceResult> {
     const read = await this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person);
     const size = Buffer.byteLength(JSON.stringify(read));
-    if (size > this.deps.resultMaxBytes) throw new CallFailed({ retryable: false, kind: 'protocol', message: `The resource ${uri} is ${size} bytes, more than this platform takes (MCP_RESULT_MAX_BYTES = ${this.deps.resultMaxBytes}).` });
+    if (size > this.deps.resultMaxBytes)
+      throw new CallFailed({
+        retryable: false,
+        kind: 'protocol',
+        message: `The resource ${uri} is ${size} bytes, more than this platform takes (MCP_RESULT_MAX_BYTES = ${this.deps.resultMaxBytes}).`,
+      });
     return read;
   }
 
@@ -203,17 +238,29 @@ export class ExternalServers {
     const started = Date.now();
     let server: LoadedServer | undefined;
     try {
-      return await this.withSession(serverId, async (connection, loaded) => {
-        server = loaded;
-        const doc = await this.listing(connection, loaded.doc, started);
-        await this.deps.catalog.put(doc);
-        return doc;
-      }, undefined, person);
+      return await this.withSession(
+        serverId,
+        async (connection, loaded) => {
+          server = loaded;
+          const doc = await this.listing(connection, loaded.doc, started);
+          await this.deps.catalog.put(doc);
+          return doc;
+        },
+        undefined,
+        person,
+      );
     } catch (err) {
       const failure = err instanceof CallFailed ? err.failure : classify(err);
       const doc = server?.doc ?? (await this.deps.artifacts.get(serverId));
       const error = failure.message + (failure.body ? ` ${failure.body}` : '');
-      if (doc) await this.deps.catalog.markUnhealthy(serverId, doc.collection_id, doc.revision, { status: 'error', checked_at: new Date(), error }, genericMcpIcon);
+      if (doc)
+        await this.deps.catalog.markUnhealthy(
+          serverId,
+          doc.collection_id,
+          doc.revision,
+          { status: 'error', checked_at: new Date(), error },
+          genericMcpIcon,
+        );
       throw err;
     }
   }
@@ -222,21 +269,30 @@ export class ExternalServers {
     const version = client.getServerVersion();
     const serverIcon = iconOf(version, discoveryIcon);
     const caps = client.getServerCapabilities() ?? {};
-    const tools = caps.tools ? await collect((cursor) => client.listTools(cursor ? { cursor } : undefined).then((r) => ({ items: r.tools, next: r.nextCursor }))) : [];
-    const resources = caps.resources ? await collect((cursor) => client.listResources(cursor ? { cursor } : undefined).then((r) => ({ items: r.resources, next: r.nextCursor }))) : [];
+    const tools = caps.tools
+      ? await collect((cursor) => client.listTools(cursor ? { cursor } : undefined).then((r) => ({ items: r.tools, next: r.nextCursor })))
+      : [];
+    const resources = caps.resources
+      ? await collect((cursor) =>
+          client.listResources(cursor ? { cursor } : undefined).then((r) => ({ items: r.resources, next: r.nextCursor })),
+        )
+      : [];
     const contentTypes: TypeDefinition[] = [];
     for (const r of resources.filter((r) => isTypeDefinitionUri(r.uri))) {
       const read = await client.readResource({ uri: r.uri });
       const text = read.contents.map((c) => ('text' in c ? c.text : '')).join('');
       const parsed = typeDefinition.safeParse(safeJson(text));
       if (parsed.success) contentTypes.push(parsed.data);
-      else this.deps.logger.warn({ server_id: doc._id, uri: r.uri, reason: parsed.error.issues[0]!.message }, 'ignoring an invalid type.json');
+      else
+        this.deps.logger.warn({ server_id: doc._id, uri: r.uri, reason: parsed.error.issues[0]!.message }, 'ignoring an invalid type.json');
     }
     return {
       _id: doc._id,
       workspace_id: doc.collection_id,
       revision: doc.revision,
-      ...(version ? { server_info: { name: version.name, version: version.version, ...(version.title ? { title: version.title } : {}) } } : {}),
+      ...(version
+        ? { server_info: { name: version.name, version: version.version, ...(version.title ? { title: version.title } : {}) } }
+        : {}),
       icon: serverIcon,
       ...(client.getInstructions() ? { instructions: client.getInstructions()! } : {}),
       tools: tools.map((t) => ({

@@ -13,11 +13,19 @@ export interface CallFailure {
 
 /** A failure as the tool result the caller gets (§7.1): the status and a truncated body, never a crash. */
 export function failureResult(failure: CallFailure, attempts: number): CallToolResult {
-  const text = [failure.message, failure.body ? `Body: ${failure.body}` : '', attempts > 1 ? `(after ${attempts} attempts)` : ''].filter(Boolean).join(' ');
+  const text = [failure.message, failure.body ? `Body: ${failure.body}` : '', attempts > 1 ? `(after ${attempts} attempts)` : '']
+    .filter(Boolean)
+    .join(' ');
   return {
     isError: true,
     content: [{ type: 'text', text }],
-    structuredContent: { error: failure.kind, message: failure.message, ...(failure.status ? { status: failure.status } : {}), ...(failure.body ? { body: failure.body } : {}), attempts },
+    structuredContent: {
+      error: failure.kind,
+      message: failure.message,
+      ...(failure.status ? { status: failure.status } : {}),
+      ...(failure.body ? { body: failure.body } : {}),
+      attempts,
+    },
   };
 }
 

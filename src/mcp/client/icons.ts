@@ -5,7 +5,10 @@ export const genericMcpIcon = 'mcp';
  * An item's icon by §2.12 precedence: its own `_meta.icon` (or the first of the MCP `icons` list),
  * else the fallback (the server's icon, which itself falls back to the generic MCP icon).
  */
-export function iconOf(item: { _meta?: Record<string, unknown>; icons?: { src: string }[] } | undefined, fallback: string = genericMcpIcon): string {
+export function iconOf(
+  item: { _meta?: Record<string, unknown>; icons?: { src: string }[] } | undefined,
+  fallback: string = genericMcpIcon,
+): string {
   const meta = item?._meta?.icon;
   const candidates = [typeof meta === 'string' ? meta : undefined, item?.icons?.[0]?.src];
   return candidates.find((c): c is string => c !== undefined && displayable(c)) ?? fallback;

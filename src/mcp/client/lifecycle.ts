@@ -6,9 +6,17 @@ import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
 
 /** What every lifecycle tool receives (§4.6; the spec leaves the arguments open: docs/decisions.md). */
 export function lifecycleArguments(doc: ArtifactDoc): { artifact: Record<string, unknown> } {
-  return { artifact: { id: doc._id, title: doc.title, content_type: doc.content_type, content: doc.content, context: doc.context, collection_id: doc.collection_id } };
+  return {
+    artifact: {
+      id: doc._id,
+      title: doc.title,
+      content_type: doc.content_type,
+      content: doc.content,
+      context: doc.context,
+      collection_id: doc.collection_id,
+    },
+  };
 }
-
 
 /**
  * The healthy servers of a workspace that define this content type. A type no server may define
@@ -20,9 +28,15 @@ export function typeServers(catalog: McpCatalogStore, workspaceId: string, conte
 }
 
 /** Of those servers, the one implementing the lifecycle tool, or null: a tool the server does not list is skipped silently (§4.6, §7.6). */
-export const serverWithTool = (servers: CatalogDoc[], tool: LifecycleTool): string | null => servers.find((s) => s.tools.some((t) => t.name === tool))?._id ?? null;
+export const serverWithTool = (servers: CatalogDoc[], tool: LifecycleTool): string | null =>
+  servers.find((s) => s.tools.some((t) => t.name === tool))?._id ?? null;
 
-export async function lifecycleServer(catalog: McpCatalogStore, workspaceId: string, contentType: string, tool: LifecycleTool): Promise<string | null> {
+export async function lifecycleServer(
+  catalog: McpCatalogStore,
+  workspaceId: string,
+  contentType: string,
+  tool: LifecycleTool,
+): Promise<string | null> {
   return serverWithTool(await typeServers(catalog, workspaceId, contentType), tool);
 }
 

@@ -22,7 +22,8 @@ export function redact<T>(value: T, secrets: string[]): T {
   return scrub(value) as T;
 }
 
-export const truncate = (text: string, bound: number) => (text.length > bound ? `${text.slice(0, bound)}… [${text.length - bound} more characters]` : text);
+export const truncate = (text: string, bound: number) =>
+  text.length > bound ? `${text.slice(0, bound)}… [${text.length - bound} more characters]` : text;
 
 /**
  * Keeps a tool result within the bound that workflow history can hold: content items in order while
@@ -43,14 +44,18 @@ export function boundResult(result: CallToolResult, maxBytes: number): CallToolR
       budget = 0;
     } else dropped += 1;
   }
-  kept.push({ type: 'text', text: `[The result was larger than ${maxBytes} bytes: ${dropped} item(s) and any structured content were left out.]` });
+  kept.push({
+    type: 'text',
+    text: `[The result was larger than ${maxBytes} bytes: ${dropped} item(s) and any structured content were left out.]`,
+  });
   return { content: kept, isError: result.isError ?? false, _meta: { ...result._meta, 'platform/truncated': true } };
 }
 
 /** Statuses worth another attempt: the server may answer differently soon. 501, 505 and kin will not. */
 const transientStatuses = [408, 425, 429, 500, 502, 503, 504];
 
-const transientNetwork = /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed|Connection closed|terminated/i;
+const transientNetwork =
+  /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed|Connection closed|terminated/i;
 
 /** Sorts an error from connecting or calling into retryable or final, with the status and body when a server answered. */
 export function classify(err: unknown, stderrTail = ''): CallFailure {
@@ -64,7 +69,13 @@ export function classify(err: unknown, stderrTail = ''): CallFailure {
   if (err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400) {
     const status = err.code;
     const body = truncate(message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ''), errorBodyBound);
-    return { retryable: transientStatuses.includes(status), kind: 'http_status', message: `The server answered HTTP ${status}.`, status, body };
+    return {
+      retryable: transientStatuses.includes(status),
+      kind: 'http_status',
+      message: `The server answered HTTP ${status}.`,
+      status,
+      body,
+    };
   }
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout) return { retryable: false, kind: 'timeout', message: err.message };
@@ -72,7 +83,8 @@ export function classify(err: unknown, stderrTail = ''): CallFailure {
     return { retryable: false, kind: 'protocol', message: err.message };
   }
   const code = (err as { code?: string }).code;
-  if (code === 'outbound_too_large') return { retryable: false, kind: 'protocol', message: `The server's answer was too large: ${message}` };
+  if (code === 'outbound_too_large')
+    return { retryable: false, kind: 'protocol', message: `The server's answer was too large: ${message}` };
   // The transports' outbound bound covers connecting only (the call's own timeout covers the answer).
   if (code === 'outbound_timeout' || /Timeout/.test(name)) return { retryable: true, kind: 'unavailable', message };
   if (transientNetwork.test(message) || /spawn|ENOENT/.test(message)) {
@@ -82,6 +94,7 @@ export function classify(err: unknown, stderrTail = ''): CallFailure {
 }
 
 function withStderr(message: string, tail: string): string {
-  return tail.trim() ? `${message}; the server's stderr ended with: ${truncate(tail.trim().slice(-errorBodyBound), errorBodyBound)}` : message;
+  return tail.trim()
+    ? `${message}; the server's stderr ended with: ${truncate(tail.trim().slice(-errorBodyBound), errorBodyBound)}`
+    : message;
 }
-

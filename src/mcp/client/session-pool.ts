@@ -33,7 +33,11 @@ export class SessionPool {
    * Runs `fn` on the pooled session for `key`, opening one when there is none. `fn` may drop the
    * connection it was given (after a failure): only that one, never a newer one under the same key.
    */
-  async use<T>(key: string, open: () => Promise<McpSession>, fn: (connection: McpSession, reused: boolean, drop: () => Promise<void>) => Promise<T>): Promise<T> {
+  async use<T>(
+    key: string,
+    open: () => Promise<McpSession>,
+    fn: (connection: McpSession, reused: boolean, drop: () => Promise<void>) => Promise<T>,
+  ): Promise<T> {
     let entry = this.entries.get(key);
     const reused = entry !== undefined;
     if (!entry) {

@@ -54,12 +54,18 @@ async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredenti
   const parsed = discoveryDocument.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new DiscoveryError(`The discovery document at ${wellKnown} is not valid (§2.9): ${issue.path.join('.') || 'document'} ${issue.message}.`);
+    throw new DiscoveryError(
+      `The discovery document at ${wellKnown} is not valid (§2.9): ${issue.path.join('.') || 'document'} ${issue.message}.`,
+    );
   }
   const endpoint = new URL(parsed.data.endpoints.streamable_http, wellKnown);
-  if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:') throw new DiscoveryError(`endpoints.streamable_http resolves to ${endpoint.protocol} URL; only http and https are allowed.`);
+  if (endpoint.protocol !== 'http:' && endpoint.protocol !== 'https:')
+    throw new DiscoveryError(`endpoints.streamable_http resolves to ${endpoint.protocol} URL; only http and https are allowed.`);
   // The credential was registered for the discovery document's server: a document may not send it elsewhere.
-  if (sendsCredentials && endpoint.origin !== new URL(wellKnown).origin) throw new DiscoveryError(`endpoints.streamable_http points to ${endpoint.origin}, another origin than ${new URL(wellKnown).origin}; credentials are only sent to the server that was registered (register the endpoint with "url" instead).`);
+  if (sendsCredentials && endpoint.origin !== new URL(wellKnown).origin)
+    throw new DiscoveryError(
+      `endpoints.streamable_http points to ${endpoint.origin}, another origin than ${new URL(wellKnown).origin}; credentials are only sent to the server that was registered (register the endpoint with "url" instead).`,
+    );
   return { endpoint, ...(parsed.data.icon ? { icon: parsed.data.icon } : {}) };
 }
 
@@ -94,7 +100,8 @@ export async function openSession(
   { outbound, sandboxed }: { outbound: OutboundHttp; sandboxed: SandboxedCommand | undefined },
   onToolsChanged: () => void,
 ): Promise<McpSession> {
-  const newClient = () => new Client(clientInfo, { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } });
+  const newClient = () =>
+    new Client(clientInfo, { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } });
   const { transport } = content;
   if (transport.type === 'stdio') {
     if (!sandboxed) throw new Error('a stdio server is only started sandboxed, from its catalog entry');
@@ -106,7 +113,9 @@ export async function openSession(
     await client.connect(stdio);
     return { client, stderrTail: () => tail, close: () => client.close() };
   }
-  const { endpoint, icon } = transport.url ? { endpoint: new URL(transport.url), icon: undefined } : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0);
+  const { endpoint, icon } = transport.url
+    ? { endpoint: new URL(transport.url), icon: undefined }
+    : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0);
   const client = await connectHttp(newClient, endpoint, creds.headers, outbound);
   return { client, ...(icon ? { discoveryIcon: icon } : {}), stderrTail: () => '', close: () => client.close() };
 }

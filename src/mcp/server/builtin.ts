@@ -20,7 +20,10 @@ export function builtinArtifact() {
     id: platformToolsetId,
     title,
     content_type: mcpServerType,
-    content: JSON.stringify({ transport: { type: 'builtin', name: 'platform' }, notes: 'The tools of this platform (§4.5), served in-process.' }),
+    content: JSON.stringify({
+      transport: { type: 'builtin', name: 'platform' },
+      notes: 'The tools of this platform (§4.5), served in-process.',
+    }),
     context: { builtin: true },
     collection_id: null,
     container: null,
@@ -43,7 +46,14 @@ export function builtinCatalogEntry(ctx: OperationContext) {
     health: { status: 'ok' as const, checked_at: new Date().toISOString() },
     tools: tools
       .filter((t) => principal.scopes.allows(t.access))
-      .map((t) => ({ name: t.name, title: t.title, description: t.description, input_schema: z.toJSONSchema(t.input, { io: 'input' }), annotations: t.annotations, icon: t.icon })),
+      .map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        input_schema: z.toJSONSchema(t.input, { io: 'input' }),
+        annotations: t.annotations,
+        icon: t.icon,
+      })),
     resources: [],
     content_types: [],
   };
@@ -52,11 +62,15 @@ export function builtinCatalogEntry(ctx: OperationContext) {
 /** Calls one of the platform's tools with the caller's own principal: the same checks as over /mcp. */
 export async function callBuiltin(ctx: OperationContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   const tool = tools.find((t) => t.name === name);
-  if (!tool) return { isError: true, content: [{ type: 'text', text: `The platform toolset has no tool named ${name}; see GET /mcp/servers.` }] };
+  if (!tool)
+    return { isError: true, content: [{ type: 'text', text: `The platform toolset has no tool named ${name}; see GET /mcp/servers.` }] };
   const input = tool.input.safeParse(args);
   if (!input.success) {
     const issue = input.error.issues[0]!;
-    return { isError: true, content: [{ type: 'text', text: `Invalid arguments for ${name}: ${issue.path.join('.') || 'arguments'} ${issue.message}` }] };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `Invalid arguments for ${name}: ${issue.path.join('.') || 'arguments'} ${issue.message}` }],
+    };
   }
   return (await callPlatformTool(ctx, tool, input.data)).result;
 }

@@ -19,8 +19,17 @@ export const serverIcon = 'platform';
 function toolError(err: unknown, ctx: OperationContext, tool: string): CallToolResult {
   if (err instanceof Problem) {
     const body = err.body();
-    const detail = { type: body.type, status: body.status, detail: body.detail ?? body.title, ...(body.invalid_params ? { invalid_params: body.invalid_params } : {}) };
-    return { isError: true, content: [{ type: 'text', text: `${body.detail ?? body.title} (${body.type.slice(problemTypePrefix.length)}, ${body.status})` }], structuredContent: detail };
+    const detail = {
+      type: body.type,
+      status: body.status,
+      detail: body.detail ?? body.title,
+      ...(body.invalid_params ? { invalid_params: body.invalid_params } : {}),
+    };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${body.detail ?? body.title} (${body.type.slice(problemTypePrefix.length)}, ${body.status})` }],
+      structuredContent: detail,
+    };
   }
   ctx.services.logger.error({ err, tool, request_id: ctx.state.requestId }, 'MCP tool failed');
   return { isError: true, content: [{ type: 'text', text: `The tool failed unexpectedly (request ${ctx.state.requestId}).` }] };
@@ -39,10 +48,20 @@ function operationOf(extra: Extra): OperationContext {
 }
 
 /** Runs a tool for the request's principal; `status` is what REST would have answered. */
-export async function callPlatformTool(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<{ result: CallToolResult; status: number }> {
+export async function callPlatformTool(
+  ctx: OperationContext,
+  tool: ToolDef,
+  input: unknown,
+): Promise<{ result: CallToolResult; status: number }> {
   try {
     if (!ctx.state.principal!.scopes.allows(tool.access)) {
-      return { status: 403, result: { isError: true, content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }] } };
+      return {
+        status: 403,
+        result: {
+          isError: true,
+          content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }],
+        },
+      };
     }
     const result = (await tool.run(ctx, input as never)) as Record<string, unknown>;
     return { status: 200, result: { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result } };
@@ -62,7 +81,15 @@ async function audit(ctx: OperationContext, tool: ToolDef, status: number): Prom
   const principal = ctx.state.principal!;
   if (!principal.onBehalfOf) return;
   await ctx.services.audit
-    .record({ credential_kind: principal.actor.kind, credential_id: principal.actor.id, person_id: principal.subject, method: 'MCP', path: `tools/call ${tool.name}`, status, request_id: ctx.state.requestId })
+    .record({
+      credential_kind: principal.actor.kind,
+      credential_id: principal.actor.id,
+      person_id: principal.subject,
+      method: 'MCP',
+      path: `tools/call ${tool.name}`,
+      status,
+      request_id: ctx.state.requestId,
+    })
     .catch((err) => ctx.services.logger.error({ err, request_id: ctx.state.requestId }, 'audit entry not written'));
 }
 
@@ -97,25 +124,41 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
             const principal = ctx.state.principal!;
             if (!principal.scopes.allows('artifact:read')) return { resources: [] };
             const page = await ctx.services.containers.list('collection', principal, 200);
-            return { resources: page.items.map((c) => ({ uri: `platform://collections/${c._id}`, name: c.name, title: c.name, description: c.description || undefined, mimeType: 'application/json' })) };
+            return {
+              resources: page.items.map((c) => ({
+                uri: `platform://collections/${c._id}`,
+                name: c.name,
+                title: c.name,
+                description: c.description || undefined,
+                mimeType: 'application/json',
+              })),
+            };
           }
         : undefined,
   });
-  server.registerResource(plural, template, { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } }, async (uri, vars, extra) => {
-    const ctx = operationOf(extra);
-    if (!ctx.state.principal!.scopes.allows('artifact:read')) throw new McpError(ErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
-    const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
-      if (err instanceof Problem && err.status === 404) throw new McpError(resourceNotFound, err.message, { uri: uri.href });
-      if (err instanceof Problem) throw new McpError(ErrorCode.InvalidParams, err.message);
-      throw err;
-    });
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
-  });
+  server.registerResource(
+    plural,
+    template,
+    { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } },
+    async (uri, vars, extra) => {
+      const ctx = operationOf(extra);
+      if (!ctx.state.principal!.scopes.allows('artifact:read'))
+        throw new McpError(ErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
+      const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
+        if (err instanceof Problem && err.status === 404) throw new McpError(resourceNotFound, err.message, { uri: uri.href });
+        if (err instanceof Problem) throw new McpError(ErrorCode.InvalidParams, err.message);
+        throw err;
+      });
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
+    },
+  );
 }
 
 /** A server with every tool and resource; which principal it serves comes with each request, never with the server. */
 function createMcpServer(): McpServer {
-  const server = new McpServer({ ...serverInfo, _meta: { icon: serverIcon } } as typeof serverInfo, { capabilities: { tools: {}, resources: {} } });
+  const server = new McpServer({ ...serverInfo, _meta: { icon: serverIcon } } as typeof serverInfo, {
+    capabilities: { tools: {}, resources: {} },
+  });
   for (const tool of tools) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
@@ -150,7 +193,13 @@ export async function serveMcp(operation: OperationContext, req: IncomingMessage
     operation.services.logger.error({ err, request_id: operation.state.requestId }, 'MCP request failed');
     if (!res.headersSent) {
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error (request ${operation.state.requestId})` } }));
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32603, message: `Internal error (request ${operation.state.requestId})` },
+        }),
+      );
     }
   }
 }

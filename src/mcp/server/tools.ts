@@ -2,7 +2,16 @@ import { z } from 'zod';
 import type { Scope } from '../../identity/principal.js';
 import { presentArtifact, presentContainer } from '../../presenters/index.js';
 import { problems } from '../../kernel/errors/problem.js';
-import { artifactFields, changesSomething, changesSomethingMessage, createArtifact, createArtifactInput, updateArtifact, visibleArtifact, type artifactPatchInput } from '../../operations/artifacts.js';
+import {
+  artifactFields,
+  changesSomething,
+  changesSomethingMessage,
+  createArtifact,
+  createArtifactInput,
+  updateArtifact,
+  visibleArtifact,
+  type artifactPatchInput,
+} from '../../operations/artifacts.js';
 import { commitBody, previewBody, previewCommit, requestCommit } from '../../operations/commits.js';
 import type { OperationContext } from '../../operations/context.js';
 import { manageArtifact, manageBody } from '../../operations/manage.js';
@@ -16,11 +25,18 @@ import { stateOf, type ArtifactDoc } from '../../store/artifacts.js';
 import type { Page } from '../../store/pagination.js';
 
 const extractInput = z.strictObject({
-  artifact_ids: z.array(z.uuid({ error: 'must be a UUID' })).min(1).max(50).describe('The source artifacts.'),
+  artifact_ids: z
+    .array(z.uuid({ error: 'must be a UUID' }))
+    .min(1)
+    .max(50)
+    .describe('The source artifacts.'),
   schema: extractParams.shape.schema,
   instructions: z.string().trim().min(1).max(4000).optional().describe('What to look for, beyond the schema.'),
   title: extractParams.shape.title,
-  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the new artifact is proposed; the first source's workspace, else yours."),
+  workspace_id: z
+    .uuid({ error: 'must be a UUID' })
+    .optional()
+    .describe("Where the new artifact is proposed; the first source's workspace, else yours."),
 });
 
 /** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
@@ -42,7 +58,8 @@ export interface ToolDef {
 
 const uuid = z.uuid({ error: 'must be a UUID' });
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const writes = (destructive: boolean, idempotent: boolean) => ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
+const writes = (destructive: boolean, idempotent: boolean) =>
+  ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
 
 /** A tool whose capability comes with a later part of the platform: a clear tool error until then. */
 function notYet(what: string) {
@@ -64,7 +81,12 @@ export async function containerWithArtifacts(ctx: OperationContext, kind: Contai
   const principal = ctx.state.principal!;
   const doc = await ctx.services.containers.get(kind, principal, id);
   if (!doc) throw problems.notFound(kind, id);
-  return { ...presentContainer(doc), ...artifactsOf(await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound)) };
+  return {
+    ...presentContainer(doc),
+    ...artifactsOf(
+      await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound),
+    ),
+  };
 }
 
 const browseInput = z.strictObject({
@@ -79,7 +101,11 @@ function browse(kind: ContainerKind) {
     const page = await ctx.services.containers.list(kind, principal, input.limit, input.cursor);
     const typeLimits = principal.scopes.typeLimits('artifact:read');
     const items = await Promise.all(
-      page.items.map(async (c) => (input.with_artifacts ? { ...presentContainer(c), ...artifactsOf(await ctx.services.artifacts.list([c._id], { typeLimits }, artifactListBound)) } : presentContainer(c))),
+      page.items.map(async (c) =>
+        input.with_artifacts
+          ? { ...presentContainer(c), ...artifactsOf(await ctx.services.artifacts.list([c._id], { typeLimits }, artifactListBound)) }
+          : presentContainer(c),
+      ),
     );
     return { items, next_cursor: page.next_cursor, truncated: page.next_cursor !== null };
   };
@@ -87,10 +113,26 @@ function browse(kind: ContainerKind) {
 
 const searchOutput = z.looseObject({
   query: z.string(),
-  results: z.array(z.looseObject({ id: z.string(), title: z.string(), content_type: z.string(), container: z.object({ kind: z.string(), id: z.string() }), score: z.number() })),
+  results: z.array(
+    z.looseObject({
+      id: z.string(),
+      title: z.string(),
+      content_type: z.string(),
+      container: z.object({ kind: z.string(), id: z.string() }),
+      score: z.number(),
+    }),
+  ),
 });
-const browseOutput = z.object({ items: z.array(z.looseObject({ id: z.string(), name: z.string() })), next_cursor: z.string().nullable(), truncated: z.boolean() });
-const manageOutput = z.object({ action: z.enum(['archive', 'unarchive', 'revert', 'delete']), state: z.enum(['draft', 'archived', 'committed', 'deleted']), artifact: z.looseObject({ id: z.string() }).nullable() });
+const browseOutput = z.object({
+  items: z.array(z.looseObject({ id: z.string(), name: z.string() })),
+  next_cursor: z.string().nullable(),
+  truncated: z.boolean(),
+});
+const manageOutput = z.object({
+  action: z.enum(['archive', 'unarchive', 'revert', 'delete']),
+  state: z.enum(['draft', 'archived', 'committed', 'deleted']),
+  artifact: z.looseObject({ id: z.string() }).nullable(),
+});
 const proposalOutput = z.object({
   status: z.literal('awaiting_human_approval'),
   commit_id: z.string(),
@@ -107,7 +149,8 @@ export const tools: ToolDef[] = [
   {
     name: 'search',
     title: 'Search the knowledge base',
-    description: 'Hybrid (keyword + semantic) search across every workspace and collection you may search. Returns ranked artifact ids, titles and types; read one with get_artifact.',
+    description:
+      'Hybrid (keyword + semantic) search across every workspace and collection you may search. Returns ranked artifact ids, titles and types; read one with get_artifact.',
     access: 'search:read',
     input: searchBody,
     output: searchOutput,
@@ -150,7 +193,8 @@ export const tools: ToolDef[] = [
   {
     name: 'ask',
     title: 'Ask the knowledge base',
-    description: 'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive").',
+    description:
+      'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive").',
     access: 'search:read',
     input: askInput,
     annotations: readOnly,
@@ -160,7 +204,8 @@ export const tools: ToolDef[] = [
   {
     name: 'create_artifact',
     title: 'Create a draft',
-    description: 'Creates an artifact in a workspace (your default workspace when collection_id is left out). Collections change only through reviewed commits.',
+    description:
+      'Creates an artifact in a workspace (your default workspace when collection_id is left out). Collections change only through reviewed commits.',
     access: 'artifact:write',
     input: createArtifactInput,
     annotations: writes(false, false),
@@ -178,7 +223,13 @@ export const tools: ToolDef[] = [
       .strictObject({
         id: uuid.describe('The draft to change.'),
         ...artifactFields,
-        revision: z.int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The revision you read: the change applies only if the draft is still at it (else an error naming the current revision). Leave out to change whatever revision is current.'),
+        revision: z
+          .int()
+          .min(1)
+          .max(Number.MAX_SAFE_INTEGER)
+          .describe(
+            'The revision you read: the change applies only if the draft is still at it (else an error naming the current revision). Leave out to change whatever revision is current.',
+          ),
       })
       .partial({ title: true, content_type: true, content: true, context: true, revision: true })
       .refine(({ id: _id, revision: _r, ...patch }) => changesSomething(patch), changesSomethingMessage),
@@ -190,7 +241,8 @@ export const tools: ToolDef[] = [
   {
     name: 'manage_artifact',
     title: 'Archive, unarchive, revert or delete a draft',
-    description: 'archive hides a draft from search and commits; unarchive brings it back; revert restores its last committed version; delete removes the draft (its committed versions stay).',
+    description:
+      'archive hides a draft from search and commits; unarchive brings it back; revert restores its last committed version; delete removes the draft (its committed versions stay).',
     access: 'artifact:manage',
     input: manageBody.safeExtend({ id: uuid.describe('The workspace draft.') }),
     output: manageOutput,
@@ -201,17 +253,28 @@ export const tools: ToolDef[] = [
   {
     name: 'extract_information',
     title: 'Extract structured information',
-    description: 'Extracts information from source artifacts into JSON that satisfies the JSON Schema you give, with a language model. The result is proposed as a new application/json draft: apply it with POST /invocations/{invocation_id}/apply, or discard it.',
+    description:
+      'Extracts information from source artifacts into JSON that satisfies the JSON Schema you give, with a language model. The result is proposed as a new application/json draft: apply it with POST /invocations/{invocation_id}/apply, or discard it.',
     access: 'artifact:invoke',
     input: extractInput,
     annotations: writes(false, false),
     icon: '🧪',
-    run: async (ctx, input: z.infer<typeof extractInput>) => (await invokeAgent(ctx, agentByName('extract')!, { artifact_ids: input.artifact_ids, workspace_id: input.workspace_id, input: input.instructions, params: { schema: input.schema, ...(input.title ? { title: input.title } : {}) }, mode: 'preview' })).body,
+    run: async (ctx, input: z.infer<typeof extractInput>) =>
+      (
+        await invokeAgent(ctx, agentByName('extract')!, {
+          artifact_ids: input.artifact_ids,
+          workspace_id: input.workspace_id,
+          input: input.instructions,
+          params: { schema: input.schema, ...(input.title ? { title: input.title } : {}) },
+          mode: 'preview',
+        })
+      ).body,
   },
   {
     name: 'commit_preview',
     title: 'Preview a commit',
-    description: 'Read-only: what committing a workspace\'s drafts into a collection would change (new, modified with a diff, unchanged), and the version each becomes.',
+    description:
+      "Read-only: what committing a workspace's drafts into a collection would change (new, modified with a diff, unchanged), and the version each becomes.",
     access: 'artifact:read',
     input: previewBody.safeExtend(workspaceScoped),
     annotations: readOnly,
@@ -221,16 +284,25 @@ export const tools: ToolDef[] = [
   {
     name: 'commit_workspace',
     title: 'Propose a commit for human approval',
-    description: 'Proposes committing workspace drafts into a collection. Nothing is committed until a person approves it; the answer says where.',
+    description:
+      'Proposes committing workspace drafts into a collection. Nothing is committed until a person approves it; the answer says where.',
     access: 'artifact:write',
     input: commitBody.safeExtend({
       ...workspaceScoped,
-      idempotency_key: z.string().min(1).max(200).optional().describe('Send the same key when retrying: the same commit is answered, never a second one.'),
+      idempotency_key: z
+        .string()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe('Send the same key when retrying: the same commit is answered, never a second one.'),
     }),
     output: proposalOutput,
     annotations: writes(false, false),
     icon: '📥',
-    run: async (ctx, { workspace_id, idempotency_key, ...body }: { workspace_id: string; idempotency_key?: string } & z.infer<typeof commitBody>) => {
+    run: async (
+      ctx,
+      { workspace_id, idempotency_key, ...body }: { workspace_id: string; idempotency_key?: string } & z.infer<typeof commitBody>,
+    ) => {
       const { commit, counts } = await requestCommit(ctx, workspace_id, body, idempotency_key ?? null);
       const base = ctx.services.config.apiUri;
       return {

@@ -24,7 +24,10 @@ export interface McpRunInput {
   lifecycle?: { tool: string; artifactId: string };
 }
 
-export type McpRunResult = { kind: 'tool_result'; result: CallToolResult } | { kind: 'resource'; result: ReadResourceResult } | { kind: 'catalog'; health: 'ok' | 'error'; tools: number; error?: string };
+export type McpRunResult =
+  | { kind: 'tool_result'; result: CallToolResult }
+  | { kind: 'resource'; result: ReadResourceResult }
+  | { kind: 'catalog'; health: 'ok' | 'error'; tools: number; error?: string };
 
 export interface McpRunState {
   invocation_id: string;

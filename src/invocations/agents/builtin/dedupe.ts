@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { defineAgent, isTextual, type AgentArtifact } from '../types.js';
 
 /** The content's words (a copy often gets a new title, so titles do not count unless there is no content). */
-const words = (a: AgentArtifact) => (a.content.trim() ? a.content : a.title).toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+const words = (a: AgentArtifact) =>
+  (a.content.trim() ? a.content : a.title)
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
 
 /** Word 3-grams (single words for very short texts): near-identical texts share almost all of them. */
 function shingles(a: AgentArtifact): Set<string> {
@@ -28,10 +32,13 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 export const dedupe = defineAgent({
   name: 'dedupe',
   title: 'Remove near-identical artifacts',
-  description: 'Proposes deleting workspace drafts whose content is near-identical to an older one (Jaccard similarity of word 3-grams at or above the threshold). The oldest of each group is kept.',
+  description:
+    'Proposes deleting workspace drafts whose content is near-identical to an older one (Jaccard similarity of word 3-grams at or above the threshold). The oldest of each group is kept.',
   usesLlm: false,
   actions: ['delete'],
-  params: z.strictObject({ threshold: z.number().min(0.5).max(1).default(0.9).describe('Similarity from which two artifacts count as copies.') }),
+  params: z.strictObject({
+    threshold: z.number().min(0.5).max(1).default(0.9).describe('Similarity from which two artifacts count as copies.'),
+  }),
   async run({ artifacts, params }) {
     const candidates = artifacts.filter((a) => a.in_workspace && isTextual(a)).sort((x, y) => (x.id < y.id ? -1 : 1));
     const kept: { artifact: AgentArtifact; shingles: Set<string> }[] = [];

@@ -6,7 +6,9 @@ import { defineAgent } from '../types.js';
 const ajv = new Ajv({ allErrors: false, strict: false });
 
 /** A caller's JSON Schema, compiled; null with the reason when it is not one. */
-export function compileSchema(schema: Record<string, unknown>): { ok: true; validate: ReturnType<Ajv['compile']> } | { ok: false; reason: string } {
+export function compileSchema(
+  schema: Record<string, unknown>,
+): { ok: true; validate: ReturnType<Ajv['compile']> } | { ok: false; reason: string } {
   try {
     return { ok: true, validate: ajv.compile(schema) };
   } catch (err) {
@@ -17,7 +19,9 @@ export function compileSchema(schema: Record<string, unknown>): { ok: true; vali
 export const extractParams = z.strictObject({
   schema: z
     .record(z.string(), z.unknown())
-    .refine((s) => compileSchema(s).ok, { error: (i) => `is not a valid JSON Schema: ${(compileSchema(i.input as Record<string, unknown>) as { reason: string }).reason}` })
+    .refine((s) => compileSchema(s).ok, {
+      error: (i) => `is not a valid JSON Schema: ${(compileSchema(i.input as Record<string, unknown>) as { reason: string }).reason}`,
+    })
     .describe('The JSON Schema the extracted information must satisfy.'),
   title: z.string().trim().min(1).max(500).optional().describe('Title of the new artifact; "Extracted information" by default.'),
 });
@@ -30,14 +34,16 @@ export const extractParams = z.strictObject({
 export const extract = defineAgent({
   name: 'extract',
   title: 'Extract structured information',
-  description: 'Reads the source artifacts and proposes one new application/json artifact holding the information they contain, shaped by the given JSON Schema.',
+  description:
+    'Reads the source artifacts and proposes one new application/json artifact holding the information they contain, shaped by the given JSON Schema.',
   usesLlm: true,
   actions: ['create'],
   params: extractParams,
   async run(run) {
     const reply = await run.llm.structured({
       name: 'extraction',
-      system: 'You extract information from documents into JSON that satisfies the given schema. Use only what the documents say; leave out what they do not say unless the schema requires it.',
+      system:
+        'You extract information from documents into JSON that satisfies the given schema. Use only what the documents say; leave out what they do not say unless the schema requires it.',
       user: `Documents:\n${await run.contextText()}${run.input ? `\n\nInstructions: ${run.input}` : ''}`,
       jsonSchema: { type: 'object', additionalProperties: false, required: ['data'], properties: { data: run.params.schema } },
       strict: false,
@@ -45,7 +51,8 @@ export const extract = defineAgent({
       signal: run.signal,
     });
     const check = compileSchema(run.params.schema);
-    if (check.ok && !check.validate(reply.data)) throw new LlmError('malformed', `The extracted data does not satisfy the schema: ${ajv.errorsText(check.validate.errors)}`);
+    if (check.ok && !check.validate(reply.data))
+      throw new LlmError('malformed', `The extracted data does not satisfy the schema: ${ajv.errorsText(check.validate.errors)}`);
     const sources = run.artifacts.map((a) => a.id);
     return {
       output: JSON.stringify(reply.data),
@@ -53,7 +60,12 @@ export const extract = defineAgent({
         {
           kind: 'create',
           target: run.workspaceId,
-          payload: { title: run.params.title ?? 'Extracted information', content_type: 'application/json', content: JSON.stringify(reply.data, null, 2), context: { extracted_from: sources } },
+          payload: {
+            title: run.params.title ?? 'Extracted information',
+            content_type: 'application/json',
+            content: JSON.stringify(reply.data, null, 2),
+            context: { extracted_from: sources },
+          },
           rationale: `Information extracted from ${sources.join(', ')} against the given schema.`,
         },
       ],

@@ -36,10 +36,13 @@ const definedOnly = <T extends object>(o: T) => Object.fromEntries(Object.entrie
 /** A model's action in the platform's shape; the invocation checks it like any agent's. */
 function toProposal(a: ModelAction): ProposedAction {
   const payload =
-    a.kind === 'create' ? { title: a.title, content_type: a.content_type ?? 'text/markdown', content: a.content }
-    : a.kind === 'update' ? definedOnly({ title: a.title, content: a.content })
-    : a.kind === 'log' ? { message: a.message }
-    : {};
+    a.kind === 'create'
+      ? { title: a.title, content_type: a.content_type ?? 'text/markdown', content: a.content }
+      : a.kind === 'update'
+        ? definedOnly({ title: a.title, content: a.content })
+        : a.kind === 'log'
+          ? { message: a.message }
+          : {};
   return { kind: a.kind, target: a.target, payload, rationale: a.rationale } as ProposedAction;
 }
 
@@ -58,7 +61,8 @@ const system = (run: AgentRun<unknown>, task: string) =>
 export const llmAgent = defineAgent({
   name: 'llm',
   title: 'LLM synthesis',
-  description: 'Direct model-backed synthesis: answers the input over the context artifacts, and may propose create, update, delete and log actions.',
+  description:
+    'Direct model-backed synthesis: answers the input over the context artifacts, and may propose create, update, delete and log actions.',
   usesLlm: true,
   actions: actionKinds,
   params: z.strictObject({}),
@@ -68,7 +72,12 @@ export const llmAgent = defineAgent({
       name: 'agent_reply',
       system: system(run, 'Answer in `output`; put proposed changes in `actions` (an empty list when none is needed).'),
       user: `Context artifacts:\n${await run.contextText()}\n\nInput:\n${run.input}`,
-      jsonSchema: { type: 'object', additionalProperties: false, required: ['output', 'actions'], properties: { output: { type: 'string' }, actions: { type: 'array', items: modelActionSchema } } },
+      jsonSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['output', 'actions'],
+        properties: { output: { type: 'string' }, actions: { type: 'array', items: modelActionSchema } },
+      },
       parse: z.object({ output: z.string(), actions: z.array(modelAction) }),
       signal: run.signal,
     });
@@ -89,14 +98,26 @@ export const summarize = defineAgent({
       name: 'summary',
       system: `You write faithful summaries of the artifacts you are given, in Markdown, at most ${run.params.max_words} words. Invent nothing.`,
       user: `Artifacts:\n${await run.contextText()}${run.input ? `\n\nFocus: ${run.input}` : ''}`,
-      jsonSchema: { type: 'object', additionalProperties: false, required: ['title', 'summary'], properties: { title: { type: 'string' }, summary: { type: 'string' } } },
+      jsonSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['title', 'summary'],
+        properties: { title: { type: 'string' }, summary: { type: 'string' } },
+      },
       parse: z.object({ title: z.string().trim().min(1).max(500), summary: z.string().min(1) }),
       signal: run.signal,
     });
     const sources = run.artifacts.map((a) => a.id);
     return {
       output: reply.summary,
-      actions: [{ kind: 'create', target: run.workspaceId, payload: { title: reply.title, content_type: 'text/markdown', content: reply.summary, context: { summary_of: sources } }, rationale: `Summary of ${sources.length} artifact(s): ${sources.join(', ')}.` }],
+      actions: [
+        {
+          kind: 'create',
+          target: run.workspaceId,
+          payload: { title: reply.title, content_type: 'text/markdown', content: reply.summary, context: { summary_of: sources } },
+          rationale: `Summary of ${sources.length} artifact(s): ${sources.join(', ')}.`,
+        },
+      ],
     };
   },
 });
@@ -113,14 +134,23 @@ export const answer = defineAgent({
     if (!run.input) throw new TypeError('answer needs an input: the question.');
     const reply = await run.llm.structured({
       name: 'grounded_answer',
-      system: 'Answer the question from the artifacts given, and only from them. Cite the ids of the artifacts you used. If they do not answer it, say so.',
+      system:
+        'Answer the question from the artifacts given, and only from them. Cite the ids of the artifacts you used. If they do not answer it, say so.',
       user: `Artifacts:\n${await run.contextText()}\n\nQuestion: ${run.input}`,
-      jsonSchema: { type: 'object', additionalProperties: false, required: ['answer', 'citations'], properties: { answer: { type: 'string' }, citations: { type: 'array', items: { type: 'string' } } } },
+      jsonSchema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['answer', 'citations'],
+        properties: { answer: { type: 'string' }, citations: { type: 'array', items: { type: 'string' } } },
+      },
       parse: z.object({ answer: z.string(), citations: z.array(z.string()) }),
       signal: run.signal,
     });
     // A citation must name an artifact the model was given.
     const given = new Set(run.artifacts.map((a) => a.id));
-    return { output: JSON.stringify({ answer: reply.answer, citations: [...new Set(reply.citations)].filter((c) => given.has(c)) }), actions: [] };
+    return {
+      output: JSON.stringify({ answer: reply.answer, citations: [...new Set(reply.citations)].filter((c) => given.has(c)) }),
+      actions: [],
+    };
   },
 });

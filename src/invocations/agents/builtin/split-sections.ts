@@ -51,12 +51,18 @@ function byLength(a: AgentArtifact, max: number): Section[] {
 export const splitSections = defineAgent({
   name: 'split-sections',
   title: 'Split into sections',
-  description: 'Proposes one new workspace artifact per section of each long document: at Markdown headings up to `level`, or, for text without headings longer than `max_chars`, at paragraph breaks. The source is left as it is.',
+  description:
+    'Proposes one new workspace artifact per section of each long document: at Markdown headings up to `level`, or, for text without headings longer than `max_chars`, at paragraph breaks. The source is left as it is.',
   usesLlm: false,
   actions: ['create'],
   params: z.strictObject({
     level: z.int().min(1).max(6).default(2).describe('Deepest heading level that starts a section.'),
-    max_chars: z.int().min(200).max(1_000_000).default(8000).describe('Text without headings is split only when longer than this, into parts of at most this.'),
+    max_chars: z
+      .int()
+      .min(200)
+      .max(1_000_000)
+      .default(8000)
+      .describe('Text without headings is split only when longer than this, into parts of at most this.'),
   }),
   async run({ artifacts, params, workspaceId }) {
     const actions: ProposedAction[] = [];
@@ -67,7 +73,12 @@ export const splitSections = defineAgent({
         actions.push({
           kind: 'create' as const,
           target: workspaceId,
-          payload: { title: s.title.slice(0, 500), content_type: a.content_type, content: s.body, context: { split_from: a.id, section: i + 1, sections: sections.length } },
+          payload: {
+            title: s.title.slice(0, 500),
+            content_type: a.content_type,
+            content: s.body,
+            context: { split_from: a.id, section: i + 1, sections: sections.length },
+          },
           rationale: `Section ${i + 1} of ${sections.length} of "${a.title}" (${a.id}).`,
         }),
       );

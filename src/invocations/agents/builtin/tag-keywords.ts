@@ -14,7 +14,10 @@ function topTerms(a: AgentArtifact, count: number): string[] {
     if (seen) seen.n++;
     else counts.set(term, { n: 1, word: token.toLowerCase() });
   }
-  return [...counts.values()].sort((x, y) => y.n - x.n).slice(0, count).map((c) => c.word);
+  return [...counts.values()]
+    .sort((x, y) => y.n - x.n)
+    .slice(0, count)
+    .map((c) => c.word);
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -27,15 +30,24 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export const tagKeywords = defineAgent({
   name: 'tag-keywords',
   title: 'Tag by keywords',
-  description: 'Proposes adding tags to context.tags of workspace drafts: each tag of `rules` whose keywords appear in the text, or, without rules, the text\'s most frequent terms.',
+  description:
+    "Proposes adding tags to context.tags of workspace drafts: each tag of `rules` whose keywords appear in the text, or, without rules, the text's most frequent terms.",
   usesLlm: false,
   actions: ['update'],
   params: z.strictObject({
-    rules: z.record(tagName, z.array(z.string().trim().min(1).max(100)).min(1).max(100)).optional().describe('Tag → keywords that earn it.'),
+    rules: z
+      .record(tagName, z.array(z.string().trim().min(1).max(100)).min(1).max(100))
+      .optional()
+      .describe('Tag → keywords that earn it.'),
     count: z.int().min(1).max(20).default(5).describe('Without rules: how many frequent terms become tags.'),
   }),
   async run({ artifacts, params }) {
-    const rules = params.rules && Object.entries(params.rules).map(([tag, keywords]) => ({ tag, pattern: new RegExp(`(^|[^\\p{L}\\p{N}])(${keywords.map(escape).join('|')})(?=$|[^\\p{L}\\p{N}])`, 'iu') }));
+    const rules =
+      params.rules &&
+      Object.entries(params.rules).map(([tag, keywords]) => ({
+        tag,
+        pattern: new RegExp(`(^|[^\\p{L}\\p{N}])(${keywords.map(escape).join('|')})(?=$|[^\\p{L}\\p{N}])`, 'iu'),
+      }));
     const actions = [];
     for (const a of artifacts.filter((x) => x.in_workspace && isTextual(x))) {
       const text = `${a.title}\n${a.content}`;
@@ -47,7 +59,9 @@ export const tagKeywords = defineAgent({
         kind: 'update' as const,
         target: a.id,
         payload: { context: { tags: [...current, ...added] } },
-        rationale: rules ? `Keywords of ${added.map((t) => `"${t}"`).join(', ')} appear in the text.` : `Most frequent terms: ${added.join(', ')}.`,
+        rationale: rules
+          ? `Keywords of ${added.map((t) => `"${t}"`).join(', ')} appear in the text.`
+          : `Most frequent terms: ${added.join(', ')}.`,
       });
     }
     return { actions, output: `${actions.length} artifacts get new tags.` };
