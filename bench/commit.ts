@@ -61,17 +61,15 @@ async function main(): Promise<void> {
     const baselineStart = performance.now();
     for (let i = 0; i < drafts.length; i += 100) {
       const slice = drafts.slice(i, i + 100);
-      await scratch
-        .collection('versions')
-        .insertMany(
-          slice.map((d) => ({
-            _id: `${randomUUID()}:1` as never,
-            title: d.title,
-            content: d.content,
-            context: d.context,
-            provenance: d.provenance,
-          })),
-        );
+      await scratch.collection('versions').insertMany(
+        slice.map((d) => ({
+          _id: `${randomUUID()}:1` as never,
+          title: d.title,
+          content: d.content,
+          context: d.context,
+          provenance: d.provenance,
+        })),
+      );
       await scratch.collection('heads').insertMany(slice.map((d) => ({ ...d, _id: randomUUID() as never })));
     }
     const baselineSeconds = (performance.now() - baselineStart) / 1000;

@@ -66,17 +66,15 @@ export async function startOAuthServer(): Promise<OAuthServer> {
   const store = new MemoryStore();
   const issued = { access: new Set<string>(), refresh: new Set<string>() };
   const resource = { client_id: 'mcp-resource', client_secret: randomBytes(16).toString('hex') };
-  store
-    .of('Client')
-    .set(resource.client_id, {
-      payload: {
-        client_id: resource.client_id,
-        client_secret: resource.client_secret,
-        redirect_uris: [],
-        response_types: [],
-        grant_types: [],
-      },
-    });
+  store.of('Client').set(resource.client_id, {
+    payload: {
+      client_id: resource.client_id,
+      client_secret: resource.client_secret,
+      redirect_uris: [],
+      response_types: [],
+      grant_types: [],
+    },
+  });
 
   const server: OAuthServer = {
     issuer,
