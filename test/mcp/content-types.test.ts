@@ -2,7 +2,7 @@
 // a real MCP server over stdio, and the built-in persona server (§4.2).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { platformToolsetId } from '../../src/mcp/server/builtin.js';
+import { platformToolsetId } from '../../src/operations/builtin-servers.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { noteTypeServer, registerServer } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';

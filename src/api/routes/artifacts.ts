@@ -1,4 +1,5 @@
-import { builtinArtifact, isBuiltinServer } from '../../mcp/server/builtin.js';
+import { isBuiltinServer } from '../../operations/builtin-servers.js';
+import { builtinArtifact } from '../../mcp/server/builtin.js';
 import { agentArtifact, agentById } from '../../invocations/agents/registry.js';
 import { z } from 'zod';
 import { problems } from '../../kernel/errors/problem.js';

@@ -4,10 +4,7 @@ import { mcpServerType } from '../../artifacts/content-types/index.js';
 import type { OperationContext } from '../../operations/context.js';
 import { callPlatformTool, serverIcon, serverInfo } from './server.js';
 import { tools } from './tools.js';
-
 import { platformToolsetId, type BuiltinServers } from '../../operations/builtin-servers.js';
-
-export { isBuiltinServer, platformToolsetId } from '../../operations/builtin-servers.js';
 
 // The platform's own toolset: invoking it runs the tool in-process for the caller, as `/mcp` would
 // (docs/decisions.md: no workflow, nothing is called out).
