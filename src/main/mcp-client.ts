@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { Context } from '@temporalio/activity';
 import { loadKeyRing } from './bootstrap/master-key.js';
 import { Projector } from '../connections/projection.js';
-import { workflowRefresher } from '../runners/connection.js';
+import { ConnectionRunner } from '../runners/connection.js';
 import { ConnectionStore } from '../store/connections.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
@@ -44,10 +44,7 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
   const external = new ExternalServers({
     artifacts: new ArtifactStore(db),
     secrets,
-    projector: new Projector(
-      connections,
-      workflowRefresher(() => Context.current().client),
-    ),
+    projector: new Projector(connections, new ConnectionRunner(() => Context.current().client, config).refresh),
     catalog: new McpCatalogStore(db),
     pool,
     outbound: { fetch: transport.fetch, fetchJson: discovery.fetchJson },

@@ -32,7 +32,7 @@ import { createOutbound, parseAllowList } from '../net/outbound.js';
 import { ConnectionStore } from '../store/connections.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { Projector } from '../connections/projection.js';
-import { workflowRefresher } from '../runners/connection.js';
+import { ConnectionRunner } from '../runners/connection.js';
 import { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { SignInEventStore } from '../store/sign-in-events.js';
 import { builtinServers } from '../mcp/server/builtin.js';
@@ -53,6 +53,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
   const connections = new ConnectionStore(db, ring);
   const audit = new AuditStore(db);
+  const connectionRunner = new ConnectionRunner(() => temporal, config);
   const indexing = new IndexingRunner(() => temporal, config.TEMPORAL_TASK_QUEUE);
   const signInPolicy = {
     delayAfter: config.SIGN_IN_DELAY_AFTER,
@@ -101,10 +102,8 @@ export function createServices(config: Config, logger: Logger): Services {
       maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
     }),
     connections,
-    projector: new Projector(
-      connections,
-      workflowRefresher(() => temporal),
-    ),
+    projector: new Projector(connections, connectionRunner.refresh),
+    connectionRunner,
     signIns: new SignInThrottle(new SignInEventStore(db), audit, signInPolicy, logger),
     rateLimits: createRateLimits(config),
     builtinServers,

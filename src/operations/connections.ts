@@ -1,23 +1,13 @@
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { z } from 'zod';
 import { text } from '../kernel/json/schemas.js';
 import { authorizerOf, AuthorizerUnusable } from '../connections/authorizers.js';
 import { callbackUrl, connectionIdFor } from '../connections/ids.js';
-import { connectionWorkflowId } from '../workflows/contracts/ids.js';
 import { stateHash } from '../connections/oauth.js';
 import { ConnectionUnusable } from '../connections/projection.js';
-import { Problem, problems } from '../kernel/errors/problem.js';
+import { problems } from '../kernel/errors/problem.js';
+import { presentConnection } from '../presenters/connections.js';
+import { unusableAuthorizer } from '../runners/connection.js';
 import type { ConnectionDoc } from '../store/connections.js';
-import { ArtifactId, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { connectionFlowType, type ConnectionFlow } from '../workflows/contracts/connection-flow.js';
-import {
-  beginUpdate,
-  callbackUpdate,
-  connectionGone,
-  deleteUpdate,
-  type CallbackOutcome,
-  type ConnectionFlowInput,
-} from '../workflows/contracts/connection-flow.js';
 import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
 import type { OperationContext } from './context.js';
 
@@ -38,62 +28,6 @@ export const callbackQuery = z.object({
   error: text(z.string().min(1).max(200)).optional(),
   error_description: text(z.string().max(1000)).optional(),
 });
-
-/** A connection as the API shows it: never a token. */
-export function presentConnection(doc: ConnectionDoc) {
-  return {
-    id: doc._id,
-    authorizer_id: doc.authorizer_id,
-    user_id: doc.user_id,
-    status: doc.status,
-    server_client_ids: doc.server_client_ids,
-    granted_scopes: doc.granted_scopes ?? null,
-    has_refresh_token: doc.has_refresh_token ?? false,
-    expires_at: doc.expires_at?.toISOString() ?? null,
-    connected_at: doc.connected_at?.toISOString() ?? null,
-    refreshed_at: doc.refreshed_at?.toISOString() ?? null,
-    refresh_count: doc.refresh_count,
-    error: doc.error ? { code: doc.error.code, detail: doc.error.detail, at: doc.error.at.toISOString() } : null,
-    workflow_id: connectionWorkflowId(doc._id),
-    created_at: doc.created_at.toISOString(),
-    updated_at: doc.updated_at.toISOString(),
-  };
-}
-
-const unusableAuthorizer = (detail: string) => new Problem(409, 'authorizer-unusable', 'The authorizer cannot be used', detail);
-
-/** How a connection's workflow is started when a start or delete finds none running. */
-function startOperation(ctx: OperationContext, doc: Pick<ConnectionDoc, '_id' | 'user_id' | 'authorizer_id'>, workspaceId: string) {
-  const { config } = ctx.services;
-  const input: ConnectionFlowInput = {
-    connectionId: doc._id,
-    userId: doc.user_id,
-    authorizerId: doc.authorizer_id,
-    consentTimeoutMs: config.OAUTH_CONSENT_TIMEOUT_SECONDS * 1000,
-    refreshesPerRun: config.OAUTH_REFRESHES_PER_RUN,
-  };
-  return new WithStartWorkflowOperation<ConnectionFlow>(connectionFlowType, {
-    workflowId: connectionWorkflowId(doc._id),
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    typedSearchAttributes: [
-      { key: WorkspaceId, value: workspaceId },
-      { key: ArtifactId, value: doc.authorizer_id },
-      { key: PrincipalId, value: doc.user_id },
-      { key: RunKind, value: 'oauth_connection' },
-    ],
-  });
-}
-
-/** An update the workflow refused, as a problem: the connection is being deleted, or (from its activity) the authorizer is unusable. */
-function updateProblem(err: unknown): never {
-  if (!(err instanceof WorkflowUpdateFailedError)) throw err;
-  const cause = err.cause as (Error & { type?: string; cause?: Error }) | undefined;
-  if (cause?.type === connectionGone)
-    throw problems.conflict('connection-deleting', 'The connection is being deleted; start again once it is gone.');
-  throw unusableAuthorizer(cause?.cause?.message ?? cause?.message ?? err.message);
-}
 
 /**
  * POST /connections/{authorizer_id}/start (SPEC §4.4): the caller's connection to the authorizer,
@@ -121,9 +55,7 @@ export async function startConnection(ctx: OperationContext, authorizerId: strin
     { _id: connectionIdFor(principal.subject, authorizerId), user_id: principal.subject, authorizer_id: authorizerId },
     bind,
   );
-  const begun = await services.temporal.workflow
-    .executeUpdateWithStart(beginUpdate, { startWorkflowOperation: startOperation(ctx, doc, found.container._id) })
-    .catch(updateProblem);
+  const begun = await services.connectionRunner.begin(doc, found.container._id);
   const url = await services.connections.authorizationUrl(begun.attempt_id);
   if (!url)
     throw problems.conflict('connection-attempt-gone', 'The sign-in attempt was replaced before it could be returned; start again.');
@@ -181,17 +113,8 @@ export async function connectionCallback(
     : { error: query.error!, ...(query.error_description ? { error_description: query.error_description } : {}) };
   if (!(await services.connections.consume(hash, outcome))) return alreadyUsed;
 
-  const handle = services.temporal.workflow.getHandle(connectionWorkflowId(attempt.connection_id));
-  let result: CallbackOutcome | 'waiting';
-  try {
-    const update = handle.executeUpdate(callbackUpdate, { args: [{ attemptId: attempt.attempt_id }] });
-    update.catch(() => undefined); // still awaited below, unless the page has answered 'pending' by then
-    result = await Promise.race([update, new Promise<'waiting'>((r) => setTimeout(() => r('waiting'), 20_000).unref())]);
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError)
-      return failedPage(400, 'Sign-in expired', 'This sign-in is no longer awaited. Start connecting again.');
-    throw err;
-  }
+  const result = await services.connectionRunner.callback(attempt.connection_id, attempt.attempt_id, 20_000);
+  if (!result) return failedPage(400, 'Sign-in expired', 'This sign-in is no longer awaited. Start connecting again.');
   if (result === 'waiting')
     return {
       status: 202,
@@ -235,9 +158,7 @@ export async function listConnections(ctx: OperationContext, authorizerId?: stri
 export async function deleteConnection(ctx: OperationContext, id: string) {
   const doc = await visibleConnection(ctx, id);
   const authorizer = await ctx.services.artifacts.get(doc.authorizer_id);
-  const result = await ctx.services.temporal.workflow
-    .executeUpdateWithStart(deleteUpdate, { startWorkflowOperation: startOperation(ctx, doc, authorizer?.collection_id ?? 'unknown') })
-    .catch(updateProblem);
+  const result = await ctx.services.connectionRunner.delete(doc, authorizer?.collection_id ?? 'unknown');
   return { id, deleted: true, revoked_at_provider: result.revoked_at_provider };
 }
 

@@ -11,24 +11,17 @@ import { llmConfigured } from '../llm/client.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
 import { agentRunType } from '../workflows/contracts/agent-run.js';
 import { type AgentRunState } from '../workflows/contracts/agent-run.js';
-import type { McpRunState } from '../workflows/contracts/mcp-run.js';
+import type { InvocationState } from '../workflows/contracts/invocation.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import {
-  invocableServer,
-  invokeTool,
-  invokeToolBody,
-  presentInvocation,
-  waitSeconds,
-  type Answer,
-  type InvocableServer,
-} from './mcp-servers.js';
+import { invocableServer, invokeTool, invokeToolBody, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
 import { actionKinds } from '../invocations/proposed-actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { parse } from '../kernel/errors/validation.js';
 import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
+import { presentAgentRun, presentInvocation } from '../presenters/invocations.js';
 
 const uuid = z.uuid({ error: 'must be a UUID' });
 const agentWait = waitSeconds.describe(
@@ -226,41 +219,15 @@ export function answerWith<S>(state: S | null, invocationId: string, present: (s
   return { status: 200, body: present(state) };
 }
 
-/** An agent run as REST presents it: its proposals and what became of them. */
-export function presentAgentRun(state: AgentRunState) {
-  const id = state.invocation_id;
-  return {
-    invocation_id: id,
-    workflow_id: invocationWorkflowId(id),
-    kind: state.agent === 'llm' ? 'llm' : 'task_agent',
-    agent: { id: state.server_id ?? agentId(state.agent), name: state.agent },
-    mode: state.mode,
-    workspace_id: state.workspace_id,
-    artifact_ids: state.artifact_ids,
-    status: state.status,
-    output: state.output,
-    actions: state.actions,
-    progress: state.progress,
-    ...(state.decision ? { decision: state.decision } : {}),
-    ...(state.error ? { error: state.error } : {}),
-    started_at: state.started_at,
-    ...(state.expires_at ? { expires_at: state.expires_at } : {}),
-    ...(state.completed_at ? { completed_at: state.completed_at } : {}),
-    poll: `/invocations/${id}`,
-    ...(state.status === 'awaiting_decision' ? { apply: `/invocations/${id}/apply`, discard: `/invocations/${id}/discard` } : {}),
-  };
-}
-
-export type AnyRunState = McpRunState | AgentRunState | TransformRunState;
-export const isAgentRun = (s: AnyRunState): s is AgentRunState => 'kind' in s && s.kind === 'agent_run';
+export const isAgentRun = (s: InvocationState): s is AgentRunState => 'kind' in s && s.kind === 'agent_run';
 
 /**
  * An invocation the principal may see: one it started, or one in a workspace it administers (A).
  * Anyone else gets 404, as for an invocation that does not exist.
  */
-export async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<AnyRunState> {
+export async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<InvocationState> {
   const principal = ctx.state.principal!;
-  const state = (await ctx.services.mcpCallRunner.state(invocationWorkflowId(invocationId))) as AnyRunState | null;
+  const state = await ctx.services.invocationRunner.state(invocationId);
   const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
   const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
   if (!state || !mayRead || ('operation' in state && state.operation === 'refresh_catalog'))

@@ -2,26 +2,19 @@ import { agentById } from '../invocations/agents/registry.js';
 import { problems } from '../kernel/errors/problem.js';
 import { parse } from '../kernel/errors/validation.js';
 import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
+import type { InvocationState } from '../workflows/contracts/invocation.js';
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
 import { isBuiltinServer } from './builtin-servers.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import {
-  agentInvokeBody,
-  invokeAgent,
-  invokeServerAgent,
-  isAgentRun,
-  presentAgentRun,
-  readableInvocation,
-  serverAgentBody,
-  type AnyRunState,
-} from './invocations.js';
-import { invokeTool, invokeToolBody, presentInvocation, type Answer } from './mcp-servers.js';
-import { invokeTransform, presentTransformRun, transformInvokeBody } from './transforms.js';
+import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, readableInvocation, serverAgentBody } from './invocations.js';
+import { invokeTool, invokeToolBody, type Answer } from './mcp-servers.js';
+import { invokeTransform, transformInvokeBody } from './transforms.js';
+import { presentAgentRun, presentInvocation, presentTransformRun } from '../presenters/invocations.js';
 
 /** The one door to every kind of invocation: what the target is decides which runs. */
 
-const isTransformRun = (s: AnyRunState): s is TransformRunState => 'kind' in s && s.kind === 'transform';
+const isTransformRun = (s: InvocationState): s is TransformRunState => 'kind' in s && s.kind === 'transform';
 
 /** GET /invocations/{id}: an MCP call, an agent run, as each presents itself. */
 export async function getInvocation(ctx: OperationContext, invocationId: string) {

@@ -14,6 +14,7 @@ import type { McpOperation, McpRunResult, McpRunState } from '../workflows/contr
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
 import { invokesServers, mayInvokeIn } from './mcp-permissions.js';
 import type { OperationContext } from './context.js';
+import { presentInvocation } from '../presenters/invocations.js';
 
 export const waitSeconds = z
   .number()
@@ -83,27 +84,6 @@ function requireInvokeScope(principal: Principal): void {
 function requireInvoke(ctx: OperationContext, container: ContainerDoc): void {
   requireInvokeScope(ctx.state.principal!);
   requireGrant(container, ctx.state.principal!, 'I');
-}
-
-/** An invocation as REST presents it, running or done. */
-export function presentInvocation(
-  state: Pick<McpRunState, 'invocation_id' | 'server_id' | 'workspace_id' | 'operation' | 'tool' | 'uri' | 'started_at' | 'completed_at'>,
-  outcome: McpRunResult | null | undefined,
-) {
-  return {
-    invocation_id: state.invocation_id,
-    workflow_id: invocationWorkflowId(state.invocation_id),
-    kind: state.operation === 'call_tool' ? 'mcp_tool_call' : 'mcp_resource_read',
-    server_id: state.server_id,
-    workspace_id: state.workspace_id,
-    ...(state.tool ? { tool: state.tool } : {}),
-    ...(state.uri ? { uri: state.uri } : {}),
-    status: outcome ? 'completed' : 'running',
-    ...(state.started_at ? { started_at: state.started_at } : {}),
-    ...(state.completed_at ? { completed_at: state.completed_at } : {}),
-    ...(outcome && 'result' in outcome ? { result: outcome.result } : {}),
-    poll: `/invocations/${state.invocation_id}`,
-  };
 }
 
 export interface Answer {

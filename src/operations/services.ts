@@ -27,6 +27,7 @@ import type { Projector } from '../connections/projection.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../identity/principal.js';
+import type { ConnectionRunner } from '../runners/connection.js';
 import type { RateLimits } from '../limits/rate-limits.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
@@ -64,6 +65,8 @@ export interface Services {
   /** OAuth connections (tokens sealed) and their projections (SPEC §2.5). */
   connections: ConnectionStore;
   projector: Projector;
+  /** The OAuth connection workflows: consent attempts, callbacks, deletes, refreshes. */
+  connectionRunner: ConnectionRunner;
   /** Per-account sign-in throttling and lockout, counted in MongoDB across replicas. */
   signIns: SignInThrottle;
   /** This replica's request rate limits (per principal, per client IP on credential exchanges). */

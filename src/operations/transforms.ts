@@ -14,6 +14,7 @@ import type { OperationContext } from './context.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
 import { invocableServer, waitSeconds, type Answer } from './mcp-servers.js';
+import { presentTransformRun } from '../presenters/invocations.js';
 
 /** `POST /artifacts/{transform_id}/invoke` (docs/decisions.md). */
 export const transformInvokeBody = z.strictObject({
@@ -98,16 +99,6 @@ export async function invokeTransform(
     invocationId,
     presentTransformRun,
   );
-}
-
-export function presentTransformRun(state: TransformRunState) {
-  const id = state.invocation_id;
-  return {
-    ...state,
-    workflow_id: invocationWorkflowId(id),
-    poll: `/invocations/${id}`,
-    ...(state.status === 'awaiting_approval' ? { approve: `/invocations/${id}/approve`, reject: `/invocations/${id}/reject` } : {}),
-  };
 }
 
 /** A person approves or rejects the approval step a transform waits at (its starter, or an administrator of its workspace). */

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUp
 import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
+import { invocationStateQuery, type InvocationState } from '../workflows/contracts/invocation.js';
 import { within } from '../temporal/within.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { transformRunType, type TransformRun } from '../workflows/contracts/transform-run.js';
@@ -124,5 +125,15 @@ export class InvocationRunner {
   /** The run's final state within `waitMs`, else null. */
   async finished(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
     return (await within(this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId)).result(), waitMs))?.value ?? null;
+  }
+
+  /** An invocation's state by its query (answered from history once it has ended), or null when there is no such run. */
+  async state(invocationId: string): Promise<InvocationState | null> {
+    try {
+      return await this.client.workflow.getHandle(invocationWorkflowId(invocationId)).query(invocationStateQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
   }
 }

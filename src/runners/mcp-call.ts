@@ -59,14 +59,4 @@ export class McpCallRunner {
       });
     return (await within(result, waitMs))?.value ?? null;
   }
-
-  /** A run's state by its query (answered from history once it has ended), or null when there is no such run. */
-  async state(workflowId: string): Promise<McpRunState | null> {
-    try {
-      return await this.client.workflow.getHandle(workflowId).query(mcpRunStateQuery);
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return null;
-      throw err;
-    }
-  }
 }

@@ -4,13 +4,13 @@ import {
   connectionCallback,
   deleteConnection,
   listConnections,
-  presentConnection,
   projectConnection,
   startBody,
   startConnection,
   visibleConnection,
   type CallbackPage,
 } from '../../operations/connections.js';
+import { presentConnection } from '../../presenters/connections.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
