@@ -6,8 +6,8 @@ const layers = [
   { name: 'kernel', path: '^src/kernel/' },
   // The access model: who a principal is and what a grant allows, pure functions the store applies in its queries.
   { name: 'access model', path: '^src/identity/(principal|grants)\\.ts$' },
-  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|limits)/' },
-  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp/client|client)/' },
+  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits)/' },
+  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp/client)/' },
   { name: 'contracts', path: '^src/workflows/contracts/' },
   { name: 'runners', path: '^src/runners/' },
   { name: 'activities', path: '^src/activities/' },
@@ -17,32 +17,35 @@ const layers = [
   { name: 'main', path: '^src/main/' },
 ];
 
-/** The engines store and search the domain's records: they may name the domain's types, never run its code. */
-const typeOnlyAllowed = { dependencyTypesNot: ['type-only'] };
+const names = (list) => list.map((l) => l.name).join(', ');
 
-const layerRules = layers.slice(0, -1).map((layer, i) => ({
-  name: `layer-${layer.name}`,
-  comment: `${layer.name} sits below ${layers
-    .slice(i + 1)
-    .map((l) => l.name)
-    .join(', ')}: it may not import them (docs/architecture.md)`,
-  severity: 'error',
-  from: { path: layer.path },
-  // A path may match two layers' patterns (identity/grants.ts and identity/): the lower layer wins.
-  to: {
-    path: layers.slice(i + 1).map((l) => l.path),
-    pathNot: layers.slice(0, i + 1).map((l) => l.path),
-    ...(layer.name === 'engines' ? typeOnlyAllowed : {}),
-  },
-}));
+/**
+ * Layer `i` may not import the layers above it. A path may match two layers' patterns
+ * (identity/grants.ts and identity/): the lower layer wins. The engines store and search the
+ * domain's records, so they may name the domain's types (never run its code); nothing above it.
+ */
+const layerRules = layers.slice(0, -1).flatMap((layer, i) => {
+  const above = layers.slice(i + 1);
+  const own = { pathNot: layers.slice(0, i + 1).map((l) => l.path) };
+  const rule = (name, to, comment) => ({ name, comment, severity: 'error', from: { path: layer.path }, to: { ...own, ...to } });
+  if (layer.name !== 'engines') {
+    return [rule(`layer-${layer.name}`, { path: above.map((l) => l.path) }, `${layer.name} sits below ${names(above)}`)];
+  }
+  const [domain, ...higher] = above;
+  return [
+    rule('layer-engines', { path: higher.map((l) => l.path) }, `the engines sit below ${names(above)}`),
+    rule('layer-engines', { path: domain.path, dependencyTypesNot: ['type-only'] }, 'the engines may name the domain types only'),
+  ];
+});
 
-/** Pure code that workflows may run: deterministic, no I/O, no Node built-ins. */
+/** Pure code that workflows may run besides their own files: deterministic, no I/O, no Node built-ins. */
 const workflowSafe = [
-  '^src/workflows/',
   '^src/temporal/search-attributes\\.ts$',
   '^src/artifacts/content-types/transform\\.ts$',
   '^src/mcp/client/failure\\.ts$',
 ];
+/** The npm packages workflow code may run (anything else as types only): zod is pure, and the transform schema uses it. */
+const workflowPackages = 'node_modules/(@temporalio/(workflow|common)|zod)/';
 
 module.exports = {
   forbidden: [
@@ -58,14 +61,18 @@ module.exports = {
       name: 'workflow-code-is-pure',
       comment: 'Workflow code runs in a deterministic sandbox: it imports its contracts and pure code, and activities as types only.',
       severity: 'error',
-      from: { path: '^src/workflows/' },
-      to: { path: '^src/', pathNot: workflowSafe, dependencyTypesNot: ['type-only'] },
+      from: { path: ['^src/workflows/', ...workflowSafe] },
+      to: {
+        path: ['^src/', 'node_modules/'],
+        pathNot: ['^src/workflows/', ...workflowSafe, workflowPackages],
+        dependencyTypesNot: ['type-only'],
+      },
     },
     {
       name: 'workflow-code-has-no-node',
       comment: 'Workflow code may not use Node built-ins (the bundler would reject them at worker start).',
       severity: 'error',
-      from: { path: '^src/workflows/' },
+      from: { path: ['^src/workflows/', ...workflowSafe] },
       to: { dependencyTypes: ['core'] },
     },
     {
@@ -73,29 +80,28 @@ module.exports = {
       comment:
         'Outside the bundle, code starts or signals a workflow through its contract (workflows/contracts/), never the workflow file.',
       severity: 'error',
-      from: { path: '^(src|test|bench|scripts)/', pathNot: '^src/workflows/' },
+      from: { path: '^(src|test|bench|scripts|temporal-dev)/', pathNot: '^src/workflows/' },
       to: { path: '^src/workflows/', pathNot: ['^src/workflows/contracts/'] },
     },
     {
       name: 'contracts-are-types-and-messages',
-      comment: 'A contract holds ids, message definitions and types: it imports other modules as types only.',
+      comment: 'A contract holds ids, message definitions and types: it imports other modules as types only, and never a workflow file.',
       severity: 'error',
       from: { path: '^src/workflows/contracts/' },
       to: { path: '^src/', pathNot: '^src/workflows/contracts/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'contracts-never-see-workflows',
+      severity: 'error',
+      from: { path: '^src/workflows/contracts/' },
+      to: { path: '^src/workflows/', pathNot: '^src/workflows/contracts/' },
+    },
+    {
       name: 'mcp-client-and-server-apart',
       comment: 'The MCP client (to external servers) and the MCP server (/mcp) never import each other.',
       severity: 'error',
-      from: { path: '^src/mcp/client/' },
-      to: { path: '^src/mcp/server/' },
-    },
-    {
-      name: 'mcp-server-and-client-apart',
-      comment: 'The MCP server (/mcp) and the MCP client never import each other.',
-      severity: 'error',
-      from: { path: '^src/mcp/server/' },
-      to: { path: '^src/mcp/client/' },
+      from: { path: '^src/mcp/(client|server)/' },
+      to: { path: '^src/mcp/(client|server)/', pathNot: '^src/mcp/$1/' },
     },
     {
       name: 'worker-never-loads-the-api',
@@ -103,6 +109,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/main/worker\\.ts$' },
       to: { path: '^src/(api|operations|presenters|mcp/server)/', reachable: true },
+    },
+    {
+      name: 'platform-sdk-stands-alone',
+      comment: 'The platform SDK is copied into other services: it imports nothing but Node itself.',
+      severity: 'error',
+      from: { path: '^src/platform-sdk/' },
+      to: { pathNot: ['^src/platform-sdk/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'source-never-imports-tests',

@@ -3,7 +3,7 @@
 // driver writing the same versions and collection artifacts (two insertMany per 100): the least any
 // commit could cost on this engine. Goal: approve → committed ≤ 10 s on the dev engines.
 import { randomUUID } from 'node:crypto';
-import { progressQuery, stateQuery, type CommitProgress } from '../src/workflows/contracts/commit-workspace.js';
+import { commitProgressQuery, commitStateQuery, type CommitProgress } from '../src/workflows/contracts/commit-workspace.js';
 import { load } from './load.js';
 import { benchPlatform } from './platform.js';
 
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     const approved = performance.now();
     await call('POST', `/commits/${commit.id}/approve`, {});
     for (;;) {
-      const [state, progress] = await Promise.all([handle.query(stateQuery), handle.query(progressQuery)]);
+      const [state, progress] = await Promise.all([handle.query(commitStateQuery), handle.query(commitProgressQuery)]);
       samples.push({ at: (performance.now() - approved) / 1000, progress });
       if (state === 'committed') break;
       await new Promise((r) => setTimeout(r, 100));

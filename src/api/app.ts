@@ -10,7 +10,7 @@ import { authRoutes } from './routes/auth.js';
 import { containerRoutes } from './routes/containers.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
-import { mountRoutes, type RouteDef } from './routes/route.js';
+import { mountRoutes, type RouteDef } from './route.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { consentRoutes } from './routes/consents.js';
 import { secretRoutes } from './routes/secrets.js';

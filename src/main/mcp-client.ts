@@ -20,7 +20,7 @@ export interface McpClient extends ActivityMcp {
 }
 
 /**
- * A worker's MCP client: the guarded outbound HTTP client, the connection pool, the OAuth projections
+ * A worker's MCP client: the guarded outbound HTTP client, the session pool, the OAuth projections
  * of the oauth2 `auth` mode (refreshed through the connection's workflow, with the activity's client),
  * and what they close.
  */

@@ -36,7 +36,7 @@ import { ConnectionRunner } from '../runners/connection.js';
 import { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { SignInEventStore } from '../store/sign-in-events.js';
 import { builtinServers } from '../mcp/server/builtin.js';
-import { createRateLimits } from '../limits/rate-limits.js';
+import { createRateLimits } from '../rate-limits/rate-limits.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
 export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {

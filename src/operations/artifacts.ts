@@ -58,9 +58,10 @@ export async function editableDraft(ctx: OperationContext, id: string) {
 }
 
 /**
- * What follows a write: the search index, and for workspace artifacts the workspace's event
- * workflow. The write has happened by now, so a failure here is logged rather than failing the
- * request (docs/decisions.md).
+ * What follows a write through the API (artifacts/after-write.ts): this replica's search index and
+ * the embedding, and for workspace artifacts the workspace's event and the MCP catalog or lifecycle
+ * call. The write has happened by now, so a failure here is logged rather than failing the request
+ * (docs/decisions.md).
  */
 export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
   const { search, eventRunner, logger } = ctx.services;

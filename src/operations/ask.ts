@@ -4,7 +4,7 @@ import { llmConfigured } from '../llm/client.js';
 import { terms } from '../search/analyzer.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { OperationContext } from './context.js';
-import { startAgent } from './invocations.js';
+import { startAgent } from './agent-runs.js';
 import { runSearch, searchBody } from './search.js';
 
 const passageChars = 600;

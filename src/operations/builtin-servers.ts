@@ -9,5 +9,3 @@ const personaNamespace = '0b7f6a4e-5d2c-4f1e-9a63-2f1d8c7b9e10';
 export const platformToolsetId = uuidv5('platform:toolset', personaNamespace);
 
 export const isBuiltinServer = (id: string) => id === platformToolsetId;
-
-export type { BuiltinServers } from './services.js';

@@ -7,7 +7,7 @@ import type { TransformRunState } from '../workflows/contracts/transform-run.js'
 import { isBuiltinServer } from './builtin-servers.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, readableInvocation, serverAgentBody } from './invocations.js';
+import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, readableInvocation, serverAgentBody } from './agent-runs.js';
 import { invokeTool, invokeToolBody, type Answer } from './mcp-servers.js';
 import { invokeTransform, transformInvokeBody } from './transforms.js';
 import { presentAgentRun, presentInvocation, presentTransformRun } from '../presenters/invocations.js';

@@ -28,7 +28,7 @@ import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../identity/principal.js';
 import type { ConnectionRunner } from '../runners/connection.js';
-import type { RateLimits } from '../limits/rate-limits.js';
+import type { RateLimits } from '../rate-limits/rate-limits.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {

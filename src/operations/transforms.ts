@@ -12,7 +12,7 @@ import { transformRunType } from '../workflows/contracts/transform-run.js';
 import { type TransformRunState } from '../workflows/contracts/transform-run.js';
 import type { OperationContext } from './context.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
-import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './invocations.js';
+import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './agent-runs.js';
 import { invocableServer, waitSeconds, type Answer } from './mcp-servers.js';
 import { presentTransformRun } from '../presenters/invocations.js';
 

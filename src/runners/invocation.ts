@@ -10,7 +10,7 @@ import {
   approveStepUpdate,
   rejectStepUpdate,
   transformSettledUpdate,
-  transformStateQuery,
+  transformRunStateQuery,
   type ApprovalInput,
   type TransformRunInput,
   type TransformRunState,
@@ -82,7 +82,7 @@ export class InvocationRunner {
 
   /** A transform's state once it waits for an approval or has ended. */
   transformSettled(invocationId: string, waitMs: number): Promise<TransformRunState | null> {
-    return this.settledState(invocationId, transformSettledUpdate, transformStateQuery, waitMs);
+    return this.settledState(invocationId, transformSettledUpdate, transformRunStateQuery, waitMs);
   }
 
   /** Approves or rejects the approval step a transform waits at; the state once the decision is taken. */

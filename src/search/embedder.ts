@@ -4,7 +4,7 @@ import { terms } from './analyzer.js';
 import type { Embedder } from './embedding.js';
 import { normalize } from './embedding.js';
 
-export { normalize, type Embedder } from './embedding.js';
+export type { Embedder } from './embedding.js';
 
 function hash32(value: string): number {
   return createHash('md5').update(value).digest().readUInt32LE(0);

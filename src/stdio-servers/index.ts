@@ -3,7 +3,7 @@ import type { Config } from '../kernel/config/env.js';
 import { StdioCatalog } from './catalog.js';
 import { findBwrap, Sandbox } from './sandbox.js';
 
-export { CatalogMismatch, StdioCatalog, type CatalogEntry, type CatalogLaunch } from './catalog.js';
+export { CatalogMismatch, StdioCatalog } from './catalog.js';
 export type { Launch, SandboxedCommand } from './sandbox.js';
 
 /**

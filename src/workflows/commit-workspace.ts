@@ -16,17 +16,17 @@ import type { CommitState } from '../store/commits.js';
 import { CommitState as CommitStateAttribute } from '../temporal/search-attributes.js';
 import { indexingQueue } from './contracts/queues.js';
 import {
-  type CommitInput,
+  type CommitWorkspaceInput,
   type CommitProgress,
   type CommitStatus,
   type DecisionInput,
   approveUpdate,
   notPendingFailure,
-  previewQuery,
-  progressQuery,
+  commitPreviewQuery,
+  commitProgressQuery,
   type CommitStateChange,
   rejectUpdate,
-  stateQuery,
+  commitStateQuery,
 } from './contracts/commit-workspace.js';
 
 const { recordCommitState } = proxyActivities<Activities>({
@@ -59,7 +59,7 @@ const { extractCommittedText } = proxyActivities<Activities>(afterApply);
  * preview, wait for a person to approve or reject it, or for the wait to expire, then apply the
  * reviewed snapshot as new collection versions, batch by batch.
  */
-export async function commitWorkspace(input: CommitInput): Promise<CommitStatus> {
+export async function commitWorkspace(input: CommitWorkspaceInput): Promise<CommitStatus> {
   const { commitId } = input;
   let state: CommitState = 'previewing';
   let preview: PreviewSummary | null = null;
@@ -74,9 +74,9 @@ export async function commitWorkspace(input: CommitInput): Promise<CommitStatus>
     await recordCommitState({ commitId, state: next, ...change });
   };
 
-  setHandler(stateQuery, () => state);
-  setHandler(previewQuery, () => preview);
-  setHandler(progressQuery, () => ({ ...progress }));
+  setHandler(commitStateQuery, () => state);
+  setHandler(commitPreviewQuery, () => preview);
+  setHandler(commitProgressQuery, () => ({ ...progress }));
   const decide = (action: 'approve' | 'reject') => async (d: DecisionInput) => {
     decision = { action, by: d.by, comment: d.comment, at: new Date().toISOString() };
     await condition(() => decisionRecorded);

@@ -16,7 +16,7 @@ import {
   beginUpdate,
   callbackUpdate,
   connectionGone,
-  connectionStateQuery,
+  connectionFlowStateQuery,
   deleteUpdate,
   refreshUpdate,
 } from './contracts/connection-flow.js';
@@ -124,7 +124,7 @@ function waking<A extends unknown[], R>(flow: Flow, handler: (...args: A) => Pro
 
 function registerHandlers(flow: Flow): void {
   const { input, state } = flow;
-  setHandler(connectionStateQuery, () => state);
+  setHandler(connectionFlowStateQuery, () => state);
 
   setHandler(
     beginUpdate,

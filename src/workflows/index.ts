@@ -38,3 +38,15 @@ export type Checked = Matches<{
   transformRun: typeof transformRun;
   workspaceEvents: typeof workspaceEvents;
 }>;
+
+/** Each contract's type name is the name its workflow is exported under (a typo would start nothing). */
+type NamedAsExported<T extends { [K in keyof T]: K }> = T;
+export type TypeNamesChecked = NamedAsExported<{
+  agentRun: typeof import('./contracts/agent-run.js').agentRunType;
+  commitWorkspace: typeof import('./contracts/commit-workspace.js').commitWorkspaceType;
+  connectionFlow: typeof import('./contracts/connection-flow.js').connectionFlowType;
+  indexArtifact: typeof import('./contracts/index-artifact.js').indexArtifactType;
+  mcpRun: typeof import('./contracts/mcp-run.js').mcpRunType;
+  transformRun: typeof import('./contracts/transform-run.js').transformRunType;
+  workspaceEvents: typeof import('./contracts/workspace-events.js').workspaceEventsType;
+}>;

@@ -27,7 +27,7 @@ import {
   notAwaitingApproval,
   rejectStepUpdate,
   transformSettledUpdate,
-  transformStateQuery,
+  transformRunStateQuery,
 } from './contracts/transform-run.js';
 
 const settled: TransformStatus[] = ['awaiting_approval', 'completed', 'failed', 'rejected', 'expired'];
@@ -105,7 +105,7 @@ interface Approval {
 
 /** The state query, the `settled` update, and approve/reject (each answers once the run has moved past the approval). */
 function registerApprovalHandlers(state: TransformRunState, approval: Approval): void {
-  setHandler(transformStateQuery, () => state);
+  setHandler(transformRunStateQuery, () => state);
   setHandler(transformSettledUpdate, async () => {
     await condition(() => settled.includes(state.status));
     return state;

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { routes } from '../../src/api/app.js';
 import { connectionIdFor } from '../../src/connections/ids.js';
-import type { RouteDef } from '../../src/api/routes/route.js';
+import type { RouteDef } from '../../src/api/route.js';
 import { Api } from '../helpers/http.js';
 import { asServer, createApiKey, createServerCredential } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';

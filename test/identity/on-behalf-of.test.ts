@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { PlatformApiError, PlatformClient } from '../../src/client/platform-client.js';
+import { PlatformApiError, PlatformClient } from '../../src/platform-sdk/platform-client.js';
 import type { Api } from '../helpers/http.js';
 import { createApiKey, createServerCredential, type ServerCredential } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';

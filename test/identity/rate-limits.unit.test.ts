@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clientIp, ipLimitKey } from '../../src/api/client-ip.js';
 import { countedFailures, verdict, type SignInPolicy } from '../../src/identity/sign-in-throttle.js';
-import { TokenBuckets } from '../../src/limits/token-bucket.js';
+import { TokenBuckets } from '../../src/rate-limits/token-bucket.js';
 import type { SignInEventDoc } from '../../src/store/sign-in-events.js';
 
 describe('token buckets', () => {

@@ -1,5 +1,5 @@
 import { limitProblems } from '../../kernel/errors/limits.js';
-import type { TokenBuckets } from '../../limits/token-bucket.js';
+import type { TokenBuckets } from '../../rate-limits/token-bucket.js';
 import { clientIp, ipLimitKey } from '../client-ip.js';
 import type { AppContext } from '../context.js';
 

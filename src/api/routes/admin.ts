@@ -3,7 +3,7 @@ import { hashPassword } from '../../identity/passwords.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { idParam, parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 const newUser = z.strictObject({
   email: z.email(),

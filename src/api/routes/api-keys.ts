@@ -8,7 +8,7 @@ import { problems } from '../../kernel/errors/problem.js';
 import type { ApiKeyDoc } from '../../store/api-keys.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 const createBody = z.strictObject({
   name: z.string().trim().min(1).max(200),

@@ -17,8 +17,8 @@ import {
 } from '../../operations/artifacts.js';
 import { presentArtifact, presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
-import { artifactId } from './artifact-access.js';
-import { route, type RouteDef } from './route.js';
+import { artifactId } from '../artifact-access.js';
+import { route, type RouteDef } from '../route.js';
 
 const listQuery = pageQuery.extend({
   collection_id: z.uuid({ error: 'must be a UUID' }).optional(),

@@ -4,7 +4,7 @@ import { problems } from '../../kernel/errors/problem.js';
 import { clientIp } from '../client-ip.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 const loginBody = z.strictObject({ email: z.email(), password: z.string().min(1).max(1024) });
 

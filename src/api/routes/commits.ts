@@ -15,7 +15,7 @@ import {
 } from '../../operations/commits.js';
 import { presentCommit, presentCommitItem, presentPage } from '../../presenters/index.js';
 import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
-import { route, type RouteDef } from './route.js';
+import { route, type RouteDef } from '../route.js';
 
 const listQuery = pageQuery.extend({
   workspace_id: z.uuid({ error: 'must be a UUID' }).optional(),

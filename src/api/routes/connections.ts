@@ -14,7 +14,7 @@ import { presentConnection } from '../../presenters/connections.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
-import { route, type RouteDef } from './route.js';
+import { route, type RouteDef } from '../route.js';
 
 const authorizerParam = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }) });
 const listQuery = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }).optional() });

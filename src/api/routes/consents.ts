@@ -3,7 +3,7 @@ import { problems } from '../../kernel/errors/problem.js';
 import type { ConsentDoc } from '../../store/consents.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 const kinds = ['server_credential', 'api_key'] as const;
 const body = z.strictObject({ credential_kind: z.enum(kinds), credential_id: z.string().min(1).max(200) });

@@ -5,7 +5,7 @@ import { presentContainer, presentPage } from '../../presenters/index.js';
 import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../identity/grants.js';
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
-import { route, type RouteDef } from './route.js';
+import { route, type RouteDef } from '../route.js';
 import { storableObject } from '../../kernel/json/schemas.js';
 
 const fields = {

@@ -1,7 +1,7 @@
 import { problems } from '../../kernel/errors/problem.js';
 import { presentEvent, presentPage } from '../../presenters/index.js';
 import { idParam, pageQuery, parse } from '../validate.js';
-import { route, type RouteDef } from './route.js';
+import { route, type RouteDef } from '../route.js';
 
 export const eventRoutes: RouteDef[] = [
   route({

@@ -1,6 +1,6 @@
 import { Problem } from '../../kernel/errors/problem.js';
 import type { Services } from '../../operations/services.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 const checkTimeoutMs = 2000;
 

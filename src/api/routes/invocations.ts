@@ -1,11 +1,11 @@
 import { agents, presentAgent } from '../../invocations/agents/registry.js';
-import { applyBody, applyInvocation, discardInvocation } from '../../operations/invocations.js';
+import { applyBody, applyInvocation, discardInvocation } from '../../operations/agent-runs.js';
 import { getInvocation, invoke } from '../../operations/invoke.js';
 import { approvalBody, decideTransform } from '../../operations/transforms.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
-import { answer } from './answer.js';
-import { artifactId } from './artifact-access.js';
-import type { RouteDef } from './route.js';
+import { answer } from '../answer.js';
+import { artifactId } from '../artifact-access.js';
+import type { RouteDef } from '../route.js';
 
 const invocationId = (ctx: Parameters<RouteDef['handler']>[0]) => parse(idParam, ctx.params, 'path').id;
 

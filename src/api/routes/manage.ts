@@ -1,7 +1,7 @@
 import { manageArtifact, manageBody } from '../../operations/manage.js';
 import { parse } from '../validate.js';
-import { artifactId } from './artifact-access.js';
-import type { RouteDef } from './route.js';
+import { artifactId } from '../artifact-access.js';
+import type { RouteDef } from '../route.js';
 
 export const manageRoutes: RouteDef[] = [
   {

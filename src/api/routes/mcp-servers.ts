@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { presentArtifact } from '../../presenters/index.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
-import { listServers, openArtifact } from '../../operations/mcp-catalog.js';
+import { listServers } from '../../operations/mcp-catalog.js';
+import { openArtifact } from '../../operations/mcp-lifecycle.js';
 import { importResource, readResource, resourceImportBody, resourceReadBody } from '../../operations/mcp-servers.js';
-import { answer } from './answer.js';
+import { answer } from '../answer.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
-import { artifactId } from './artifact-access.js';
-import { route, type RouteDef } from './route.js';
+import { artifactId } from '../artifact-access.js';
+import { route, type RouteDef } from '../route.js';
 import { stdioServers } from '../../stdio-servers/index.js';
 import { presentStdioCatalog } from '../../presenters/index.js';
 

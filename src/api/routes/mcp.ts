@@ -1,10 +1,11 @@
 import { scopes } from '../../identity/principal.js';
 import type { Config } from '../../kernel/config/env.js';
 import { problems } from '../../kernel/errors/problem.js';
-import { serveMcp, serverInfo } from '../../mcp/server/server.js';
+import { platformInfo } from '../../kernel/platform-info.js';
+import { serveMcp } from '../../mcp/server/server.js';
 import { tools } from '../../mcp/server/tools.js';
 import type { AppContext } from '../context.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 export const mcpPath = '/mcp';
 
@@ -73,8 +74,8 @@ export const mcpRoutes: RouteDef[] = [
     handler: (ctx) => {
       const base = new URL(ctx.services.config.apiUri).pathname.replace(/\/$/, '');
       ctx.body = {
-        name: serverInfo.name,
-        version: serverInfo.version,
+        name: platformInfo.name,
+        version: platformInfo.version,
         endpoints: { streamable_http: `${base}${mcpPath}` },
         tools: tools.map((t) => t.name),
         icon: platformIcon,

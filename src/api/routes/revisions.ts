@@ -6,8 +6,8 @@ import { listRevisions, type RevisionDoc } from '../../store/revisions.js';
 import type { AppContext } from '../context.js';
 import { presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
-import { artifactId } from './artifact-access.js';
-import { route, type RouteDef } from './route.js';
+import { artifactId } from '../artifact-access.js';
+import { route, type RouteDef } from '../route.js';
 
 const revisionParam = z.object({
   n: z.coerce

@@ -1,6 +1,6 @@
 import { runSearch, searchBody } from '../../operations/search.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 export const searchRoutes: RouteDef[] = [
   {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { problems } from '../../kernel/errors/problem.js';
 import type { SecretDoc } from '../../store/secrets.js';
 import { idParam, parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 const createBody = z.strictObject({
   name: z.string().trim().min(1).max(200),

@@ -7,7 +7,7 @@ import { namespaceLength, type ServerCredentialDoc } from '../../store/server-cr
 import { isDuplicateKey } from '../../store/mongo.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 /** A client_id as paths and the token endpoint take it: `<chosen>.<namespace>` (or an id made before namespaces). */
 const clientId = z.string().regex(/^[A-Za-z0-9._-]{3,128}$/, 'must be 3-128 letters, digits, ".", "_" or "-"');

@@ -3,7 +3,7 @@ import { Problem } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { readBody } from '../middleware/body.js';
-import type { RouteDef } from './route.js';
+import type { RouteDef } from '../route.js';
 
 type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
 

@@ -4,8 +4,8 @@ import type { AppContext } from '../context.js';
 import { presentPage, presentVersion } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
-import { artifactId } from './artifact-access.js';
-import { route, type RouteDef } from './route.js';
+import { artifactId } from '../artifact-access.js';
+import { route, type RouteDef } from '../route.js';
 
 const versionParam = z.object({
   n: z.coerce.number({ error: 'must be a version number' }).int('must be a version number').min(1, 'versions start at 1'),

@@ -45,7 +45,7 @@ interface LoadedServer {
   launch?: Launch & { env: Record<string, string> };
 }
 
-/** A loaded registration with its resolved credentials and the key of its pooled connection. */
+/** A loaded registration with its resolved credentials and the key of its pooled session. */
 interface Prepared {
   server: LoadedServer;
   creds: ResolvedCredentials;
@@ -130,12 +130,12 @@ export class ExternalServers {
 
   /**
    * The registration and its credentials, read fresh unless the caller names the revision it was
-   * authorised against and a live connection for that revision is pooled: a warm call reads nothing.
+   * authorised against and a live session for that revision is pooled: a warm call reads nothing.
    * (A revision fixes the content, and the secrets it references cannot change value, only go away;
-   * a deleted secret stops being used once the connection is closed.)
+   * a deleted secret stops being used once the session is closed.)
    */
   private async prepare(serverId: string, revision: number | undefined, person: string | undefined): Promise<Prepared> {
-    // Credentials are kept only as long as the connection that uses them.
+    // Credentials are kept only as long as the session that uses them.
     for (const [id, p] of this.prepared) if (!this.deps.pool.has(p.key)) this.prepared.delete(id);
     const warm = this.prepared.get(serverId);
     if (revision !== undefined && warm?.server.doc.revision === revision && this.deps.pool.has(warm.key)) return warm;
@@ -148,12 +148,12 @@ export class ExternalServers {
   }
 
   /**
-   * Runs `fn` on a pooled connection. A reused HTTP session that the server no longer knows (404
+   * Runs `fn` on a pooled session. A reused HTTP session that the server no longer knows (404
    * after a server restart) is dropped and the call made once more on a fresh one.
    */
   private async withSession<T>(
     serverId: string,
-    fn: (connection: McpSession, server: LoadedServer) => Promise<T>,
+    fn: (session: McpSession, server: LoadedServer) => Promise<T>,
     revision?: number,
     person?: string,
   ): Promise<T> {
@@ -170,13 +170,13 @@ export class ExternalServers {
       );
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
-        .use(key, open, async (connection, reused, drop) => {
+        .use(key, open, async (session, reused, drop) => {
           try {
-            return await fn(connection, server);
+            return await fn(session, server);
           } catch (err) {
-            const failure = classify(err, connection.stderrTail());
+            const failure = classify(err, session.stderrTail());
             if (failure.retryable || failure.status === 404) await drop();
-            // A reused connection the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
+            // A reused session the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
             if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message)))
               return attempt(false);
             throw new CallFailed(redact(failure, creds.secrets));
@@ -184,12 +184,12 @@ export class ExternalServers {
         })
         .catch((err) => {
           if (err instanceof CallFailed) throw err;
-          throw new CallFailed(redact(classify(err), creds.secrets)); // opening the connection failed
+          throw new CallFailed(redact(classify(err), creds.secrets)); // opening the session failed
         });
     return redact(await attempt(true), creds.secrets);
   }
 
-  /** `notifications/tools/list_changed`: the catalog is listed anew on the connection that said so. */
+  /** `notifications/tools/list_changed`: the catalog is listed anew on the session that said so. */
   private toolsChanged(serverId: string): void {
     this.refreshCatalog(serverId).then(
       (doc) => this.deps.logger.info({ server_id: serverId, tools: doc.tools.length }, 'MCP server tools changed: catalog refreshed'),
@@ -240,9 +240,9 @@ export class ExternalServers {
     try {
       return await this.withSession(
         serverId,
-        async (connection, loaded) => {
+        async (session, loaded) => {
           server = loaded;
-          const doc = await this.listing(connection, loaded.doc, started);
+          const doc = await this.listing(session, loaded.doc, started);
           await this.deps.catalog.put(doc);
           return doc;
         },

@@ -31,12 +31,12 @@ export class SessionPool {
 
   /**
    * Runs `fn` on the pooled session for `key`, opening one when there is none. `fn` may drop the
-   * connection it was given (after a failure): only that one, never a newer one under the same key.
+   * session it was given (after a failure): only that one, never a newer one under the same key.
    */
   async use<T>(
     key: string,
     open: () => Promise<McpSession>,
-    fn: (connection: McpSession, reused: boolean, drop: () => Promise<void>) => Promise<T>,
+    fn: (session: McpSession, reused: boolean, drop: () => Promise<void>) => Promise<T>,
   ): Promise<T> {
     let entry = this.entries.get(key);
     const reused = entry !== undefined;
@@ -59,7 +59,7 @@ export class SessionPool {
     }
   }
 
-  /** Closes a connection and forgets it, if it is still the one under its key. */
+  /** Closes a session and forgets it, if it is still the one under its key. */
   private async drop(key: string, entry: Entry): Promise<void> {
     if (this.entries.get(key) !== entry) return;
     this.entries.delete(key);
@@ -74,7 +74,7 @@ export class SessionPool {
     const now = Date.now();
     for (const [key, entry] of this.entries) {
       if (entry.active === 0 && now - entry.lastUsed >= this.idleMs) {
-        this.logger.debug({ server: key.split(':')[0] }, 'closing idle MCP connection');
+        this.logger.debug({ server: key.split(':')[0] }, 'closing idle MCP session');
         await this.drop(key, entry);
       }
     }

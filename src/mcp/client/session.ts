@@ -38,7 +38,7 @@ export class DiscoveryError extends Error {
   }
 }
 
-/** A live client and what its connection learnt beyond the MCP handshake. */
+/** A live client and what its session learnt beyond the MCP handshake. */
 export interface McpSession {
   client: Client;
   /** The server's icon from its discovery document, if any. */
@@ -71,7 +71,7 @@ async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredenti
 
 const clientInfo = { name: `${platformInfo.name}-mcp-client`, version: platformInfo.version };
 
-/** A Streamable HTTP connection, falling back to the older HTTP+SSE transport when the server refuses the POST. */
+/** A Streamable HTTP session, falling back to the older HTTP+SSE transport when the server refuses the POST. */
 async function connectHttp(client: () => Client, endpoint: URL, headers: Record<string, string>, outbound: OutboundHttp): Promise<Client> {
   const init = { headers };
   const streamable = client();
@@ -90,7 +90,7 @@ async function connectHttp(client: () => Client, endpoint: URL, headers: Record<
 }
 
 /**
- * Opens a connection to an external server: a stdio server is the sandboxed command its catalog entry
+ * Opens a session with an external server: a stdio server is the sandboxed command its catalog entry
  * gives (src/stdio-servers), with only the sandbox's environment; HTTP servers are reached through
  * the guarded outbound client only.
  */

@@ -2,9 +2,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { mcpServerType } from '../../artifacts/content-types/index.js';
 import type { OperationContext } from '../../operations/context.js';
-import { callPlatformTool, serverIcon, serverInfo } from './server.js';
+import { platformInfo } from '../../kernel/platform-info.js';
+import { callPlatformTool, serverIcon } from './server.js';
 import { tools } from './tools.js';
-import { platformToolsetId, type BuiltinServers } from '../../operations/builtin-servers.js';
+import { platformToolsetId } from '../../operations/builtin-servers.js';
+import type { BuiltinServers } from '../../operations/services.js';
 
 // The platform's own toolset: invoking it runs the tool in-process for the caller, as `/mcp` would
 // (docs/decisions.md: no workflow, nothing is called out).
@@ -38,7 +40,7 @@ export function builtinCatalogEntry(ctx: OperationContext) {
     workspace_id: null,
     builtin: true,
     transport: 'builtin',
-    server_info: serverInfo,
+    server_info: platformInfo,
     icon: serverIcon,
     health: { status: 'ok' as const, checked_at: new Date().toISOString() },
     tools: tools

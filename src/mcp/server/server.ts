@@ -11,7 +11,6 @@ import type { ContainerKind } from '../../store/containers.js';
 import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
 import { platformInfo } from '../../kernel/platform-info.js';
 
-export const serverInfo = platformInfo;
 /** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
 export const serverIcon = 'platform';
 
@@ -156,7 +155,7 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
 
 /** A server with every tool and resource; which principal it serves comes with each request, never with the server. */
 function createMcpServer(): McpServer {
-  const server = new McpServer({ ...serverInfo, _meta: { icon: serverIcon } } as typeof serverInfo, {
+  const server = new McpServer({ ...platformInfo, _meta: { icon: serverIcon } } as typeof platformInfo, {
     capabilities: { tools: {}, resources: {} },
   });
   for (const tool of tools) register(server, tool);

@@ -17,7 +17,7 @@ import type { OperationContext } from '../../operations/context.js';
 import { manageArtifact, manageBody } from '../../operations/manage.js';
 import { runSearch, searchBody } from '../../operations/search.js';
 import { ask, askInput } from '../../operations/ask.js';
-import { invokeAgent } from '../../operations/invocations.js';
+import { invokeAgent } from '../../operations/agent-runs.js';
 import { agentByName } from '../../invocations/agents/registry.js';
 import { extractParams } from '../../invocations/agents/builtin/extract.js';
 import type { ContainerKind } from '../../store/containers.js';

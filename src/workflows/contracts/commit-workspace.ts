@@ -5,9 +5,9 @@ import type { CommitDoc, CommitState } from '../../store/commits.js';
 
 /** The contract of `commitWorkspace` (workflows/commit-workspace.ts): what the API, the activities and the workflow share. */
 export const commitWorkspaceType = 'commitWorkspace';
-export type CommitWorkspace = (input: CommitInput) => Promise<CommitStatus>;
+export type CommitWorkspace = (input: CommitWorkspaceInput) => Promise<CommitStatus>;
 
-export interface CommitInput {
+export interface CommitWorkspaceInput {
   commitId: string;
   workspaceId: string;
   /** How long to wait for a human decision before the commit ends `expired`. */
@@ -33,9 +33,9 @@ export interface CommitProgress {
   total: number;
 }
 
-export const stateQuery = defineQuery<CommitState>('state');
-export const previewQuery = defineQuery<PreviewSummary | null>('preview');
-export const progressQuery = defineQuery<CommitProgress>('progress');
+export const commitStateQuery = defineQuery<CommitState>('state');
+export const commitPreviewQuery = defineQuery<PreviewSummary | null>('preview');
+export const commitProgressQuery = defineQuery<CommitProgress>('progress');
 /** Updates, not signals: the reviewer learns at once whether the decision was taken (docs/decisions.md). */
 export const approveUpdate = defineUpdate<CommitStatus, [DecisionInput]>('approve');
 export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject');

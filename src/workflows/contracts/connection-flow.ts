@@ -46,7 +46,7 @@ export interface CallbackOutcome {
   error?: { code: string; detail: string };
 }
 
-export const connectionStateQuery = defineQuery<ConnectionFlowState>('state');
+export const connectionFlowStateQuery = defineQuery<ConnectionFlowState>('state');
 /** Begins a consent attempt; answers with its id and expiry once the attempt is recorded. */
 export const beginUpdate = defineUpdate<{ attempt_id: string; expires_at: string }>('begin');
 /** The provider redirected back for this attempt (its answer is already recorded); answers once the code is exchanged. */

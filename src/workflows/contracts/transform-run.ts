@@ -60,7 +60,7 @@ export interface ApprovalInput {
   comment: string | null;
 }
 
-export const transformStateQuery = defineQuery<TransformRunState>('state');
+export const transformRunStateQuery = defineQuery<TransformRunState>('state');
 export const transformSettledUpdate = defineUpdate<TransformRunState>('settled');
 export const approveStepUpdate = defineUpdate<TransformRunState, [ApprovalInput]>('approve');
 export const rejectStepUpdate = defineUpdate<TransformRunState, [ApprovalInput]>('reject');

@@ -1,6 +1,6 @@
-import { problems } from '../../kernel/errors/problem.js';
-import type { AppContext } from '../context.js';
-import { idParam, parse } from '../validate.js';
+import { problems } from '../kernel/errors/problem.js';
+import type { AppContext } from './context.js';
+import { idParam, parse } from './validate.js';
 
 /**
  * The artifact id of `/artifacts/:id...`. `/artifacts/search` matches that shape too, for any method

@@ -1,11 +1,11 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
-import type { Scope } from '../../identity/principal.js';
-import type { AppContext, AppState } from '../context.js';
-import { authenticate, requireAdmin, requireHuman, requireScope } from '../middleware/authenticate.js';
-import { parseBody, type BodyKind } from '../middleware/body.js';
-import { checkPathText, parseQuery, type QuerySchema } from '../validate.js';
+import type { Scope } from '../identity/principal.js';
+import type { AppContext, AppState } from './context.js';
+import { authenticate, requireAdmin, requireHuman, requireScope } from './middleware/authenticate.js';
+import { parseBody, type BodyKind } from './middleware/body.js';
+import { checkPathText, parseQuery, type QuerySchema } from './validate.js';
 
 /**
  * One REST route: its method, path, the access it needs, the query and body it takes. Every route of
