@@ -38,7 +38,7 @@ function parseHistory(json: unknown): History {
   }
 }
 
-const fixturesDir = fileURLToPath(new URL('../fixtures/workflow-histories', import.meta.url));
+const fixturesDir = fileURLToPath(new URL('../fixtures/workflow-histories/', import.meta.url));
 const workflowTypes = ['commitWorkspace', 'agentRun', 'transformRun', 'mcpRun', 'connectionFlow', 'indexArtifact', 'workspaceEvents'];
 
 interface Fixture {
