@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { problems } from '../kernel/errors/problem.js';
@@ -7,6 +7,7 @@ import { CollectionId, CommitState, PrincipalId, RunKind, WorkspaceId } from '..
 import { within } from '../temporal/within.js';
 import { commitWorkspaceType, type CommitWorkspace } from '../workflows/contracts/commit-workspace.js';
 import { approveUpdate, notPendingFailure, rejectUpdate, type CommitStatus } from '../workflows/contracts/commit-workspace.js';
+import { startOnce } from '../temporal/start-once.js';
 
 /** How long a decision waits for a worker to take it before the reviewer is told to retry. */
 const decisionWaitMs = 20_000;
@@ -20,32 +21,28 @@ export class CommitRunner {
 
   /** Starts the workflow of a recorded commit; a retried request finds it already started. */
   async start(commit: CommitDoc): Promise<void> {
-    try {
-      await this.client.workflow.start<CommitWorkspace>(commitWorkspaceType, {
-        workflowId: commit.workflow_id,
-        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        // A commit runs once: a retried request never starts a finished one over again, but may
-        // restart one whose first start failed half-way (its record was discarded, so the run failed).
-        workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-        args: [
-          {
-            commitId: commit._id,
-            workspaceId: commit.workspace_id,
-            expirySeconds: commit.expiry_seconds,
-            applyBatch: this.config.COMMIT_APPLY_BATCH,
-          },
-        ],
-        typedSearchAttributes: [
-          { key: WorkspaceId, value: commit.workspace_id },
-          { key: CollectionId, value: commit.collection_id },
-          { key: PrincipalId, value: commit.requested_by },
-          { key: RunKind, value: 'commit' },
-          { key: CommitState, value: 'previewing' },
-        ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startOnce<CommitWorkspace>(this.client, commitWorkspaceType, {
+      workflowId: commit.workflow_id,
+      taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+      // A commit runs once: a retried request never starts a finished one over again, but may
+      // restart one whose first start failed half-way (its record was discarded, so the run failed).
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      args: [
+        {
+          commitId: commit._id,
+          workspaceId: commit.workspace_id,
+          expirySeconds: commit.expiry_seconds,
+          applyBatch: this.config.COMMIT_APPLY_BATCH,
+        },
+      ],
+      typedSearchAttributes: [
+        { key: WorkspaceId, value: commit.workspace_id },
+        { key: CollectionId, value: commit.collection_id },
+        { key: PrincipalId, value: commit.requested_by },
+        { key: RunKind, value: 'commit' },
+        { key: CommitState, value: 'previewing' },
+      ],
+    });
   }
 
   /**

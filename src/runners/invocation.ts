@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
@@ -27,6 +27,7 @@ import {
   type ApplyInput,
 } from '../workflows/contracts/agent-run.js';
 import { notPendingFailure } from '../workflows/contracts/commit-workspace.js';
+import { startOnce } from '../temporal/start-once.js';
 
 /** A refused update as the problem the caller reads. */
 function decisionProblem(err: WorkflowUpdateFailedError): Problem {
@@ -52,17 +53,13 @@ export class InvocationRunner {
     run: { workflow: typeof agentRunType; input: AgentRunInput } | { workflow: typeof transformRunType; input: TransformRunInput },
     searchAttributes: SearchAttributePair[],
   ): Promise<void> {
-    try {
-      await this.client.workflow.start<AgentRun>(run.workflow, {
-        workflowId: invocationWorkflowId(run.input.invocationId),
-        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [run.input as AgentRunInput],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: searchAttributes,
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startOnce<AgentRun>(this.client, run.workflow, {
+      workflowId: invocationWorkflowId(run.input.invocationId),
+      taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+      args: [run.input as AgentRunInput],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: searchAttributes,
+    });
   }
 
   /**

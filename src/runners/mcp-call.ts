@@ -1,10 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { failureResult } from '../mcp/client/failure.js';
 import { within } from '../temporal/within.js';
 import type { Config } from '../kernel/config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { mcpRunType, type McpRun } from '../workflows/contracts/mcp-run.js';
 import { mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../workflows/contracts/mcp-run.js';
+import { startOnce } from '../temporal/start-once.js';
 
 const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;
 
@@ -19,24 +20,20 @@ export class McpCallRunner {
   async start(workflowId: string, input: McpRunInput): Promise<void> {
     const op = input.operation;
     const tool = input.lifecycle?.tool ?? (op.kind === 'call_tool' ? op.name : op.kind);
-    try {
-      await this.client.workflow.start<McpRun>(mcpRunType, {
-        workflowId,
-        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        // A catalog refresh may run again once finished; an invocation id is used once.
-        workflowIdReusePolicy: op.kind === 'refresh_catalog' ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
-        typedSearchAttributes: [
-          { key: WorkspaceId, value: input.workspaceId },
-          { key: ArtifactId, value: input.serverId },
-          { key: PrincipalId, value: input.principalId },
-          { key: RunKind, value: input.lifecycle ? 'type_lifecycle' : runKinds[op.kind] },
-          { key: McpTool, value: tool },
-        ],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+    await startOnce<McpRun>(this.client, mcpRunType, {
+      workflowId,
+      taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      // A catalog refresh may run again once finished; an invocation id is used once.
+      workflowIdReusePolicy: op.kind === 'refresh_catalog' ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+      typedSearchAttributes: [
+        { key: WorkspaceId, value: input.workspaceId },
+        { key: ArtifactId, value: input.serverId },
+        { key: PrincipalId, value: input.principalId },
+        { key: RunKind, value: input.lifecycle ? 'type_lifecycle' : runKinds[op.kind] },
+        { key: McpTool, value: tool },
+      ],
+    });
   }
 
   /**
