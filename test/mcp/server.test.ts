@@ -217,6 +217,31 @@ describe('MCP endpoint', () => {
     await assert.rejects(filtered.readResource({ uri: `platform://workspaces/${ws}` }));
   });
 
+  it('gives the SDK client a readable isError result, not an exception, when a tool with an output schema fails', async () => {
+    const client = await mcp(alice.token!);
+    await client.listTools(); // the SDK validates structuredContent against the schemas it has listed
+    const nowhere = '01a2005a-c983-73be-abc3-2995c82b1866';
+    const failing: Record<string, Record<string, unknown>> = {
+      search: { query: 'x', limit: 1_000_000 },
+      browse_collections: { cursor: 'not-a-cursor' },
+      browse_workspaces: { cursor: 'not-a-cursor' },
+      manage_artifact: { action: 'archive', id: nowhere },
+      commit_workspace: { workspace_id: nowhere, collection_id: nowhere },
+    };
+    const withOutput = tools.filter((t) => t.output).map((t) => t.name);
+    assert.deepEqual(Object.keys(failing).sort(), [...withOutput].sort(), 'a failing call for every tool with an output schema');
+    for (const [name, args] of Object.entries(failing)) {
+      const result = await client.callTool({ name, arguments: args });
+      assert.equal(result.isError, true, `${name}: ${JSON.stringify(result)}`);
+      assert.ok(text(result).length > 10, `${name} says what went wrong`);
+      assert.equal(result.structuredContent, undefined, `${name}: no structuredContent outside its output schema`);
+    }
+    const missing = await client.callTool({ name: 'manage_artifact', arguments: failing.manage_artifact! });
+    const problem = (missing._meta as Record<string, { type: string; status: number }>)['platform/problem']!;
+    assert.equal(problem.type, 'urn:platform:problem:not-found');
+    assert.equal(problem.status, 404);
+  });
+
   it('commit_workspace only proposes: nothing is committed until a person approves over REST', async () => {
     const client = await mcp(alice.token!);
     const ws = (await alice.post('/workspaces', { name: 'to commit' })).body.id;

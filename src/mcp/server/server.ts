@@ -14,8 +14,17 @@ import { platformInfo } from '../../kernel/platform-info.js';
 /** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
 export const serverIcon = 'platform';
 
-/** A tool failure as the model sees it: what went wrong and what to do, never a stack. */
-function toolError(err: unknown, ctx: OperationContext, tool: string): CallToolResult {
+/** Where an error result carries its problem details for programs: the result's `_meta`, under this key. */
+export const problemMetaKey = 'platform/problem';
+
+/**
+ * A tool failure as the model sees it: what went wrong and what to do, never a stack. Programs find
+ * the problem (type, status, detail, invalid_params) in `_meta["platform/problem"]`, and, for tools
+ * that declare no output schema, in `structuredContent` too. A tool with an output schema sends no
+ * `structuredContent` on an error: clients validate it against that schema (the TS SDK throws on a
+ * mismatch), and the problem is not of that shape.
+ */
+function toolError(err: unknown, ctx: OperationContext, tool: ToolDef): CallToolResult {
   if (err instanceof Problem) {
     const body = err.body();
     const detail = {
@@ -27,10 +36,11 @@ function toolError(err: unknown, ctx: OperationContext, tool: string): CallToolR
     return {
       isError: true,
       content: [{ type: 'text', text: `${body.detail ?? body.title} (${body.type.slice(problemTypePrefix.length)}, ${body.status})` }],
-      structuredContent: detail,
+      ...(tool.output ? {} : { structuredContent: detail }),
+      _meta: { [problemMetaKey]: detail },
     };
   }
-  ctx.services.logger.error({ err, tool, request_id: ctx.state.requestId }, 'MCP tool failed');
+  ctx.services.logger.error({ err, tool: tool.name, request_id: ctx.state.requestId }, 'MCP tool failed');
   return { isError: true, content: [{ type: 'text', text: `The tool failed unexpectedly (request ${ctx.state.requestId}).` }] };
 }
 
@@ -68,7 +78,7 @@ export async function callPlatformTool(
     // Storage that does not answer is a 503 here as on REST: an isError result the client may retry.
     const err = isStorageUnavailable(caught) ? problems.storageUnavailable() : caught;
     if (err !== caught) ctx.services.logger.warn({ err: caught, tool: tool.name, request_id: ctx.state.requestId }, 'storage unavailable');
-    return { status: err instanceof Problem ? err.status : 500, result: toolError(err, ctx, tool.name) };
+    return { status: err instanceof Problem ? err.status : 500, result: toolError(err, ctx, tool) };
   }
 }
 
