@@ -5,6 +5,7 @@ import { problems, type InvalidParam } from '../kernel/errors/problem.js';
 export { parse };
 import { defaultPageSize, maxPageSize } from '../store/pagination.js';
 import { textProblem } from '../kernel/json/limits.js';
+import { uuid } from '../kernel/json/schemas.js';
 
 /** What every route's query schema is: an object of named parameters. */
 export type QuerySchema = z.ZodObject;
@@ -49,7 +50,7 @@ export function idempotencyKeyOf(ctx: { get(name: string): string }): string | u
   return value ? parse(idempotencyKey, value, 'header') : undefined;
 }
 
-export const idParam = z.object({ id: z.uuid({ error: 'must be a UUID' }) });
+export const idParam = z.object({ id: uuid() });
 
 /** `limit` and `cursor` of every paged list. */
 export const pageQuery = z.object({

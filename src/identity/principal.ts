@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { uuid } from '../kernel/json/schemas.js';
 
 /** Scopes of SPEC §2.8. A human user's own token carries all of them. */
 export const scopes = [
@@ -91,8 +92,8 @@ export const scopeList = z
 
 /** `workspaces` and `collections`, each `*` or a list of ids (SPEC §2.6). */
 export const resourceFiltersSchema = z.strictObject({
-  workspaces: z.union([z.literal('*'), z.array(z.uuid({ error: 'must be a UUID' })).max(1000)]).default('*'),
-  collections: z.union([z.literal('*'), z.array(z.uuid({ error: 'must be a UUID' })).max(1000)]).default('*'),
+  workspaces: z.union([z.literal('*'), z.array(uuid()).max(1000)]).default('*'),
+  collections: z.union([z.literal('*'), z.array(uuid()).max(1000)]).default('*'),
 });
 export type ResourceFilters = z.infer<typeof resourceFiltersSchema>;
 export const unfiltered: ResourceFilters = { workspaces: '*', collections: '*' };

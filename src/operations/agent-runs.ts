@@ -22,19 +22,19 @@ import { parse } from '../kernel/errors/validation.js';
 import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
 import { presentAgentRun, presentInvocation } from '../presenters/invocations.js';
+import { uuid } from '../kernel/json/schemas.js';
 
-const uuid = z.uuid({ error: 'must be a UUID' });
 const agentWait = waitSeconds.describe(
   'How long to wait for the proposals (or, in apply mode, the outcome) before answering 202 with the invocation to poll.',
 );
 
 /** `POST /artifacts/{agent_id}/invoke`: task-agent and LLM mode (docs/decisions.md). */
 export const agentInvokeBody = z.strictObject({
-  workspace_id: uuid
+  workspace_id: uuid()
     .optional()
     .describe("The workspace the agent works in: its actions stay in it. Default: the first context artifact's workspace, else yours."),
   artifact_ids: z
-    .array(uuid)
+    .array(uuid())
     .max(200)
     .default([])
     .describe("Context artifacts (in the workspace or in collections you can read). None: the workspace's drafts."),

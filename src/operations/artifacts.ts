@@ -10,7 +10,7 @@ import type { EventKind } from '../events/types.js';
 import { RevisionMismatch, type ArtifactDoc, type ArtifactPatch, type Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { OperationContext } from './context.js';
-import { storableObject, text } from '../kernel/json/schemas.js';
+import { storableObject, text, uuid } from '../kernel/json/schemas.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { afterMcpWrite } from './mcp-catalog.js';
 import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
@@ -182,9 +182,9 @@ export const createArtifactInput = z.strictObject({
   title: artifactFields.title,
   content_type: artifactFields.content_type,
   content: artifactFields.content,
-  collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
+  collection_id: uuid().optional(),
   context: artifactFields.context.default({}),
-  derived_from: z.uuid({ error: 'must be a UUID' }).optional(),
+  derived_from: uuid().optional(),
 });
 
 /** A patch names at least one field. */

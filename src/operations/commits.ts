@@ -12,11 +12,11 @@ import { commitWorkflowId } from '../workflows/contracts/ids.js';
 import { presentCommit } from '../presenters/index.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import type { OperationContext } from './context.js';
+import { uuid } from '../kernel/json/schemas.js';
 
-const uuid = z.uuid({ error: 'must be a UUID' });
 const selection = {
-  collection_id: uuid,
-  artifact_ids: z.array(uuid).min(1, 'must name at least one artifact, or be left out for all').max(5000).optional(),
+  collection_id: uuid(),
+  artifact_ids: z.array(uuid()).min(1, 'must name at least one artifact, or be left out for all').max(5000).optional(),
 };
 /** The body of `POST /workspaces/{id}/commit-preview`; the `commit_preview` tool adds the workspace id. */
 export const previewBody = z.strictObject(selection);

@@ -3,15 +3,13 @@ import { problems } from '../kernel/errors/problem.js';
 import { defaultAperture } from '../search/rrf-fusion.js';
 import { presetNames } from '../search/presets.js';
 import type { OperationContext } from './context.js';
+import { uuid } from '../kernel/json/schemas.js';
 
 /** The largest `limit` (and candidate pool) a search may ask for. */
 export const maxSearchLimit = 100;
 export const maxCandidates = 1000;
 
-const uuids = z
-  .array(z.uuid({ error: 'must be a UUID' }))
-  .min(1)
-  .max(1000);
+const uuids = z.array(uuid()).min(1).max(1000);
 /** The body of `POST /artifacts/search` and the input of the `search` tool. */
 export const searchBody = z.strictObject({
   query: z.string().trim().min(1, 'must not be empty').max(1000),

@@ -15,15 +15,12 @@ import { invocationIdFor } from '../invocations/idempotency.js';
 import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './agent-runs.js';
 import { invocableServer, waitSeconds, type Answer } from './mcp-servers.js';
 import { presentTransformRun } from '../presenters/invocations.js';
+import { uuid } from '../kernel/json/schemas.js';
 
 /** `POST /artifacts/{transform_id}/invoke` (docs/decisions.md). */
 export const transformInvokeBody = z.strictObject({
-  workspace_id: z.uuid({ error: 'must be a UUID' }).optional().describe("Where the steps work; the transform's own workspace by default."),
-  artifact_ids: z
-    .array(z.uuid({ error: 'must be a UUID' }))
-    .max(200)
-    .default([])
-    .describe('The input artifacts (steps take them with artifact_ids: "input").'),
+  workspace_id: uuid().optional().describe("Where the steps work; the transform's own workspace by default."),
+  artifact_ids: z.array(uuid()).max(200).default([]).describe('The input artifacts (steps take them with artifact_ids: "input").'),
   input: z.string().trim().min(1).max(50_000).optional().describe('Free text, as {{input}} in the steps.'),
   wait_seconds: waitSeconds.describe('How long to wait for the run to reach an approval or its end before answering 202.'),
 });

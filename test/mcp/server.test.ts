@@ -52,7 +52,12 @@ describe('MCP endpoint', () => {
     const refused = await platform.api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate')!, /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource\/mcp"/);
-    assert.equal((await platform.api.get('/mcp')).status, 405);
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
+      const wrong = await platform.api.request(method, '/mcp');
+      assert.equal(wrong.status, 405, `${method} /mcp`);
+      assert.equal(wrong.headers.get('allow'), 'POST', `${method} /mcp lists only the method that works`);
+      assert.equal(wrong.body.type, 'urn:platform:problem:method-not-allowed');
+    }
     const foreign = await alice.request('POST', '/mcp', {
       body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       headers: { origin: 'https://evil.example' },
@@ -160,6 +165,13 @@ describe('MCP endpoint', () => {
     const client = await mcp(alice.token!);
     const bad = await client.callTool({ name: 'get_artifact', arguments: { id: 'not-a-uuid' } });
     assert.equal(bad.isError, true);
+    const noCollection = await client.callTool({
+      name: 'commit_preview',
+      arguments: { workspace_id: '01a2005a-c983-73be-abc3-2995c82b1866' },
+    });
+    assert.equal(noCollection.isError, true);
+    assert.match(text(noCollection), /is required/, 'a missing id is reported as missing, not as a malformed UUID');
+    assert.doesNotMatch(text(noCollection), /must be a UUID/);
     const missing = await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
     assert.equal(missing.isError, true);
     assert.match(text(missing), /not-found/);
@@ -335,7 +347,11 @@ describe('MCP endpoint', () => {
     const full = JSON.parse(((await client.readResource({ uri: `platform://collections/${col}` })).contents[0] as { text: string }).text);
     assert.equal(full.artifacts.length, 50);
     assert.equal(full.artifacts_truncated, true, 'the answer says it was cut');
-    await assert.rejects(client.readResource({ uri: 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866' }), /-32002/);
+    await assert.rejects(client.readResource({ uri: 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866' }), (err: Error) => {
+      assert.match(err.message, /-32002/);
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, `the prefix once: ${err.message}`);
+      return true;
+    });
     const ws = (await alice.post('/workspaces', { name: 'By URI' })).body.id;
     assert.equal(
       JSON.parse(((await client.readResource({ uri: `platform://workspaces/${ws}` })).contents[0] as { text: string }).text).name,

@@ -19,12 +19,13 @@ import { presentArtifact, presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
 import { route, type RouteDef } from '../route.js';
+import { uuid } from '../../kernel/json/schemas.js';
 
 const listQuery = pageQuery.extend({
-  collection_id: z.uuid({ error: 'must be a UUID' }).optional(),
+  collection_id: uuid().optional(),
   content_type: z.string().min(1).optional(),
 });
-const moveBody = z.strictObject({ after_id: z.uuid({ error: 'must be a UUID or null' }).nullable() });
+const moveBody = z.strictObject({ after_id: uuid('must be a UUID or null').nullable() });
 
 export const artifactRoutes: RouteDef[] = [
   {

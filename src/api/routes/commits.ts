@@ -16,9 +16,10 @@ import {
 import { presentCommit, presentCommitItem, presentPage } from '../../presenters/index.js';
 import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { uuid } from '../../kernel/json/schemas.js';
 
 const listQuery = pageQuery.extend({
-  workspace_id: z.uuid({ error: 'must be a UUID' }).optional(),
+  workspace_id: uuid().optional(),
   state: z.enum(commitStates).optional(),
 });
 

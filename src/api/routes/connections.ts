@@ -15,9 +15,10 @@ import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { uuid } from '../../kernel/json/schemas.js';
 
-const authorizerParam = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }) });
-const listQuery = z.object({ authorizer_id: z.uuid({ error: 'must be a UUID' }).optional() });
+const authorizerParam = z.object({ authorizer_id: uuid() });
+const listQuery = z.object({ authorizer_id: uuid().optional() });
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 

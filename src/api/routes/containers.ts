@@ -6,7 +6,7 @@ import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../ident
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
-import { storableObject } from '../../kernel/json/schemas.js';
+import { storableObject, uuid } from '../../kernel/json/schemas.js';
 
 const fields = {
   name: z.string().trim().min(1).max(200),
@@ -17,7 +17,7 @@ const createBody = z.strictObject({ name: fields.name, description: fields.descr
 const patchBody = createBody.partial().refine((b) => Object.keys(b).length > 0, 'must change at least one of name, description, metadata');
 
 const shareBody = z.strictObject({ person_id: z.uuid({ error: 'must be a person id (UUID)' }), flags: flagsSchema.default('RS') });
-const shareParams = z.object({ id: z.uuid({ error: 'must be a UUID' }), person_id: z.uuid({ error: 'must be a UUID' }) });
+const shareParams = z.object({ id: uuid(), person_id: uuid() });
 
 /** The container, visible to the principal and administrable by its person (A grant), or 404/403. */
 async function administrable(ctx: AppContext, kind: ContainerKind, id: string) {

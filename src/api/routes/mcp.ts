@@ -39,10 +39,6 @@ function checkHostAndOrigin(ctx: AppContext, config: Config): void {
   }
 }
 
-const onlyPost = (ctx: AppContext) => {
-  throw problems.methodNotAllowed(ctx.method, ['POST']);
-};
-
 export const mcpRoutes: RouteDef[] = [
   {
     method: 'post',
@@ -65,8 +61,8 @@ export const mcpRoutes: RouteDef[] = [
       );
     },
   },
-  { method: 'get', path: mcpPath, access: 'public', handler: onlyPost },
-  { method: 'delete', path: mcpPath, access: 'public', handler: onlyPost },
+  // GET (a server stream) and DELETE (a session) are not offered by a stateless server: they, and
+  // any other method, get the router's 405 with `Allow: POST`, as every route's wrong method does.
   {
     method: 'get',
     path: '/.well-known/mcp.json',

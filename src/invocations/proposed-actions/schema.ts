@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { storableRecord, text } from '../../kernel/json/schemas.js';
+import { storableRecord, text, uuid } from '../../kernel/json/schemas.js';
 
 /**
  * What an agent proposes (SPEC §1 (3)): `create`, `update`, `delete` or `log`, each with its target
  * (one id: the workspace for create and log, the artifact for update and delete), its payload and a
  * rationale. The agent only proposes; the invocation decides whether anything is applied.
  */
-const uuid = z.uuid({ error: 'must be a UUID' });
 const rationale = z.string().trim().min(1, 'must say why').max(2000);
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
 const context = storableRecord(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'context keys are letters, digits, _ and -'));
@@ -14,7 +13,7 @@ const context = storableRecord(z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'conte
 export const proposedAction = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('create'),
-    target: uuid.describe('The workspace the new artifact goes into.'),
+    target: uuid().describe('The workspace the new artifact goes into.'),
     payload: z.strictObject({
       title: text(z.string().trim().min(1).max(500)),
       content_type: text(z.string().max(255).regex(mimeLike, 'must be a MIME type such as text/markdown')),
@@ -25,7 +24,7 @@ export const proposedAction = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('update'),
-    target: uuid.describe('The workspace artifact to change.'),
+    target: uuid().describe('The workspace artifact to change.'),
     payload: z
       .strictObject({
         title: text(z.string().trim().min(1).max(500)).optional(),
@@ -37,13 +36,13 @@ export const proposedAction = z.discriminatedUnion('kind', [
   }),
   z.strictObject({
     kind: z.literal('delete'),
-    target: uuid.describe('The workspace artifact to delete.'),
+    target: uuid().describe('The workspace artifact to delete.'),
     payload: z.strictObject({}).default({}),
     rationale,
   }),
   z.strictObject({
     kind: z.literal('log'),
-    target: uuid.describe('The workspace the note is about.'),
+    target: uuid().describe('The workspace the note is about.'),
     payload: z.strictObject({ message: text(z.string().trim().min(1).max(4000)), level: z.enum(['info', 'warning']).default('info') }),
     rationale,
   }),

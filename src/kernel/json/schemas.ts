@@ -30,3 +30,6 @@ export function text(schema: z.ZodString = z.string()): z.ZodString {
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 }
+
+/** A UUID field: a missing one is "is required", a malformed one "must be a UUID" (or `message`). */
+export const uuid = (message = 'must be a UUID') => z.uuid({ error: (issue) => (issue.input === undefined ? 'is required' : message) });

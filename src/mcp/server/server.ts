@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { Problem, problemTypePrefix, problems } from '../../kernel/errors/problem.js';
 import type { OperationContext } from '../../operations/context.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
@@ -48,6 +48,14 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** The MCP error code for a resource that does not exist (or is not visible). */
 const resourceNotFound = -32002;
+
+/**
+ * A JSON-RPC error for the client. Not an McpError: that prefixes its message with "MCP error <code>:",
+ * the SDK sends the message as it is, and the client's McpError prefixes it again.
+ */
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) });
+}
 
 /** The request's operation context, which the endpoint hands over as the request's auth info. */
 function operationOf(extra: Extra): OperationContext {
@@ -152,10 +160,10 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
     async (uri, vars, extra) => {
       const ctx = operationOf(extra);
       if (!ctx.state.principal!.scopes.allows('artifact:read'))
-        throw new McpError(ErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
+        throw rpcError(ErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
       const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
-        if (err instanceof Problem && err.status === 404) throw new McpError(resourceNotFound, err.message, { uri: uri.href });
-        if (err instanceof Problem) throw new McpError(ErrorCode.InvalidParams, err.message);
+        if (err instanceof Problem && err.status === 404) throw rpcError(resourceNotFound, err.message, { uri: uri.href });
+        if (err instanceof Problem) throw rpcError(ErrorCode.InvalidParams, err.message);
         throw err;
       });
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };

@@ -23,20 +23,14 @@ import { extractParams } from '../../invocations/agents/builtin/extract.js';
 import type { ContainerKind } from '../../store/containers.js';
 import { stateOf, type ArtifactDoc } from '../../store/artifacts.js';
 import type { Page } from '../../store/pagination.js';
+import { uuid } from '../../kernel/json/schemas.js';
 
 const extractInput = z.strictObject({
-  artifact_ids: z
-    .array(z.uuid({ error: 'must be a UUID' }))
-    .min(1)
-    .max(50)
-    .describe('The source artifacts.'),
+  artifact_ids: z.array(uuid()).min(1).max(50).describe('The source artifacts.'),
   schema: extractParams.shape.schema,
   instructions: z.string().trim().min(1).max(4000).optional().describe('What to look for, beyond the schema.'),
   title: extractParams.shape.title,
-  workspace_id: z
-    .uuid({ error: 'must be a UUID' })
-    .optional()
-    .describe("Where the new artifact is proposed; the first source's workspace, else yours."),
+  workspace_id: uuid().optional().describe("Where the new artifact is proposed; the first source's workspace, else yours."),
 });
 
 /** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
@@ -56,7 +50,6 @@ export interface ToolDef {
   run: (ctx: OperationContext, input: never) => Promise<unknown>;
 }
 
-const uuid = z.uuid({ error: 'must be a UUID' });
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const writes = (destructive: boolean, idempotent: boolean) =>
   ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
@@ -142,7 +135,7 @@ const proposalOutput = z.object({
   approve: z.string(),
 });
 
-const workspaceScoped = { workspace_id: uuid.describe('The workspace whose drafts to commit.') };
+const workspaceScoped = { workspace_id: uuid().describe('The workspace whose drafts to commit.') };
 
 /** SPEC §4.5: purposeful tools, never a mirror of raw CRUD, and no collection create or update. */
 export const tools: ToolDef[] = [
@@ -163,7 +156,7 @@ export const tools: ToolDef[] = [
     title: 'Read an artifact',
     description: 'Returns one artifact by id: title, content type, content, context, state and provenance.',
     access: 'artifact:read',
-    input: z.strictObject({ id: uuid.describe('The artifact id.') }),
+    input: z.strictObject({ id: uuid().describe('The artifact id.') }),
     annotations: readOnly,
     icon: '📄',
     run: async (ctx, input: { id: string }) => presentArtifact((await visibleArtifact(ctx, input.id)).doc),
@@ -221,7 +214,7 @@ export const tools: ToolDef[] = [
     // The same field schemas as PATCH /artifacts/{id}, plus the id.
     input: z
       .strictObject({
-        id: uuid.describe('The draft to change.'),
+        id: uuid().describe('The draft to change.'),
         ...artifactFields,
         revision: z
           .int()
@@ -244,7 +237,7 @@ export const tools: ToolDef[] = [
     description:
       'archive hides a draft from search and commits; unarchive brings it back; revert restores its last committed version; delete removes the draft (its committed versions stay).',
     access: 'artifact:manage',
-    input: manageBody.safeExtend({ id: uuid.describe('The workspace draft.') }),
+    input: manageBody.safeExtend({ id: uuid().describe('The workspace draft.') }),
     output: manageOutput,
     annotations: writes(true, true),
     icon: '🗄️',
