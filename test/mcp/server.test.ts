@@ -80,6 +80,11 @@ describe('MCP endpoint', () => {
 
   it('lists the twelve purposeful tools, with annotations and icons, and no raw CRUD or collection tools', async () => {
     const client = await mcp(alice.token!);
+    // No stream outlives a stateless request: list_changed is not promised; instructions and icons per the protocol.
+    assert.notEqual(client.getServerCapabilities()?.tools?.listChanged, true);
+    assert.notEqual(client.getServerCapabilities()?.resources?.listChanged, true);
+    assert.match(client.getInstructions() ?? '', /collections/);
+    assert.match((client.getServerVersion() as { icons?: { src: string }[] }).icons?.[0]?.src ?? '', /^data:image\/svg\+xml;base64,/);
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       'ask',

@@ -1,18 +1,13 @@
 import { scopes } from '../../identity/principal.js';
 import type { Config } from '../../kernel/config/env.js';
 import { problems } from '../../kernel/errors/problem.js';
-import { platformInfo } from '../../kernel/platform-info.js';
+import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
 import { serveMcp } from '../../mcp/server/server.js';
 import { tools } from '../../mcp/server/tools.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
 
 export const mcpPath = '/mcp';
-
-/** The platform's icon as a data URI (§2.9 `icon`): nothing to fetch from anywhere. */
-const platformIcon = `data:image/svg+xml;base64,${Buffer.from(
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#3b5bdb"/><path d="M9 8h9a6 6 0 0 1 0 12h-5v4H9z" fill="#fff"/></svg>',
-).toString('base64')}`;
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 

@@ -9,7 +9,7 @@ import type { OperationContext } from '../../operations/context.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { ContainerKind } from '../../store/containers.js';
 import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
-import { platformInfo } from '../../kernel/platform-info.js';
+import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
 
 /** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
 export const serverIcon = 'platform';
@@ -171,14 +171,25 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
   );
 }
 
+/** What a client's model is told about this server at initialize (MCP `instructions`). */
+const instructions =
+  'The workspace knowledge platform. Drafts live in workspaces and are yours to change (create_artifact, ' +
+  'update_artifact, manage_artifact); collections hold committed, versioned knowledge that changes only ' +
+  'through a commit a person approves (commit_preview, commit_workspace). Find things with search or ask; ' +
+  'browse_workspaces and browse_collections list what you can reach. Errors are tool results with isError, ' +
+  'saying what went wrong and what to do.';
+
 /** A server with every tool and resource; which principal it serves comes with each request, never with the server. */
 function createMcpServer(): McpServer {
-  const server = new McpServer({ ...platformInfo, _meta: { icon: serverIcon } } as typeof platformInfo, {
-    capabilities: { tools: {}, resources: {} },
-  });
+  const server = new McpServer(
+    { ...platformInfo, icons: [{ src: platformIcon, mimeType: 'image/svg+xml' }], _meta: { icon: serverIcon } } as typeof platformInfo,
+    { capabilities: { tools: {}, resources: {} }, instructions },
+  );
   for (const tool of tools) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
+  // Stateless: no stream outlives a request, so no list_changed notification could be delivered.
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
 }
 
