@@ -9,7 +9,7 @@ import { embedArtifacts } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import { CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
-import { whyNotCommittable, type PreviewCounts } from '../commits/preview.js';
+import { whyNotCommittable } from '../commits/preview.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { ExternalServers } from '../mcp/client/external.js';

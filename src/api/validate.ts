@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parse, refuse, invalidParams } from '../kernel/errors/validation.js';
-import { problems, type InvalidParam } from '../kernel/errors/problem.js';
+import { parse, refuse } from '../kernel/errors/validation.js';
+import { type InvalidParam } from '../kernel/errors/problem.js';
 
 export { parse };
 import { defaultPageSize, maxPageSize } from '../store/pagination.js';

@@ -6,7 +6,7 @@ import { ConnectionRunner } from '../runners/connection.js';
 import { ConnectionStore } from '../store/connections.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
-import { createOutbound, parseAllowList, type FetchLike } from '../net/outbound.js';
+import { createOutbound, parseAllowList } from '../net/outbound.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { SecretStore } from '../store/secrets.js';

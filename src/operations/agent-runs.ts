@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actionNeeds } from '../invocations/proposed-actions/permissions.js';
-import { agentById, agentId } from '../invocations/agents/registry.js';
+import { agentId } from '../invocations/agents/registry.js';
 import type { Agent } from '../invocations/agents/types.js';
 import { grantsOf, requireGrant } from '../identity/grants.js';
 import { snapshotOf } from '../identity/principal.js';
@@ -14,14 +14,11 @@ import { type AgentRunState } from '../workflows/contracts/agent-run.js';
 import type { InvocationState } from '../workflows/contracts/invocation.js';
 import { visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './context.js';
-import { invocableServer, invokeTool, invokeToolBody, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
+import { invocableServer, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
 import { actionKinds } from '../invocations/proposed-actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { parse } from '../kernel/errors/validation.js';
-import { baseType, mcpServerType, transformType } from '../artifacts/content-types/index.js';
-import type { TransformRunState } from '../workflows/contracts/transform-run.js';
-import { presentAgentRun, presentInvocation } from '../presenters/invocations.js';
+import { presentAgentRun } from '../presenters/invocations.js';
 import { uuid } from '../kernel/json/schemas.js';
 
 const agentWait = waitSeconds.describe(

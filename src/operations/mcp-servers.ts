@@ -1,6 +1,6 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { grantsOf, requireGrant } from '../identity/grants.js';
+import { requireGrant } from '../identity/grants.js';
 import type { Principal } from '../identity/principal.js';
 import { baseType, isPlatformType, mcpServerType } from '../artifacts/content-types/index.js';
 import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
@@ -10,9 +10,9 @@ import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import type { McpOperation, McpRunResult, McpRunState } from '../workflows/contracts/mcp-run.js';
+import type { McpOperation, McpRunResult } from '../workflows/contracts/mcp-run.js';
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
-import { invokesServers, mayInvokeIn } from './mcp-permissions.js';
+import { invokesServers } from './mcp-permissions.js';
 import type { OperationContext } from './context.js';
 import { presentInvocation } from '../presenters/invocations.js';
 

@@ -1,10 +1,10 @@
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import { failureResult } from '../mcp/client/failure.js';
 import { within } from '../temporal/within.js';
 import type { Config } from '../kernel/config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { mcpRunType, type McpRun } from '../workflows/contracts/mcp-run.js';
-import { mcpRunStateQuery, type McpRunInput, type McpRunResult, type McpRunState } from '../workflows/contracts/mcp-run.js';
+import { type McpRunInput, type McpRunResult } from '../workflows/contracts/mcp-run.js';
 import { startOnce } from '../temporal/start-once.js';
 
 const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;

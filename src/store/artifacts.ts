@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
 import { generateKeyBetween } from 'fractional-indexing';
-import type { Binary, Db, Filter, Sort } from 'mongodb';
+import type { Db, Filter, Sort } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../identity/principal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
-import { containerCollection, settleShares, type ContainerDoc, type ContainerKind } from './containers.js';
+import { containerCollection, settleShares, type ContainerDoc } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 import { atRevision, revisionId, revisionsCollection, revisionState, type RevisionDoc, type RevisionState } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';

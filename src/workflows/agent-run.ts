@@ -3,8 +3,6 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  defineQuery,
-  defineUpdate,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -26,7 +24,6 @@ import {
   settledUpdate,
   unknownActionsFailure,
   notPendingFailure,
-  type ProposeInput,
 } from './contracts/agent-run.js';
 
 const applyBatch = 50;

@@ -3,8 +3,6 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  defineQuery,
-  defineUpdate,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,

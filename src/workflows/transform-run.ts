@@ -2,16 +2,13 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  defineQuery,
-  defineUpdate,
   executeChild,
   setHandler,
   sleep,
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PrincipalSnapshot } from '../identity/principal.js';
-import { render, type TransformContent, type TransformStep } from '../artifacts/content-types/transform.js';
+import { render, type TransformStep } from '../artifacts/content-types/transform.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
 import { invocationWorkflowId } from './contracts/ids.js';
 import { agentRun } from './agent-run.js';

@@ -1,13 +1,4 @@
-import {
-  condition,
-  continueAsNew,
-  defineQuery,
-  defineSignal,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-  allHandlersFinished,
-} from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, workflowInfo, allHandlersFinished } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { WorkspaceEvent } from '../events/types.js';
 import { type WorkspaceEventsInput, artifactEventSignal, pendingEventsQuery } from './contracts/workspace-events.js';

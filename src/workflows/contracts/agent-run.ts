@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ActionOutcome, RecordedAction } from '../../invocations/proposed-actions/schema.js';
+import type { RecordedAction } from '../../invocations/proposed-actions/schema.js';
 import type { PrincipalSnapshot } from '../../identity/principal.js';
 
 /** The contract of `agentRun` (workflows/agent-run.ts). */
