@@ -22,6 +22,7 @@ import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
 import { revisionRoutes } from './routes/revisions.js';
 import { mcpRoutes } from './routes/mcp.js';
+import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -49,6 +50,7 @@ export const routes: RouteDef[] = [
   ...mcpServerRoutes,
   ...invocationRoutes,
   ...mcpRoutes,
+  ...oauthMetadataRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {
