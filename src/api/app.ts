@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Services } from '../operations/services.js';
 import type { AppState } from './context.js';
+import { cors } from './middleware/cors.js';
 import { problemResponses } from './middleware/problems.js';
 import { requestLog } from './middleware/request-log.js';
 import { adminRoutes } from './routes/admin.js';
@@ -61,6 +62,7 @@ export function createApp(services: Services): Koa<AppState, { services: Service
   mountRoutes(router, routes, services.config.MAX_BODY_BYTES);
   app.use(requestLog as Koa.Middleware);
   app.use(problemResponses as Koa.Middleware);
+  app.use(cors as Koa.Middleware);
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
