@@ -39,6 +39,15 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', params.N, params.r, params.p, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
+/**
+ * A hash no password matches, for an account that signs in elsewhere (an external identity provider):
+ * the stored form of a real hash (so a password login costs the same scrypt work as for any account,
+ * and timing tells nothing) but with a random digest, whose preimage nobody has. Costs no scrypt.
+ */
+export function unusablePasswordHash(): string {
+  return ['scrypt', params.N, params.r, params.p, randomBytes(16).toString('base64'), randomBytes(keyLength).toString('base64')].join('$');
+}
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;

@@ -24,9 +24,10 @@ export class UserStore {
     return this.users.findOne({ _id: id });
   }
 
-  async create(email: string, passwordHash: string, isAdmin: boolean): Promise<UserDoc> {
+  /** `id`: chosen by the caller when something else already names the person (an external identity's link). */
+  async create(email: string, passwordHash: string, isAdmin: boolean, id: string = uuidv7()): Promise<UserDoc> {
     const doc: UserDoc = {
-      _id: uuidv7(),
+      _id: id,
       email: email.toLowerCase(),
       password_hash: passwordHash,
       is_admin: isAdmin,
