@@ -24,6 +24,7 @@ import { versionRoutes } from './routes/versions.js';
 import { revisionRoutes } from './routes/revisions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -52,6 +53,7 @@ export const routes: RouteDef[] = [
   ...invocationRoutes,
   ...mcpRoutes,
   ...oauthMetadataRoutes,
+  ...oauthRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {

@@ -1,4 +1,6 @@
 import type { ApiKeyStore } from '../store/api-keys.js';
+import type { ConsentStore } from '../store/consents.js';
+import type { OAuthStore } from '../store/oauth.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { UserStore } from '../store/users.js';
 import { sameHash, sha256 } from '../kernel/crypto/opaque.js';
@@ -11,6 +13,8 @@ export interface CredentialServices {
   tokens: TokenService;
   users: UserStore;
   serverCredentials: ServerCredentialStore;
+  consents: ConsentStore;
+  oauth: OAuthStore;
 }
 
 /** API keys look like `pk_<id>_<secret>`, so they are recognisable in a leak scan and distinct from JWTs. */
@@ -41,9 +45,13 @@ function narrow(granted: string[], tokenScope: unknown): ScopeSet {
  * as it is now: a deleted, deactivated or rotated credential, or a revoked key, stops at once, and
  * scope or filter changes apply to tokens already issued.
  */
-export async function principalFromBearer(services: CredentialServices, token: string): Promise<Principal> {
+export async function principalFromBearer(
+  services: CredentialServices,
+  token: string,
+  audiences: string[] = [services.tokens.audience],
+): Promise<Principal> {
   if (token.startsWith('pk_')) return principalFromApiKey(services, token);
-  const claims = await services.tokens.verify(token);
+  const claims = await services.tokens.verify(token, audiences);
   switch (claims.kind ?? 'user') {
     case 'user': {
       const user = await services.users.findById(claims.sub);
@@ -71,6 +79,23 @@ export async function principalFromBearer(services: CredentialServices, token: s
         onBehalfOf: false,
         scopes: narrow(doc.scopes, claims.scope),
         filters: doc.resource_filters,
+        isAdmin: false,
+      };
+    }
+    case 'oauth': {
+      // An OAuth client's token lives as long as the person's consent (the same grant) and its family.
+      const clientId = String(claims.client_id);
+      const [consent, revoked] = await Promise.all([
+        services.consents.get(claims.sub, 'oauth_client', clientId),
+        services.oauth.isFamilyRevoked(String(claims.fam)),
+      ]);
+      if (!consent?.oauth || consent.oauth.grant_id !== claims.gid || revoked) throw new TokenError('the authorization was revoked');
+      return {
+        actor: { kind: 'oauth_client', id: clientId },
+        subject: claims.sub,
+        onBehalfOf: false,
+        scopes: narrow(consent.oauth.scopes, claims.scope),
+        filters: consent.oauth.filters,
         isAdmin: false,
       };
     }

@@ -98,7 +98,8 @@ export const resourceFiltersSchema = z.strictObject({
 export type ResourceFilters = z.infer<typeof resourceFiltersSchema>;
 export const unfiltered: ResourceFilters = { workspaces: '*', collections: '*' };
 
-export type ActorKind = 'user' | 'server_credential' | 'api_key';
+/** Who authenticated: a person, a server credential, an API key, or an OAuth client a person authorized. */
+export type ActorKind = 'user' | 'server_credential' | 'api_key' | 'oauth_client';
 
 /**
  * Who is asking, resolved once per request by the bearer middleware. Every route and store query

@@ -44,7 +44,7 @@ export class TokenService {
   }
 
   /** Verifies signature, algorithm, issuer, audience and expiry; throws TokenError with a client-safe reason. */
-  async verify(token: string, audience = this.audience): Promise<JWTPayload & { sub: string }> {
+  async verify(token: string, audience: string | string[] = this.audience): Promise<JWTPayload & { sub: string }> {
     let kid: string | undefined;
     try {
       const header = decodeProtectedHeader(token);

@@ -13,6 +13,10 @@ import { UserStore } from '../store/users.js';
 import { ApiKeyStore } from '../store/api-keys.js';
 import { AuditStore } from '../store/audit.js';
 import { ConsentStore } from '../store/consents.js';
+import { OAuthStore } from '../store/oauth.js';
+import { AuthorizationServer } from '../identity/oauth/authorization-server.js';
+import { MetadataDocumentClients } from '../identity/oauth/metadata-documents.js';
+import { BrowserSessions } from '../identity/oauth/browser-session.js';
 import { SecretStore } from '../store/secrets.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
 import { createTemporalClient, createTemporalProbe } from '../temporal/client.js';
@@ -53,6 +57,14 @@ export function createServices(config: Config, logger: Logger): Services {
   const signingKeys = new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS);
   const connections = new ConnectionStore(db, ring);
   const audit = new AuditStore(db);
+  const tokens = new TokenService(signingKeys, config.apiUri, config.ACCESS_TOKEN_TTL_SECONDS);
+  const consents = new ConsentStore(db);
+  const oauth = new OAuthStore(db);
+  const outbound = createOutbound({
+    allow: parseAllowList(config.MCP_OUTBOUND_ALLOW),
+    timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS,
+    maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
+  });
   const connectionRunner = new ConnectionRunner(() => temporal, config);
   const indexing = new IndexingRunner(() => temporal, config.TEMPORAL_TASK_QUEUE);
   const signInPolicy = {
@@ -68,7 +80,7 @@ export function createServices(config: Config, logger: Logger): Services {
     temporal,
     temporalProbe: createTemporalProbe(config),
     signingKeys,
-    tokens: new TokenService(signingKeys, config.apiUri, config.ACCESS_TOKEN_TTL_SECONDS),
+    tokens,
     users: new UserStore(db),
     containers: new ContainerStore(db),
     artifacts,
@@ -76,7 +88,15 @@ export function createServices(config: Config, logger: Logger): Services {
     eventRunner: new EventRunner(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER),
     serverCredentials: new ServerCredentialStore(db),
     apiKeys: new ApiKeyStore(db),
-    consents: new ConsentStore(db),
+    consents,
+    oauth,
+    authorizationServer: new AuthorizationServer(
+      oauth,
+      consents,
+      tokens,
+      new MetadataDocumentClients(outbound, config.PLATFORM_ENV === 'development'),
+    ),
+    browserSessions: new BrowserSessions(tokens),
     secrets: new SecretStore(db, ring),
     audit,
     search: new SearchService(
@@ -96,11 +116,7 @@ export function createServices(config: Config, logger: Logger): Services {
     mcpCallRunner: new McpCallRunner(temporal, config),
     invocationRunner: new InvocationRunner(temporal, config),
     mcpCatalog: new McpCatalogStore(db),
-    outbound: createOutbound({
-      allow: parseAllowList(config.MCP_OUTBOUND_ALLOW),
-      timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS,
-      maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
-    }),
+    outbound,
     connections,
     projector: new Projector(connections, connectionRunner.refresh),
     connectionRunner,

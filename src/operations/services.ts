@@ -12,6 +12,9 @@ import type { UserStore } from '../store/users.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { AuditStore } from '../store/audit.js';
 import type { ConsentStore } from '../store/consents.js';
+import type { OAuthStore } from '../store/oauth.js';
+import type { AuthorizationServer } from '../identity/oauth/authorization-server.js';
+import type { BrowserSessions } from '../identity/oauth/browser-session.js';
 import type { SecretStore } from '../store/secrets.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { SearchService } from '../search/service.js';
@@ -49,6 +52,12 @@ export interface Services {
   serverCredentials: ServerCredentialStore;
   apiKeys: ApiKeyStore;
   consents: ConsentStore;
+  /** The authorization server's clients, codes, refresh tokens and revocations. */
+  oauth: OAuthStore;
+  /** The platform as an OAuth 2.1 authorization server for its API and /mcp. */
+  authorizationServer: AuthorizationServer;
+  /** Sign-in and consent pages: the person's session cookie and the pending authorization request. */
+  browserSessions: BrowserSessions;
   secrets: SecretStore;
   audit: AuditStore;
   search: SearchService;

@@ -1,3 +1,4 @@
+import type { ActorKind } from '../identity/principal.js';
 import type { Binary } from 'mongodb';
 import type { ContainerKind } from './containers.js';
 
@@ -55,6 +56,6 @@ export interface Provenance {
     commit_id?: string;
     approved_by?: string;
     /** The credential that made the change when it was not the person's own token. */
-    via?: { kind: 'server_credential' | 'api_key'; id: string };
+    via?: { kind: Exclude<ActorKind, 'user'>; id: string };
   };
 }

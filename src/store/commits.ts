@@ -1,3 +1,4 @@
+import type { ActorKind } from '../identity/principal.js';
 import type { Db, Filter } from 'mongodb';
 import type { PreviewCounts, PreviewItem } from '../commits/preview.js';
 import type { ArtifactDoc } from './artifacts.js';
@@ -42,7 +43,7 @@ export interface CommitDoc {
   /** 0 while pending, 1 once ended: lists sort pending first. */
   rank: 0 | 1;
   requested_by: string;
-  requested_via?: { kind: 'server_credential' | 'api_key'; id: string };
+  requested_via?: { kind: Exclude<ActorKind, 'user'>; id: string };
   created_at: Date;
   updated_at: Date;
   expires_at: Date | null;

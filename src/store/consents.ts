@@ -1,13 +1,18 @@
 import type { Db } from 'mongodb';
-import type { ActorKind } from '../identity/principal.js';
+import type { ActorKind, ResourceFilters } from '../identity/principal.js';
 
-/** A person's permission for a credential to act on their behalf (X-On-Behalf-Of). */
+/**
+ * A person's permission for a credential to act on their behalf: X-On-Behalf-Of for server
+ * credentials and API keys, or an OAuth client's access through the authorization server, which also
+ * records what the person allowed (scopes, workspaces) and the grant its tokens belong to.
+ */
 export interface ConsentDoc {
   _id: string; // `${person_id}:${credential_kind}:${credential_id}`
   person_id: string;
   credential_kind: Exclude<ActorKind, 'user'>;
   credential_id: string;
   created_at: Date;
+  oauth?: { client_name: string; scopes: string[]; filters: ResourceFilters; grant_id: string };
 }
 
 export const consentId = (person: string, kind: string, credential: string) => `${person}:${kind}:${credential}`;
@@ -23,6 +28,30 @@ export class ConsentStore {
     const full: ConsentDoc = { _id: consentId(doc.person_id, doc.credential_kind, doc.credential_id), ...doc, created_at: new Date() };
     await this.coll.updateOne({ _id: full._id }, { $setOnInsert: full }, { upsert: true });
     return (await this.coll.findOne({ _id: full._id }))!;
+  }
+
+  /**
+   * Records what a person allowed an OAuth client, replacing an earlier decision. The grant id is
+   * kept when the person allows the client again, so its other devices' tokens live on; a consent that
+   * was revoked starts a new grant, and tokens from before the revocation stay dead.
+   */
+  async grantOAuth(person: string, clientId: string, oauth: Omit<NonNullable<ConsentDoc['oauth']>, 'grant_id'>, newGrantId: string) {
+    const _id = consentId(person, 'oauth_client', clientId);
+    const existing = await this.coll.findOne({ _id });
+    const doc: ConsentDoc = {
+      _id,
+      person_id: person,
+      credential_kind: 'oauth_client',
+      credential_id: clientId,
+      created_at: existing?.created_at ?? new Date(),
+      oauth: { ...oauth, grant_id: existing?.oauth?.grant_id ?? newGrantId },
+    };
+    await this.coll.replaceOne({ _id }, doc, { upsert: true });
+    return doc;
+  }
+
+  get(person: string, kind: string, credential: string): Promise<ConsentDoc | null> {
+    return this.coll.findOne({ _id: consentId(person, kind, credential) });
   }
 
   async has(person: string, kind: string, credential: string): Promise<boolean> {

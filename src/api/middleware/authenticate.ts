@@ -4,11 +4,15 @@ import { isHuman, type Principal, type Scope } from '../../identity/principal.js
 import { TokenError } from '../../identity/tokens.js';
 import { Problem, problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
+import { acceptedAudiences, publicBase } from '../public-url.js';
 import { limitPrincipal } from './rate-limit.js';
 
 /** RFC 9728 protected resource metadata: where a client learns how to get a token for this API. */
 export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') =>
   `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
+
+/** The MCP endpoint's path (also in routes/mcp.ts, which imports this module's callers). */
+export const mcpPath = '/mcp';
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,14 +22,15 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * answers 401 with WWW-Authenticate. Requests made on someone's behalf are audited.
  */
 export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
-  const metadata = protectedResourceMetadataUrl(ctx.services.config.apiUri, ctx.path === '/mcp' ? '/mcp' : '');
+  const { config } = ctx.services;
+  const metadata = protectedResourceMetadataUrl(publicBase(ctx, config), ctx.path === mcpPath ? mcpPath : '');
   const header = ctx.get('authorization');
   if (!header) throw problems.unauthorized('A bearer token is required.', 'invalid_request', metadata);
   const match = bearer.exec(header);
   if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request', metadata);
   let principal: Principal;
   try {
-    principal = await principalFromBearer(ctx.services, match[1]!);
+    principal = await principalFromBearer(ctx.services, match[1]!, acceptedAudiences(ctx, config, mcpPath));
   } catch (err) {
     if (err instanceof TokenError) throw problems.unauthorized(err.message, 'invalid_token', metadata);
     throw err;

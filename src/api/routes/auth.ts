@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { decoyHash, verifyPassword } from '../../identity/passwords.js';
 import { problems } from '../../kernel/errors/problem.js';
-import { clientIp } from '../client-ip.js';
+import { passwordSignIn } from '../password-sign-in.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
 import type { RouteDef } from '../route.js';
@@ -17,17 +16,10 @@ export const authRoutes: RouteDef[] = [
     body: 'json',
     handler: async (ctx) => {
       const { email, password } = parse(loginBody, ctx.state.body, 'body');
-      const attempt = { email, ip: clientIp(ctx, ctx.services.config.TRUST_PROXY_HOPS), requestId: ctx.state.requestId };
-      // Throttled per e-mail (429 sign-in-throttled, account-locked) before any password is checked.
-      const { ok, personId } = await ctx.services.signIns.check(attempt, async () => {
-        const user = await ctx.services.users.findByEmail(email);
-        // The same work is done for an unknown e-mail, so response time does not reveal accounts.
-        const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
-        return { ok: !!user && matches, personId: user?._id ?? null };
-      });
-      if (!ok) throw problems.invalidCredentials();
+      const personId = await passwordSignIn(ctx, email, password);
+      if (!personId) throw problems.invalidCredentials();
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = await ctx.services.tokens.issue(personId!, { kind: 'user' });
+      ctx.body = await ctx.services.tokens.issue(personId, { kind: 'user' });
     },
   },
   {

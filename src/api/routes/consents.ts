@@ -5,12 +5,18 @@ import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
 import type { RouteDef } from '../route.js';
 
+/** Consents to X-On-Behalf-Of are granted here; an OAuth client's only on the consent page. All are revoked here. */
 const kinds = ['server_credential', 'api_key'] as const;
 const body = z.strictObject({ credential_kind: z.enum(kinds), credential_id: z.string().min(1).max(200) });
-const params = z.object({ credential_kind: z.enum(kinds), credential_id: z.string().min(1).max(200) });
+const params = z.object({ credential_kind: z.enum([...kinds, 'oauth_client']), credential_id: z.string().min(1).max(2000) });
 
 function present(doc: ConsentDoc) {
-  return { credential_kind: doc.credential_kind, credential_id: doc.credential_id, created_at: doc.created_at.toISOString() };
+  return {
+    credential_kind: doc.credential_kind,
+    credential_id: doc.credential_id,
+    created_at: doc.created_at.toISOString(),
+    ...(doc.oauth ? { client_name: doc.oauth.client_name, scopes: doc.oauth.scopes, resource_filters: doc.oauth.filters } : {}),
+  };
 }
 
 async function credentialExists(ctx: AppContext, kind: (typeof kinds)[number], id: string): Promise<boolean> {

@@ -1,23 +1,38 @@
 import { scopes } from '../../identity/principal.js';
+import { mcpPath } from '../middleware/authenticate.js';
+import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
-import { mcpPath } from './mcp.js';
 
-/** RFC 8414 authorization server metadata and RFC 9728 protected resource metadata. */
+/**
+ * RFC 8414 authorization server metadata and RFC 9728 protected resource metadata. Both name the
+ * URL the client used (publicBase): clients check that the resource and issuer they are told are the
+ * ones they asked.
+ */
 export const oauthMetadataRoutes: RouteDef[] = [
   {
     method: 'get',
     path: '/.well-known/oauth-authorization-server',
     access: 'public',
     handler: (ctx) => {
-      const { apiUri } = ctx.services.config;
+      const base = publicBase(ctx, ctx.services.config);
+      ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = {
-        issuer: apiUri,
-        token_endpoint: `${apiUri}/auth/token`,
-        jwks_uri: `${apiUri}/.well-known/jwks.json`,
-        grant_types_supported: ['client_credentials'],
-        token_endpoint_auth_methods_supported: ['client_secret_post'],
-        response_types_supported: [],
+        issuer: base,
+        authorization_endpoint: `${base}/oauth/authorize`,
+        token_endpoint: `${base}/auth/token`,
+        registration_endpoint: `${base}/oauth/register`,
+        revocation_endpoint: `${base}/oauth/revoke`,
+        jwks_uri: `${base}/.well-known/jwks.json`,
+        response_types_supported: ['code'],
+        response_modes_supported: ['query'],
+        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+        token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+        revocation_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'client_secret_post'],
+        code_challenge_methods_supported: ['S256'],
         scopes_supported: [...scopes],
+        client_id_metadata_document_supported: true,
+        authorization_response_iss_parameter_supported: true,
+        service_documentation: `${base}/.well-known/mcp.json`,
       };
     },
   },
@@ -26,14 +41,15 @@ export const oauthMetadataRoutes: RouteDef[] = [
     path,
     access: 'public',
     handler: (ctx) => {
-      const { apiUri } = ctx.services.config;
+      const base = publicBase(ctx, ctx.services.config);
+      ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = {
-        resource: path.endsWith(mcpPath) ? `${apiUri}${mcpPath}` : apiUri,
-        authorization_servers: [apiUri],
+        resource: path.endsWith(mcpPath) ? `${base}${mcpPath}` : base,
+        authorization_servers: [base],
         bearer_methods_supported: ['header'],
         scopes_supported: [...scopes],
         resource_name: 'Workspace knowledge platform',
-        resource_documentation: `${apiUri}/.well-known/mcp.json`,
+        resource_documentation: `${base}/.well-known/mcp.json`,
       };
     },
   })),

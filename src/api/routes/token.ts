@@ -1,14 +1,13 @@
 import { decoyHash, verifyPassword } from '../../identity/passwords.js';
 import { Problem } from '../../kernel/errors/problem.js';
+import { OAuthError, type OAuthErrorCode } from '../../identity/oauth/errors.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { readBody } from '../middleware/body.js';
 import type { RouteDef } from '../route.js';
 
-type OAuthError = 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope';
-
 /** RFC 6749 §5.2: the token endpoint answers errors in OAuth's own shape, not problem+json. */
-function oauthError(ctx: AppContext, error: OAuthError, description: string): void {
+function oauthError(ctx: AppContext, error: OAuthErrorCode, description: string): void {
   ctx.status = error === 'invalid_client' ? 401 : 400;
   if (error === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="platform", charset="UTF-8"');
   ctx.set('Cache-Control', 'no-store');
@@ -29,7 +28,41 @@ function basicCredentials(header: string): { id: string; secret: string } | null
   }
 }
 
-/** Issues server tokens: `grant_type=client_credentials` (SPEC §4.1, §5.2). No refresh token. */
+/** An authorization server client, authenticated the way it registered (Basic, form secret, or public). */
+function oauthClient(ctx: AppContext, form: Record<string, string>) {
+  const basic = basicCredentials(ctx.get('authorization'));
+  const via = basic ? 'basic' : form.client_secret ? 'post' : 'none';
+  return ctx.services.authorizationServer.authenticateClient(basic?.id ?? form.client_id, basic?.secret ?? form.client_secret, via);
+}
+
+/** The authorization server's grants: a client (public, or with its secret) redeems a code or a refresh token. */
+async function oauthGrant(ctx: AppContext, form: Record<string, string>): Promise<void> {
+  const as = ctx.services.authorizationServer;
+  try {
+    const client = await oauthClient(ctx, form);
+    const issued = form.grant_type === 'authorization_code' ? await as.exchangeCode(client, form) : await as.refresh(client, form);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+    ctx.body = issued;
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthError(ctx, err.code, err.description);
+    throw err;
+  }
+}
+
+async function readForm(ctx: AppContext): Promise<Record<string, string> | null> {
+  try {
+    return (await readBody(ctx, 'form', ctx.services.config.MAX_BODY_BYTES)) as Record<string, string>;
+  } catch (err) {
+    if (err instanceof Problem) return null;
+    throw err;
+  }
+}
+
+/**
+ * The token endpoint: server tokens by `grant_type=client_credentials` (SPEC §4.1, §5.2, no refresh
+ * token), and the authorization server's `authorization_code` and `refresh_token` grants.
+ */
 export const tokenRoutes: RouteDef[] = [
   {
     method: 'post',
@@ -37,16 +70,13 @@ export const tokenRoutes: RouteDef[] = [
     access: 'public',
     guard: limitCredentialExchange,
     handler: async (ctx) => {
-      let form: Record<string, string>;
-      try {
-        form = (await readBody(ctx, 'form', ctx.services.config.MAX_BODY_BYTES)) as Record<string, string>;
-      } catch (err) {
-        if (err instanceof Problem) return oauthError(ctx, 'invalid_request', 'Send an application/x-www-form-urlencoded body.');
-        throw err;
-      }
+      const form = await readForm(ctx);
+      if (!form) return oauthError(ctx, 'invalid_request', 'Send an application/x-www-form-urlencoded body.');
       if (!form.grant_type) return oauthError(ctx, 'invalid_request', 'grant_type is required.');
-      if (form.grant_type !== 'client_credentials')
-        return oauthError(ctx, 'unsupported_grant_type', 'Only client_credentials is supported.');
+      if (form.grant_type === 'authorization_code' || form.grant_type === 'refresh_token') return oauthGrant(ctx, form);
+      if (form.grant_type !== 'client_credentials') {
+        return oauthError(ctx, 'unsupported_grant_type', 'Supported: authorization_code, refresh_token, client_credentials.');
+      }
       const basic = basicCredentials(ctx.get('authorization'));
       const id = basic?.id ?? form.client_id;
       const secret = basic?.secret ?? form.client_secret;
@@ -69,6 +99,25 @@ export const tokenRoutes: RouteDef[] = [
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
       ctx.body = { ...issued, scope: scopes.join(' ') };
+    },
+  },
+  {
+    // RFC 7009: a client revokes its refresh token (and with it the grant's family). Always 200.
+    method: 'post',
+    path: '/oauth/revoke',
+    access: 'public',
+    guard: limitCredentialExchange,
+    handler: async (ctx) => {
+      const form = await readForm(ctx);
+      if (!form?.token) return oauthError(ctx, 'invalid_request', 'token is required.');
+      try {
+        await ctx.services.authorizationServer.revoke(await oauthClient(ctx, form), form.token);
+      } catch (err) {
+        if (err instanceof OAuthError) return oauthError(ctx, err.code, err.description);
+        throw err;
+      }
+      ctx.status = 200;
+      ctx.body = {};
     },
   },
 ];

@@ -1,0 +1,104 @@
+import { scopes } from '../../identity/principal.js';
+import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
+import { redirectUriMatches, type OAuthClient } from '../../identity/oauth/clients.js';
+import { OAuthError } from '../../identity/oauth/errors.js';
+import type { AppContext } from '../context.js';
+import { publicBase } from '../public-url.js';
+import { mcpPath } from '../middleware/authenticate.js';
+
+/** A request the client cannot be told about (no verified redirect URI): shown to the person instead. */
+export class PageError extends Error {}
+
+/** A refusal sent back to the client's verified redirect URI (RFC 6749 §4.1.2.1). */
+export class RedirectError extends Error {
+  constructor(
+    readonly request: Pick<AuthorizationRequest, 'redirect_uri' | 'state' | 'issuer'>,
+    readonly error: OAuthError,
+  ) {
+    super(error.description);
+  }
+}
+
+/** Scopes a client may ask for and that we drop without complaint: they mean nothing here. */
+const ignoredScopes = new Set(['offline_access', 'openid']);
+const challengePattern = /^[A-Za-z0-9_-]{43}$/;
+
+function single(ctx: AppContext, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw new OAuthError('invalid_request', `${name} must appear once.`);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The redirect to the client, with RFC 9207's `iss` so the client knows which server answered. */
+export function clientRedirect(request: Pick<AuthorizationRequest, 'redirect_uri' | 'state' | 'issuer'>, params: Record<string, string>) {
+  const url = new URL(request.redirect_uri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  if (request.state !== undefined) url.searchParams.set('state', request.state);
+  url.searchParams.set('iss', request.issuer);
+  return url.toString();
+}
+
+/**
+ * Validates an authorization request (OAuth 2.1 §4.1.1, RFC 8707). Until the client and its redirect
+ * URI are verified, errors are PageErrors; after, RedirectErrors for the client.
+ */
+export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ request: AuthorizationRequest; client: OAuthClient }> {
+  const base = publicBase(ctx, ctx.services.config);
+  let clientId: string | undefined;
+  let redirectUri: string | undefined;
+  try {
+    clientId = single(ctx, 'client_id');
+    redirectUri = single(ctx, 'redirect_uri');
+  } catch (err) {
+    throw new PageError((err as OAuthError).description);
+  }
+  if (!clientId) throw new PageError('The application did not say who it is (client_id is missing).');
+  let client: OAuthClient | null;
+  try {
+    client = await ctx.services.authorizationServer.client(clientId);
+  } catch (err) {
+    if (err instanceof OAuthError) throw new PageError(err.description);
+    throw err;
+  }
+  if (!client) throw new PageError('This application is not registered here (unknown client_id).');
+  if (!redirectUri) throw new PageError('The application did not say where to return (redirect_uri is missing).');
+  if (!redirectUriMatches(client.redirect_uris, redirectUri)) {
+    throw new PageError('The return address (redirect_uri) is not one this application registered.');
+  }
+  const state = typeof ctx.query.state === 'string' ? ctx.query.state : undefined;
+  const answerTo = { redirect_uri: redirectUri, issuer: base, ...(state === undefined ? {} : { state }) };
+  try {
+    if (single(ctx, 'response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code.');
+    if (!client.grant_types.includes('authorization_code')) {
+      throw new OAuthError('unauthorized_client', 'This client did not register the authorization_code grant.');
+    }
+    const challenge = single(ctx, 'code_challenge');
+    if (single(ctx, 'code_challenge_method') !== 'S256' || !challenge || !challengePattern.test(challenge)) {
+      throw new OAuthError(
+        'invalid_request',
+        'PKCE is required: code_challenge (43 base64url characters) with code_challenge_method=S256.',
+      );
+    }
+    const asked = (single(ctx, 'scope') ?? '').split(' ').filter((s) => s && !ignoredScopes.has(s));
+    const unknown = asked.filter((s) => !(scopes as readonly string[]).includes(s));
+    if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
+    const resource = (single(ctx, 'resource') ?? base).replace(/\/$/, '');
+    const ours = [ctx.services.config.apiUri, base].flatMap((b) => [b, `${b}${mcpPath}`]);
+    if (!ours.includes(resource)) {
+      throw new OAuthError('invalid_target', `resource must be this API (${base}) or its MCP endpoint (${base}${mcpPath}).`);
+    }
+    return {
+      client,
+      request: {
+        ...answerTo,
+        client_id: client.client_id,
+        code_challenge: challenge,
+        scope: asked.length ? [...new Set(asked)] : [...scopes],
+        resource,
+      },
+    };
+  } catch (err) {
+    if (err instanceof OAuthError) throw new RedirectError(answerTo, err);
+    throw err;
+  }
+}

@@ -1,0 +1,45 @@
+import type { AppContext } from '../context.js';
+import { publicBase } from '../public-url.js';
+
+export const sessionCookie = 'platform_session';
+
+/**
+ * An HTML page for a person's browser: never cached, never framed (clickjacking), no script at all,
+ * and forms may post only here, or (the redirect after a decision) to the client's redirect URI.
+ */
+export function sendPage(ctx: AppContext, status: number, html: string, redirectUri?: string): void {
+  let formTarget = '';
+  if (redirectUri) {
+    const url = new URL(redirectUri);
+    formTarget = url.protocol === 'http:' || url.protocol === 'https:' ? ` ${url.origin}` : ` ${url.protocol}`;
+  }
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set(
+    'Content-Security-Policy',
+    `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formTarget}; frame-ancestors 'none'; base-uri 'none'`,
+  );
+  ctx.body = html;
+}
+
+export function readSession(ctx: AppContext): string | undefined {
+  return ctx.cookies.get(sessionCookie) || undefined;
+}
+
+/** The session cookie: HttpOnly, SameSite=Lax (no cross-site POST carries it), Secure over https. */
+export function writeSession(ctx: AppContext, value: string | null): void {
+  const secure = publicBase(ctx, ctx.services.config).startsWith('https:') ? '; Secure' : '';
+  const life = value === null ? '; Max-Age=0' : '; Max-Age=28800';
+  ctx.append('Set-Cookie', `${sessionCookie}=${value ?? ''}; Path=/; HttpOnly; SameSite=Lax${secure}${life}`);
+}
+
+export function redirect(ctx: AppContext, location: string): void {
+  ctx.status = 303;
+  ctx.set('Location', location);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = '';
+}

@@ -1,0 +1,34 @@
+import type { Config } from '../kernel/config/env.js';
+import type { AppContext } from './context.js';
+
+const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The API's base URL as this client reached it. OAuth clients compare what metadata says (the
+ * protected resource, the issuer) with the URL they used, so a client that came in on 127.0.0.1 must
+ * not be told `localhost`. The configured PLATFORM_API_URI is the answer unless the request named
+ * another host that is also this server: a loopback name on its port, or one of MCP_ALLOWED_HOSTS.
+ * Behind TRUST_PROXY_HOPS proxies, X-Forwarded-Host and X-Forwarded-Proto say what the client used.
+ * Any other Host gets the configured URL: a request cannot make us advertise a name of its choosing.
+ */
+export function publicBase(ctx: Pick<AppContext, 'get' | 'protocol'>, config: Config): string {
+  const configured = new URL(config.apiUri);
+  const proxied = config.TRUST_PROXY_HOPS > 0;
+  const forwardedHost = proxied ? ctx.get('x-forwarded-host').split(',')[0]!.trim() : '';
+  const host = (forwardedHost || ctx.get('host')).toLowerCase();
+  if (!host || host === configured.host) return config.apiUri;
+  const forwardedProto = proxied ? ctx.get('x-forwarded-proto').split(',')[0]!.trim().toLowerCase() : '';
+  const protocol = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : ctx.protocol;
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
+  const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 2) : (host.split(':')[1] ?? '');
+  const ours = (loopback.has(name) && port === String(config.PORT)) || config.mcpAllowedHosts.includes(host);
+  if (!ours) return config.apiUri;
+  return `${protocol}://${host}${configured.pathname.replace(/\/$/, '')}`;
+}
+
+/** The resource identifiers (RFC 8707) a token may name to be accepted on this request's path. */
+export function acceptedAudiences(ctx: Pick<AppContext, 'get' | 'protocol' | 'path'>, config: Config, mcpPath: string): string[] {
+  const bases = [...new Set([config.apiUri, publicBase(ctx, config)])];
+  // A token for the API is good on all of it, /mcp included; a token for /mcp only there.
+  return ctx.path === mcpPath ? [...bases, ...bases.map((b) => `${b}${mcpPath}`)] : bases;
+}

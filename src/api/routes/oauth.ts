@@ -1,0 +1,220 @@
+import { timingSafeEqual } from 'node:crypto';
+import { newGrantId } from '../../identity/oauth/authorization-server.js';
+import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
+import type { OAuthClient } from '../../identity/oauth/clients.js';
+import { OAuthError } from '../../identity/oauth/errors.js';
+import { unfiltered, userPrincipal, type ResourceFilters } from '../../identity/principal.js';
+import { TokenError } from '../../identity/tokens.js';
+import { Problem } from '../../kernel/errors/problem.js';
+import { consentPage, errorPage, loginPage } from '../../presenters/sign-in-pages.js';
+import type { AppContext } from '../context.js';
+import { limitCredentialExchange } from '../middleware/rate-limit.js';
+import { clientRedirect, PageError, parseAuthorizationRequest, RedirectError } from '../oauth/authorization-request.js';
+import { readSession, redirect, sendPage, writeSession } from '../oauth/browser.js';
+import { passwordSignIn } from '../password-sign-in.js';
+import type { RouteDef } from '../route.js';
+
+type Form = Record<string, string | undefined>;
+
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** The pending request a form carries, with its client as it is now. */
+async function pendingRequest(
+  ctx: AppContext,
+  sealed: string | undefined,
+): Promise<{ request: AuthorizationRequest; client: OAuthClient }> {
+  if (!sealed) throw new PageError('The sign-in form is incomplete. Start again from your application.');
+  let request: AuthorizationRequest;
+  try {
+    request = await ctx.services.browserSessions.openRequest(sealed);
+  } catch (err) {
+    if (err instanceof TokenError) throw new PageError('This sign-in has expired or was altered. Start again from your application.');
+    throw err;
+  }
+  const client = await ctx.services.authorizationServer.client(request.client_id).catch(() => null);
+  if (!client) throw new PageError('The application is no longer registered.');
+  return { request, client };
+}
+
+async function showLogin(ctx: AppContext, client: OAuthClient, sealed: string, status = 200, error?: string, email?: string) {
+  sendPage(
+    ctx,
+    status,
+    loginPage({ clientName: client.client_name, request: sealed, providers: [], ...(error ? { error } : {}), ...(email ? { email } : {}) }),
+  );
+}
+
+async function showConsent(
+  ctx: AppContext,
+  person: string,
+  pending: { request: AuthorizationRequest; client: OAuthClient },
+  sealed: string,
+  error?: string,
+) {
+  const { request, client } = pending;
+  const [user, workspaces] = await Promise.all([
+    ctx.services.users.findById(person),
+    ctx.services.containers.list('workspace', userPrincipal(person, false), 100),
+  ]);
+  const html = consentPage({
+    client: {
+      name: client.client_name,
+      id: client.client_id,
+      verified: client.source === 'metadata_document',
+      redirectHost: new URL(request.redirect_uri).host || request.redirect_uri,
+    },
+    person: user?.email ?? person,
+    scopes: request.scope,
+    workspaces: workspaces.items.map((w) => ({ id: w._id, name: w.name })),
+    request: sealed,
+    formToken: ctx.services.browserSessions.formToken(readSession(ctx)!, sealed),
+    ...(error ? { error } : {}),
+  });
+  sendPage(ctx, error ? 400 : 200, html, request.redirect_uri);
+}
+
+/** Runs a page handler: a PageError is shown to the person, a RedirectError goes back to the client. */
+async function asPage(ctx: AppContext, run: () => Promise<void>): Promise<void> {
+  try {
+    await run();
+  } catch (err) {
+    if (err instanceof PageError) return sendPage(ctx, 400, errorPage('This sign-in cannot continue', err.message));
+    if (err instanceof RedirectError) {
+      return redirect(ctx, clientRedirect(err.request, { error: err.error.code, error_description: err.error.description }));
+    }
+    throw err;
+  }
+}
+
+/** The person's choice of workspaces: all of them, or those ticked that they can see. */
+async function chosenFilters(ctx: AppContext, person: string, form: Form): Promise<ResourceFilters> {
+  if (form.workspaces !== 'selected') return unfiltered;
+  const principal = userPrincipal(person, false);
+  const ticked = Object.keys(form)
+    .filter((k) => k.startsWith('workspace:') && form[k] === 'on')
+    .map((k) => k.slice('workspace:'.length))
+    .slice(0, 1000);
+  const visible = await Promise.all(ticked.map((id) => ctx.services.containers.get('workspace', principal, id).catch(() => null)));
+  return { workspaces: visible.filter((w) => w !== null).map((w) => w!._id), collections: [] };
+}
+
+/**
+ * The authorization endpoint and the pages a person sees on the way: sign in (password, or an
+ * external identity provider), then allow or deny the client's scopes in chosen workspaces.
+ */
+export const oauthRoutes: RouteDef[] = [
+  {
+    method: 'get',
+    path: '/oauth/authorize',
+    access: 'public',
+    query: 'foreign',
+    handler: (ctx) =>
+      asPage(ctx, async () => {
+        const sealedParam = typeof ctx.query.pending === 'string' ? ctx.query.pending : undefined;
+        const pending = sealedParam ? await pendingRequest(ctx, sealedParam) : await parseAuthorizationRequest(ctx);
+        const sealed = sealedParam ?? (await ctx.services.browserSessions.sealRequest(pending.request));
+        const person = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
+        if (!person || !(await ctx.services.users.findById(person))) return showLogin(ctx, pending.client, sealed);
+        await showConsent(ctx, person, pending, sealed);
+      }),
+  },
+  {
+    method: 'post',
+    path: '/oauth/login',
+    access: 'public',
+    guard: limitCredentialExchange,
+    body: 'form',
+    handler: (ctx) =>
+      asPage(ctx, async () => {
+        const form = ctx.state.body as Form;
+        const { client } = await pendingRequest(ctx, form.request);
+        const email = (form.email ?? '').trim();
+        if (!email || !form.password) return showLogin(ctx, client, form.request!, 400, 'Enter your e-mail and password.', email);
+        let person: string | null;
+        try {
+          person = await passwordSignIn(ctx, email, form.password.slice(0, 1024));
+        } catch (err) {
+          if (err instanceof Problem) return showLogin(ctx, client, form.request!, err.status, err.body().detail ?? err.message, email);
+          throw err;
+        }
+        if (!person) return showLogin(ctx, client, form.request!, 401, 'The e-mail or password is not right.', email);
+        writeSession(ctx, await ctx.services.browserSessions.startSession(person, 'password'));
+        redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(form.request!)}`);
+      }),
+  },
+  {
+    method: 'post',
+    path: '/oauth/consent',
+    access: 'public',
+    body: 'form',
+    handler: (ctx) =>
+      asPage(ctx, async () => {
+        const form = ctx.state.body as Form;
+        const pending = await pendingRequest(ctx, form.request);
+        const { request, client } = pending;
+        const cookie = readSession(ctx);
+        const person = await ctx.services.browserSessions.sessionPerson(cookie);
+        if (!person) return showLogin(ctx, client, form.request!, 401, 'Your session has ended. Sign in again.');
+        const expected = ctx.services.browserSessions.formToken(cookie!, form.request!);
+        if (!form.form_token || !sameText(form.form_token, expected)) {
+          throw new PageError('This decision did not come from the page we showed you. Start again from your application.');
+        }
+        if (form.decision === 'deny') {
+          return redirect(ctx, clientRedirect(request, { error: 'access_denied', error_description: 'The person denied access.' }));
+        }
+        if (form.decision !== 'allow') throw new PageError('Choose Allow or Deny.');
+        const granted = request.scope.filter((s) => form[`scope:${s}`] === 'on');
+        if (granted.length === 0) return showConsent(ctx, person, pending, form.request!, 'Tick at least one permission, or deny.');
+        const filters = await chosenFilters(ctx, person, form);
+        const consent = await ctx.services.consents.grantOAuth(
+          person,
+          client.client_id,
+          { client_name: client.client_name, scopes: granted, filters },
+          newGrantId(),
+        );
+        const code = await ctx.services.authorizationServer.issueCode({
+          client_id: client.client_id,
+          person_id: person,
+          scope: granted,
+          resource: request.resource,
+          filters,
+          consent_grant_id: consent.oauth!.grant_id,
+          redirect_uri: request.redirect_uri,
+          code_challenge: request.code_challenge,
+        });
+        redirect(ctx, clientRedirect(request, { code }));
+      }),
+  },
+  {
+    method: 'post',
+    path: '/oauth/sign-out',
+    access: 'public',
+    body: 'form',
+    handler: (ctx) =>
+      asPage(ctx, async () => {
+        const form = ctx.state.body as Form;
+        writeSession(ctx, null);
+        if (form.request) return redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(form.request)}`);
+        sendPage(ctx, 200, errorPage('Signed out', 'You are signed out.'));
+      }),
+  },
+  {
+    // RFC 7591 dynamic client registration: open, as MCP clients expect, and rate-limited per address.
+    method: 'post',
+    path: '/oauth/register',
+    access: 'public',
+    guard: limitCredentialExchange,
+    body: 'json',
+    handler: async (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      try {
+        ctx.body = await ctx.services.authorizationServer.register(ctx.state.body);
+        ctx.status = 201;
+      } catch (err) {
+        if (!(err instanceof OAuthError)) throw err;
+        ctx.status = 400;
+        ctx.body = { error: err.code, error_description: err.description };
+      }
+    },
+  },
+];

@@ -1,0 +1,70 @@
+import { sha256 } from '../../kernel/crypto/opaque.js';
+import { TokenError, type TokenService } from '../tokens.js';
+
+/** A validated authorization request, carried between the sign-in and consent pages as a signed token. */
+export interface AuthorizationRequest {
+  client_id: string;
+  redirect_uri: string;
+  state?: string;
+  code_challenge: string;
+  scope: string[];
+  resource: string;
+  /** The issuer the client discovered (RFC 9207 `iss` in the response). */
+  issuer: string;
+}
+
+const sessionTtl = 8 * 3600;
+const requestTtl = 15 * 60;
+
+/**
+ * The browser side of sign-in: a person's session (an HttpOnly cookie holding a short JWT) and the
+ * pending authorization request (a signed token in the pages' forms). Both are signed by the
+ * platform's keys for audiences of their own, so neither is ever accepted as an API bearer token,
+ * and neither needs a store: a session ends with its cookie or its expiry.
+ */
+export class BrowserSessions {
+  private readonly sessionAudience: string;
+  private readonly requestAudience: string;
+
+  constructor(private readonly tokens: TokenService) {
+    this.sessionAudience = `${tokens.audience}/oauth#session`;
+    this.requestAudience = `${tokens.audience}/oauth#request`;
+  }
+
+  async startSession(personId: string, via: string): Promise<string> {
+    return (await this.tokens.issue(personId, { kind: 'browser_session', via }, sessionTtl, this.sessionAudience)).access_token;
+  }
+
+  /** The signed-in person, or null when the cookie is absent, expired or not ours. */
+  async sessionPerson(cookie: string | undefined): Promise<string | null> {
+    if (!cookie) return null;
+    try {
+      const claims = await this.tokens.verify(cookie, this.sessionAudience);
+      return claims.kind === 'browser_session' ? claims.sub : null;
+    } catch (err) {
+      if (err instanceof TokenError) return null;
+      throw err;
+    }
+  }
+
+  async sealRequest(request: AuthorizationRequest): Promise<string> {
+    return (await this.tokens.issue(request.client_id, { kind: 'oauth_request', req: request }, requestTtl, this.requestAudience))
+      .access_token;
+  }
+
+  /** The request sealed by sealRequest; throws TokenError when it was altered or has expired. */
+  async openRequest(sealed: string): Promise<AuthorizationRequest> {
+    const claims = await this.tokens.verify(sealed, this.requestAudience);
+    if (claims.kind !== 'oauth_request') throw new TokenError('not an authorization request');
+    return claims.req as AuthorizationRequest;
+  }
+
+  /**
+   * The consent form's anti-forgery value: bound to this browser's session cookie (which no other
+   * site can read) and to this request, so a decision cannot be posted from elsewhere or replayed
+   * onto another request.
+   */
+  formToken(sessionCookie: string, sealedRequest: string): string {
+    return sha256(`${sessionCookie}\n${sealedRequest}`);
+  }
+}

@@ -1,0 +1,97 @@
+import { platformInfo } from '../kernel/platform-info.js';
+
+/** Text into HTML: every character that could end an attribute or start markup is escaped. */
+export const escapeHtml = (value: string) => value.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** What each scope lets a client do, in the words a person reads on the consent page (SPEC §2.8). */
+export const scopeDescriptions: Record<string, string> = {
+  'artifact:read': 'Read artifacts in your workspaces and collections',
+  'artifact:write': 'Create and update artifacts',
+  'artifact:manage': 'Archive, revert or delete artifacts',
+  'artifact:invoke': 'Run agents and tools',
+  'search:read': 'Search your workspaces and collections',
+  'stream:read': 'Read live streams',
+  'stream:ingest': 'Write to streams',
+};
+
+const style = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}
+h1{font-size:1.4rem}label{display:block;margin:.6rem 0}input[type=email],input[type=password]{width:100%;padding:.5rem;font:inherit}
+button,.button{font:inherit;padding:.5rem 1.1rem;margin:.8rem .5rem 0 0;border-radius:6px;border:1px solid #8c959f;background:#f6f8fa;cursor:pointer;text-decoration:none;color:inherit;display:inline-block}
+button.primary{background:#1f6feb;border-color:#1f6feb;color:#fff}.error{color:#b42318;font-weight:600}.muted{color:#57606a;font-size:.9rem}
+fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0}code{background:#f6f8fa;padding:0 .2rem}`;
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} · ${escapeHtml(platformInfo.name)}</title><style>${style}</style></head>
+<body><main>${body}</main></body></html>`;
+}
+
+const hidden = (name: string, value: string) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
+
+export interface LoginPage {
+  clientName: string;
+  request: string;
+  error?: string;
+  email?: string;
+  providers: { name: string; label: string }[];
+}
+
+export function loginPage(p: LoginPage): string {
+  const providers = p.providers
+    .map(
+      (idp) =>
+        `<a class="button" href="/oauth/idp/${encodeURIComponent(idp.name)}?request=${encodeURIComponent(p.request)}">Sign in with ${escapeHtml(idp.label)}</a>`,
+    )
+    .join('');
+  return page(
+    'Sign in',
+    `<h1>Sign in to continue to ${escapeHtml(p.clientName)}</h1>
+${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
+<form method="post" action="/oauth/login">${hidden('request', p.request)}
+<label>E-mail <input type="email" name="email" autocomplete="username" required value="${escapeHtml(p.email ?? '')}"></label>
+<label>Password <input type="password" name="password" autocomplete="current-password" required></label>
+<button class="primary" type="submit">Sign in</button></form>
+${providers ? `<p class="muted">Or</p><p>${providers}</p>` : ''}`,
+  );
+}
+
+export interface ConsentPage {
+  client: { name: string; id: string; verified: boolean; redirectHost: string };
+  person: string;
+  scopes: string[];
+  workspaces: { id: string; name: string }[];
+  request: string;
+  formToken: string;
+  error?: string;
+}
+
+export function consentPage(p: ConsentPage): string {
+  const scopes = p.scopes
+    .map(
+      (s) =>
+        `<label><input type="checkbox" name="scope:${escapeHtml(s)}" checked> ${escapeHtml(scopeDescriptions[s] ?? s)} <code>${escapeHtml(s)}</code></label>`,
+    )
+    .join('');
+  const workspaces = p.workspaces
+    .map((w) => `<label><input type="checkbox" name="workspace:${escapeHtml(w.id)}"> ${escapeHtml(w.name)}</label>`)
+    .join('');
+  const origin = p.client.verified
+    ? `<p class="muted">Client id <code>${escapeHtml(p.client.id)}</code>; it will be sent back to <code>${escapeHtml(p.client.redirectHost)}</code>.</p>`
+    : `<p class="muted">This application registered itself: its name is its own claim. It will be sent back to <code>${escapeHtml(p.client.redirectHost)}</code>. Allow it only if you started this from an application you trust.</p>`;
+  return page(
+    'Allow access',
+    `<h1>${escapeHtml(p.client.name)} wants to use your account</h1>
+<p>Signed in as <strong>${escapeHtml(p.person)}</strong>.</p>${origin}
+${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
+<form method="post" action="/oauth/consent">${hidden('request', p.request)}${hidden('form_token', p.formToken)}
+<fieldset><legend>It may</legend>${scopes}</fieldset>
+<fieldset><legend>In</legend><label><input type="radio" name="workspaces" value="all" checked> All your workspaces and collections</label>
+<label><input type="radio" name="workspaces" value="selected"> Only the workspaces ticked below</label>${workspaces}</fieldset>
+<button class="primary" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>
+<p class="muted">You can revoke this at any time: <code>DELETE /consents/oauth_client/${escapeHtml(encodeURIComponent(p.client.id))}</code>.</p>`,
+  );
+}
+
+export function errorPage(title: string, detail: string): string {
+  return page(title, `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(detail)}</p>`);
+}
