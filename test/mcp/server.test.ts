@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { asServer, createApiKey, createServerCredential } from '../helpers/credentials.js';
@@ -14,8 +15,11 @@ let platform: TestPlatform;
 let alice: Api & { userId: string };
 const clients: Client[] = [];
 
+/** A browser page's origin the deployment lists (MCP_ALLOWED_ORIGINS): CORS answers it. */
+const webClient = 'https://mcp-client.example';
+
 before(async () => {
-  platform = await startPlatform();
+  platform = await startPlatform({ MCP_ALLOWED_ORIGINS: webClient });
   alice = await platform.newUser();
 });
 after(async () => {
@@ -105,6 +109,78 @@ describe('MCP endpoint', () => {
     assert.equal(tools.find((t) => t.name === 'manage_artifact')!.annotations?.destructiveHint, true);
     assert.ok(tools.find((t) => t.name === 'commit_workspace')!.outputSchema, 'structured output where it is stable');
     assert.ok(tools.every((t) => typeof t._meta?.icon === 'string' && t.description && t.inputSchema.type === 'object'));
+    for (const t of tools)
+      assert.match(t.icons?.[0]?.src ?? '', /^data:image\/svg\+xml;base64,/, `${t.name}: an icon in the protocol's field`);
+  });
+
+  it('serves protocol 2026-07-28 to the SDK v2 client next to 2025-11-25, with the same sign-in, tools and answers', async () => {
+    const modern = new ClientV2({ name: 'platform-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await modern.connect(
+      new TransportV2(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token!}` } } }),
+    );
+    try {
+      assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
+      const legacy = await mcp(alice.token!);
+      const [modernTools, legacyTools] = [(await modern.listTools()).tools, (await legacy.listTools()).tools];
+      assert.deepEqual(
+        modernTools.map((t) => [t.name, t.inputSchema, t.icons]),
+        legacyTools.map((t) => [t.name, t.inputSchema, t.icons]),
+        'one tool list for both eras',
+      );
+      const ws = (await alice.post('/workspaces', { name: 'Modern client' })).body.id;
+      const created = await modern.callTool({
+        name: 'create_artifact',
+        arguments: { title: 'From 2026-07-28', content_type: 'text/plain', content: 'x', collection_id: ws },
+      });
+      assert.ok(!created.isError, JSON.stringify(created.content));
+      const id = (created.structuredContent as { id: string }).id;
+      const read = await legacy.callTool({ name: 'get_artifact', arguments: { id } });
+      assert.equal(data(read).title, 'From 2026-07-28', 'a 2025-11-25 client reads what a 2026-07-28 client wrote');
+      const refused = await modern.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
+      assert.equal(refused.isError, true);
+      assert.equal((refused._meta?.['platform/problem'] as { status: number }).status, 404);
+      const resource = await modern.readResource({ uri: `platform://workspaces/${ws}` });
+      assert.equal(JSON.parse((resource.contents[0] as { text: string }).text).name, 'Modern client');
+    } finally {
+      await modern.close();
+    }
+  });
+
+  it("answers CORS for MCP_ALLOWED_ORIGINS and the API's own origin, never for others", async () => {
+    const preflight = (origin: string) =>
+      platform.api.request('OPTIONS', '/mcp', {
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, mcp-protocol-version',
+        },
+      });
+    for (const origin of [webClient, new URL(platform.config.apiUri).origin]) {
+      const ok = await preflight(origin);
+      assert.equal(ok.status, 204, `${origin}: ${ok.text}`);
+      assert.equal(ok.headers.get('access-control-allow-origin'), origin);
+      assert.match(ok.headers.get('access-control-allow-headers')!, /Mcp-Protocol-Version/);
+      assert.match(ok.headers.get('access-control-allow-methods')!, /PATCH/);
+    }
+    const foreign = await preflight('https://evil.example');
+    assert.equal(foreign.status, 403);
+    assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+    // The sign-in challenge is readable by the listed page: the header a browser client needs to find the authorization server.
+    const challenged = await platform.api.request('POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { origin: webClient },
+    });
+    assert.equal(challenged.status, 401);
+    assert.equal(challenged.headers.get('access-control-allow-origin'), webClient);
+    assert.match(challenged.headers.get('access-control-expose-headers')!, /WWW-Authenticate/);
+    assert.match(challenged.headers.get('vary')!, /origin/i);
+    const listed = await alice.request('POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      headers: { origin: webClient, accept: 'application/json, text/event-stream' },
+    });
+    assert.equal(listed.status, 200, 'a listed origin may call /mcp');
+    assert.equal(listed.body.result.tools.length, 12);
+    assert.equal(listed.headers.get('access-control-allow-origin'), webClient, 'on the MCP answer too');
   });
 
   it('refuses every tool to a token without its scope, as a tool error naming the scope', async () => {
@@ -353,7 +429,9 @@ describe('MCP endpoint', () => {
     assert.equal(full.artifacts.length, 50);
     assert.equal(full.artifacts_truncated, true, 'the answer says it was cut');
     await assert.rejects(client.readResource({ uri: 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866' }), (err: Error) => {
-      assert.match(err.message, /-32002/);
+      // Not found is Invalid params with the URI (2026-07-28's code; the SDK v2 sends it to 2025 clients too, for -32002).
+      assert.match(err.message, /-32602/);
+      assert.equal((err as Error & { data?: { uri?: string } }).data?.uri, 'platform://collections/01a2005a-c983-73be-abc3-2995c82b1866');
       assert.equal(err.message.match(/MCP error/g)?.length, 1, `the prefix once: ${err.message}`);
       return true;
     });

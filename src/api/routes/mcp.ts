@@ -40,8 +40,9 @@ export const mcpRoutes: RouteDef[] = [
     access: 'authenticated',
     body: 'json-rpc',
     /**
-     * Stateless Streamable HTTP: a transport per request on a pooled server, answered as JSON, so any
-     * replica can serve any call and no caller state outlives its request. Tools check their own
+     * Stateless Streamable HTTP, protocol 2026-07-28 and the 2025 revisions: a server per request,
+     * answered as JSON, so any replica can serve any call and no caller state outlives its request
+     * (mcp/server/server.ts). Browsers on other origins: CORS (middleware/cors.ts). Tools check their own
      * scopes and answer failures as tool errors.
      */
     guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),

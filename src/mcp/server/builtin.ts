@@ -71,7 +71,8 @@ export async function callBuiltin(ctx: OperationContext, name: string, args: Rec
       content: [{ type: 'text', text: `Invalid arguments for ${name}: ${issue.path.join('.') || 'arguments'} ${issue.message}` }],
     };
   }
-  return (await callPlatformTool(ctx, tool, input.data)).result;
+  // The same wire shape under the operations' (SDK v1) type: v2 types structuredContent as unknown.
+  return (await callPlatformTool(ctx, tool, input.data)).result as CallToolResult;
 }
 
 /** The built-in servers as the operations see them: wired into the services by the API's composition root. */

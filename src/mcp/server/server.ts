@@ -1,13 +1,20 @@
-import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, type CallToolResult, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  McpServer,
+  ProtocolErrorCode,
+  ResourceTemplate,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type CallToolResult,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { Problem, problemTypePrefix, problems } from '../../kernel/errors/problem.js';
 import type { OperationContext } from '../../operations/context.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { ContainerKind } from '../../store/containers.js';
+import { published } from './schemas.js';
 import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
 import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
 
@@ -44,10 +51,11 @@ function toolError(err: unknown, ctx: OperationContext, tool: ToolDef): CallTool
   return { isError: true, content: [{ type: 'text', text: `The tool failed unexpectedly (request ${ctx.state.requestId}).` }] };
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-/** The MCP error code for a resource that does not exist (or is not visible). */
-const resourceNotFound = -32002;
+/**
+ * A resource that does not exist (or is not visible): Invalid params with the URI in `data`, the code
+ * 2026-07-28 gives it. The SDK (v2) sends -32602 for -32002 on every revision, so 2025 clients see it too.
+ */
+const resourceNotFound = ProtocolErrorCode.InvalidParams;
 
 /**
  * A JSON-RPC error for the client. Not an McpError: that prefixes its message with "MCP error <code>:",
@@ -58,8 +66,8 @@ function rpcError(code: number, message: string, data?: unknown): Error {
 }
 
 /** The request's operation context, which the endpoint hands over as the request's auth info. */
-function operationOf(extra: Extra): OperationContext {
-  const operation = extra.authInfo?.extra?.operation as OperationContext | undefined;
+function operationOf(extra: ServerContext): OperationContext {
+  const operation = extra.http?.authInfo?.extra?.operation as OperationContext | undefined;
   if (!operation) throw new Error('MCP request without an operation context');
   return operation;
 }
@@ -116,12 +124,13 @@ function register(server: McpServer, tool: ToolDef): void {
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.input,
-      ...(tool.output ? { outputSchema: tool.output } : {}),
+      inputSchema: published(tool.input),
+      ...(tool.output ? { outputSchema: published(tool.output) } : {}),
       annotations: tool.annotations,
+      icons: [toolIcon(tool.icon)],
       _meta: { icon: tool.icon, scope: tool.access },
     },
-    async (input: unknown, extra: Extra): Promise<CallToolResult> => {
+    async (input: unknown, extra: ServerContext): Promise<CallToolResult> => {
       const ctx = operationOf(extra);
       const { result, status } = await callPlatformTool(ctx, tool, input);
       await audit(ctx, tool, status);
@@ -160,10 +169,10 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
     async (uri, vars, extra) => {
       const ctx = operationOf(extra);
       if (!ctx.state.principal!.scopes.allows('artifact:read'))
-        throw rpcError(ErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
+        throw rpcError(ProtocolErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
       const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
         if (err instanceof Problem && err.status === 404) throw rpcError(resourceNotFound, err.message, { uri: uri.href });
-        if (err instanceof Problem) throw rpcError(ErrorCode.InvalidParams, err.message);
+        if (err instanceof Problem) throw rpcError(ProtocolErrorCode.InvalidParams, err.message);
         throw err;
       });
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(body) }] };
@@ -179,6 +188,15 @@ const instructions =
   'browse_workspaces and browse_collections list what you can reach. Errors are tool results with isError, ' +
   'saying what went wrong and what to do.';
 
+/**
+ * A tool's icon in the protocol's `icons` field: its emoji drawn in an SVG data URI, so clients that
+ * show icons fetch nothing from anywhere (the emoji stays in `_meta.icon` for the platform's catalog).
+ */
+function toolIcon(emoji: string): { src: string; mimeType: string; sizes: string[] } {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><text x="16" y="25" font-size="24" text-anchor="middle">${emoji}</text></svg>`;
+  return { src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] };
+}
+
 /** A server with every tool and resource; which principal it serves comes with each request, never with the server. */
 function createMcpServer(): McpServer {
   const server = new McpServer(
@@ -193,31 +211,78 @@ function createMcpServer(): McpServer {
   return server;
 }
 
-/** Idle servers, reused: building one (twelve tools, their schemas) costs more than a search. */
-const idle: McpServer[] = [];
-const maxIdle = 64;
+/**
+ * One handler for the 2026-07-28 revision (a per-request `_meta` envelope, no initialize): each
+ * request gets a fresh server from `createMcpServer`. 2025-era requests never reach it (`reject`):
+ * `serveMcp` routes them to `serveLegacy` first, which answers as JSON.
+ * `auto` answers one JSON body unless a tool emits a message before its result (none does yet).
+ */
+const modern = createMcpHandler(() => createMcpServer(), { legacy: 'reject', responseMode: 'auto' });
 
 /**
- * Answers one stateless Streamable HTTP request: a fresh transport on a pooled server, the caller's
- * operation context passed as the request's auth info, the answer as JSON.
+ * A 2025-era request (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05): the stateless Streamable HTTP
+ * idiom (no session id), answered as one JSON body, as before the SDK's v2; its own fallback
+ * (`legacy: 'stateless'`) would answer an SSE stream.
+ */
+async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+  const server = createMcpServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  // A client gone mid-call never gets its answer: the tool may finish, nothing waits for it.
+  request.signal.addEventListener('abort', () => void server.close().catch(() => undefined), { once: true });
+  try {
+    return await transport.handleRequest(request, { authInfo, parsedBody });
+  } finally {
+    void server.close().catch(() => undefined);
+  }
+}
+
+/** The Koa request as a web Request: headers and method; the body Koa already parsed is handed over separately. */
+function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  return new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'localhost'}`), { method: req.method, headers, signal });
+}
+
+/** Writes a web Response to the Node response: a JSON answer whole, with its length; an SSE answer as it comes. */
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  if (!response.body || !headers['content-type']?.startsWith('text/event-stream')) {
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
+    res.end(body);
+    return;
+  }
+  res.writeHead(response.status, headers);
+  for await (const chunk of response.body) if (!res.destroyed) res.write(chunk);
+  res.end();
+}
+
+/**
+ * Answers one stateless Streamable HTTP request, whatever the protocol revision: 2026-07-28 (its
+ * `_meta` envelope names it) through the SDK's per-request handler, the 2025 revisions through
+ * `serveLegacy`. The caller's operation context goes to the tools as the request's auth info; a
+ * client gone mid-call aborts the exchange.
  */
 export async function serveMcp(operation: OperationContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  const server = idle.pop() ?? createMcpServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   const principal = operation.state.principal!;
-  Object.assign(req, { auth: { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } } });
-  const closed = once(res, 'close');
-  void closed.then(() =>
-    server
-      .close()
-      .then(() => idle.length < maxIdle && idle.push(server))
-      .catch((err) => operation.services.logger.warn({ err, request_id: operation.state.requestId }, 'MCP server not reusable')),
-  );
+  const authInfo: AuthInfo = { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } };
+  const abort = new AbortController();
+  res.once('close', () => !res.writableFinished && abort.abort());
+  const gone = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true }));
+  gone.catch(() => undefined);
   try {
-    await server.connect(transport);
-    // A client gone mid-call never gets its answer: stop waiting for it then.
-    await Promise.race([transport.handleRequest(req as IncomingMessage & { auth?: never }, res, body), closed]);
+    const request = webRequest(req, abort.signal);
+    const answer = (await isLegacyRequest(request, body))
+      ? serveLegacy(request, authInfo, body)
+      : modern.fetch(request, { authInfo, parsedBody: body });
+    await writeResponse(await Promise.race([answer, gone]), res);
   } catch (err) {
+    if (abort.signal.aborted) return;
     operation.services.logger.error({ err, request_id: operation.state.requestId }, 'MCP request failed');
     if (!res.headersSent) {
       res.writeHead(500, { 'content-type': 'application/json' });
