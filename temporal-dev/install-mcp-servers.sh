@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the MCP tests spawn over stdio: `uv`/`uvx` (PyPI wheel, into $PLATFORM_DEV_DIR/uv/venv,
-# default .dev/) and the Python server mcp-server-time, pre-installed as a uv tool so that
-# `uvx mcp-server-time==$MCP_SERVER_TIME_VERSION` starts it with no resolution and no network.
+# default .dev/), the Python server mcp-server-time, pre-installed as a uv tool so that
+# `uvx mcp-server-time==$MCP_SERVER_TIME_VERSION` starts it with no resolution and no network, and a
+# uv-managed environment with the official Python SDK (`mcp`) that the tests run as an MCP client
+# (test/fixtures/python-oauth-client.py, in $PLATFORM_DEV_DIR/uv/mcp-client).
 # .dev/bin/uv and .dev/bin/uvx are small wrappers that pin uv's cache, tool dir and interpreter under .dev/:
 # a stdio server is spawned with only HOME, LOGNAME, PATH, SHELL, TERM and USER, so nothing may depend on
 # the caller's UV_* variables, on HOME, or on which python3 comes first on PATH (uv would otherwise try
@@ -74,7 +76,28 @@ install_mcp_server_time() {
   echo "$stamp" >"$env/.setup-checked"
 }
 
+# The official Python SDK as a client (the tests run its OAuth flow against the platform): a plain
+# environment, not a tool, since the tests run a script of their own with its python.
+MCP_CLIENT_SDK_VERSION=2.3.0
+install_mcp_client() {
+  local env="$uvdir/mcp-client" stamp="uv $UV_VERSION, mcp $MCP_CLIENT_SDK_VERSION"
+  if [ "$(cat "$env/.setup-checked" 2>/dev/null)" = "$stamp" ] && "$env/bin/python" -c '' 2>/dev/null; then
+    return 0
+  fi
+  say "installing the Python MCP SDK (mcp $MCP_CLIENT_SDK_VERSION, PyPI) into $env"
+  rm -rf "$env"
+  "$dev/bin/uv" venv --quiet "$env" >&2
+  "$dev/bin/uv" pip install --quiet --python "$env/bin/python" --compile-bytecode "mcp==$MCP_CLIENT_SDK_VERSION" >&2
+  local got
+  if ! got=$("$env/bin/python" -c 'import importlib.metadata as m, mcp.client.auth, mcp.client.streamable_http; print(m.version("mcp"))' 2>&1) \
+    || [ "$got" != "$MCP_CLIENT_SDK_VERSION" ]; then
+    say "the mcp-client environment does not import the SDK's OAuth client:"; echo "$got" | tail -20 >&2; exit 1
+  fi
+  echo "$stamp" >"$env/.setup-checked"
+}
+
 install_uv
 write_wrapper uv
 write_wrapper uvx
 install_mcp_server_time
+install_mcp_client
