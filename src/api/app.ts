@@ -25,6 +25,7 @@ import { revisionRoutes } from './routes/revisions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { oauthExternalRoutes } from './routes/oauth-external.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -54,6 +55,7 @@ export const routes: RouteDef[] = [
   ...mcpRoutes,
   ...oauthMetadataRoutes,
   ...oauthRoutes,
+  ...oauthExternalRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {

@@ -17,6 +17,8 @@ import { OAuthStore } from '../store/oauth.js';
 import { AuthorizationServer } from '../identity/oauth/authorization-server.js';
 import { MetadataDocumentClients } from '../identity/oauth/metadata-documents.js';
 import { BrowserSessions } from '../identity/oauth/browser-session.js';
+import { ExternalAccounts, ExternalIdentityProviders, parseIdentityProviders } from '../identity/external-idp/index.js';
+import { ExternalIdentityStore } from '../store/external-identities.js';
 import { SecretStore } from '../store/secrets.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
 import { createTemporalClient, createTemporalProbe } from '../temporal/client.js';
@@ -32,7 +34,8 @@ import { VersionStore } from '../store/versions.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { InvocationRunner } from '../runners/invocation.js';
 import { McpCallRunner } from '../runners/mcp-call.js';
-import { createOutbound, parseAllowList } from '../net/outbound.js';
+import { createOutbound, parseAllowList, type Outbound } from '../net/outbound.js';
+import type { Db } from 'mongodb';
 import { ConnectionStore } from '../store/connections.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { Projector } from '../connections/projection.js';
@@ -45,6 +48,15 @@ import { createRateLimits } from '../rate-limits/rate-limits.js';
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
 export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
   return (call, ms) => logger.warn({ call, ms, deadline_ms: deadlineMs }, 'slow storage call');
+}
+
+/** Sign-in with the administrator's OpenID Connect providers (IDENTITY_PROVIDERS); none by default. */
+function externalSignIn(config: Config, db: Db, outbound: Outbound, logger: Logger): Services['externalSignIn'] {
+  const providers = config.IDENTITY_PROVIDERS ? parseIdentityProviders(config.IDENTITY_PROVIDERS, 'IDENTITY_PROVIDERS') : [];
+  return {
+    providers: new ExternalIdentityProviders(providers, outbound, logger),
+    accounts: new ExternalAccounts(new ExternalIdentityStore(db), new UserStore(db), providers),
+  };
 }
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
@@ -97,6 +109,7 @@ export function createServices(config: Config, logger: Logger): Services {
       new MetadataDocumentClients(outbound, config.PLATFORM_ENV === 'development'),
     ),
     browserSessions: new BrowserSessions(tokens),
+    externalSignIn: externalSignIn(config, db, outbound, logger),
     secrets: new SecretStore(db, ring),
     audit,
     search: new SearchService(

@@ -15,6 +15,7 @@ import type { ConsentStore } from '../store/consents.js';
 import type { OAuthStore } from '../store/oauth.js';
 import type { AuthorizationServer } from '../identity/oauth/authorization-server.js';
 import type { BrowserSessions } from '../identity/oauth/browser-session.js';
+import type { ExternalAccounts, ExternalIdentityProviders } from '../identity/external-idp/index.js';
 import type { SecretStore } from '../store/secrets.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { SearchService } from '../search/service.js';
@@ -58,6 +59,8 @@ export interface Services {
   authorizationServer: AuthorizationServer;
   /** Sign-in and consent pages: the person's session cookie and the pending authorization request. */
   browserSessions: BrowserSessions;
+  /** People signing in with an external OpenID Connect provider, and the accounts behind them. */
+  externalSignIn: { providers: ExternalIdentityProviders; accounts: ExternalAccounts };
   secrets: SecretStore;
   audit: AuditStore;
   search: SearchService;

@@ -78,9 +78,9 @@ export async function startPlatform(overrides: Record<string, string> = {}, opti
     await closeServices(services); // or the open connections keep the test process alive
     throw err;
   }
-  const server: Server = createApp(services).listen(port, '127.0.0.1');
+  const server: Server = createApp(services).listen(config.PORT, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://127.0.0.1:${config.PORT}`; // an overridden PORT is honoured
 
   let running: { worker: PlatformWorker['worker']; done: Promise<void>; close: () => Promise<void> } | undefined;
   const platform: TestPlatform = {

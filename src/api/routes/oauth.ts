@@ -1,90 +1,20 @@
 import { timingSafeEqual } from 'node:crypto';
 import { newGrantId } from '../../identity/oauth/authorization-server.js';
-import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
-import type { OAuthClient } from '../../identity/oauth/clients.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
 import { unfiltered, userPrincipal, type ResourceFilters } from '../../identity/principal.js';
-import { TokenError } from '../../identity/tokens.js';
 import { Problem } from '../../kernel/errors/problem.js';
-import { consentPage, errorPage, loginPage } from '../../presenters/sign-in-pages.js';
+import { errorPage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
-import { clientRedirect, PageError, parseAuthorizationRequest, RedirectError } from '../oauth/authorization-request.js';
+import { clientRedirect, PageError, parseAuthorizationRequest } from '../oauth/authorization-request.js';
 import { readSession, redirect, sendPage, writeSession } from '../oauth/browser.js';
+import { asPage, pendingRequest, showConsent, showLogin } from '../oauth/pages.js';
 import { passwordSignIn } from '../password-sign-in.js';
 import type { RouteDef } from '../route.js';
 
 type Form = Record<string, string | undefined>;
 
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
-/** The pending request a form carries, with its client as it is now. */
-async function pendingRequest(
-  ctx: AppContext,
-  sealed: string | undefined,
-): Promise<{ request: AuthorizationRequest; client: OAuthClient }> {
-  if (!sealed) throw new PageError('The sign-in form is incomplete. Start again from your application.');
-  let request: AuthorizationRequest;
-  try {
-    request = await ctx.services.browserSessions.openRequest(sealed);
-  } catch (err) {
-    if (err instanceof TokenError) throw new PageError('This sign-in has expired or was altered. Start again from your application.');
-    throw err;
-  }
-  const client = await ctx.services.authorizationServer.client(request.client_id).catch(() => null);
-  if (!client) throw new PageError('The application is no longer registered.');
-  return { request, client };
-}
-
-async function showLogin(ctx: AppContext, client: OAuthClient, sealed: string, status = 200, error?: string, email?: string) {
-  sendPage(
-    ctx,
-    status,
-    loginPage({ clientName: client.client_name, request: sealed, providers: [], ...(error ? { error } : {}), ...(email ? { email } : {}) }),
-  );
-}
-
-async function showConsent(
-  ctx: AppContext,
-  person: string,
-  pending: { request: AuthorizationRequest; client: OAuthClient },
-  sealed: string,
-  error?: string,
-) {
-  const { request, client } = pending;
-  const [user, workspaces] = await Promise.all([
-    ctx.services.users.findById(person),
-    ctx.services.containers.list('workspace', userPrincipal(person, false), 100),
-  ]);
-  const html = consentPage({
-    client: {
-      name: client.client_name,
-      id: client.client_id,
-      verified: client.source === 'metadata_document',
-      redirectHost: new URL(request.redirect_uri).host || request.redirect_uri,
-    },
-    person: user?.email ?? person,
-    scopes: request.scope,
-    workspaces: workspaces.items.map((w) => ({ id: w._id, name: w.name })),
-    request: sealed,
-    formToken: ctx.services.browserSessions.formToken(readSession(ctx)!, sealed),
-    ...(error ? { error } : {}),
-  });
-  sendPage(ctx, error ? 400 : 200, html, request.redirect_uri);
-}
-
-/** Runs a page handler: a PageError is shown to the person, a RedirectError goes back to the client. */
-async function asPage(ctx: AppContext, run: () => Promise<void>): Promise<void> {
-  try {
-    await run();
-  } catch (err) {
-    if (err instanceof PageError) return sendPage(ctx, 400, errorPage('This sign-in cannot continue', err.message));
-    if (err instanceof RedirectError) {
-      return redirect(ctx, clientRedirect(err.request, { error: err.error.code, error_description: err.error.description }));
-    }
-    throw err;
-  }
-}
 
 /** The person's choice of workspaces: all of them, or those ticked that they can see. */
 async function chosenFilters(ctx: AppContext, person: string, form: Form): Promise<ResourceFilters> {

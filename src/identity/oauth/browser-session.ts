@@ -1,4 +1,5 @@
 import { sha256 } from '../../kernel/crypto/opaque.js';
+import type { PendingSignIn } from '../external-idp/index.js';
 import { TokenError, type TokenService } from '../tokens.js';
 
 /** A validated authorization request, carried between the sign-in and consent pages as a signed token. */
@@ -25,10 +26,12 @@ const requestTtl = 15 * 60;
 export class BrowserSessions {
   private readonly sessionAudience: string;
   private readonly requestAudience: string;
+  private readonly externalAudience: string;
 
   constructor(private readonly tokens: TokenService) {
     this.sessionAudience = `${tokens.audience}/oauth#session`;
     this.requestAudience = `${tokens.audience}/oauth#request`;
+    this.externalAudience = `${tokens.audience}/oauth#external`;
   }
 
   async startSession(personId: string, via: string): Promise<string> {
@@ -57,6 +60,24 @@ export class BrowserSessions {
     const claims = await this.tokens.verify(sealed, this.requestAudience);
     if (claims.kind !== 'oauth_request') throw new TokenError('not an authorization request');
     return claims.req as AuthorizationRequest;
+  }
+
+  /** What an external sign-in keeps until the person returns from their IdP: an HttpOnly cookie's value. */
+  async sealExternalSignIn(pending: PendingSignIn, sealedRequest: string): Promise<string> {
+    const claims = { kind: 'external_sign_in', pending, request: sealedRequest };
+    return (await this.tokens.issue(pending.provider, claims, requestTtl, this.externalAudience)).access_token;
+  }
+
+  /** The pending external sign-in, or null when the cookie is absent, altered or expired. */
+  async openExternalSignIn(sealed: string | undefined): Promise<{ pending: PendingSignIn; request: string } | null> {
+    if (!sealed) return null;
+    try {
+      const claims = await this.tokens.verify(sealed, this.externalAudience);
+      return claims.kind === 'external_sign_in' ? { pending: claims.pending as PendingSignIn, request: String(claims.request) } : null;
+    } catch (err) {
+      if (err instanceof TokenError) return null;
+      throw err;
+    }
   }
 
   /**

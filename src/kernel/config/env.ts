@@ -63,6 +63,8 @@ export const envSchema = z.object({
     .default(7 * 86400),
   COMMIT_APPLY_BATCH: z.coerce.number().int().min(1).max(1000).default(100),
   COMMIT_MAX_ARTIFACTS: z.coerce.number().int().min(1).max(5000).default(2000),
+  /** External OpenID Connect providers for human sign-in: a JSON array (identity/external-idp/config.ts). */
+  IDENTITY_PROVIDERS: z.string().default(''),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z.string().default(''),
   MCP_OUTBOUND_ALLOW: z.string().default(''),

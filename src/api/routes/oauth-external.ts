@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { ExternalSignInError } from '../../identity/external-idp/index.js';
+import type { AppContext } from '../context.js';
+import { redirect, writeSession } from '../oauth/browser.js';
+import { asPage, pendingRequest, showLogin } from '../oauth/pages.js';
+import { publicBase } from '../public-url.js';
+import { route, type RouteDef } from '../route.js';
+import { parse } from '../validate.js';
+
+const externalCookie = 'platform_external_sign_in';
+const params = z.object({ name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be a provider name') });
+
+/** The cookie that holds the pending external sign-in: only the callback path reads it. */
+function writeExternal(ctx: AppContext, name: string, value: string | null): void {
+  const secure = publicBase(ctx, ctx.services.config).startsWith('https:') ? '; Secure' : '';
+  const life = value === null ? '; Max-Age=0' : '; Max-Age=600';
+  ctx.append('Set-Cookie', `${externalCookie}=${value ?? ''}; Path=/oauth/idp/${name}/callback; HttpOnly; SameSite=Lax${secure}${life}`);
+}
+
+/**
+ * Sign-in with an administrator's OpenID Connect provider (SPEC §5.10), from the login page of an
+ * authorization request: to the IdP with PKCE, state and nonce, and back to the consent page as the
+ * person the IdP vouched for and the allow-list admits. A first sign-in creates the account.
+ */
+export const oauthExternalRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/oauth/idp/:name',
+    access: 'public',
+    query: z.object({ request: z.string().min(1).max(8192) }),
+    handler: (ctx, query) =>
+      asPage(ctx, async () => {
+        const { name } = parse(params, ctx.params, 'path');
+        const { client } = await pendingRequest(ctx, query.request);
+        try {
+          const callback = `${publicBase(ctx, ctx.services.config)}/oauth/idp/${name}/callback`;
+          const { authorizationUrl, pending } = await ctx.services.externalSignIn.providers.beginSignIn(name, callback);
+          writeExternal(ctx, name, await ctx.services.browserSessions.sealExternalSignIn(pending, query.request));
+          redirect(ctx, authorizationUrl);
+        } catch (err) {
+          if (!(err instanceof ExternalSignInError)) throw err;
+          await showLogin(ctx, client, query.request, 502, err.message);
+        }
+      }),
+  }),
+  {
+    method: 'get',
+    path: '/oauth/idp/:name/callback',
+    access: 'public',
+    query: 'foreign',
+    handler: (ctx) =>
+      asPage(ctx, async () => {
+        const { name } = parse(params, ctx.params, 'path');
+        const held = await ctx.services.browserSessions.openExternalSignIn(ctx.cookies.get(externalCookie));
+        writeExternal(ctx, name, null);
+        // No pending sign-in (expired, or never started here): the person starts again from their application.
+        const { client } = await pendingRequest(ctx, held?.request);
+        try {
+          if (held!.pending.provider !== name) {
+            throw new ExternalSignInError('invalid_state', 'This sign-in link is not valid any more. Please start the sign-in again.');
+          }
+          const identity = await ctx.services.externalSignIn.providers.completeSignIn(held!.pending, ctx.query);
+          const { personId } = await ctx.services.externalSignIn.accounts.findOrCreatePerson(identity);
+          writeSession(ctx, await ctx.services.browserSessions.startSession(personId, `oidc:${name}`));
+          redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(held!.request)}`);
+        } catch (err) {
+          if (!(err instanceof ExternalSignInError)) throw err;
+          ctx.services.logger.warn(
+            { code: err.code, detail: err.detail, provider: name, request_id: ctx.state.requestId },
+            'external sign-in refused',
+          );
+          await showLogin(ctx, client, held!.request, err.code === 'unreachable' ? 502 : 403, err.message);
+        }
+      }),
+  },
+];
