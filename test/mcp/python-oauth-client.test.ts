@@ -92,6 +92,8 @@ describe('the Python MCP SDK as an OAuth client', () => {
       `[python-oauth-client] protocol ${report.protocolVersion}, ${report.toolCount} tools, refresh token rotated: ${report.refreshTokenChanged}`,
     );
 
+    assert.equal(report.protocolVersion, '2026-07-28', 'the current protocol revision, with no fallback');
+
     // Registered itself (RFC 7591) as a public client: stored, with its loopback redirect URI.
     const client = await platform.services.db.collection('oauth_clients').findOne({ _id: report.clientId as never });
     assert.ok(client, `client ${report.clientId} is registered`);

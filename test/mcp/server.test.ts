@@ -52,7 +52,7 @@ describe('MCP endpoint', () => {
     assert.equal(discovery.body.tools.length, 12);
     assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
     const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
-    assert.equal(meta.body.resource, `${platform.config.apiUri}/mcp`);
+    assert.equal(meta.body.resource, `${platform.url}/mcp`, 'the URL the client used (127.0.0.1; the configured one is localhost)');
     const refused = await platform.api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate')!, /resource_metadata="[^"]+\/.well-known\/oauth-protected-resource\/mcp"/);

@@ -11,7 +11,7 @@ import { limitPrincipal } from './rate-limit.js';
 export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') =>
   `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
 
-/** The MCP endpoint's path (also in routes/mcp.ts, which imports this module's callers). */
+/** The MCP endpoint's path: its token audience and metadata differ from the rest of the API's. */
 export const mcpPath = '/mcp';
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;

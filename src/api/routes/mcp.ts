@@ -5,8 +5,7 @@ import { serveMcp } from '../../mcp/server/server.js';
 import { tools } from '../../mcp/server/tools.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
-
-export const mcpPath = '/mcp';
+import { mcpPath } from '../middleware/authenticate.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
