@@ -3,6 +3,16 @@ import type { AppContext } from './context.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/** What the outermost trusted proxy wrote in a list-valued X-Forwarded-* header ('' when none is trusted). */
+function forwarded(value: string, trustedHops: number): string {
+  if (trustedHops === 0) return '';
+  const chain = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  return chain[Math.max(0, chain.length - trustedHops)] ?? '';
+}
+
 /**
  * The API's base URL as this client reached it. OAuth clients compare what metadata says (the
  * protected resource, the issuer) with the URL they used, so a client that came in on 127.0.0.1 must
@@ -13,11 +23,10 @@ const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
  */
 export function publicBase(ctx: Pick<AppContext, 'get' | 'protocol'>, config: Config): string {
   const configured = new URL(config.apiUri);
-  const proxied = config.TRUST_PROXY_HOPS > 0;
-  const forwardedHost = proxied ? ctx.get('x-forwarded-host').split(',')[0]!.trim() : '';
+  const forwardedHost = forwarded(ctx.get('x-forwarded-host'), config.TRUST_PROXY_HOPS);
   const host = (forwardedHost || ctx.get('host')).toLowerCase();
   if (!host || host === configured.host) return config.apiUri;
-  const forwardedProto = proxied ? ctx.get('x-forwarded-proto').split(',')[0]!.trim().toLowerCase() : '';
+  const forwardedProto = forwarded(ctx.get('x-forwarded-proto'), config.TRUST_PROXY_HOPS).toLowerCase();
   const protocol = forwardedProto === 'https' || forwardedProto === 'http' ? forwardedProto : ctx.protocol;
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!;
   const port = host.startsWith('[') ? host.slice(host.indexOf(']') + 2) : (host.split(':')[1] ?? '');

@@ -106,7 +106,7 @@ export function createServices(config: Config, logger: Logger): Services {
       oauth,
       consents,
       tokens,
-      new MetadataDocumentClients(outbound, config.PLATFORM_ENV === 'development'),
+      new MetadataDocumentClients(config.PLATFORM_ENV === 'development', logger),
     ),
     browserSessions: new BrowserSessions(tokens),
     externalSignIn: externalSignIn(config, db, outbound, logger),
@@ -156,6 +156,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.search.stop();
   await Promise.allSettled([
     services.outbound.close(),
+    services.authorizationServer.documents.close(),
     services.mongo.close(),
     services.temporal.connection.close(),
     services.temporalProbe.close(),

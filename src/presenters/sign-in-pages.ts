@@ -88,10 +88,13 @@ ${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
 <fieldset><legend>In</legend><label><input type="radio" name="workspaces" value="all" checked> All your workspaces and collections</label>
 <label><input type="radio" name="workspaces" value="selected"> Only the workspaces ticked below</label>${workspaces}</fieldset>
 <button class="primary" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>
+<form method="post" action="/oauth/sign-out">${hidden('request', p.request)}<button type="submit">Not you? Sign out</button></form>
 <p class="muted">You can revoke this at any time: <code>DELETE /consents/oauth_client/${escapeHtml(encodeURIComponent(p.client.id))}</code>.</p>`,
   );
 }
 
-export function errorPage(title: string, detail: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(detail)}</p>`);
+/** An error for the person; `back`: a link that returns the error to the application that asked. */
+export function errorPage(title: string, detail: string, back?: string): string {
+  const link = back ? `<p><a class="button" href="${escapeHtml(back)}">Return to the application</a></p>` : '';
+  return page(title, `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(detail)}</p>${link}`);
 }

@@ -37,16 +37,23 @@ export class ConsentStore {
    */
   async grantOAuth(person: string, clientId: string, oauth: Omit<NonNullable<ConsentDoc['oauth']>, 'grant_id'>, newGrantId: string) {
     const _id = consentId(person, 'oauth_client', clientId);
-    const existing = await this.coll.findOne({ _id });
-    const doc: ConsentDoc = {
-      _id,
-      person_id: person,
-      credential_kind: 'oauth_client',
-      credential_id: clientId,
-      created_at: existing?.created_at ?? new Date(),
-      oauth: { ...oauth, grant_id: existing?.oauth?.grant_id ?? newGrantId },
-    };
-    await this.coll.replaceOne({ _id }, doc, { upsert: true });
+    // One atomic upsert: a revocation between a read and a write could not bring an old grant back.
+    await this.coll.updateOne(
+      { _id },
+      {
+        $set: { 'oauth.client_name': oauth.client_name, 'oauth.scopes': oauth.scopes, 'oauth.filters': oauth.filters },
+        $setOnInsert: {
+          person_id: person,
+          credential_kind: 'oauth_client',
+          credential_id: clientId,
+          created_at: new Date(),
+          'oauth.grant_id': newGrantId,
+        },
+      },
+      { upsert: true },
+    );
+    const doc = await this.coll.findOne({ _id });
+    if (!doc?.oauth) throw new Error('the consent was revoked while it was being granted');
     return doc;
   }
 

@@ -26,6 +26,12 @@ export function formFields(html: string, action: string): Record<string, string>
   return fields;
 }
 
+/** The "Return to the application" link of an error page, decoded as a browser would. */
+export function returnLink(html: string): URL | null {
+  const href = /<a class="button" href="([^"]*)">Return to the application<\/a>/.exec(html)?.[1];
+  return href === undefined ? null : new URL(unescape(href));
+}
+
 const unescape = (s: string) => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n))).replace(/&amp;/g, '&');
 
 export class Browser {

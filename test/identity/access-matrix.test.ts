@@ -269,7 +269,9 @@ describe('access matrix', () => {
         });
         assert.equal(reply.status, c.status, `${c.caller}: ${reply.text}`);
         if (c.type) assert.equal(reply.body.type, `urn:platform:problem:${c.type}`, c.caller);
-        if (c.status === 401) assert.match(reply.headers.get('www-authenticate') ?? '', /^Bearer error=/, c.caller);
+        // RFC 6750 §3.1: no credentials, no error code; a bad credential names its error.
+        const challenge = c.caller === 'noToken' ? /^Bearer resource_metadata="/ : /^Bearer error=/;
+        if (c.status === 401) assert.match(reply.headers.get('www-authenticate') ?? '', challenge, c.caller);
       }
       assert.equal(await snapshot(), before, 'nothing changed');
     });

@@ -103,7 +103,8 @@ describe('bearer tokens', () => {
   it('refuses a request without a token', async () => {
     const reply = await platform.api.post('/workspaces', { name: 'x' });
     assert.equal(reply.status, 401);
-    assert.match(reply.headers.get('www-authenticate') ?? '', /^Bearer error="invalid_request"/);
+    // RFC 6750 §3.1: a request with no credentials gets the challenge without an error code.
+    assert.match(reply.headers.get('www-authenticate') ?? '', /^Bearer resource_metadata="[^"]+"$/);
   });
 
   it('refuses a non-bearer Authorization header', async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { freePort } from '../../temporal-dev/engines.js';
-import { Browser, formFields, pkce } from '../helpers/oauth-browser.js';
+import { Browser, formFields, pkce, returnLink } from '../helpers/oauth-browser.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
@@ -199,25 +199,28 @@ describe('authorization code flow', () => {
     assert.equal(await mcpStatus(mine.access_token), 200);
   });
 
-  it('refuses a resource that is not this server, back at the client', async () => {
-    const { challenge } = pkce();
+  it('refuses a resource that is not this server: a page whose link takes the error back, never an automatic redirect', async () => {
     const client = (await register()).body.client_id;
-    const reply = await new Browser(platform.url).get(authorizeUrl(client, challenge, { resource: 'https://elsewhere.example/mcp' }));
-    assert.equal(reply.status, 303);
-    assert.equal(new URL(reply.location!).searchParams.get('error'), 'invalid_target');
+    const reply = await new Browser(platform.url).get(
+      authorizeUrl(client, pkce().challenge, { resource: 'https://elsewhere.example/mcp' }),
+    );
+    assert.equal(reply.status, 400);
+    assert.equal(reply.location, null, 'no open redirector: anyone can register a redirect URI');
+    const back = returnLink(reply.html)!;
+    assert.equal(back.origin + back.pathname, 'http://127.0.0.1:9/callback');
+    assert.equal(back.searchParams.get('error'), 'invalid_target');
+    assert.equal(back.searchParams.get('state'), 'st-123');
+    assert.equal(back.searchParams.get('iss'), platform.url);
   });
 
   it('requires PKCE S256', async () => {
     const client = (await register()).body.client_id;
     for (const extra of [{ code_challenge_method: 'plain' }, { code_challenge: '' }] as Record<string, string>[]) {
       const reply = await new Browser(platform.url).get(authorizeUrl(client, pkce().challenge, extra));
-      assert.equal(reply.status, 303);
-      const location = new URL(reply.location!);
-      assert.equal(location.searchParams.get('error'), 'invalid_request');
-      assert.equal(location.searchParams.get('state'), 'st-123');
+      assert.equal(reply.status, 400);
+      assert.equal(returnLink(reply.html)!.searchParams.get('error'), 'invalid_request');
+      assert.match(reply.html, /PKCE is required/);
     }
-    const { clientId, code } = await authorize().catch(() => ({ clientId: '', code: '' }));
-    assert.ok(clientId && code);
   });
 
   it('refuses a wrong code verifier, and a code replay revokes what the code gave', async () => {
@@ -419,6 +422,112 @@ describe('client ID metadata documents', () => {
       const liar = await new Browser(platform.url).get(authorizeUrl(`http://127.0.0.1:${port}/liar.json`, pkce().challenge));
       assert.equal(liar.status, 400);
       assert.match(liar.html, /another client_id/);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('what the review asked for', () => {
+  it('refuses X-On-Behalf-Of from an OAuth client’s token: it cannot act for anyone else', async () => {
+    const { tokens } = await authorize({ extra: { resource: platform.url } });
+    const other = await platform.newUser();
+    const reply = await platform.api.request('GET', '/workspaces', {
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'x-on-behalf-of': other.userId },
+    });
+    assert.equal(reply.status, 403, reply.text);
+    assert.equal(reply.body.type, 'urn:platform:problem:on-behalf-of-refused');
+  });
+
+  it('refuses a sign-in or consent form posted from another site (login CSRF)', async () => {
+    const clientId = (await register()).body.client_id;
+    const browser = new Browser(platform.url);
+    const login = await browser.get(authorizeUrl(clientId, pkce().challenge));
+    const fields = { ...formFields(login.html, '/oauth/login'), email: person.email, password: person.password };
+    for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { origin: 'https://attacker.example' }] as Record<string, string>[]) {
+      const res = await fetch(`${platform.url}/oauth/login`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields).toString(),
+      });
+      assert.equal(res.status, 403);
+      assert.equal(res.headers.getSetCookie().length, 0, 'no session was started');
+    }
+  });
+
+  it('keeps a refresh token usable after a bad refresh request, and ignores offline_access', async () => {
+    const { clientId, tokens } = await authorize();
+    const bad = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      scope: 'artifact:write',
+    });
+    assert.equal(bad.body.error, 'invalid_scope');
+    const good = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: clientId,
+      scope: 'offline_access artifact:read',
+      resource: `${mcpResource()}/`,
+    });
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    assert.equal(good.body.scope, 'artifact:read', 'the access token is narrowed');
+    const again = await token({ grant_type: 'refresh_token', refresh_token: good.body.refresh_token, client_id: clientId });
+    assert.equal(again.body.scope, 'artifact:read search:read', 'the refresh token keeps the grant’s scope (RFC 6749 §6)');
+  });
+
+  it('revokes the family when the client revokes an access token', async () => {
+    const { clientId, tokens } = await authorize();
+    const res = await fetch(`${platform.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.access_token, client_id: clientId }).toString(),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(await mcpStatus(tokens.access_token), 401);
+    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    assert.equal(refreshed.body.error, 'invalid_grant');
+  });
+
+  it('gives no refresh token to a client that did not register the grant', async () => {
+    const clientId = (await register({ grant_types: ['authorization_code'] })).body.client_id;
+    const { tokens } = await authorize({ clientId });
+    assert.equal(tokens.refresh_token, undefined);
+    assert.equal(await mcpStatus(tokens.access_token), 200);
+  });
+
+  it('asks again when the person chooses "only ticked workspaces" and ticks none', async () => {
+    const clientId = (await register()).body.client_id;
+    const browser = new Browser(platform.url);
+    const consent = await browser.signIn(await browser.get(authorizeUrl(clientId, pkce().challenge)), person.email, person.password);
+    const reply = await browser.decide(consent, 'allow', { workspaces: 'selected' });
+    assert.equal(reply.status, 400);
+    assert.match(reply.html, /Tick at least one workspace/);
+  });
+
+  it('refuses a state longer than 512 characters', async () => {
+    const clientId = (await register()).body.client_id;
+    const reply = await new Browser(platform.url).get(authorizeUrl(clientId, pkce().challenge, { state: 'x'.repeat(513) }));
+    assert.equal(reply.status, 400);
+    assert.equal(reply.location, null);
+  });
+
+  it('does not follow a redirect from a client ID metadata document URL', async () => {
+    const port = await freePort();
+    const server = createServer((req, res) => {
+      if (req.url === '/moved.json') res.writeHead(302, { location: `http://127.0.0.1:${port}/doc.json` }).end();
+      else
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ client_id: `http://127.0.0.1:${port}/moved.json`, redirect_uris: ['http://127.0.0.1:9/callback'] }));
+    });
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    try {
+      const reply = await new Browser(platform.url).get(authorizeUrl(`http://127.0.0.1:${port}/moved.json`, pkce().challenge));
+      assert.equal(reply.status, 400);
+      assert.match(reply.html, /answered 302/);
     } finally {
       server.close();
     }

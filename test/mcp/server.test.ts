@@ -79,7 +79,7 @@ describe('MCP endpoint', () => {
     assert.equal(await asHost('rebound.example:80'), 403, 'a foreign Host is refused before authentication');
     assert.equal(await asHost(`[::1]:${platform.config.PORT}`), 401, 'loopback on our port passes on to authentication');
     const as = await platform.api.get('/.well-known/oauth-authorization-server');
-    assert.equal(as.body.token_endpoint, `${platform.config.apiUri}/auth/token`);
+    assert.equal(as.body.token_endpoint, `${platform.url}/auth/token`);
   });
 
   it('lists the twelve purposeful tools, with annotations and icons, and no raw CRUD or collection tools', async () => {

@@ -25,7 +25,7 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   const { config } = ctx.services;
   const metadata = protectedResourceMetadataUrl(publicBase(ctx, config), ctx.path === mcpPath ? mcpPath : '');
   const header = ctx.get('authorization');
-  if (!header) throw problems.unauthorized('A bearer token is required.', 'invalid_request', metadata);
+  if (!header) throw problems.unauthorized('A bearer token is required.', null, metadata);
   const match = bearer.exec(header);
   if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request', metadata);
   let principal: Principal;
@@ -67,8 +67,11 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
  * creator). Access becomes the credential's scopes and filters over the person's own grants.
  */
 async function actFor(ctx: AppContext, principal: Principal, personId: string): Promise<Principal> {
-  if (isHuman(principal))
-    throw problems.onBehalfOfRefused("X-On-Behalf-Of is for server credentials and API keys, not a person's own token.");
+  // Only server credentials and API keys act for people who consented to them. A person's own token,
+  // and an OAuth client's token (already a person's, and a public client is anyone's to redeem for
+  // themselves), never do.
+  if (principal.actor.kind !== 'server_credential' && principal.actor.kind !== 'api_key')
+    throw problems.onBehalfOfRefused("X-On-Behalf-Of is for server credentials and API keys, not a person's or an OAuth client's token.");
   if (!uuid.test(personId))
     throw problems.validation('X-On-Behalf-Of must be a person id (UUID).', [{ name: 'X-On-Behalf-Of', reason: 'must be a UUID' }]);
   if (personId !== principal.subject) {

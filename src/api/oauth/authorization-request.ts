@@ -1,5 +1,6 @@
 import { scopes } from '../../identity/principal.js';
 import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
+import { normalResource, scopeList } from '../../identity/oauth/authorization-server.js';
 import { redirectUriMatches, type OAuthClient } from '../../identity/oauth/clients.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
 import type { AppContext } from '../context.js';
@@ -19,8 +20,6 @@ export class RedirectError extends Error {
   }
 }
 
-/** Scopes a client may ask for and that we drop without complaint: they mean nothing here. */
-const ignoredScopes = new Set(['offline_access', 'openid']);
 const challengePattern = /^[A-Za-z0-9_-]{43}$/;
 
 function single(ctx: AppContext, name: string): string | undefined {
@@ -66,6 +65,7 @@ export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ requ
     throw new PageError('The return address (redirect_uri) is not one this application registered.');
   }
   const state = typeof ctx.query.state === 'string' ? ctx.query.state : undefined;
+  if (state !== undefined && state.length > 512) throw new PageError('The application sent a state longer than 512 characters.');
   const answerTo = { redirect_uri: redirectUri, issuer: base, ...(state === undefined ? {} : { state }) };
   try {
     if (single(ctx, 'response_type') !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code.');
@@ -79,10 +79,10 @@ export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ requ
         'PKCE is required: code_challenge (43 base64url characters) with code_challenge_method=S256.',
       );
     }
-    const asked = (single(ctx, 'scope') ?? '').split(' ').filter((s) => s && !ignoredScopes.has(s));
+    const asked = scopeList(single(ctx, 'scope') ?? '');
     const unknown = asked.filter((s) => !(scopes as readonly string[]).includes(s));
     if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
-    const resource = (single(ctx, 'resource') ?? base).replace(/\/$/, '');
+    const resource = normalResource(single(ctx, 'resource') ?? base);
     const ours = [ctx.services.config.apiUri, base].flatMap((b) => [b, `${b}${mcpPath}`]);
     if (!ours.includes(resource)) {
       throw new OAuthError('invalid_target', `resource must be this API (${base}) or its MCP endpoint (${base}${mcpPath}).`);
@@ -93,7 +93,7 @@ export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ requ
         ...answerTo,
         client_id: client.client_id,
         code_challenge: challenge,
-        scope: asked.length ? [...new Set(asked)] : [...scopes],
+        scope: asked.length ? asked : [...scopes],
         resource,
       },
     };

@@ -1,7 +1,25 @@
 import type { AppContext } from '../context.js';
 import { publicBase } from '../public-url.js';
 
-export const sessionCookie = 'platform_session';
+import { problems } from '../../kernel/errors/problem.js';
+
+const sessionCookie = 'platform_session';
+
+/**
+ * The pages' forms post only from the pages themselves: a browser says where a POST came from
+ * (Sec-Fetch-Site, Origin), and one from another site is refused. This is what stops login CSRF (an
+ * attacker's page signing a visitor in as the attacker), which SameSite cookies cannot: the sign-in
+ * form needs no cookie.
+ */
+export function sameOriginForm(ctx: AppContext): void {
+  const site = ctx.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none')
+    throw problems.forbidden('This form may only be sent from the platform’s own page.');
+  const origin = ctx.get('origin');
+  if (!origin) return;
+  const ours = [new URL(publicBase(ctx, ctx.services.config)).origin, new URL(ctx.services.config.apiUri).origin];
+  if (!ours.includes(origin)) throw problems.forbidden('This form may only be sent from the platform’s own page.');
+}
 
 /**
  * An HTML page for a person's browser: never cached, never framed (clickjacking), no script at all,
@@ -26,15 +44,19 @@ export function sendPage(ctx: AppContext, status: number, html: string, redirect
   ctx.body = html;
 }
 
+/** Over https the cookie is `__Host-` prefixed: Secure, this host only, path /, so no sibling subdomain can plant one. */
+const cookieName = (ctx: AppContext) =>
+  publicBase(ctx, ctx.services.config).startsWith('https:') ? `__Host-${sessionCookie}` : sessionCookie;
+
 export function readSession(ctx: AppContext): string | undefined {
-  return ctx.cookies.get(sessionCookie) || undefined;
+  return ctx.cookies.get(cookieName(ctx)) || undefined;
 }
 
 /** The session cookie: HttpOnly, SameSite=Lax (no cross-site POST carries it), Secure over https. */
 export function writeSession(ctx: AppContext, value: string | null): void {
   const secure = publicBase(ctx, ctx.services.config).startsWith('https:') ? '; Secure' : '';
   const life = value === null ? '; Max-Age=0' : '; Max-Age=28800';
-  ctx.append('Set-Cookie', `${sessionCookie}=${value ?? ''}; Path=/; HttpOnly; SameSite=Lax${secure}${life}`);
+  ctx.append('Set-Cookie', `${cookieName(ctx)}=${value ?? ''}; Path=/; HttpOnly; SameSite=Lax${secure}${life}`);
 }
 
 export function redirect(ctx: AppContext, location: string): void {

@@ -5,7 +5,7 @@ import { TokenError } from '../../identity/tokens.js';
 import { consentPage, errorPage, loginPage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { clientRedirect, PageError, RedirectError } from './authorization-request.js';
-import { readSession, redirect, sendPage } from './browser.js';
+import { readSession, sendPage } from './browser.js';
 
 /** The pending request a form carries, with its client as it is now. */
 export async function pendingRequest(
@@ -68,14 +68,19 @@ export async function showConsent(
   sendPage(ctx, error ? 400 : 200, html, request.redirect_uri);
 }
 
-/** Runs a page handler: a PageError is shown to the person, a RedirectError goes back to the client. */
+/**
+ * Runs a page handler. A PageError is shown to the person. A RedirectError is shown too, with a link
+ * that takes the error back to the client: anyone can register a redirect URI, so the platform never
+ * sends a browser to one without a person's action (RFC 9700 §4.11.2, no open redirector).
+ */
 export async function asPage(ctx: AppContext, run: () => Promise<void>): Promise<void> {
   try {
     await run();
   } catch (err) {
     if (err instanceof PageError) return sendPage(ctx, 400, errorPage('This sign-in cannot continue', err.message));
     if (err instanceof RedirectError) {
-      return redirect(ctx, clientRedirect(err.request, { error: err.error.code, error_description: err.error.description }));
+      const back = clientRedirect(err.request, { error: err.error.code, error_description: err.error.description });
+      return sendPage(ctx, 400, errorPage('This sign-in cannot continue', err.error.description, back), err.request.redirect_uri);
     }
     throw err;
   }

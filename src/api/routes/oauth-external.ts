@@ -31,11 +31,11 @@ export const oauthExternalRoutes: RouteDef[] = [
     handler: (ctx, query) =>
       asPage(ctx, async () => {
         const { name } = parse(params, ctx.params, 'path');
-        const { client } = await pendingRequest(ctx, query.request);
+        const { request, client } = await pendingRequest(ctx, query.request);
         try {
           const callback = `${publicBase(ctx, ctx.services.config)}/oauth/idp/${name}/callback`;
           const { authorizationUrl, pending } = await ctx.services.externalSignIn.providers.beginSignIn(name, callback);
-          writeExternal(ctx, name, await ctx.services.browserSessions.sealExternalSignIn(pending, query.request));
+          writeExternal(ctx, name, await ctx.services.browserSessions.sealExternalSignIn(pending, request));
           redirect(ctx, authorizationUrl);
         } catch (err) {
           if (!(err instanceof ExternalSignInError)) throw err;
@@ -54,7 +54,8 @@ export const oauthExternalRoutes: RouteDef[] = [
         const held = await ctx.services.browserSessions.openExternalSignIn(ctx.cookies.get(externalCookie));
         writeExternal(ctx, name, null);
         // No pending sign-in (expired, or never started here): the person starts again from their application.
-        const { client } = await pendingRequest(ctx, held?.request);
+        const sealed = held ? await ctx.services.browserSessions.sealRequest(held.request) : undefined;
+        const { client } = await pendingRequest(ctx, sealed);
         try {
           if (held!.pending.provider !== name) {
             throw new ExternalSignInError('invalid_state', 'This sign-in link is not valid any more. Please start the sign-in again.');
@@ -62,14 +63,14 @@ export const oauthExternalRoutes: RouteDef[] = [
           const identity = await ctx.services.externalSignIn.providers.completeSignIn(held!.pending, ctx.query);
           const { personId } = await ctx.services.externalSignIn.accounts.findOrCreatePerson(identity);
           writeSession(ctx, await ctx.services.browserSessions.startSession(personId, `oidc:${name}`));
-          redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(held!.request)}`);
+          redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(sealed!)}`);
         } catch (err) {
           if (!(err instanceof ExternalSignInError)) throw err;
           ctx.services.logger.warn(
             { code: err.code, detail: err.detail, provider: name, request_id: ctx.state.requestId },
             'external sign-in refused',
           );
-          await showLogin(ctx, client, held!.request, err.code === 'unreachable' ? 502 : 403, err.message);
+          await showLogin(ctx, client, sealed!, err.code === 'unreachable' ? 502 : 403, err.message);
         }
       }),
   },

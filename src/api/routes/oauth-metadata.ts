@@ -1,7 +1,14 @@
 import { scopes } from '../../identity/principal.js';
 import { mcpPath } from '../middleware/authenticate.js';
 import { publicBase } from '../public-url.js';
+import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
+
+/** Cached for five minutes, separately for each name the API is reached by (publicBase depends on it). */
+function cacheable(ctx: AppContext): void {
+  ctx.set('Cache-Control', 'public, max-age=300');
+  for (const header of ['Host', 'X-Forwarded-Host', 'X-Forwarded-Proto']) ctx.vary(header);
+}
 
 /**
  * RFC 8414 authorization server metadata and RFC 9728 protected resource metadata. Both name the
@@ -15,7 +22,7 @@ export const oauthMetadataRoutes: RouteDef[] = [
     access: 'public',
     handler: (ctx) => {
       const base = publicBase(ctx, ctx.services.config);
-      ctx.set('Cache-Control', 'public, max-age=300');
+      cacheable(ctx);
       ctx.body = {
         issuer: base,
         authorization_endpoint: `${base}/oauth/authorize`,
@@ -42,7 +49,7 @@ export const oauthMetadataRoutes: RouteDef[] = [
     access: 'public',
     handler: (ctx) => {
       const base = publicBase(ctx, ctx.services.config);
-      ctx.set('Cache-Control', 'public, max-age=300');
+      cacheable(ctx);
       ctx.body = {
         resource: path.endsWith(mcpPath) ? `${base}${mcpPath}` : base,
         authorization_servers: [base],

@@ -7,7 +7,7 @@ import { errorPage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { clientRedirect, PageError, parseAuthorizationRequest } from '../oauth/authorization-request.js';
-import { readSession, redirect, sendPage, writeSession } from '../oauth/browser.js';
+import { readSession, redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
 import { asPage, pendingRequest, showConsent, showLogin } from '../oauth/pages.js';
 import { passwordSignIn } from '../password-sign-in.js';
 import type { RouteDef } from '../route.js';
@@ -23,7 +23,7 @@ async function chosenFilters(ctx: AppContext, person: string, form: Form): Promi
   const ticked = Object.keys(form)
     .filter((k) => k.startsWith('workspace:') && form[k] === 'on')
     .map((k) => k.slice('workspace:'.length))
-    .slice(0, 1000);
+    .slice(0, 100); // the page offers at most 100
   const visible = await Promise.all(ticked.map((id) => ctx.services.containers.get('workspace', principal, id).catch(() => null)));
   return { workspaces: visible.filter((w) => w !== null).map((w) => w!._id), collections: [] };
 }
@@ -37,6 +37,8 @@ export const oauthRoutes: RouteDef[] = [
     method: 'get',
     path: '/oauth/authorize',
     access: 'public',
+    // Counted with the credential exchanges: a metadata document client_id makes us fetch a URL.
+    guard: limitCredentialExchange,
     query: 'foreign',
     handler: (ctx) =>
       asPage(ctx, async () => {
@@ -52,7 +54,7 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/login',
     access: 'public',
-    guard: limitCredentialExchange,
+    guard: (ctx) => (sameOriginForm(ctx), limitCredentialExchange(ctx)),
     body: 'form',
     handler: (ctx) =>
       asPage(ctx, async () => {
@@ -76,6 +78,7 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/consent',
     access: 'public',
+    guard: sameOriginForm,
     body: 'form',
     handler: (ctx) =>
       asPage(ctx, async () => {
@@ -84,7 +87,9 @@ export const oauthRoutes: RouteDef[] = [
         const { request, client } = pending;
         const cookie = readSession(ctx);
         const person = await ctx.services.browserSessions.sessionPerson(cookie);
-        if (!person) return showLogin(ctx, client, form.request!, 401, 'Your session has ended. Sign in again.');
+        if (!person || !(await ctx.services.users.findById(person))) {
+          return showLogin(ctx, client, form.request!, 401, 'Your session has ended. Sign in again.');
+        }
         const expected = ctx.services.browserSessions.formToken(cookie!, form.request!);
         if (!form.form_token || !sameText(form.form_token, expected)) {
           throw new PageError('This decision did not come from the page we showed you. Start again from your application.');
@@ -96,6 +101,9 @@ export const oauthRoutes: RouteDef[] = [
         const granted = request.scope.filter((s) => form[`scope:${s}`] === 'on');
         if (granted.length === 0) return showConsent(ctx, person, pending, form.request!, 'Tick at least one permission, or deny.');
         const filters = await chosenFilters(ctx, person, form);
+        if (filters.workspaces !== '*' && filters.workspaces.length === 0) {
+          return showConsent(ctx, person, pending, form.request!, 'Tick at least one workspace, or choose all of them.');
+        }
         const consent = await ctx.services.consents.grantOAuth(
           person,
           client.client_id,
@@ -119,6 +127,7 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/sign-out',
     access: 'public',
+    guard: sameOriginForm,
     body: 'form',
     handler: (ctx) =>
       asPage(ctx, async () => {

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import { randomBase62, sameHash, sha256 } from '../../kernel/crypto/opaque.js';
 import type { ConsentStore } from '../../store/consents.js';
@@ -12,9 +13,18 @@ export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  refresh_token?: string;
   scope: string;
 }
+
+/** Scopes a client may ask for and that are dropped without complaint: they mean nothing here. */
+export const ignoredScopes = new Set(['offline_access', 'openid']);
+
+/** A space-separated scope parameter, without the scopes that mean nothing here. */
+export const scopeList = (value: string) => [...new Set(value.split(' ').filter((s) => s && !ignoredScopes.has(s)))];
+
+/** A resource indicator as it is compared: without a trailing slash. */
+export const normalResource = (value: string) => value.replace(/\/$/, '');
 
 /** Lifetimes: a code is redeemed within a minute; a refresh token lives 30 days from its own issue. */
 const codeTtlMs = 60_000;
@@ -127,11 +137,11 @@ export class AuthorizationServer {
       throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
     if (s256(form.code_verifier) !== doc.code_challenge)
       throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge.');
-    if (form.resource !== undefined && form.resource !== doc.resource) {
+    if (form.resource !== undefined && normalResource(form.resource) !== doc.resource) {
       throw new OAuthError('invalid_target', 'resource differs from the one the person authorized.');
     }
     await this.checkConsent(doc);
-    return this.mint(doc, hash);
+    return this.mint(client, doc, hash, doc.scope);
   }
 
   async refresh(client: OAuthClient, form: { refresh_token?: string; scope?: string; resource?: string }): Promise<TokenResponse> {
@@ -141,32 +151,47 @@ export class AuthorizationServer {
     const hash = sha256(form.refresh_token);
     const doc = await this.store.getRefreshToken(hash);
     if (!doc || doc.client_id !== client.client_id) throw new OAuthError('invalid_grant', 'The refresh token is not valid.');
+    // Everything a client could get wrong is checked before the token is spent, so a bad request
+    // leaves it usable; only a genuine second use revokes.
+    if (doc.expires_at.getTime() < Date.now()) throw new OAuthError('invalid_grant', 'The refresh token has expired.');
+    if (form.resource !== undefined && normalResource(form.resource) !== doc.resource) {
+      throw new OAuthError('invalid_target', 'resource differs from the one the person authorized.');
+    }
+    const asked = form.scope === undefined ? [] : scopeList(form.scope);
+    const extra = asked.filter((s) => !doc.scope.includes(s));
+    if (extra.length) throw new OAuthError('invalid_scope', `Not granted: ${extra.join(' ')}.`);
     if (await this.store.isFamilyRevoked(doc.family_id)) throw new OAuthError('invalid_grant', 'The refresh token was revoked.');
+    await this.checkConsent(doc);
     // Rotation with reuse detection (OAuth 2.1 §4.3.1): a used token coming back means one of two
     // holders is not the client, and the whole family is revoked.
     if (!(await this.store.redeem('refresh', hash))) {
       await this.store.revokeFamily(doc.family_id, 'refresh token reused');
       throw new OAuthError('invalid_grant', 'The refresh token was already used; every token of this grant is now revoked.');
     }
-    if (doc.expires_at.getTime() < Date.now()) throw new OAuthError('invalid_grant', 'The refresh token has expired.');
-    if (form.resource !== undefined && form.resource !== doc.resource) {
-      throw new OAuthError('invalid_target', 'resource differs from the one the person authorized.');
-    }
-    let scope = doc.scope;
-    if (form.scope !== undefined) {
-      const asked = form.scope.split(' ').filter(Boolean);
-      const extra = asked.filter((s) => !doc.scope.includes(s));
-      if (extra.length) throw new OAuthError('invalid_scope', `Not granted: ${extra.join(' ')}.`);
-      scope = asked;
-    }
-    await this.checkConsent(doc);
-    return this.mint({ ...doc, scope }, doc.family_id);
+    // RFC 6749 §6: the new refresh token keeps the grant's scope; only this access token is narrowed.
+    return this.mint(client, doc, doc.family_id, asked.length ? asked : doc.scope);
   }
 
-  /** RFC 7009: revoking a refresh token revokes its family; anything else is ignored, as the RFC asks. */
+  /**
+   * RFC 7009: revoking a refresh token, or an access token, of this client revokes its family (every
+   * token of the grant); anything else is ignored, as the RFC asks.
+   */
   async revoke(client: OAuthClient, token: string): Promise<void> {
     const doc = await this.store.getRefreshToken(sha256(token));
-    if (doc && doc.client_id === client.client_id) await this.store.revokeFamily(doc.family_id, 'revoked by the client');
+    if (doc) {
+      if (doc.client_id === client.client_id) await this.store.revokeFamily(doc.family_id, 'revoked by the client');
+      return;
+    }
+    // An access token names the resource it was minted for; its signature and expiry still must hold.
+    let audience: string | string[] | undefined;
+    try {
+      audience = decodeJwt(token).aud;
+    } catch {
+      return;
+    }
+    const claims = audience ? await this.tokens.verify(token, audience).catch(() => null) : null;
+    if (claims?.kind === 'oauth' && claims.client_id === client.client_id)
+      await this.store.revokeFamily(String(claims.fam), 'revoked by the client');
   }
 
   private async checkConsent(grant: OAuthGrant): Promise<void> {
@@ -175,9 +200,18 @@ export class AuthorizationServer {
       throw new OAuthError('invalid_grant', 'The person revoked this authorization.');
   }
 
-  private async mint(grant: OAuthGrant, familyId: string): Promise<TokenResponse> {
+  /** An access token with `scope`, and a refresh token keeping the grant's scope if the client may refresh. */
+  private async mint(client: OAuthClient, grant: OAuthGrant, familyId: string, scopes: string[]): Promise<TokenResponse> {
+    const scope = scopes.join(' ');
+    const issued = await this.tokens.issue(
+      grant.person_id,
+      { kind: 'oauth', client_id: grant.client_id, scope, gid: grant.consent_grant_id, fam: familyId },
+      undefined,
+      grant.resource,
+    );
+    const response = { access_token: issued.access_token, token_type: 'Bearer' as const, expires_in: issued.expires_in, scope };
+    if (!client.grant_types.includes('refresh_token')) return response;
     const refresh = randomBase62(32);
-    const scope = grant.scope.join(' ');
     await this.store.saveRefreshToken({
       _id: sha256(refresh),
       client_id: grant.client_id,
@@ -190,13 +224,7 @@ export class AuthorizationServer {
       expires_at: new Date(Date.now() + refreshTtlMs),
       created_at: new Date(),
     });
-    const issued = await this.tokens.issue(
-      grant.person_id,
-      { kind: 'oauth', client_id: grant.client_id, scope, gid: grant.consent_grant_id, fam: familyId },
-      undefined,
-      grant.resource,
-    );
-    return { access_token: issued.access_token, token_type: 'Bearer', expires_in: issued.expires_in, refresh_token: refresh, scope };
+    return { ...response, refresh_token: refresh };
   }
 }
 

@@ -63,17 +63,19 @@ export class BrowserSessions {
   }
 
   /** What an external sign-in keeps until the person returns from their IdP: an HttpOnly cookie's value. */
-  async sealExternalSignIn(pending: PendingSignIn, sealedRequest: string): Promise<string> {
-    const claims = { kind: 'external_sign_in', pending, request: sealedRequest };
+  async sealExternalSignIn(pending: PendingSignIn, request: AuthorizationRequest): Promise<string> {
+    const claims = { kind: 'external_sign_in', pending, request };
     return (await this.tokens.issue(pending.provider, claims, requestTtl, this.externalAudience)).access_token;
   }
 
   /** The pending external sign-in, or null when the cookie is absent, altered or expired. */
-  async openExternalSignIn(sealed: string | undefined): Promise<{ pending: PendingSignIn; request: string } | null> {
+  async openExternalSignIn(sealed: string | undefined): Promise<{ pending: PendingSignIn; request: AuthorizationRequest } | null> {
     if (!sealed) return null;
     try {
       const claims = await this.tokens.verify(sealed, this.externalAudience);
-      return claims.kind === 'external_sign_in' ? { pending: claims.pending as PendingSignIn, request: String(claims.request) } : null;
+      return claims.kind === 'external_sign_in'
+        ? { pending: claims.pending as PendingSignIn, request: claims.request as AuthorizationRequest }
+        : null;
     } catch (err) {
       if (err instanceof TokenError) return null;
       throw err;

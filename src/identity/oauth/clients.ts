@@ -52,7 +52,8 @@ export function redirectUriMatches(registered: readonly string[], requested: str
   } catch {
     return false;
   }
-  if (want.protocol !== 'http:' || !loopbackHosts.has(want.hostname)) return false;
+  if (want.protocol !== 'http:' || !loopbackHosts.has(want.hostname) || want.hash || want.username || want.password) return false;
+  if (requested.includes('#')) return false;
   return registered.some((r) => {
     const have = new URL(r);
     return have.protocol === 'http:' && have.hostname === want.hostname && have.pathname === want.pathname && have.search === want.search;

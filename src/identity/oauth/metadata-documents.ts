@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Outbound } from '../../net/outbound.js';
+import type { Logger } from '../../kernel/logging/logger.js';
+import { createOutbound, type Outbound } from '../../net/outbound.js';
 import { redirectUriProblem, type OAuthClient } from './clients.js';
 import { OAuthError } from './errors.js';
 
@@ -23,17 +24,27 @@ const maxCached = 500;
 
 /**
  * Client ID Metadata Documents (MCP authorization, 2025-11-25): a client whose id is an https URL
- * with a path is described by the JSON document at that URL, fetched through the SSRF-guarded
- * outbound client and kept for five minutes. Plain http is accepted only for loopback hosts in
- * development, where the tests serve their documents.
+ * with a path is described by the JSON document at that URL, kept for five minutes. Anyone can make
+ * us fetch one, unauthenticated, so the fetch has an SSRF-guarded client of its own: public addresses
+ * only (MCP_OUTBOUND_ALLOW does not apply; loopback in development, where the tests serve their
+ * documents), no redirects (an open redirect on a trusted host must not vouch for another document),
+ * 64 KiB, 5 s; what went wrong is logged, never shown. Plain http only on loopback in development.
  */
 export class MetadataDocumentClients {
   private readonly cache = new Map<string, { client: OAuthClient; until: number }>();
+  private readonly outbound: Outbound;
 
   constructor(
-    private readonly outbound: Outbound,
     private readonly development: boolean,
-  ) {}
+    private readonly logger: Logger,
+  ) {
+    const allow = development ? ['127.0.0.0/8', '::1/128'] : [];
+    this.outbound = createOutbound({ allow, timeoutMs: 5000, maxResponseBytes: 64 * 1024 });
+  }
+
+  close(): Promise<void> {
+    return this.outbound.close();
+  }
 
   /** Whether a client id names a metadata document rather than a registered client. */
   isDocumentId(clientId: string): boolean {
@@ -53,12 +64,15 @@ export class MetadataDocumentClients {
     if (hit && hit.until > Date.now()) return hit.client;
     let fetched: { status: number; body: unknown };
     try {
-      fetched = await this.outbound.fetchJson(clientId, { headers: { accept: 'application/json' } });
+      fetched = await this.outbound.fetchJson(clientId, { headers: { accept: 'application/json' }, redirect: 'manual' });
     } catch (err) {
-      throw new OAuthError('invalid_client', `The client metadata document ${clientId} could not be fetched: ${(err as Error).message}`);
+      this.logger.warn({ client_id: clientId, err: (err as Error).message }, 'client metadata document not fetched');
+      throw new OAuthError('invalid_client', 'The client metadata document at this client_id could not be fetched.');
     }
-    if (fetched.status !== 200)
-      throw new OAuthError('invalid_client', `The client metadata document ${clientId} answered ${fetched.status}.`);
+    if (fetched.status !== 200) {
+      this.logger.warn({ client_id: clientId, status: fetched.status }, 'client metadata document not fetched');
+      throw new OAuthError('invalid_client', `The client metadata document at this client_id answered ${fetched.status}, not 200.`);
+    }
     const parsed = documentSchema.safeParse(fetched.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;

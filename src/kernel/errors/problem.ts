@@ -62,7 +62,8 @@ export const problems = {
   payloadTooLarge: (limit: number) =>
     new Problem(413, 'payload-too-large', 'Request body too large', `The body exceeds the ${limit}-byte limit.`, { limit }),
   /** `resourceMetadata`: the RFC 9728 protected resource metadata URL, so clients can discover how to authenticate. */
-  unauthorized: (detail: string, error: 'invalid_request' | 'invalid_token' = 'invalid_token', resourceMetadata?: string) =>
+  /** `error` null: the request carried no credentials, and the challenge names no error (RFC 6750 §3.1). */
+  unauthorized: (detail: string, error: 'invalid_request' | 'invalid_token' | null = 'invalid_token', resourceMetadata?: string) =>
     new Problem(
       401,
       'unauthorized',
@@ -70,7 +71,15 @@ export const problems = {
       detail,
       {},
       {
-        'WWW-Authenticate': `Bearer error="${error}", error_description="${detail.replace(/"/g, "'")}"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''}`,
+        'WWW-Authenticate': [
+          'Bearer',
+          [
+            ...(error ? [`error="${error}"`, `error_description="${detail.replace(/"/g, "'")}"`] : []),
+            ...(resourceMetadata ? [`resource_metadata="${resourceMetadata}"`] : []),
+          ].join(', '),
+        ]
+          .filter(Boolean)
+          .join(' '),
       },
     ),
   invalidCredentials: () => new Problem(401, 'invalid-credentials', 'Invalid email or password'),
