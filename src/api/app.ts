@@ -26,6 +26,7 @@ import { mcpRoutes } from './routes/mcp.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { oauthExternalRoutes } from './routes/oauth-external.js';
+import { oauthConsentRoutes } from './routes/oauth-consents.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -56,6 +57,7 @@ export const routes: RouteDef[] = [
   ...oauthMetadataRoutes,
   ...oauthRoutes,
   ...oauthExternalRoutes,
+  ...oauthConsentRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {

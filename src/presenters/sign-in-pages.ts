@@ -28,26 +28,28 @@ function page(title: string, body: string): string {
 
 const hidden = (name: string, value: string) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
 
+/** What signing in leads to: an application's authorization request, or the person's own authorizations. */
+export type SignInFor = { request: string; clientName: string } | { next: 'consents' };
+
 export interface LoginPage {
-  clientName: string;
-  request: string;
+  target: SignInFor;
   error?: string;
   email?: string;
   providers: { name: string; label: string }[];
 }
 
 export function loginPage(p: LoginPage): string {
+  const query = 'request' in p.target ? `request=${encodeURIComponent(p.target.request)}` : 'next=consents';
   const providers = p.providers
-    .map(
-      (idp) =>
-        `<a class="button" href="/oauth/idp/${encodeURIComponent(idp.name)}?request=${encodeURIComponent(p.request)}">Sign in with ${escapeHtml(idp.label)}</a>`,
-    )
+    .map((idp) => `<a class="button" href="/oauth/idp/${encodeURIComponent(idp.name)}?${query}">Sign in with ${escapeHtml(idp.label)}</a>`)
     .join('');
+  const heading =
+    'request' in p.target ? `Sign in to continue to ${escapeHtml(p.target.clientName)}` : 'Sign in to see what you have allowed';
   return page(
     'Sign in',
-    `<h1>Sign in to continue to ${escapeHtml(p.clientName)}</h1>
+    `<h1>${heading}</h1>
 ${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
-<form method="post" action="/oauth/login">${hidden('request', p.request)}
+<form method="post" action="/oauth/login">${'request' in p.target ? hidden('request', p.target.request) : hidden('next', 'consents')}
 <label>E-mail <input type="email" name="email" autocomplete="username" required value="${escapeHtml(p.email ?? '')}"></label>
 <label>Password <input type="password" name="password" autocomplete="current-password" required></label>
 <button class="primary" type="submit">Sign in</button></form>
@@ -89,7 +91,7 @@ ${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
 <label><input type="radio" name="workspaces" value="selected"> Only the workspaces ticked below</label>${workspaces}</fieldset>
 <button class="primary" type="submit" name="decision" value="allow">Allow</button><button type="submit" name="decision" value="deny">Deny</button></form>
 <form method="post" action="/oauth/sign-out">${hidden('request', p.request)}<button type="submit">Not you? Sign out</button></form>
-<p class="muted">You can revoke this at any time: <code>DELETE /consents/oauth_client/${escapeHtml(encodeURIComponent(p.client.id))}</code>.</p>`,
+<p class="muted">You can revoke this at any time on <a href="/oauth/consents">your authorizations</a>.</p>`,
   );
 }
 
@@ -97,4 +99,29 @@ ${p.error ? `<p class="error" role="alert">${escapeHtml(p.error)}</p>` : ''}
 export function errorPage(title: string, detail: string, back?: string): string {
   const link = back ? `<p><a class="button" href="${escapeHtml(back)}">Return to the application</a></p>` : '';
   return page(title, `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(detail)}</p>${link}`);
+}
+
+export interface ConsentsPage {
+  person: string;
+  formToken: string;
+  consents: { kind: string; id: string; name: string; scopes: string[]; workspaces: string; since: string }[];
+}
+
+/** What a person has allowed (OAuth clients, and credentials acting on their behalf), each revocable. */
+export function consentsPage(p: ConsentsPage): string {
+  const rows = p.consents
+    .map(
+      (
+        c,
+      ) => `<fieldset><legend>${escapeHtml(c.name)}</legend><p class="muted">${escapeHtml(c.kind)} <code>${escapeHtml(c.id)}</code>, since ${escapeHtml(c.since)}</p>
+${c.scopes.length ? `<p>${c.scopes.map((s) => escapeHtml(scopeDescriptions[s] ?? s)).join('; ')}. In ${escapeHtml(c.workspaces)}.</p>` : ''}
+<form method="post" action="/oauth/consents/revoke">${hidden('form_token', p.formToken)}${hidden('credential_kind', c.kind)}${hidden('credential_id', c.id)}<button type="submit">Revoke</button></form></fieldset>`,
+    )
+    .join('');
+  return page(
+    'Your authorizations',
+    `<h1>What you have allowed</h1><p>Signed in as <strong>${escapeHtml(p.person)}</strong>.</p>
+${rows || '<p>Nothing: no application or credential may act for you.</p>'}
+<form method="post" action="/oauth/sign-out"><button type="submit">Sign out</button></form>`,
+  );
 }

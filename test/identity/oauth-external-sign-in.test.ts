@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { freePort } from '../../temporal-dev/engines.js';
 import { followAsBrowser } from '../helpers/oauth-provider.js';
-import { Browser, pkce, type PageReply } from '../helpers/oauth-browser.js';
+import { Browser, formFields, pkce, type PageReply } from '../helpers/oauth-browser.js';
 import { startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -121,5 +121,58 @@ describe('sign-in with an external OpenID Connect provider', () => {
     const reply = await new Browser(platform.url).get('/oauth/idp/corp/callback?code=x&state=y');
     assert.equal(reply.status, 400);
     assert.match(reply.html, /Start again from your application/);
+  });
+
+  it('lets a person who signed in externally (no password) see and revoke what they allowed', async () => {
+    const email = `grace-${randomBytes(3).toString('hex')}@corp.example`;
+    const sub = account(email);
+    const { browser, page, verifier, clientId } = await signInExternally(sub);
+    const code = new URL((await browser.decide(page, 'allow')).location!).searchParams.get('code')!;
+    const issued = await fetch(`${platform.url}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: clientId,
+        code_verifier: verifier,
+      }),
+    });
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const mcpStatus = async () =>
+      (
+        await fetch(`${platform.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${access_token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        })
+      ).status;
+    assert.equal(await mcpStatus(), 200);
+
+    // A new browser: the authorizations page asks to sign in, offering the provider.
+    const fresh = new Browser(platform.url);
+    const login = await fresh.get('/oauth/consents');
+    const link = /href="(\/oauth\/idp\/corp\?next=consents)"/.exec(login.html)?.[1];
+    assert.ok(link, login.html);
+    const toIdp = await fresh.get(link);
+    idp.person = { decision: 'approve', account: sub };
+    const { url } = await followAsBrowser(toIdp.location!, { stopAt: (u) => u.pathname === '/oauth/idp/corp/callback' });
+    const listed = await fresh.follow(await fresh.get(url.pathname + url.search));
+    assert.equal(listed.status, 200, listed.html);
+    assert.match(listed.html, /SSO client/);
+    const revoke = formFields(listed.html, '/oauth/consents/revoke');
+    assert.equal(revoke.credential_id, clientId);
+    const done = await fresh.post('/oauth/consents/revoke', revoke);
+    assert.equal(done.status, 303);
+    assert.equal(await mcpStatus(), 401, 'the client’s token stops at once');
+    assert.doesNotMatch((await fresh.get('/oauth/consents')).html, /SSO client/);
+    // A forged revoke (no form token) changes nothing and says why.
+    const forged = await fresh.post('/oauth/consents/revoke', { ...revoke, form_token: 'x' });
+    assert.equal(forged.status, 400);
   });
 });

@@ -1,11 +1,40 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
 import type { OAuthClient } from '../../identity/oauth/clients.js';
 import { userPrincipal } from '../../identity/principal.js';
 import { TokenError } from '../../identity/tokens.js';
-import { consentPage, errorPage, loginPage } from '../../presenters/sign-in-pages.js';
+import { consentPage, errorPage, loginPage, type SignInFor } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { clientRedirect, PageError, RedirectError } from './authorization-request.js';
 import { readSession, sendPage } from './browser.js';
+
+/** What a sign-in form or link leads to: `next=consents`, or the pending authorization request it carries. */
+export async function signInTarget(ctx: AppContext, fields: { request?: string; next?: string }): Promise<SignInFor> {
+  if (fields.next === 'consents' && !fields.request) return { next: 'consents' };
+  const { client } = await pendingRequest(ctx, fields.request);
+  return { request: fields.request!, clientName: client.client_name };
+}
+
+/** The person whose session cookie this browser holds, if the session is valid and the account still exists. */
+export async function signedInPerson(ctx: AppContext): Promise<string | null> {
+  const person = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
+  return person && (await ctx.services.users.findById(person)) ? person : null;
+}
+
+/**
+ * A page form's anti-forgery value must be the one bound to this browser's session and to what the
+ * form acts on (`boundTo`): a post from another site, or onto another request, is refused.
+ */
+export function checkFormToken(ctx: AppContext, given: string | undefined, boundTo: string): void {
+  const expected = ctx.services.browserSessions.formToken(readSession(ctx) ?? '', boundTo);
+  if (!given || given.length !== expected.length || !timingSafeEqual(Buffer.from(given), Buffer.from(expected))) {
+    throw new PageError('This form did not come from the page we showed you. Start again from your application.');
+  }
+}
+
+/** Where a successful sign-in goes on to. */
+export const afterSignIn = (target: SignInFor) =>
+  'request' in target ? `/oauth/authorize?pending=${encodeURIComponent(target.request)}` : '/oauth/consents';
 
 /** The pending request a form carries, with its client as it is now. */
 export async function pendingRequest(
@@ -25,13 +54,12 @@ export async function pendingRequest(
   return { request, client };
 }
 
-export async function showLogin(ctx: AppContext, client: OAuthClient, sealed: string, status = 200, error?: string, email?: string) {
+export async function showLogin(ctx: AppContext, target: SignInFor, status = 200, error?: string, email?: string) {
   sendPage(
     ctx,
     status,
     loginPage({
-      clientName: client.client_name,
-      request: sealed,
+      target,
       providers: ctx.services.externalSignIn.providers.list(),
       ...(error ? { error } : {}),
       ...(email ? { email } : {}),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ExternalSignInError } from '../../identity/external-idp/index.js';
 import type { AppContext } from '../context.js';
 import { redirect, writeSession } from '../oauth/browser.js';
-import { asPage, pendingRequest, showLogin } from '../oauth/pages.js';
+import { PageError } from '../oauth/authorization-request.js';
+import { afterSignIn, asPage, pendingRequest, showLogin, signInTarget } from '../oauth/pages.js';
 import { publicBase } from '../public-url.js';
 import { route, type RouteDef } from '../route.js';
 import { parse } from '../validate.js';
@@ -27,19 +28,20 @@ export const oauthExternalRoutes: RouteDef[] = [
     method: 'get',
     path: '/oauth/idp/:name',
     access: 'public',
-    query: z.object({ request: z.string().min(1).max(8192) }),
+    query: z.object({ request: z.string().min(1).max(8192).optional(), next: z.literal('consents').optional() }),
     handler: (ctx, query) =>
       asPage(ctx, async () => {
         const { name } = parse(params, ctx.params, 'path');
-        const { request, client } = await pendingRequest(ctx, query.request);
+        const target = await signInTarget(ctx, query);
         try {
           const callback = `${publicBase(ctx, ctx.services.config)}/oauth/idp/${name}/callback`;
           const { authorizationUrl, pending } = await ctx.services.externalSignIn.providers.beginSignIn(name, callback);
-          writeExternal(ctx, name, await ctx.services.browserSessions.sealExternalSignIn(pending, request));
+          const then = 'request' in target ? { request: (await pendingRequest(ctx, target.request)).request } : target;
+          writeExternal(ctx, name, await ctx.services.browserSessions.sealExternalSignIn(pending, then));
           redirect(ctx, authorizationUrl);
         } catch (err) {
           if (!(err instanceof ExternalSignInError)) throw err;
-          await showLogin(ctx, client, query.request, 502, err.message);
+          await showLogin(ctx, target, 502, err.message);
         }
       }),
   }),
@@ -54,23 +56,26 @@ export const oauthExternalRoutes: RouteDef[] = [
         const held = await ctx.services.browserSessions.openExternalSignIn(ctx.cookies.get(externalCookie));
         writeExternal(ctx, name, null);
         // No pending sign-in (expired, or never started here): the person starts again from their application.
-        const sealed = held ? await ctx.services.browserSessions.sealRequest(held.request) : undefined;
-        const { client } = await pendingRequest(ctx, sealed);
+        if (!held) throw new PageError('This sign-in has expired or was started elsewhere. Start again from your application.');
+        const target =
+          'request' in held.then
+            ? await signInTarget(ctx, { request: await ctx.services.browserSessions.sealRequest(held.then.request) })
+            : held.then;
         try {
-          if (held!.pending.provider !== name) {
+          if (held.pending.provider !== name) {
             throw new ExternalSignInError('invalid_state', 'This sign-in link is not valid any more. Please start the sign-in again.');
           }
-          const identity = await ctx.services.externalSignIn.providers.completeSignIn(held!.pending, ctx.query);
+          const identity = await ctx.services.externalSignIn.providers.completeSignIn(held.pending, ctx.query);
           const { personId } = await ctx.services.externalSignIn.accounts.findOrCreatePerson(identity);
           writeSession(ctx, await ctx.services.browserSessions.startSession(personId, `oidc:${name}`));
-          redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(sealed!)}`);
+          redirect(ctx, afterSignIn(target));
         } catch (err) {
           if (!(err instanceof ExternalSignInError)) throw err;
           ctx.services.logger.warn(
             { code: err.code, detail: err.detail, provider: name, request_id: ctx.state.requestId },
             'external sign-in refused',
           );
-          await showLogin(ctx, client, sealed!, err.code === 'unreachable' ? 502 : 403, err.message);
+          await showLogin(ctx, target, err.code === 'unreachable' ? 502 : 403, err.message);
         }
       }),
   },

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import { newGrantId } from '../../identity/oauth/authorization-server.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
 import { unfiltered, userPrincipal, type ResourceFilters } from '../../identity/principal.js';
@@ -7,14 +6,21 @@ import { errorPage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { clientRedirect, PageError, parseAuthorizationRequest } from '../oauth/authorization-request.js';
-import { readSession, redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
-import { asPage, pendingRequest, showConsent, showLogin } from '../oauth/pages.js';
+import { redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
+import {
+  afterSignIn,
+  asPage,
+  checkFormToken,
+  pendingRequest,
+  showConsent,
+  showLogin,
+  signedInPerson,
+  signInTarget,
+} from '../oauth/pages.js';
 import { passwordSignIn } from '../password-sign-in.js';
 import type { RouteDef } from '../route.js';
 
 type Form = Record<string, string | undefined>;
-
-const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The person's choice of workspaces: all of them, or those ticked that they can see. */
 async function chosenFilters(ctx: AppContext, person: string, form: Form): Promise<ResourceFilters> {
@@ -45,8 +51,8 @@ export const oauthRoutes: RouteDef[] = [
         const sealedParam = typeof ctx.query.pending === 'string' ? ctx.query.pending : undefined;
         const pending = sealedParam ? await pendingRequest(ctx, sealedParam) : await parseAuthorizationRequest(ctx);
         const sealed = sealedParam ?? (await ctx.services.browserSessions.sealRequest(pending.request));
-        const person = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
-        if (!person || !(await ctx.services.users.findById(person))) return showLogin(ctx, pending.client, sealed);
+        const person = await signedInPerson(ctx);
+        if (!person) return showLogin(ctx, { request: sealed, clientName: pending.client.client_name });
         await showConsent(ctx, person, pending, sealed);
       }),
   },
@@ -59,19 +65,19 @@ export const oauthRoutes: RouteDef[] = [
     handler: (ctx) =>
       asPage(ctx, async () => {
         const form = ctx.state.body as Form;
-        const { client } = await pendingRequest(ctx, form.request);
+        const target = await signInTarget(ctx, form);
         const email = (form.email ?? '').trim();
-        if (!email || !form.password) return showLogin(ctx, client, form.request!, 400, 'Enter your e-mail and password.', email);
+        if (!email || !form.password) return showLogin(ctx, target, 400, 'Enter your e-mail and password.', email);
         let person: string | null;
         try {
           person = await passwordSignIn(ctx, email, form.password.slice(0, 1024));
         } catch (err) {
-          if (err instanceof Problem) return showLogin(ctx, client, form.request!, err.status, err.body().detail ?? err.message, email);
+          if (err instanceof Problem) return showLogin(ctx, target, err.status, err.body().detail ?? err.message, email);
           throw err;
         }
-        if (!person) return showLogin(ctx, client, form.request!, 401, 'The e-mail or password is not right.', email);
+        if (!person) return showLogin(ctx, target, 401, 'The e-mail or password is not right.', email);
         writeSession(ctx, await ctx.services.browserSessions.startSession(person, 'password'));
-        redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(form.request!)}`);
+        redirect(ctx, afterSignIn(target));
       }),
   },
   {
@@ -85,15 +91,10 @@ export const oauthRoutes: RouteDef[] = [
         const form = ctx.state.body as Form;
         const pending = await pendingRequest(ctx, form.request);
         const { request, client } = pending;
-        const cookie = readSession(ctx);
-        const person = await ctx.services.browserSessions.sessionPerson(cookie);
-        if (!person || !(await ctx.services.users.findById(person))) {
-          return showLogin(ctx, client, form.request!, 401, 'Your session has ended. Sign in again.');
-        }
-        const expected = ctx.services.browserSessions.formToken(cookie!, form.request!);
-        if (!form.form_token || !sameText(form.form_token, expected)) {
-          throw new PageError('This decision did not come from the page we showed you. Start again from your application.');
-        }
+        const person = await signedInPerson(ctx);
+        if (!person)
+          return showLogin(ctx, { request: form.request!, clientName: client.client_name }, 401, 'Your session has ended. Sign in again.');
+        checkFormToken(ctx, form.form_token, form.request!);
         if (form.decision === 'deny') {
           return redirect(ctx, clientRedirect(request, { error: 'access_denied', error_description: 'The person denied access.' }));
         }

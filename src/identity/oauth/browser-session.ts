@@ -14,6 +14,9 @@ export interface AuthorizationRequest {
   issuer: string;
 }
 
+/** Where an external sign-in goes on to: the authorization request it interrupted, or the person's authorizations. */
+export type SignInThen = { request: AuthorizationRequest } | { next: 'consents' };
+
 const sessionTtl = 8 * 3600;
 const requestTtl = 15 * 60;
 
@@ -63,19 +66,17 @@ export class BrowserSessions {
   }
 
   /** What an external sign-in keeps until the person returns from their IdP: an HttpOnly cookie's value. */
-  async sealExternalSignIn(pending: PendingSignIn, request: AuthorizationRequest): Promise<string> {
-    const claims = { kind: 'external_sign_in', pending, request };
+  async sealExternalSignIn(pending: PendingSignIn, then: SignInThen): Promise<string> {
+    const claims = { kind: 'external_sign_in', pending, then };
     return (await this.tokens.issue(pending.provider, claims, requestTtl, this.externalAudience)).access_token;
   }
 
   /** The pending external sign-in, or null when the cookie is absent, altered or expired. */
-  async openExternalSignIn(sealed: string | undefined): Promise<{ pending: PendingSignIn; request: AuthorizationRequest } | null> {
+  async openExternalSignIn(sealed: string | undefined): Promise<{ pending: PendingSignIn; then: SignInThen } | null> {
     if (!sealed) return null;
     try {
       const claims = await this.tokens.verify(sealed, this.externalAudience);
-      return claims.kind === 'external_sign_in'
-        ? { pending: claims.pending as PendingSignIn, request: claims.request as AuthorizationRequest }
-        : null;
+      return claims.kind === 'external_sign_in' ? { pending: claims.pending as PendingSignIn, then: claims.then as SignInThen } : null;
     } catch (err) {
       if (err instanceof TokenError) return null;
       throw err;
