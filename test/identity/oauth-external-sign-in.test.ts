@@ -76,6 +76,23 @@ async function signInExternally(sub: string): Promise<{ browser: Browser; page: 
   return { browser, page, verifier, clientId };
 }
 
+/** The person allows on the consent page; the client redeems the code. */
+async function allowAndRedeem(browser: Browser, page: PageReply, clientId: string, verifier: string) {
+  const code = new URL((await browser.decide(page, 'allow')).location!).searchParams.get('code')!;
+  const res = await fetch(`${platform.url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    }),
+  });
+  return { res, tokens: (await res.json()) as { access_token: string; scope: string } };
+}
+
 describe('sign-in with an external OpenID Connect provider', () => {
   it('admits an address of an allowed domain, creates the account on first sign-in, and goes on to consent', async () => {
     const email = `ada-${randomBytes(3).toString('hex')}@corp.example`;
@@ -84,20 +101,7 @@ describe('sign-in with an external OpenID Connect provider', () => {
     assert.ok(page.html.includes(`Signed in as <strong>${email}</strong>`), page.html);
     const user = await platform.services.users.findByEmail(email);
     assert.ok(user, 'the first sign-in created the account');
-    const back = await browser.decide(page, 'allow');
-    const code = new URL(back.location!).searchParams.get('code')!;
-    const res = await fetch(`${platform.url}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        client_id: clientId,
-        code_verifier: verifier,
-      }),
-    });
-    const tokens = (await res.json()) as { access_token: string; scope: string };
+    const { res, tokens } = await allowAndRedeem(browser, page, clientId, verifier);
     assert.equal(res.status, 200, JSON.stringify(tokens));
     const { payload } = await jwtVerify(tokens.access_token, createRemoteJWKSet(new URL(`${platform.url}/.well-known/jwks.json`)));
     assert.equal(payload.sub, user._id, 'the token is the external person’s');
@@ -127,19 +131,7 @@ describe('sign-in with an external OpenID Connect provider', () => {
     const email = `grace-${randomBytes(3).toString('hex')}@corp.example`;
     const sub = account(email);
     const { browser, page, verifier, clientId } = await signInExternally(sub);
-    const code = new URL((await browser.decide(page, 'allow')).location!).searchParams.get('code')!;
-    const issued = await fetch(`${platform.url}/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: redirectUri,
-        client_id: clientId,
-        code_verifier: verifier,
-      }),
-    });
-    const { access_token } = (await issued.json()) as { access_token: string };
+    const { access_token } = (await allowAndRedeem(browser, page, clientId, verifier)).tokens;
     const mcpStatus = async () =>
       (
         await fetch(`${platform.url}/mcp`, {
