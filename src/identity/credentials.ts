@@ -82,6 +82,12 @@ export async function principalFromBearer(
         isAdmin: false,
       };
     }
+    case 'console': {
+      // The platform's own console: the person themselves, for as long as the account and the family live.
+      const [user, revoked] = await Promise.all([services.users.findById(claims.sub), services.oauth.isFamilyRevoked(String(claims.fam))]);
+      if (!user || revoked) throw new TokenError('the console session was ended');
+      return userPrincipal(user._id, user.is_admin);
+    }
     case 'oauth': {
       // An OAuth client's token lives as long as the person's consent (the same grant) and its family.
       const clientId = String(claims.client_id);

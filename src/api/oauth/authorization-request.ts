@@ -61,7 +61,13 @@ export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ requ
   }
   if (!client) throw new PageError('This application is not registered here (unknown client_id).');
   if (!redirectUri) throw new PageError('The application did not say where to return (redirect_uri is missing).');
-  if (!redirectUriMatches(client.redirect_uris, redirectUri)) {
+  // The console's redirect URI is on the API's own origin, by whichever name the person reached it,
+  // matched exactly (not on any loopback port, as a desktop client's is).
+  const matches =
+    client.source === 'first_party'
+      ? [ctx.services.config.apiUri, base].some((b) => client.redirect_uris.some((path) => `${b}${path}` === redirectUri))
+      : redirectUriMatches(client.redirect_uris, redirectUri);
+  if (!matches) {
     throw new PageError('The return address (redirect_uri) is not one this application registered.');
   }
   const state = typeof ctx.query.state === 'string' ? ctx.query.state : undefined;

@@ -1,4 +1,5 @@
 import { newGrantId } from '../../identity/oauth/authorization-server.js';
+import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
 import { unfiltered, userPrincipal, type ResourceFilters } from '../../identity/principal.js';
 import { Problem } from '../../kernel/errors/problem.js';
@@ -21,6 +22,21 @@ import { passwordSignIn } from '../password-sign-in.js';
 import type { RouteDef } from '../route.js';
 
 type Form = Record<string, string | undefined>;
+
+/** The person allowed: a one-time code, and the redirect that takes it to the client. */
+async function allow(ctx: AppContext, person: string, request: AuthorizationRequest, filters: ResourceFilters, consentGrantId = '') {
+  const code = await ctx.services.authorizationServer.issueCode({
+    client_id: request.client_id,
+    person_id: person,
+    scope: request.scope,
+    resource: request.resource,
+    filters,
+    consent_grant_id: consentGrantId,
+    redirect_uri: request.redirect_uri,
+    code_challenge: request.code_challenge,
+  });
+  return clientRedirect(request, { code });
+}
 
 /** The person's choice of workspaces: all of them, or those ticked that they can see. */
 async function chosenFilters(ctx: AppContext, person: string, form: Form): Promise<ResourceFilters> {
@@ -53,6 +69,8 @@ export const oauthRoutes: RouteDef[] = [
         const sealed = sealedParam ?? (await ctx.services.browserSessions.sealRequest(pending.request));
         const person = await signedInPerson(ctx);
         if (!person) return showLogin(ctx, { request: sealed, clientName: pending.client.client_name });
+        // The platform's own console asks no consent: it is the person, signed in, using their account.
+        if (pending.client.source === 'first_party') return redirect(ctx, await allow(ctx, person, pending.request, unfiltered));
         await showConsent(ctx, person, pending, sealed);
       }),
   },
@@ -111,17 +129,7 @@ export const oauthRoutes: RouteDef[] = [
           { client_name: client.client_name, scopes: granted, filters },
           newGrantId(),
         );
-        const code = await ctx.services.authorizationServer.issueCode({
-          client_id: client.client_id,
-          person_id: person,
-          scope: granted,
-          resource: request.resource,
-          filters,
-          consent_grant_id: consent.oauth!.grant_id,
-          redirect_uri: request.redirect_uri,
-          code_challenge: request.code_challenge,
-        });
-        redirect(ctx, clientRedirect(request, { code }));
+        redirect(ctx, await allow(ctx, person, { ...request, scope: granted }, filters, consent.oauth!.grant_id));
       }),
   },
   {

@@ -5,7 +5,7 @@ import { randomBase62, sameHash, sha256 } from '../../kernel/crypto/opaque.js';
 import type { ConsentStore } from '../../store/consents.js';
 import type { OAuthGrant, OAuthStore } from '../../store/oauth.js';
 import type { TokenService } from '../tokens.js';
-import { fromDoc, parseRegistration, type OAuthClient } from './clients.js';
+import { consoleClient, consoleClientId, fromDoc, parseRegistration, type OAuthClient } from './clients.js';
 import { OAuthError } from './errors.js';
 import type { MetadataDocumentClients } from './metadata-documents.js';
 
@@ -29,6 +29,8 @@ export const normalResource = (value: string) => value.replace(/\/$/, '');
 /** Lifetimes: a code is redeemed within a minute; a refresh token lives 30 days from its own issue. */
 const codeTtlMs = 60_000;
 const refreshTtlMs = 30 * 86_400_000;
+/** The console's refresh tokens end with a working day: the browser session it rides on lives 8 hours. */
+const consoleRefreshTtlMs = 8 * 3_600_000;
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const verifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -50,6 +52,7 @@ export class AuthorizationServer {
 
   /** A registered client, or one described by a metadata document; null when there is none. */
   async client(clientId: string): Promise<OAuthClient | null> {
+    if (clientId === consoleClientId) return consoleClient;
     if (this.documents.isDocumentId(clientId)) return this.documents.resolve(clientId);
     if (clientId.length > 200) return null;
     const doc = await this.store.getClient(clientId);
@@ -194,7 +197,9 @@ export class AuthorizationServer {
       await this.store.revokeFamily(String(claims.fam), 'revoked by the client');
   }
 
+  /** A third-party client's grant lives as long as the person's consent; the console asks none. */
   private async checkConsent(grant: OAuthGrant): Promise<void> {
+    if (grant.client_id === consoleClientId) return;
     const consent = await this.consents.get(grant.person_id, 'oauth_client', grant.client_id);
     if (consent?.oauth?.grant_id !== grant.consent_grant_id)
       throw new OAuthError('invalid_grant', 'The person revoked this authorization.');
@@ -203,12 +208,12 @@ export class AuthorizationServer {
   /** An access token with `scope`, and a refresh token keeping the grant's scope if the client may refresh. */
   private async mint(client: OAuthClient, grant: OAuthGrant, familyId: string, scopes: string[]): Promise<TokenResponse> {
     const scope = scopes.join(' ');
-    const issued = await this.tokens.issue(
-      grant.person_id,
-      { kind: 'oauth', client_id: grant.client_id, scope, gid: grant.consent_grant_id, fam: familyId },
-      undefined,
-      grant.resource,
-    );
+    // The console's token is the person's own (kind `console`); any other client's is an OAuth client's.
+    const claims =
+      client.source === 'first_party'
+        ? { kind: 'console', client_id: grant.client_id, fam: familyId }
+        : { kind: 'oauth', client_id: grant.client_id, scope, gid: grant.consent_grant_id, fam: familyId };
+    const issued = await this.tokens.issue(grant.person_id, claims, undefined, grant.resource);
     const response = { access_token: issued.access_token, token_type: 'Bearer' as const, expires_in: issued.expires_in, scope };
     if (!client.grant_types.includes('refresh_token')) return response;
     const refresh = randomBase62(32);
@@ -221,7 +226,7 @@ export class AuthorizationServer {
       filters: grant.filters,
       consent_grant_id: grant.consent_grant_id,
       family_id: familyId,
-      expires_at: new Date(Date.now() + refreshTtlMs),
+      expires_at: new Date(Date.now() + (client.source === 'first_party' ? consoleRefreshTtlMs : refreshTtlMs)),
       created_at: new Date(),
     });
     return { ...response, refresh_token: refresh };

@@ -11,8 +11,11 @@ export interface OAuthClient {
   token_endpoint_auth_method: OAuthClientDoc['token_endpoint_auth_method'];
   secret_sha256: string | null;
   client_uri?: string;
-  /** 'registered': RFC 7591 dynamic registration. 'metadata_document': the client id is a URL we fetched. */
-  source: 'registered' | 'metadata_document';
+  /**
+   * 'registered': RFC 7591 dynamic registration. 'metadata_document': the client id is a URL we
+   * fetched. 'first_party': the platform's own web console, which signs a person in as themselves.
+   */
+  source: 'registered' | 'metadata_document' | 'first_party';
 }
 
 const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -116,3 +119,16 @@ export const fromDoc = (doc: OAuthClientDoc): OAuthClient => ({
   ...(doc.client_uri ? { client_uri: doc.client_uri } : {}),
   source: 'registered',
 });
+
+/** The platform's own web console: a public client whose one redirect URI is on the API's own origin. */
+export const consoleClientId = 'platform-console';
+export const consoleClient: OAuthClient = {
+  client_id: consoleClientId,
+  client_name: 'Platform console',
+  // Relative: resolved against the base URL the person reached the API by (authorization-request.ts).
+  redirect_uris: ['/console/callback'],
+  grant_types: ['authorization_code', 'refresh_token'],
+  token_endpoint_auth_method: 'none',
+  secret_sha256: null,
+  source: 'first_party',
+};
