@@ -96,7 +96,12 @@ export const problems = {
       },
     ),
   humanRequired: () =>
-    new Problem(403, 'human-required', 'A signed-in person is required', 'Server credentials and API keys cannot manage credentials.'),
+    new Problem(
+      403,
+      'human-required',
+      'A signed-in person is required',
+      'Server credentials, API keys and OAuth clients cannot do this: it takes a person signed in as themselves.',
+    ),
   onBehalfOfRefused: (detail: string) => new Problem(403, 'on-behalf-of-refused', 'Acting for this person is not allowed', detail),
   notFound: (what: string, id?: string) =>
     new Problem(404, 'not-found', 'Not found', id ? `No ${what} with id ${id} is visible to you.` : `No such ${what}.`),
