@@ -30,6 +30,7 @@ import { oauthConsentRoutes } from './routes/oauth-consents.js';
 import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
+import { consoleRoutes } from './routes/console.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -58,6 +59,7 @@ export const routes: RouteDef[] = [
   ...oauthRoutes,
   ...oauthExternalRoutes,
   ...oauthConsentRoutes,
+  ...consoleRoutes,
 ];
 
 export function createApp(services: Services): Koa<AppState, { services: Services }> {

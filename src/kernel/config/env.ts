@@ -88,6 +88,8 @@ export const envSchema = z.object({
     .default(512 * 1024),
   EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
+  /** The built web console (src/web/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
+  CONSOLE_ASSETS_DIR: z.string().min(1).optional(),
   SEARCH_BACKEND: z.enum(['memory', 'atlas']).default('memory'),
   ATLAS_SEARCH_INDEX: z.string().min(1).default('artifacts_text'),
   ATLAS_VECTOR_INDEX: z.string().min(1).default('artifacts_vector'),

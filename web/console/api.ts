@@ -1,0 +1,70 @@
+// The REST API, as the signed-in person: the bearer token from memory, refreshed before it expires or
+// once after a 401. Same origin, no cookies.
+import { refresh, type Tokens } from './auth';
+
+let tokens: Tokens | null = null;
+let refreshing: Promise<Tokens> | null = null;
+const listeners = new Set<(signedIn: boolean) => void>();
+
+export function setTokens(next: Tokens | null): void {
+  tokens = next;
+  for (const listener of listeners) listener(next !== null);
+}
+
+export const currentTokens = () => tokens;
+
+/** Called when the person becomes signed in or out (a refresh that fails signs them out). */
+export function onSessionChange(listener: (signedIn: boolean) => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+async function fresh(force: boolean): Promise<Tokens> {
+  if (!tokens) throw new Error('Not signed in.');
+  if (!force && tokens.expiresAt - Date.now() > 30_000) return tokens;
+  refreshing ??= refresh(tokens).finally(() => (refreshing = null));
+  try {
+    const next = await refreshing;
+    tokens = next;
+    return next;
+  } catch (err) {
+    setTokens(null);
+    throw err;
+  }
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
+  const send = async (force: boolean) => {
+    const { access } = await fresh(force);
+    const headers = new Headers(init.headers);
+    headers.set('authorization', `Bearer ${access}`);
+    if (init.body && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    return fetch(path, { ...init, headers, credentials: 'omit', cache: 'no-store' });
+  };
+  let res = await send(false);
+  if (res.status === 401 && tokens?.refresh) res = await send(true);
+  if (!res.ok) {
+    const body = (await res.json().catch(() => ({}))) as { detail?: string; title?: string };
+    throw new ApiError(res.status, body.detail ?? body.title ?? `HTTP ${res.status}`);
+  }
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+}
