@@ -109,6 +109,7 @@ export const oauthRoutes: RouteDef[] = [
         const form = ctx.state.body as Form;
         const pending = await pendingRequest(ctx, form.request);
         const { request, client } = pending;
+        if (client.source === 'first_party') throw new PageError('The console asks no consent.');
         const person = await signedInPerson(ctx);
         if (!person)
           return showLogin(ctx, { request: form.request!, clientName: client.client_name }, 401, 'Your session has ended. Sign in again.');
