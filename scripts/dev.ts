@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/kernel/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
+import { buildConsole } from '../src/web/build-console.js';
 
 const devDir = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev');
 // The runners that temporal-dev/install-mcp-servers.sh installed (uv, uvx) are found by stdio MCP
@@ -73,7 +74,9 @@ async function main(): Promise<void> {
     startMongo: !env.MONGODB_URI,
     log: say,
   });
-  const shared: Record<string, string> = { PLATFORM_DEV_DIR: devDir };
+  // The web console, built once per start (esbuild: well under a second) and served by the API from there.
+  const web = await buildConsole(resolve(devDir, 'console'));
+  const shared: Record<string, string> = { PLATFORM_DEV_DIR: devDir, CONSOLE_ASSETS_DIR: web.outDir };
   if (engines.temporalAddress) shared.TEMPORAL_ADDRESS = engines.temporalAddress;
   if (engines.mongodbUri) shared.MONGODB_URI = engines.mongodbUri;
   child('worker', 'src/main/worker.ts', shared);
@@ -91,6 +94,7 @@ async function main(): Promise<void> {
   const ui = env.TEMPORAL_UI_URL ?? engines.temporalUiUrl;
   say(`API          ${config.apiUri}`);
   say(`MCP          ${config.apiUri}/mcp`);
+  say(`Console      ${config.apiUri}/console/ (built in ${web.ms} ms)`);
   say(`Temporal UI  ${ui ?? '(external cluster: use its own UI)'}`);
   say(
     env.PLATFORM_ADMIN_EMAIL

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh clone lacks: npm packages (when package-lock.json is newer than the install),
 # the embedded engines (temporal-dev/install.sh), uv and the MCP test servers (temporal-dev/install-mcp-servers.sh)
-# bubblewrap for the stdio sandbox (temporal-dev/install-sandbox.sh) and the embedding model (scripts/install-model.sh).
+# bubblewrap for the stdio sandbox (temporal-dev/install-sandbox.sh), Chromium for the browser tests
+# (temporal-dev/install-browser.sh) and the embedding model (scripts/install-model.sh).
 # Each step is idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,4 +13,5 @@ fi
 bash temporal-dev/install.sh
 bash temporal-dev/install-mcp-servers.sh
 bash temporal-dev/install-sandbox.sh
+bash temporal-dev/install-browser.sh
 bash scripts/install-model.sh

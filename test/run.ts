@@ -2,8 +2,8 @@
 //
 //   node --import tsx test/run.ts [filter...]          every test file (units and integration): starts real
 //                                                      engines on free ports in a temporary folder, bundles the
-//                                                      workflows once, runs the files with node's test runner,
-//                                                      then tears the engines down.
+//                                                      workflows and builds the web console once, runs the files
+//                                                      with node's test runner, then tears the engines down.
 //   node --import tsx test/run.ts --unit [filter...]   only test/**/*.unit.test.ts: no engines, no workflow
 //                                                      bundle, nothing but the npm packages needed.
 //
@@ -62,7 +62,9 @@ async function runUnits(files: string[]): Promise<number> {
   try {
     // The engines' variables are left out, so a unit test that reached for an engine would fail here.
     const env = Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => !/^TEST_(MONGODB_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR)$/.test(k)),
+      Object.entries(process.env).filter(
+        ([k]) => !/^TEST_(MONGODB_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR|CONSOLE_ASSETS_DIR)$/.test(k),
+      ),
     );
     return await runFiles(files, join(dir, 'results.tap'), env);
   } finally {
@@ -75,6 +77,7 @@ async function runAll(files: string[]): Promise<number> {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const { startEphemeralEngines } = await import('../temporal-dev/engines.js');
   const { workflowsPath } = await import('../src/main/temporal-worker.js');
+  const { buildConsole } = await import('../src/web/build-console.js');
   const engines = await startEphemeralEngines('test', say);
   const { stateDir } = engines;
   try {
@@ -84,6 +87,9 @@ async function runAll(files: string[]): Promise<number> {
     });
     const bundlePath = join(stateDir, 'workflow-bundle.js');
     writeFileSync(bundlePath, code);
+    // The web console, built once for every file's platform (src/web/build-console.ts).
+    const web = await buildConsole(join(stateDir, 'console'));
+    say(`console built in ${web.ms} ms`);
     return await runFiles(files, join(stateDir, 'results.tap'), {
       ...process.env,
       // uvx and friends (temporal-dev/install-mcp-servers.sh): stdio MCP servers find them on the worker's PATH.
@@ -91,6 +97,7 @@ async function runAll(files: string[]): Promise<number> {
       TEST_MONGODB_URI: engines.mongodbUri,
       TEST_TEMPORAL_ADDRESS: engines.temporalAddress,
       TEST_WORKFLOW_BUNDLE: bundlePath,
+      TEST_CONSOLE_ASSETS_DIR: web.outDir,
       TEST_STATE_DIR: stateDir,
     });
   } finally {

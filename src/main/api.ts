@@ -1,6 +1,7 @@
 // Production entry point of the API process. The worker runs separately (src/main/worker.ts).
 import type { Server } from 'node:http';
 import { createApp } from '../api/app.js';
+import { consoleFiles } from '../api/routes/console.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { bootstrap, closeServices, createServices } from './services.js';
@@ -10,6 +11,9 @@ export async function startApi(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const services = createServices(config, logger);
   const admin = await bootstrap(services);
+  // The web console: CONSOLE_ASSETS_DIR's build (npm start makes one), else built here, before the first request.
+  const { built } = await consoleFiles(config);
+  if (built) logger.info({ dir: built.outDir, ms: built.ms, assets: built.assets }, 'console built');
   const server: Server = createApp(services).listen(config.PORT, config.HOST);
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);

@@ -60,6 +60,7 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Platform console</title>
 ${style}
 ${script}

@@ -8,11 +8,15 @@ import assert from 'node:assert/strict';
 const root = resolve(import.meta.dirname, '../..');
 
 it('every code file is formatted', () => {
-  const run = spawnSync(process.execPath, [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--list-different', '**/*.{ts,mjs,cjs}'], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--list-different', '**/*.{ts,tsx,mjs,cjs,css}'],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   assert.equal(run.error, undefined, `prettier did not run: ${run.error?.message}`);
   const unformatted = run.stdout.split('\n').filter(Boolean);
   assert.deepEqual(unformatted, [], `not formatted (run npm run format): ${unformatted.join(', ')}`);

@@ -30,6 +30,7 @@ export async function apiProcess(platform: TestPlatform, env: Record<string, str
       PLATFORM_ADMIN_EMAIL: adminEmail,
       PLATFORM_ADMIN_PASSWORD: adminPassword,
       EMBEDDINGS_PROVIDER: 'hashing',
+      ...(config.CONSOLE_ASSETS_DIR ? { CONSOLE_ASSETS_DIR: config.CONSOLE_ASSETS_DIR } : {}),
       ...env,
     },
   });

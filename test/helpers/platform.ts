@@ -41,6 +41,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     EMBEDDINGS_MODEL_DIR: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'models', 'all-MiniLM-L6-v2'),
     // The shipped stdio catalog plus the tests' own entries, as an operator adds theirs.
     STDIO_CATALOG_PATHS: 'config/stdio-catalog.json,test/fixtures/stdio-catalog.json',
+    // The web console test/run.ts built once; unset (a file run on its own), the API builds its own.
+    ...(process.env.TEST_CONSOLE_ASSETS_DIR ? { CONSOLE_ASSETS_DIR: process.env.TEST_CONSOLE_ASSETS_DIR } : {}),
     ...overrides,
   });
 }

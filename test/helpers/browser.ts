@@ -1,0 +1,20 @@
+// Headless Chromium for the browser tests, driven by playwright-core: the executable is Debian's
+// `chromium` (temporal-dev/install-browser.sh installs it) or CHROMIUM_PATH. playwright-core never
+// downloads a browser.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+/** CHROMIUM_PATH, else Debian's launcher. */
+export const chromiumPath = (): string => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!existsSync(executablePath)) {
+    throw new Error(
+      `no Chromium at ${executablePath}: run \`bash temporal-dev/install-browser.sh\` as root (npm test does), or set CHROMIUM_PATH`,
+    );
+  }
+  // playwright-core runs Chromium without its own sandbox by default (chromiumSandbox: false), which
+  // is what lets it start as root in CI.
+  return chromium.launch({ executablePath, headless: true, timeout: 60_000 });
+}
