@@ -22,7 +22,7 @@ fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0}code{backgroun
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)} · ${escapeHtml(platformInfo.name)}</title><style>${style}</style></head>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · ${escapeHtml(platformInfo.name)}</title><style>${style}</style></head>
 <body><main>${body}</main></body></html>`;
 }
 

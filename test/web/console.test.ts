@@ -70,50 +70,46 @@ describe('the web console', () => {
     }
   });
 
-  // Chromium posts the sign-in form with `Origin: null` (the page's Referrer-Policy is no-referrer) and
-  // `Sec-Fetch-Site: same-origin`; sameOriginForm (src/api/oauth/browser.ts) refuses that Origin today.
-  it(
-    'signs a person in on the platform’s page and lists their workspaces',
-    { todo: 'waits for page forms to take Sec-Fetch-Site: same-origin with Origin: null' },
-    async () => {
-      const email = `console-${randomBytes(4).toString('hex')}@example.test`;
-      const password = randomBytes(12).toString('hex');
-      const admin = await platform.admin();
-      assert.equal((await admin.post('/users', { email, password })).status, 201);
-      const person = await new Api(platform.url).login(email, password);
-      for (const name of ['Research notes', 'Release <b>plans</b>']) assert.equal((await person.post('/workspaces', { name })).status, 201);
+  // A real browser through the real pages: this is what found that a no-referrer page posts its forms
+  // with `Origin: null`, which the login-CSRF check refused.
+  it('signs a person in on the platform’s page and lists their workspaces', async () => {
+    const email = `console-${randomBytes(4).toString('hex')}@example.test`;
+    const password = randomBytes(12).toString('hex');
+    const admin = await platform.admin();
+    assert.equal((await admin.post('/users', { email, password })).status, 201);
+    const person = await new Api(platform.url).login(email, password);
+    for (const name of ['Research notes', 'Release <b>plans</b>']) assert.equal((await person.post('/workspaces', { name })).status, 201);
 
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      page.setDefaultTimeout(15_000);
-      await page.goto(`${platform.url}/console/`);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      // The platform's own sign-in page (no script), then straight back: no consent page for the console.
-      await page.waitForURL(/\/oauth\//);
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByLabel('Password').fill(password);
-      const tokenReply = page.waitForResponse((r) => r.url() === `${platform.url}/auth/token`);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      const issued = (await (
-        await tokenReply.catch(async (err: Error) => {
-          throw new Error(`${err.message}\nthe page is at ${page.url()}:\n${(await page.locator('body').innerText()).slice(0, 2000)}`);
-        })
-      ).json()) as { access_token: string };
-      await page.waitForURL(`${platform.url}/console/`);
-      const list = page.getByRole('list', { name: 'Your workspaces' });
-      await list.waitFor();
-      assert.deepEqual((await list.getByRole('listitem').allTextContents()).sort(), ['Release <b>plans</b>', 'Research notes']);
-      assert.equal(await page.getByTestId('signed-in').textContent(), 'Signed in');
-      // Nothing of the sign-in is left in storage: tokens are in memory, the PKCE verifier is removed.
-      assert.equal(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(`${platform.url}/console/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    // The platform's own sign-in page (no script), then straight back: no consent page for the console.
+    await page.waitForURL(/\/oauth\//);
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password').fill(password);
+    const tokenReply = page.waitForResponse((r) => r.url() === `${platform.url}/auth/token`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const issued = (await (
+      await tokenReply.catch(async (err: Error) => {
+        throw new Error(`${err.message}\nthe page is at ${page.url()}:\n${(await page.locator('body').innerText()).slice(0, 2000)}`);
+      })
+    ).json()) as { access_token: string };
+    await page.waitForURL(`${platform.url}/console/`);
+    const list = page.getByRole('list', { name: 'Your workspaces' });
+    await list.waitFor();
+    assert.deepEqual((await list.getByRole('listitem').allTextContents()).sort(), ['Release <b>plans</b>', 'Research notes']);
+    assert.equal(await page.getByTestId('signed-in').textContent(), 'Signed in');
+    // Nothing of the sign-in is left in storage: tokens are in memory, the PKCE verifier is removed.
+    assert.equal(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
 
-      // Signing out revokes the refresh token and ends the sign-in page's session.
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.waitForURL(`${platform.url}/oauth/sign-out`);
-      await page.getByText('You are signed out.').waitFor();
-      const afterwards = await fetch(`${platform.url}/workspaces`, { headers: { authorization: `Bearer ${issued.access_token}` } });
-      assert.equal(afterwards.status, 401, 'the access token ends with its revoked refresh token');
-      await context.close();
-    },
-  );
+    // Signing out revokes the refresh token and ends the sign-in page's session.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${platform.url}/oauth/sign-out`);
+    await page.getByText('You are signed out.').waitFor();
+    const afterwards = await fetch(`${platform.url}/workspaces`, { headers: { authorization: `Bearer ${issued.access_token}` } });
+    assert.equal(afterwards.status, 401, 'the access token ends with its revoked refresh token');
+    await context.close();
+  });
 });

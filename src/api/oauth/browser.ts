@@ -12,13 +12,17 @@ const sessionCookie = 'platform_session';
  * form needs no cookie.
  */
 export function sameOriginForm(ctx: AppContext): void {
+  const refuse = () => problems.forbidden('This form may only be sent from the platform’s own page.');
+  // Browsers that send Sec-Fetch-Site say it outright; for others, the Origin must be ours if sent.
   const site = ctx.get('sec-fetch-site');
-  if (site && site !== 'same-origin' && site !== 'none')
-    throw problems.forbidden('This form may only be sent from the platform’s own page.');
+  if (site) {
+    if (site !== 'same-origin' && site !== 'none') throw refuse();
+    return;
+  }
   const origin = ctx.get('origin');
   if (!origin) return;
   const ours = [new URL(publicBase(ctx, ctx.services.config)).origin, new URL(ctx.services.config.apiUri).origin];
-  if (!ours.includes(origin)) throw problems.forbidden('This form may only be sent from the platform’s own page.');
+  if (!ours.includes(origin)) throw refuse();
 }
 
 /**
@@ -36,7 +40,9 @@ export function sendPage(ctx: AppContext, status: number, html: string, redirect
   ctx.set('Cache-Control', 'no-store');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  // same-origin, not no-referrer: under no-referrer a browser posts the pages' forms with `Origin: null`,
+  // which sameOriginForm could not tell from another site's. Nothing is sent to other origins.
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.set(
     'Content-Security-Policy',
     `default-src 'none'; style-src 'unsafe-inline'; form-action 'self'${formTarget}; frame-ancestors 'none'; base-uri 'none'`,
