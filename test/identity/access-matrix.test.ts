@@ -109,6 +109,7 @@ before(async () => {
       target: 'none',
     },
     'GET /consents': { path: '/consents', target: 'none' },
+    'GET /me': { path: '/me', target: 'none' },
     'DELETE /consents/:credential_kind/:credential_id': { path: `/consents/api_key/${key.id}`, target: 'owned' },
     'POST /secrets': { path: '/secrets', body: { name: 'n', value: 'v' }, target: 'none' },
     'GET /secrets': { path: '/secrets', target: 'none' },

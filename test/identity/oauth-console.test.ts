@@ -69,6 +69,9 @@ describe('the console as a first-party client', () => {
   it('signs the person in without a consent page, and its token is the person’s own', async () => {
     const { tokens } = await consoleSignIn();
     const api = platform.api.withToken(tokens.access_token);
+    const me = await api.get('/me');
+    assert.equal(me.body.email, person.email);
+    assert.deepEqual(me.body.actor, { kind: 'user', id: me.body.id });
     // API keys are a person's own business (access: human): the console may manage them.
     const created = await api.post('/api-keys', { name: 'from the console', scopes: ['artifact:read'] });
     assert.equal(created.status, 201, created.text);
@@ -96,6 +99,9 @@ describe('the console as a first-party client', () => {
     });
     const api = platform.api.withToken(issued.body.access_token);
     assert.equal((await api.get('/workspaces')).status, 200, 'it reads, as allowed');
+    const me = await api.get('/me');
+    assert.equal(me.body.actor.kind, 'oauth_client');
+    assert.equal(me.body.email, undefined, 'an e-mail only to the person’s own token');
     const refused = await api.post('/api-keys', { name: 'x', scopes: ['artifact:read'] });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.type, 'urn:platform:problem:human-required');

@@ -90,7 +90,7 @@ describe('the console route', () => {
       assert.match(consoleCsp, /script-src 'self';/);
       assert.doesNotMatch(consoleCsp, /unsafe-inline|unsafe-eval/);
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
-      assert.equal(res.headers['referrer-policy'], 'no-referrer');
+      assert.equal(res.headers['referrer-policy'], 'same-origin');
       assert.equal(res.headers['cache-control'], 'no-cache');
       assert.match(res.body, /<script type="module" src="\/console\/assets\/main-[A-Z0-9]+\.js" integrity="sha384-/);
       assert.doesNotMatch(res.body, /<script>|style=/, 'no inline script or style');

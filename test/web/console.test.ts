@@ -50,7 +50,7 @@ describe('the web console', () => {
     const headers = response!.headers();
     assert.equal(headers['content-security-policy'], consoleCsp);
     assert.equal(headers['x-content-type-options'], 'nosniff');
-    assert.equal(headers['referrer-policy'], 'no-referrer');
+    assert.equal(headers['referrer-policy'], 'same-origin');
     // The app rendered (its module script loaded and ran), and nothing was refused by the policy.
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.deepEqual(violations, []);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isHuman } from '../../identity/principal.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { passwordSignIn } from '../password-sign-in.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
@@ -20,6 +21,25 @@ export const authRoutes: RouteDef[] = [
       if (!personId) throw problems.invalidCredentials();
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await ctx.services.tokens.issue(personId, { kind: 'user' });
+    },
+  },
+  {
+    // Who this token is: the person (their e-mail only to their own token), the actor, the scopes.
+    method: 'get',
+    path: '/me',
+    access: 'authenticated',
+    handler: async (ctx) => {
+      const principal = ctx.state.principal!;
+      const own = isHuman(principal);
+      const user = own ? await ctx.services.users.findById(principal.subject) : null;
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = {
+        id: principal.subject,
+        ...(user ? { email: user.email } : {}),
+        is_admin: principal.isAdmin,
+        actor: principal.actor,
+        scopes: principal.scopes.toJSON(),
+      };
     },
   },
   {

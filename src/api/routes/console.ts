@@ -61,7 +61,7 @@ export function consoleFiles(config: Config): Promise<ConsoleFiles> {
 function secure(ctx: AppContext): void {
   ctx.set('Content-Security-Policy', consoleCsp);
   ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Referrer-Policy', 'same-origin');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
 }
