@@ -100,7 +100,7 @@ describe('the web console', () => {
     const list = page.getByRole('list', { name: 'Your workspaces' });
     await list.waitFor();
     assert.deepEqual((await list.getByRole('listitem').allTextContents()).sort(), ['Release <b>plans</b>', 'Research notes']);
-    assert.equal(await page.getByTestId('signed-in').textContent(), 'Signed in');
+    assert.equal(await page.getByTestId('signed-in').textContent(), `Signed in as ${email}`);
     // Nothing of the sign-in is left in storage: tokens are in memory, the PKCE verifier is removed.
     assert.equal(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
 

@@ -68,3 +68,52 @@ export interface Workspace {
   id: string;
   name: string;
 }
+
+export interface Me {
+  id: string;
+  email?: string;
+  is_admin: boolean;
+}
+
+export type CommitState = 'previewing' | 'awaiting_approval' | 'applying' | 'committed' | 'rejected' | 'expired' | 'failed';
+
+export interface Counts {
+  new: number;
+  modified: number;
+  unchanged: number;
+}
+
+export interface Commit {
+  id: string;
+  workspace_id: string;
+  collection_id: string;
+  message: string | null;
+  state: CommitState;
+  requested_by: string;
+  requested_via?: { kind: string; id: string };
+  created_at: string;
+  updated_at: string;
+  expires_at: string | null;
+  decision: { action: 'approve' | 'reject'; by: string; comment: string | null; at: string } | null;
+  progress: { applied: number; total: number } | null;
+  preview: { counts: Counts } | null;
+  results: { source_artifact_id: string; artifact_id: string; version: number }[] | null;
+  error?: unknown;
+}
+
+export interface CommitItem {
+  source_artifact_id: string;
+  artifact_id: string;
+  title: string;
+  content_type: string;
+  status: 'new' | 'modified' | 'unchanged';
+  version: number;
+  current_version: number | null;
+  changed_fields: string[];
+  changes?: Record<string, { from: unknown; to: unknown }>;
+  content_diff?: string | null;
+  content_diff_truncated?: boolean;
+}
+
+/** States a commit does not leave. */
+export const finalStates: readonly CommitState[] = ['committed', 'rejected', 'expired', 'failed'];

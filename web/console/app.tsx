@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, currentTokens, onSessionChange, setTokens, type Page, type Workspace } from './api';
+import { api, currentTokens, onSessionChange, setTokens, type Me, type Page, type Workspace } from './api';
 import { finishSignIn, revoke, startSignIn } from './auth';
+import { AwaitingCommits, CommitView } from './commits';
+import { navigate, usePath } from './router';
 
 type Phase = { kind: 'signed-out'; error?: string } | { kind: 'finishing' } | { kind: 'signed-in' };
 
@@ -10,6 +12,8 @@ function initialPhase(): Phase {
 
 export function App() {
   const [phase, setPhase] = useState<Phase>(initialPhase);
+  const [me, setMe] = useState<Me | null>(null);
+  const path = usePath();
 
   useEffect(() => onSessionChange((signedIn) => setPhase(signedIn ? { kind: 'signed-in' } : { kind: 'signed-out' })), []);
 
@@ -18,26 +22,32 @@ export function App() {
     const params = new URLSearchParams(location.search);
     finishSignIn(params).then(
       ({ tokens, returnTo }) => {
-        history.replaceState(null, '', returnTo);
+        navigate(returnTo, true);
         setTokens(tokens);
       },
       (err: Error) => {
-        history.replaceState(null, '', '/console/');
+        navigate('/console/', true);
         setPhase({ kind: 'signed-out', error: err.message });
       },
     );
+  }, [phase.kind]);
+
+  // Who is signed in (GET /me); without it the console still works and says "Signed in".
+  useEffect(() => {
+    if (phase.kind !== 'signed-in') return setMe(null);
+    api<Me>('/me').then(setMe, () => setMe(null));
   }, [phase.kind]);
 
   return (
     <>
       <header class="bar">
         <span class="brand">Platform console</span>
-        {phase.kind === 'signed-in' && <SignOut />}
+        {phase.kind === 'signed-in' && <SignOut email={me?.email} />}
       </header>
       <main>
         {phase.kind === 'finishing' && <p role="status">Signing in…</p>}
         {phase.kind === 'signed-out' && <SignIn error={phase.error} />}
-        {phase.kind === 'signed-in' && <Home />}
+        {phase.kind === 'signed-in' && <Screen path={path} me={me} />}
       </main>
     </>
   );
@@ -68,7 +78,14 @@ function SignIn({ error }: { error?: string }) {
   );
 }
 
-function SignOut() {
+/** The page for a path under /console/: a commit, or the overview. */
+function Screen({ path, me }: { path: string; me: Me | null }) {
+  const commit = /^\/console\/commits\/([^/]+)$/.exec(path);
+  if (commit) return <CommitView key={commit[1]} id={decodeURIComponent(commit[1]!)} me={me} />;
+  return <Home me={me} />;
+}
+
+function SignOut({ email }: { email?: string }) {
   const form = useRef<HTMLFormElement>(null);
   return (
     // Revoke the refresh token, then end the sign-in page's session with the platform's own form.
@@ -86,14 +103,24 @@ function SignOut() {
       }}
     >
       <span class="who" data-testid="signed-in">
-        Signed in
+        {email ? `Signed in as ${email}` : 'Signed in'}
       </span>{' '}
       <button type="submit">Sign out</button>
     </form>
   );
 }
 
-function Home() {
+function Home({ me }: { me: Me | null }) {
+  return (
+    <>
+      <h1>Overview</h1>
+      <AwaitingCommits me={me} />
+      <Workspaces />
+    </>
+  );
+}
+
+function Workspaces() {
   const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -104,7 +131,7 @@ function Home() {
   }, []);
   return (
     <section aria-labelledby="workspaces-title">
-      <h1 id="workspaces-title">Workspaces</h1>
+      <h2 id="workspaces-title">Workspaces</h2>
       {error && (
         <p class="error" role="alert">
           {error}

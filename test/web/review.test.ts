@@ -1,0 +1,192 @@
+// The reviewer's path in the web console (issue #20), in headless Chromium: a person signs in, finds
+// the commit awaiting their approval, opens it (new and modified items, the unified diff as text),
+// approves it with a comment using the keyboard and watches it become committed; another commit is
+// rejected with a comment. An artifact title carrying markup stays text.
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../helpers/browser.js';
+import { Api, eventually } from '../helpers/http.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+const probe = '<img src=x onerror=alert(1)>';
+
+interface Person {
+  email: string;
+  password: string;
+  api: Api;
+}
+
+async function newPerson(platform: TestPlatform): Promise<Person> {
+  const email = `reviewer-${randomBytes(4).toString('hex')}@example.test`;
+  const password = randomBytes(12).toString('hex');
+  const admin = await platform.admin();
+  assert.equal((await admin.post('/users', { email, password })).status, 201);
+  return { email, password, api: await new Api(platform.url).login(email, password) };
+}
+
+async function draft(api: Api, ws: string, title: string, content: string): Promise<string> {
+  const reply = await api.post('/artifacts', { title, content_type: 'text/markdown', content, collection_id: ws });
+  assert.equal(reply.status, 201, reply.text);
+  return reply.body.id as string;
+}
+
+/** Requests a commit of the workspace's drafts into the collection; returns it once awaiting approval. */
+async function requestCommit(api: Api, ws: string, col: string, message: string): Promise<string> {
+  const reply = await api.post(`/workspaces/${ws}/commits`, { collection_id: col, message });
+  assert.equal(reply.status, 202, reply.text);
+  const id = reply.body.id as string;
+  await eventually(async () => (await api.get(`/commits/${id}`)).body.state === 'awaiting_approval', 30_000, `commit ${id} awaiting`);
+  return id;
+}
+
+/** Signs in through the console and the platform's own sign-in page, starting from `path`. */
+async function signIn(page: Page, platform: TestPlatform, person: Person, path: string): Promise<void> {
+  await page.goto(`${platform.url}${path}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/oauth\//);
+  await page.getByLabel('E-mail').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${platform.url}${path}`);
+  await page.getByText(`Signed in as ${person.email}`).waitFor();
+}
+
+describe('reviewing commits in the web console', () => {
+  let platform: TestPlatform;
+  let browser: Browser;
+
+  before(async () => {
+    platform = await startPlatform();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  it('lists the commit awaiting approval, shows its items and diff, approves it with the keyboard, and it commits', async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Release drafts' })).body.id as string;
+    const col = (await api.post('/collections', { name: 'Published notes' })).body.id as string;
+    // A first commit makes version 1 of Alpha; then Alpha changes and a new draft joins it.
+    const alpha = await draft(api, ws, 'Alpha', '# Alpha\n\nfirst text\n');
+    const first = await requestCommit(api, ws, col, 'first');
+    assert.equal((await api.post(`/commits/${first}/approve`, {})).status, 200);
+    await eventually(async () => (await api.get(`/commits/${first}`)).body.state === 'committed', 30_000, 'first commit');
+    assert.equal((await api.patch(`/artifacts/${alpha}`, { content: '# Alpha\n\nsecond text\n' })).status, 200);
+    await draft(api, ws, probe, `# ${probe}\n\n<script>alert(2)</script>\n`);
+    const id = await requestCommit(api, ws, col, 'Release notes v7');
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await signIn(page, platform, person, '/console/');
+
+    const list = page.getByRole('list', { name: 'Commits awaiting approval' });
+    await list.waitFor();
+    const entry = list.getByRole('listitem').filter({ has: page.getByRole('link', { name: 'Release notes v7' }) });
+    await entry.getByText('Published notes').waitFor(); // names, not ids, once looked up
+    const entryText = await entry.innerText();
+    assert.match(entryText, /Release drafts/);
+    assert.match(entryText, /Requested by\s+you/);
+    assert.match(entryText, /1 new, 1 modified, 0 unchanged/);
+
+    await entry.getByRole('link', { name: 'Release notes v7' }).click();
+    await page.waitForURL(`${platform.url}/console/commits/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Release notes v7' }).waitFor();
+    assert.equal(await page.getByTestId('commit-state').textContent(), 'awaiting approval');
+
+    const items = page.getByRole('list', { name: 'Items' });
+    await items.waitFor();
+    const modified = items.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Alpha', exact: true }) });
+    assert.match(await modified.innerText(), /version 1 becomes version 2/);
+    const diff = modified.getByLabel('Changes to Alpha');
+    assert.equal(await diff.locator('.diff-del', { hasText: 'first text' }).textContent(), '-first text\n');
+    assert.equal(await diff.locator('.diff-add', { hasText: 'second text' }).textContent(), '+second text\n');
+    const added = items.getByRole('listitem').filter({ has: page.getByRole('heading', { name: probe, exact: true }) });
+    assert.match(await added.innerText(), /becomes version 1/);
+
+    // The probe is text: no element made from it, no script ran.
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.locator('main script').count(), 0);
+    assert.deepEqual(dialogs, []);
+
+    // The accessibility tree names the decision's controls.
+    const form = page.getByRole('form', { name: 'Your decision' });
+    const tree = await form.ariaSnapshot();
+    assert.match(tree, /textbox "Comment \(optional to approve, required to reject\)"/);
+    assert.match(tree, /button "Approve"/);
+    assert.match(tree, /button "Reject"/);
+
+    // Keyboard only: the comment, Tab to Approve, Enter.
+    await page.getByLabel(/^Comment/).focus();
+    await page.keyboard.type('Looks right');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Approve');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('commit-state').getByText('committed', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('.facts').innerText(), /Approved by\s+you/);
+    await page.getByText('Looks right').waitFor();
+    await page.getByText('2/2 applied').waitFor();
+    await page.getByRole('list', { name: 'Versions written' }).waitFor();
+
+    const committed = (await api.get(`/commits/${id}`)).body;
+    assert.equal(committed.state, 'committed');
+    assert.equal(committed.decision.comment, 'Looks right');
+    const versions = new Map<number, number>();
+    for (const r of committed.results as { artifact_id: string; version: number }[]) {
+      const reply = await api.get(`/artifacts/${r.artifact_id}/versions/${r.version}`);
+      assert.equal(reply.status, 200, reply.text);
+      versions.set(r.version, (versions.get(r.version) ?? 0) + 1);
+    }
+    assert.deepEqual(Object.fromEntries(versions), { 1: 1, 2: 1 });
+    assert.deepEqual(dialogs, []);
+    await context.close();
+  });
+
+  it('rejects a commit with a comment, which is required', async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Drafts' })).body.id as string;
+    const col = (await api.post('/collections', { name: 'Archive' })).body.id as string;
+    await draft(api, ws, 'Gamma', '# Gamma\n');
+    await draft(api, ws, 'Delta', '# Delta\n');
+    const id = await requestCommit(api, ws, col, 'Not ready');
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    // Straight to the commit: sign-in comes back to it.
+    await signIn(page, platform, person, `/console/commits/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Not ready' }).waitFor();
+    assert.equal(await page.getByRole('list', { name: 'Items' }).getByRole('listitem').count(), 2);
+
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/a comment is required/)
+      .waitFor();
+    assert.equal((await api.get(`/commits/${id}`)).body.state, 'awaiting_approval', 'nothing was sent');
+
+    await page.getByLabel(/^Comment/).fill('Gamma is not finished');
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.getByTestId('commit-state').getByText('rejected', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0, 'no decision once decided');
+
+    const rejected = await eventually(async () => {
+      const body = (await api.get(`/commits/${id}`)).body;
+      return body.state === 'rejected' ? body : null;
+    });
+    assert.equal(rejected.decision.comment, 'Gamma is not finished');
+    assert.equal(rejected.results, null);
+    await context.close();
+  });
+});

@@ -1,0 +1,423 @@
+// The reviewer's path (issue #20): commits awaiting approval, one commit's preview with each item's
+// unified diff, approve or reject with a comment, then the state as it moves. Everything the API says
+// is rendered as text (Preact escapes it); a diff is split into lines, each a text node with a class.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, finalStates, type Commit, type CommitItem, type Me, type Page } from './api';
+import { follow } from './router';
+
+const names = new Map<string, Promise<string>>();
+
+/** A workspace's or collection's name, looked up once; its id when it cannot be read. */
+function nameOf(kind: 'workspaces' | 'collections', id: string): Promise<string> {
+  const key = `${kind}/${id}`;
+  let name = names.get(key);
+  if (!name) {
+    name = api<{ name: string }>(`/${kind}/${encodeURIComponent(id)}`).then(
+      (c) => c.name,
+      () => id,
+    );
+    names.set(key, name);
+  }
+  return name;
+}
+
+function ContainerName({ kind, id }: { kind: 'workspaces' | 'collections'; id: string }) {
+  const [name, setName] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void nameOf(kind, id).then((n) => live && setName(n));
+    return () => {
+      live = false;
+    };
+  }, [kind, id]);
+  return <span title={id}>{name ?? id}</span>;
+}
+
+function requester(commit: Commit, me: Me | null): string {
+  const who = me && commit.requested_by === me.id ? 'you' : commit.requested_by;
+  return commit.requested_via ? `${who}, through ${commit.requested_via.kind} ${commit.requested_via.id}` : who;
+}
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+function counts(commit: Commit): string {
+  const c = commit.preview?.counts;
+  return c ? `${c.new} new, ${c.modified} modified, ${c.unchanged} unchanged` : 'preview not ready';
+}
+
+const stateLabel: Record<Commit['state'], string> = {
+  previewing: 'previewing',
+  awaiting_approval: 'awaiting approval',
+  applying: 'applying',
+  committed: 'committed',
+  rejected: 'rejected',
+  expired: 'expired',
+  failed: 'failed',
+};
+
+const title = (commit: Commit) => commit.message || `Commit ${commit.id}`;
+
+function Problem({ error }: { error: string | null }) {
+  return error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+/** GET /commits?state=awaiting_approval, a page at a time. */
+export function AwaitingCommits({ me }: { me: Me | null }) {
+  const [commits, setCommits] = useState<Commit[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+
+  const load = (after: string | null) => {
+    setLoading(true);
+    const query = new URLSearchParams({ state: 'awaiting_approval', limit: '50' });
+    if (after) query.set('cursor', after);
+    api<Page<Commit>>(`/commits?${query}`).then(
+      (page) => {
+        setCommits((before) => [...(after ? (before ?? []) : []), ...page.items]);
+        setCursor(page.next_cursor);
+        setError(null);
+        setLoading(false);
+      },
+      (err: Error) => {
+        setError(err.message);
+        setLoading(false);
+      },
+    );
+  };
+  useEffect(() => load(null), []);
+
+  return (
+    <section aria-labelledby="awaiting-title">
+      <h2 id="awaiting-title">Commits awaiting your approval</h2>
+      <Problem error={error} />
+      {!error && commits === null && <p role="status">Loading…</p>}
+      {commits?.length === 0 && <p>No commit is waiting for a decision.</p>}
+      {commits && commits.length > 0 && (
+        <ul class="commits" aria-label="Commits awaiting approval">
+          {commits.map((c) => (
+            <li key={c.id}>
+              <a href={`/console/commits/${encodeURIComponent(c.id)}`} onClick={follow}>
+                {title(c)}
+              </a>
+              <dl class="facts">
+                <dt>Workspace</dt>
+                <dd>
+                  <ContainerName kind="workspaces" id={c.workspace_id} />
+                </dd>
+                <dt>Collection</dt>
+                <dd>
+                  <ContainerName kind="collections" id={c.collection_id} />
+                </dd>
+                <dt>Requested by</dt>
+                <dd>{requester(c, me)}</dd>
+                <dt>Requested</dt>
+                <dd>
+                  <time dateTime={c.created_at}>{when(c.created_at)}</time>
+                </dd>
+                <dt>Changes</dt>
+                <dd>{counts(c)}</dd>
+              </dl>
+            </li>
+          ))}
+        </ul>
+      )}
+      {cursor && (
+        <button type="button" disabled={loading} onClick={() => load(cursor)}>
+          Show more commits
+        </button>
+      )}
+    </section>
+  );
+}
+
+function lineClass(line: string): string {
+  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('===') || line.startsWith('Index:')) return 'diff-file';
+  if (line.startsWith('@@')) return 'diff-hunk';
+  if (line.startsWith('+')) return 'diff-add';
+  if (line.startsWith('-')) return 'diff-del';
+  if (line.startsWith('\\')) return 'diff-note';
+  return 'diff-ctx';
+}
+
+/** A unified diff as text, one span per line, classed for + and -: never parsed as HTML. */
+function Diff({ diff, label }: { diff: string; label: string }) {
+  const lines = diff.replace(/\n$/, '').split('\n');
+  return (
+    <pre class="diff" aria-label={label} tabIndex={0}>
+      {lines.map((line, i) => (
+        <span key={i} class={lineClass(line)}>
+          {line + '\n'}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+function Item({ item }: { item: CommitItem }) {
+  const becomes =
+    item.status === 'new'
+      ? `becomes version ${item.version}`
+      : item.status === 'modified'
+        ? `version ${item.current_version ?? '?'} becomes version ${item.version}`
+        : `stays version ${item.version}`;
+  const changes = Object.entries(item.changes ?? {});
+  return (
+    <li class={`item item-${item.status}`}>
+      <h3>{item.title}</h3>
+      <p>
+        <span class={`badge badge-${item.status}`}>{item.status}</span> {item.content_type}, {becomes}
+        {item.changed_fields.length > 0 && item.status === 'modified' && <>; changed: {item.changed_fields.join(', ')}</>}
+      </p>
+      {changes.length > 0 && (
+        <ul class="changes" aria-label={`Changed fields of ${item.title}`}>
+          {changes.map(([field, { from, to }]) => (
+            <li key={field}>
+              {field}: {shown(from)} → {shown(to)}
+            </li>
+          ))}
+        </ul>
+      )}
+      {item.content_diff && <Diff diff={item.content_diff} label={`Changes to ${item.title}`} />}
+      {item.content_diff_truncated && <p class="note">The diff is cut short.</p>}
+    </li>
+  );
+}
+
+function Progress({ commit }: { commit: Commit }) {
+  const p = commit.progress;
+  if (!p || p.total === 0 || !['applying', 'committed', 'failed'].includes(commit.state)) return null;
+  return (
+    <p>
+      <progress value={p.applied} max={p.total} aria-label="Applied" /> {p.applied}/{p.total} applied
+    </p>
+  );
+}
+
+/** Approve (comment optional) or reject (comment required). */
+function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) => void }) {
+  const [comment, setComment] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const field = useRef<HTMLTextAreaElement>(null);
+
+  const decide = (action: 'approve' | 'reject') => {
+    const text = comment.trim();
+    if (action === 'reject' && !text) {
+      setError('Say why you reject this commit: a comment is required.');
+      field.current?.focus();
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    api<Commit>(`/commits/${encodeURIComponent(commit.id)}/${action}`, {
+      method: 'POST',
+      body: JSON.stringify(text ? { comment: text } : {}),
+    }).then(
+      (next) => {
+        setBusy(false);
+        onDecided(next);
+      },
+      (err: Error) => {
+        setBusy(false);
+        setError(err.message);
+      },
+    );
+  };
+
+  return (
+    <form
+      class="decide"
+      aria-labelledby="decide-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        decide('approve');
+      }}
+    >
+      <h2 id="decide-title">Your decision</h2>
+      <label for="decision-comment">Comment (optional to approve, required to reject)</label>
+      <textarea
+        id="decision-comment"
+        ref={field}
+        rows={3}
+        maxLength={2000}
+        value={comment}
+        aria-invalid={error !== null && !comment.trim()}
+        aria-describedby={error ? 'decide-error' : undefined}
+        onInput={(event) => setComment((event.currentTarget as HTMLTextAreaElement).value)}
+      />
+      {error && (
+        <p id="decide-error" class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          Approve
+        </button>
+        <button type="button" class="danger" disabled={busy} onClick={() => decide('reject')}>
+          Reject
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** GET /commits/{id} and its items with their diffs; while it moves, read again every second. */
+export function CommitView({ id, me }: { id: string; me: Me | null }) {
+  const [commit, setCommit] = useState<Commit | null>(null);
+  const [items, setItems] = useState<CommitItem[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const path = `/commits/${encodeURIComponent(id)}`;
+
+  const loadItems = (after: string | null) => {
+    const query = new URLSearchParams({ limit: '50' });
+    if (after) query.set('cursor', after);
+    api<Page<CommitItem>>(`${path}/items?${query}`).then(
+      (page) => {
+        setItems((before) => [...(after ? (before ?? []) : []), ...page.items]);
+        setCursor(page.next_cursor);
+      },
+      (err: Error) => setError(err.message),
+    );
+  };
+
+  useEffect(() => {
+    api<Commit>(path).then(setCommit, (err: Error) => setError(err.message));
+    loadItems(null);
+  }, [id]);
+
+  // Focus the heading once the commit shows, so a screen reader starts there.
+  const shownId = commit?.id;
+  useEffect(() => {
+    if (shownId) heading.current?.focus();
+  }, [shownId]);
+
+  // Poll while the commit is still moving (previewing, applying, or just decided).
+  const state = commit?.state;
+  useEffect(() => {
+    if (!state || state === 'awaiting_approval' || finalStates.includes(state)) return;
+    const timer = setInterval(() => {
+      api<Commit>(path).then(setCommit, (err: Error) => setError(err.message));
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [state, id]);
+
+  // The items wait for the preview: read them again once it is ready.
+  useEffect(() => {
+    if (state && state !== 'previewing' && items?.length === 0) loadItems(null);
+  }, [state]);
+
+  if (!commit)
+    return (
+      <section aria-label="Commit">
+        <p>
+          <a href="/console/" onClick={follow}>
+            ← All commits
+          </a>
+        </p>
+        <Problem error={error} />
+        {!error && <p role="status">Loading…</p>}
+      </section>
+    );
+
+  return (
+    <article aria-labelledby="commit-title">
+      <p>
+        <a href="/console/" onClick={follow}>
+          ← All commits
+        </a>
+      </p>
+      <h1 id="commit-title" ref={heading} tabIndex={-1}>
+        {title(commit)}
+      </h1>
+      <p role="status" aria-live="polite" class={`state state-${commit.state}`}>
+        State: <strong data-testid="commit-state">{stateLabel[commit.state]}</strong>
+      </p>
+      <Progress commit={commit} />
+      <Problem error={error} />
+      <dl class="facts">
+        <dt>Workspace</dt>
+        <dd>
+          <ContainerName kind="workspaces" id={commit.workspace_id} />
+        </dd>
+        <dt>Collection</dt>
+        <dd>
+          <ContainerName kind="collections" id={commit.collection_id} />
+        </dd>
+        <dt>Requested by</dt>
+        <dd>{requester(commit, me)}</dd>
+        <dt>Requested</dt>
+        <dd>
+          <time dateTime={commit.created_at}>{when(commit.created_at)}</time>
+        </dd>
+        {commit.expires_at && commit.state === 'awaiting_approval' && (
+          <>
+            <dt>Expires</dt>
+            <dd>
+              <time dateTime={commit.expires_at}>{when(commit.expires_at)}</time>
+            </dd>
+          </>
+        )}
+        <dt>Changes</dt>
+        <dd>{counts(commit)}</dd>
+        {commit.decision && (
+          <>
+            <dt>{commit.decision.action === 'approve' ? 'Approved by' : 'Rejected by'}</dt>
+            <dd>
+              {me && commit.decision.by === me.id ? 'you' : commit.decision.by},{' '}
+              <time dateTime={commit.decision.at}>{when(commit.decision.at)}</time>
+            </dd>
+            {commit.decision.comment && (
+              <>
+                <dt>Comment</dt>
+                <dd>{commit.decision.comment}</dd>
+              </>
+            )}
+          </>
+        )}
+      </dl>
+
+      {commit.state === 'awaiting_approval' && <Decide commit={commit} onDecided={setCommit} />}
+
+      {commit.results && commit.results.length > 0 && (
+        <section aria-labelledby="results-title">
+          <h2 id="results-title">Versions written</h2>
+          <ul aria-label="Versions written">
+            {commit.results.map((r) => (
+              <li key={r.source_artifact_id}>
+                {r.artifact_id}: version {r.version}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      <section aria-labelledby="items-title">
+        <h2 id="items-title">Items</h2>
+        {items === null && !error && <p role="status">Loading items…</p>}
+        {items?.length === 0 && <p>{commit.state === 'previewing' ? 'The preview is being computed…' : 'No items.'}</p>}
+        {items && items.length > 0 && (
+          <ol class="items" aria-label="Items">
+            {items.map((item) => (
+              <Item key={item.source_artifact_id} item={item} />
+            ))}
+          </ol>
+        )}
+        {cursor && (
+          <button type="button" onClick={() => loadItems(cursor)}>
+            Show more items
+          </button>
+        )}
+      </section>
+    </article>
+  );
+}
