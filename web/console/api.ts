@@ -117,3 +117,49 @@ export interface CommitItem {
 
 /** States a commit does not leave. */
 export const finalStates: readonly CommitState[] = ['committed', 'rejected', 'expired', 'failed'];
+
+export type InvocationStatus = 'running' | 'awaiting_decision' | 'applying' | 'completed' | 'discarded' | 'expired' | 'refused' | 'failed';
+
+export type ActionStatus = 'proposed' | 'refused' | 'applied' | 'conflict' | 'discarded' | 'skipped';
+
+/** A proposed action as GET /invocations/{id} records it; `content_diff` only if the API gives one. */
+export interface ProposedAction {
+  id: string;
+  kind: 'create' | 'update' | 'delete' | 'log';
+  target: string;
+  payload: {
+    title?: string;
+    content_type?: string;
+    content?: string;
+    context?: Record<string, unknown>;
+    message?: string;
+    level?: 'info' | 'warning';
+  };
+  rationale: string;
+  status: ActionStatus;
+  reason?: string;
+  artifact_id?: string;
+  base_revision?: number;
+  content_diff?: string | null;
+}
+
+/** GET /invocations/{id}: an agent or LLM run (with actions), or another kind (a tool call, a transform run). */
+export interface Invocation {
+  invocation_id: string;
+  kind: string;
+  agent?: { id: string; name: string };
+  mode?: 'preview' | 'apply';
+  workspace_id?: string;
+  status: string;
+  output?: string | null;
+  actions?: ProposedAction[];
+  progress?: { applied: number; total: number };
+  decision?: { action: 'apply' | 'discard'; by: string; at: string; action_ids?: string[] };
+  error?: { type: string; message: string };
+  started_at?: string;
+  expires_at?: string;
+  completed_at?: string;
+}
+
+/** Invocation states that move on by themselves: the page reads them again. */
+export const movingInvocationStates: readonly string[] = ['running', 'applying'];

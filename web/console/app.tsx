@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, currentTokens, onSessionChange, setTokens, type Me, type Page, type Workspace } from './api';
 import { finishSignIn, revoke, startSignIn } from './auth';
 import { AwaitingCommits, CommitView } from './commits';
+import { InvocationView } from './invocations';
 import { navigate, usePath } from './router';
 
 type Phase = { kind: 'signed-out'; error?: string } | { kind: 'finishing' } | { kind: 'signed-in' };
@@ -78,10 +79,12 @@ function SignIn({ error }: { error?: string }) {
   );
 }
 
-/** The page for a path under /console/: a commit, or the overview. */
+/** The page for a path under /console/: a commit, an invocation, or the overview. */
 function Screen({ path, me }: { path: string; me: Me | null }) {
   const commit = /^\/console\/commits\/([^/]+)$/.exec(path);
   if (commit) return <CommitView key={commit[1]} id={decodeURIComponent(commit[1]!)} me={me} />;
+  const invocation = /^\/console\/invocations\/([^/]+)$/.exec(path);
+  if (invocation) return <InvocationView key={invocation[1]} id={decodeURIComponent(invocation[1]!)} me={me} />;
   return <Home me={me} />;
 }
 

@@ -7,13 +7,15 @@ import { follow } from './router';
 
 const names = new Map<string, Promise<string>>();
 
-/** A workspace's or collection's name, looked up once; its id when it cannot be read. */
-function nameOf(kind: 'workspaces' | 'collections', id: string): Promise<string> {
+type Named = 'workspaces' | 'collections' | 'artifacts';
+
+/** A workspace's or collection's name, or an artifact's title, looked up once; its id when it cannot be read. */
+function nameOf(kind: Named, id: string): Promise<string> {
   const key = `${kind}/${id}`;
   let name = names.get(key);
   if (!name) {
-    name = api<{ name: string }>(`/${kind}/${encodeURIComponent(id)}`).then(
-      (c) => c.name,
+    name = api<{ name?: string; title?: string }>(`/${kind}/${encodeURIComponent(id)}`).then(
+      (c) => c.name ?? c.title ?? id,
       () => id,
     );
     names.set(key, name);
@@ -21,7 +23,7 @@ function nameOf(kind: 'workspaces' | 'collections', id: string): Promise<string>
   return name;
 }
 
-function ContainerName({ kind, id }: { kind: 'workspaces' | 'collections'; id: string }) {
+export function ContainerName({ kind, id }: { kind: Named; id: string }) {
   const [name, setName] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
@@ -57,7 +59,7 @@ const stateLabel: Record<Commit['state'], string> = {
 
 const title = (commit: Commit) => commit.message || `Commit ${commit.id}`;
 
-function Problem({ error }: { error: string | null }) {
+export function Problem({ error }: { error: string | null }) {
   return error ? (
     <p class="error" role="alert">
       {error}
@@ -145,7 +147,7 @@ function lineClass(line: string): string {
 }
 
 /** A unified diff as text, one span per line, classed for + and -: never parsed as HTML. */
-function Diff({ diff, label }: { diff: string; label: string }) {
+export function Diff({ diff, label }: { diff: string; label: string }) {
   const lines = diff.replace(/\n$/, '').split('\n');
   return (
     <pre class="diff" aria-label={label} tabIndex={0}>

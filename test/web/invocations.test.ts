@@ -1,0 +1,215 @@
+// The agent builder's path in the web console (issue #20), in headless Chromium: a built-in agent that
+// needs no model (tag-keywords, split-sections) is invoked in preview mode over REST; its page shows
+// each proposed action with its target and rationale; one of two is chosen and applied with the
+// keyboard, and REST shows only that one applied; another invocation is discarded. A tag carrying
+// markup stays text.
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { agentId } from '../../src/invocations/agents/registry.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { Api } from '../helpers/http.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+const probe = '<img src=x onerror=alert(1)>';
+
+interface Person {
+  email: string;
+  password: string;
+  api: Api;
+}
+
+async function newPerson(platform: TestPlatform): Promise<Person> {
+  const email = `builder-${randomBytes(4).toString('hex')}@example.test`;
+  const password = randomBytes(12).toString('hex');
+  const admin = await platform.admin();
+  assert.equal((await admin.post('/users', { email, password })).status, 201);
+  return { email, password, api: await new Api(platform.url).login(email, password) };
+}
+
+async function draft(api: Api, ws: string, title: string, content: string): Promise<string> {
+  const reply = await api.post('/artifacts', { title, content_type: 'text/markdown', content, collection_id: ws });
+  assert.equal(reply.status, 201, reply.text);
+  return reply.body.id as string;
+}
+
+/** Signs in through the console and the platform's own sign-in page, starting from `path`. */
+async function signIn(page: Page, platform: TestPlatform, person: Person, path: string): Promise<void> {
+  await page.goto(`${platform.url}${path}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/oauth\//);
+  await page.getByLabel('E-mail').fill(person.email);
+  await page.getByLabel('Password').fill(person.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${platform.url}${path}`);
+  await page.getByText(`Signed in as ${person.email}`).waitFor();
+}
+
+describe("an invocation's proposed actions in the web console", () => {
+  let platform: TestPlatform;
+  let browser: Browser;
+
+  before(async () => {
+    platform = await startPlatform();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  it('shows each proposed action with its rationale, applies the one chosen with the keyboard, and only that one', async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Planning' })).body.id as string;
+    const budget = await draft(api, ws, 'Budget 2026', 'The budget covers travel and hardware.');
+    const team = await draft(api, ws, 'Team plan', 'Who is on the team and what they do.');
+    const invoked = await api.post(`/artifacts/${agentId('tag-keywords')}/invoke`, {
+      workspace_id: ws,
+      params: { rules: { [probe]: ['budget'], people: ['team'] } },
+    });
+    assert.equal(invoked.status, 200, invoked.text);
+    assert.equal(invoked.body.status, 'awaiting_decision');
+    const id = invoked.body.invocation_id as string;
+    const actions = invoked.body.actions as { id: string; target: string }[];
+    assert.equal(actions.length, 2, JSON.stringify(actions));
+    const teamAction = actions.find((a) => a.target === team)!;
+    const budgetAction = actions.find((a) => a.target === budget)!;
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    // Straight to the invocation: sign-in comes back to it.
+    await signIn(page, platform, person, `/console/invocations/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Invocation of tag-keywords' }).waitFor();
+    assert.equal(await page.getByTestId('invocation-state').textContent(), 'awaiting your decision');
+    const facts = await page.locator('article > .facts').innerText();
+    assert.match(facts, /Kind\s+task agent/);
+    assert.match(facts, /Agent\s+tag-keywords/);
+    assert.match(facts, /Mode\s+preview/);
+    await page.locator('article > .facts').getByText('Planning').waitFor();
+
+    const list = page.getByRole('list', { name: 'Proposed actions' });
+    assert.equal(
+      await list
+        .getByRole('listitem')
+        .filter({ has: page.locator('h3') })
+        .count(),
+      2,
+    );
+    // Each action: what it does to which draft (its title, once looked up), and why.
+    const teamBox = page.getByRole('checkbox', { name: 'Update Team plan' });
+    const budgetBox = page.getByRole('checkbox', { name: 'Update Budget 2026' });
+    await teamBox.waitFor();
+    await budgetBox.waitFor();
+    const teamItem = list.locator(`[data-action-id="${teamAction.id}"]`);
+    const budgetItem = list.locator(`[data-action-id="${budgetAction.id}"]`);
+    assert.equal(await teamItem.locator('.rationale').textContent(), 'Why: Keywords of "people" appear in the text.');
+    assert.equal(await budgetItem.locator('.rationale').textContent(), `Why: Keywords of "${probe}" appear in the text.`);
+    assert.match(await budgetItem.innerText(), new RegExp(`tags: \\["${probe.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\]`));
+    assert.match(await teamItem.innerText(), /update\s+a\d, proposed/);
+    // The rationale describes the checkbox for a screen reader.
+    assert.equal(await teamBox.getAttribute('aria-describedby'), `why-${teamAction.id}`);
+
+    // The probe is text: no element made from it, no script ran.
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.locator('main script').count(), 0);
+
+    // The decision's controls, named.
+    const tree = await page.getByRole('form', { name: 'Your decision' }).ariaSnapshot();
+    assert.match(tree, /button "Apply selected"/);
+    assert.match(tree, /button "Apply all"/);
+    assert.match(tree, /button "Discard"/);
+
+    // Nothing chosen: Apply selected says so and sends nothing.
+    await page.getByRole('button', { name: 'Apply selected' }).click();
+    await page
+      .getByRole('alert')
+      .getByText(/Choose at least one action/)
+      .waitFor();
+    assert.equal((await api.get(`/invocations/${id}`)).body.status, 'awaiting_decision', 'nothing was sent');
+
+    // Keyboard only: Space on the team action's checkbox, Tab to Apply selected, Enter.
+    await teamBox.focus();
+    await page.keyboard.press('Space');
+    assert.equal(await teamBox.isChecked(), true);
+    assert.equal(await budgetBox.isChecked(), false);
+    for (let i = 0; i < 10; i++) {
+      if ((await page.evaluate(() => document.activeElement?.textContent)) === 'Apply selected') break;
+      await page.keyboard.press('Tab');
+    }
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Apply selected');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('invocation-state').getByText('applied', { exact: true }).waitFor({ timeout: 30_000 });
+    await page.getByTestId(`status-${teamAction.id}`).getByText('applied', { exact: true }).waitFor();
+    assert.equal(await page.getByTestId(`status-${budgetAction.id}`).textContent(), 'skipped');
+    assert.match(await page.locator('article > .facts').innerText(), new RegExp(`Applied by\\s+you, .*\\(chosen: ${teamAction.id}\\)`));
+    assert.equal(await page.getByRole('button', { name: 'Apply all' }).count(), 0, 'no decision once decided');
+    assert.equal(await page.getByRole('checkbox').count(), 0);
+
+    // Over REST: only the chosen action was applied.
+    const done = (await api.get(`/invocations/${id}`)).body;
+    assert.equal(done.status, 'completed');
+    assert.deepEqual(done.decision.action_ids, [teamAction.id]);
+    const statuses = Object.fromEntries((done.actions as { id: string; status: string }[]).map((a) => [a.id, a.status]));
+    assert.deepEqual(statuses, { [teamAction.id]: 'applied', [budgetAction.id]: 'skipped' });
+    assert.deepEqual((await api.get(`/artifacts/${team}`)).body.context.tags, ['people']);
+    const untouched = (await api.get(`/artifacts/${budget}`)).body;
+    assert.equal(untouched.revision, 1);
+    assert.equal(untouched.context.tags, undefined);
+    assert.deepEqual(dialogs, []);
+    await context.close();
+  });
+
+  it('discards an invocation: its proposed creates are shown, then discarded, and nothing is created', async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Handbooks' })).body.id as string;
+    const doc = await draft(api, ws, 'Handbook', '# Intro\nWelcome.\n\n## Setup\nInstall it.\n');
+    const invoked = await api.post(`/artifacts/${agentId('split-sections')}/invoke`, { artifact_ids: [doc] });
+    assert.equal(invoked.status, 200, invoked.text);
+    const id = invoked.body.invocation_id as string;
+    assert.equal(invoked.body.actions.length, 2, JSON.stringify(invoked.body.actions));
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    await signIn(page, platform, person, `/console/invocations/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Invocation of split-sections' }).waitFor();
+    const list = page.getByRole('list', { name: 'Proposed actions' });
+    await page.getByRole('checkbox', { name: 'Create “Intro”' }).waitFor();
+    await page.getByRole('checkbox', { name: 'Create “Setup”' }).waitFor();
+    const setup = list.locator('[data-action-id="a2"]');
+    assert.match(await setup.innerText(), /Workspace\s+Handbooks/);
+    assert.match(await setup.innerText(), /Type\s+text\/markdown/);
+    assert.equal(await setup.getByLabel('Content of a2').textContent(), invoked.body.actions[1].payload.content as string);
+    assert.match((await setup.locator('.rationale').textContent())!, /^Why: \S/);
+
+    await page.getByRole('button', { name: 'Discard' }).click();
+    await page.getByTestId('invocation-state').getByText('discarded', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('status-a1').textContent(), 'discarded');
+    assert.equal(await page.getByTestId('status-a2').textContent(), 'discarded');
+    assert.match(await page.locator('article > .facts').innerText(), /Discarded by\s+you/);
+    assert.equal(await page.getByRole('button', { name: 'Apply selected' }).count(), 0);
+
+    const discarded = (await api.get(`/invocations/${id}`)).body;
+    assert.equal(discarded.status, 'discarded');
+    assert.deepEqual(
+      discarded.actions.map((a: { status: string }) => a.status),
+      ['discarded', 'discarded'],
+    );
+    const listed = (await api.get(`/artifacts?collection_id=${ws}`)).body.items;
+    assert.deepEqual(
+      listed.map((a: { id: string }) => a.id),
+      [doc],
+      'nothing was created',
+    );
+    await context.close();
+  });
+});

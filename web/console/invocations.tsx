@@ -1,0 +1,408 @@
+// The agent builder's path (issue #20): an invocation's page, /console/invocations/{id}. What the agent
+// proposed (create, update, delete, log), each with its target and rationale; choose some and apply
+// them, apply all, or discard; then the state as it moves. Everything the API says is text.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, movingInvocationStates, type Invocation, type Me, type ProposedAction } from './api';
+import { ContainerName, Diff, Problem } from './commits';
+import { follow } from './router';
+
+const statusLabel: Record<string, string> = {
+  running: 'running',
+  awaiting_decision: 'awaiting your decision',
+  applying: 'applying',
+  completed: 'applied',
+  discarded: 'discarded',
+  expired: 'expired',
+  refused: 'refused',
+  failed: 'failed',
+};
+
+const kindLabel: Record<string, string> = {
+  task_agent: 'task agent',
+  llm: 'LLM run',
+  mcp_tool_call: 'MCP tool call',
+  mcp_resource_read: 'MCP resource read',
+  transform_run: 'transform run',
+};
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** What the action does to what, as its checkbox's name: "Create “Intro”", "Update Budget". */
+function ActionName({ action }: { action: ProposedAction }) {
+  switch (action.kind) {
+    case 'create':
+      return <>Create “{action.payload.title ?? 'untitled'}”</>;
+    case 'update':
+      return (
+        <>
+          Update <ContainerName kind="artifacts" id={action.target} />
+        </>
+      );
+    case 'delete':
+      return (
+        <>
+          Delete <ContainerName kind="artifacts" id={action.target} />
+        </>
+      );
+    case 'log':
+      return <>Note about the workspace</>;
+  }
+}
+
+function Payload({ action }: { action: ProposedAction }) {
+  const p = action.payload;
+  const context = Object.entries(p.context ?? {});
+  const label = `${action.id}`;
+  return (
+    <dl class="facts">
+      {(action.kind === 'create' || action.kind === 'log') && (
+        <>
+          <dt>Workspace</dt>
+          <dd>
+            <ContainerName kind="workspaces" id={action.target} />
+          </dd>
+        </>
+      )}
+      {(action.kind === 'update' || action.kind === 'delete') && (
+        <>
+          <dt>Target</dt>
+          <dd>
+            <ContainerName kind="artifacts" id={action.target} /> <span class="note">({action.target})</span>
+          </dd>
+        </>
+      )}
+      {p.title !== undefined && action.kind === 'update' && (
+        <>
+          <dt>New title</dt>
+          <dd>{p.title}</dd>
+        </>
+      )}
+      {p.content_type && (
+        <>
+          <dt>Type</dt>
+          <dd>{p.content_type}</dd>
+        </>
+      )}
+      {context.length > 0 && (
+        <>
+          <dt>{action.kind === 'update' ? 'Context set' : 'Context'}</dt>
+          <dd>
+            <ul class="changes" aria-label={`Context of ${label}`}>
+              {context.map(([key, value]) => (
+                <li key={key}>
+                  {key}: {shown(value)}
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </>
+      )}
+      {p.message !== undefined && (
+        <>
+          <dt>{p.level === 'warning' ? 'Warning' : 'Message'}</dt>
+          <dd>{p.message}</dd>
+        </>
+      )}
+      {action.content_diff ? (
+        <>
+          <dt>Changes</dt>
+          <dd>
+            <Diff diff={action.content_diff} label={`Changes proposed by ${label}`} />
+          </dd>
+        </>
+      ) : (
+        p.content !== undefined && (
+          <>
+            <dt>{action.kind === 'update' ? 'New content' : 'Content'}</dt>
+            <dd>
+              <pre class="content" aria-label={`Content of ${label}`}>
+                {p.content}
+              </pre>
+            </dd>
+          </>
+        )
+      )}
+      {action.reason && (
+        <>
+          <dt>Reason</dt>
+          <dd>{action.reason}</dd>
+        </>
+      )}
+      {action.artifact_id && action.status === 'applied' && (
+        <>
+          <dt>Artifact</dt>
+          <dd>{action.artifact_id}</dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function Action({
+  action,
+  choosable,
+  chosen,
+  onChoose,
+}: {
+  action: ProposedAction;
+  choosable: boolean;
+  chosen: boolean;
+  onChoose: (on: boolean) => void;
+}) {
+  const box = `choose-${action.id}`;
+  const why = `why-${action.id}`;
+  return (
+    <li class={`item action action-${action.kind}`} data-action-id={action.id}>
+      <h3>
+        {choosable ? (
+          <label for={box}>
+            <input
+              id={box}
+              type="checkbox"
+              checked={chosen}
+              aria-describedby={why}
+              onChange={(event) => onChoose((event.currentTarget as HTMLInputElement).checked)}
+            />{' '}
+            <ActionName action={action} />
+          </label>
+        ) : (
+          <ActionName action={action} />
+        )}
+      </h3>
+      <p>
+        <span class={`badge badge-${action.kind}`}>{action.kind}</span> {action.id},{' '}
+        <span class={`action-status status-${action.status}`} data-testid={`status-${action.id}`}>
+          {action.status}
+        </span>
+      </p>
+      <p id={why} class="rationale">
+        Why: {action.rationale}
+      </p>
+      <Payload action={action} />
+    </li>
+  );
+}
+
+/** Apply all, apply the chosen ones, or discard. */
+function Decide({ invocation, chosen, onDecided }: { invocation: Invocation; chosen: string[]; onDecided: (next: Invocation) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const path = `/invocations/${encodeURIComponent(invocation.invocation_id)}`;
+
+  const send = (what: 'apply' | 'discard', actionIds?: string[]) => {
+    setBusy(true);
+    setError(null);
+    api<Invocation>(`${path}/${what}`, {
+      method: 'POST',
+      ...(what === 'apply' ? { body: JSON.stringify(actionIds ? { action_ids: actionIds } : {}) } : {}),
+    }).then(
+      (next) => {
+        setBusy(false);
+        onDecided(next);
+      },
+      (err: Error) => {
+        setBusy(false);
+        setError(err.message);
+      },
+    );
+  };
+
+  return (
+    <form
+      class="decide"
+      aria-labelledby="decide-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (chosen.length === 0) {
+          setError('Choose at least one action to apply, or apply all.');
+          return;
+        }
+        send('apply', chosen);
+      }}
+    >
+      <h2 id="decide-title">Your decision</h2>
+      <p>{chosen.length === 0 ? 'No action chosen.' : `${chosen.length} chosen: ${chosen.join(', ')}.`} Actions not chosen are skipped.</p>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          Apply selected
+        </button>
+        <button type="button" disabled={busy} onClick={() => send('apply')}>
+          Apply all
+        </button>
+        <button type="button" class="danger" disabled={busy} onClick={() => send('discard')}>
+          Discard
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** GET /invocations/{id}; while it runs or applies, read again every second. */
+export function InvocationView({ id, me }: { id: string; me: Me | null }) {
+  const [invocation, setInvocation] = useState<Invocation | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<string[]>([]);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const path = `/invocations/${encodeURIComponent(id)}`;
+
+  useEffect(() => {
+    api<Invocation>(path).then(setInvocation, (err: Error) => setError(err.message));
+  }, [id]);
+
+  const shownId = invocation?.invocation_id;
+  useEffect(() => {
+    if (shownId) heading.current?.focus();
+  }, [shownId]);
+
+  const status = invocation?.status;
+  useEffect(() => {
+    if (!status || !movingInvocationStates.includes(status)) return;
+    const timer = setInterval(() => {
+      api<Invocation>(path).then(setInvocation, (err: Error) => setError(err.message));
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [status, id]);
+
+  const back = (
+    <p>
+      <a href="/console/" onClick={follow}>
+        ← Overview
+      </a>
+    </p>
+  );
+
+  if (!invocation)
+    return (
+      <section aria-label="Invocation">
+        {back}
+        <Problem error={error} />
+        {!error && <p role="status">Loading…</p>}
+      </section>
+    );
+
+  const actions = invocation.actions ?? [];
+  const deciding = invocation.status === 'awaiting_decision';
+  const choosable = (a: ProposedAction) => deciding && a.status === 'proposed';
+  const who = (by: string) => (me && by === me.id ? 'you' : by);
+  const name = invocation.agent?.name ?? kindLabel[invocation.kind] ?? invocation.kind;
+
+  return (
+    <article aria-labelledby="invocation-title">
+      {back}
+      <h1 id="invocation-title" ref={heading} tabIndex={-1}>
+        Invocation of {name}
+      </h1>
+      <p role="status" aria-live="polite" class={`state state-${invocation.status}`}>
+        State: <strong data-testid="invocation-state">{statusLabel[invocation.status] ?? invocation.status}</strong>
+        {invocation.progress && invocation.progress.total > 0 && invocation.status !== 'awaiting_decision' && (
+          <>
+            {' '}
+            ({invocation.progress.applied}/{invocation.progress.total} applied)
+          </>
+        )}
+      </p>
+      <Problem error={error} />
+      {invocation.error && (
+        <p class="error" role="alert">
+          {invocation.error.type}: {invocation.error.message}
+        </p>
+      )}
+      <dl class="facts">
+        <dt>Kind</dt>
+        <dd>{kindLabel[invocation.kind] ?? invocation.kind}</dd>
+        {invocation.agent && (
+          <>
+            <dt>Agent</dt>
+            <dd title={invocation.agent.id}>{invocation.agent.name}</dd>
+          </>
+        )}
+        {invocation.mode && (
+          <>
+            <dt>Mode</dt>
+            <dd>{invocation.mode}</dd>
+          </>
+        )}
+        {invocation.workspace_id && (
+          <>
+            <dt>Workspace</dt>
+            <dd>
+              <ContainerName kind="workspaces" id={invocation.workspace_id} />
+            </dd>
+          </>
+        )}
+        {invocation.started_at && (
+          <>
+            <dt>Started</dt>
+            <dd>
+              <time dateTime={invocation.started_at}>{when(invocation.started_at)}</time>
+            </dd>
+          </>
+        )}
+        {invocation.expires_at && deciding && (
+          <>
+            <dt>Expires</dt>
+            <dd>
+              <time dateTime={invocation.expires_at}>{when(invocation.expires_at)}</time>
+            </dd>
+          </>
+        )}
+        {invocation.output && (
+          <>
+            <dt>Output</dt>
+            <dd>{invocation.output}</dd>
+          </>
+        )}
+        {invocation.decision && (
+          <>
+            <dt>{invocation.decision.action === 'apply' ? 'Applied by' : 'Discarded by'}</dt>
+            <dd>
+              {who(invocation.decision.by)}, <time dateTime={invocation.decision.at}>{when(invocation.decision.at)}</time>
+              {invocation.decision.action_ids && <> (chosen: {invocation.decision.action_ids.join(', ')})</>}
+            </dd>
+          </>
+        )}
+      </dl>
+
+      <section aria-labelledby="actions-title">
+        <h2 id="actions-title">Proposed actions</h2>
+        {invocation.actions === undefined && <p>This invocation does not propose actions.</p>}
+        {invocation.actions !== undefined && actions.length === 0 && (
+          <p>{invocation.status === 'running' ? 'The agent is at work…' : 'No action was proposed.'}</p>
+        )}
+        {actions.length > 0 && (
+          <ol class="items" aria-label="Proposed actions">
+            {actions.map((action) => (
+              <Action
+                key={action.id}
+                action={action}
+                choosable={choosable(action)}
+                chosen={chosen.includes(action.id)}
+                onChoose={(on) =>
+                  setChosen((before) =>
+                    on
+                      ? actions.map((a) => a.id).filter((a) => a === action.id || before.includes(a))
+                      : before.filter((a) => a !== action.id),
+                  )
+                }
+              />
+            ))}
+          </ol>
+        )}
+      </section>
+
+      {deciding && (
+        <Decide
+          invocation={invocation}
+          chosen={chosen.filter((c) => actions.some((a) => a.id === c && choosable(a)))}
+          onDecided={setInvocation}
+        />
+      )}
+    </article>
+  );
+}
