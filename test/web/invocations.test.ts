@@ -3,48 +3,15 @@
 // each proposed action with its target and rationale; one of two is chosen and applied with the
 // keyboard, and REST shows only that one applied; another invocation is discarded. A tag carrying
 // markup stays text.
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { Api } from '../helpers/http.js';
+import { draft, newPerson, probe, signIn } from '../helpers/console.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
-const probe = '<img src=x onerror=alert(1)>';
-
-interface Person {
-  email: string;
-  password: string;
-  api: Api;
-}
-
-async function newPerson(platform: TestPlatform): Promise<Person> {
-  const email = `builder-${randomBytes(4).toString('hex')}@example.test`;
-  const password = randomBytes(12).toString('hex');
-  const admin = await platform.admin();
-  assert.equal((await admin.post('/users', { email, password })).status, 201);
-  return { email, password, api: await new Api(platform.url).login(email, password) };
-}
-
-async function draft(api: Api, ws: string, title: string, content: string): Promise<string> {
-  const reply = await api.post('/artifacts', { title, content_type: 'text/markdown', content, collection_id: ws });
-  assert.equal(reply.status, 201, reply.text);
-  return reply.body.id as string;
-}
-
 /** Signs in through the console and the platform's own sign-in page, starting from `path`. */
-async function signIn(page: Page, platform: TestPlatform, person: Person, path: string): Promise<void> {
-  await page.goto(`${platform.url}${path}`);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/oauth\//);
-  await page.getByLabel('E-mail').fill(person.email);
-  await page.getByLabel('Password').fill(person.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${platform.url}${path}`);
-  await page.getByText(`Signed in as ${person.email}`).waitFor();
-}
 
 describe("an invocation's proposed actions in the web console", () => {
   let platform: TestPlatform;

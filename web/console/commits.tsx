@@ -3,6 +3,7 @@
 // is rendered as text (Preact escapes it); a diff is split into lines, each a text node with a class.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, finalStates, type Commit, type CommitItem, type Me, type Page } from './api';
+import { useDecision } from './decision';
 import { follow } from './router';
 
 const names = new Map<string, Promise<string>>();
@@ -205,8 +206,7 @@ function Progress({ commit }: { commit: Commit }) {
 /** Approve (comment optional) or reject (comment required). */
 function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) => void }) {
   const [comment, setComment] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, post } = useDecision(onDecided);
   const field = useRef<HTMLTextAreaElement>(null);
 
   const decide = (action: 'approve' | 'reject') => {
@@ -216,21 +216,7 @@ function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) 
       field.current?.focus();
       return;
     }
-    setBusy(true);
-    setError(null);
-    api<Commit>(`/commits/${encodeURIComponent(commit.id)}/${action}`, {
-      method: 'POST',
-      body: JSON.stringify(text ? { comment: text } : {}),
-    }).then(
-      (next) => {
-        setBusy(false);
-        onDecided(next);
-      },
-      (err: Error) => {
-        setBusy(false);
-        setError(err.message);
-      },
-    );
+    post(`/commits/${encodeURIComponent(commit.id)}/${action}`, text ? { comment: text } : {});
   };
 
   return (

@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, movingInvocationStates, type Invocation, type Me, type ProposedAction } from './api';
 import { ContainerName, Diff, Problem } from './commits';
+import { useDecision } from './decision';
 import { follow } from './router';
 
 const statusLabel: Record<string, string> = {
@@ -186,27 +187,11 @@ function Action({
 
 /** Apply all, apply the chosen ones, or discard. */
 function Decide({ invocation, chosen, onDecided }: { invocation: Invocation; chosen: string[]; onDecided: (next: Invocation) => void }) {
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, post } = useDecision(onDecided);
   const path = `/invocations/${encodeURIComponent(invocation.invocation_id)}`;
 
-  const send = (what: 'apply' | 'discard', actionIds?: string[]) => {
-    setBusy(true);
-    setError(null);
-    api<Invocation>(`${path}/${what}`, {
-      method: 'POST',
-      ...(what === 'apply' ? { body: JSON.stringify(actionIds ? { action_ids: actionIds } : {}) } : {}),
-    }).then(
-      (next) => {
-        setBusy(false);
-        onDecided(next);
-      },
-      (err: Error) => {
-        setBusy(false);
-        setError(err.message);
-      },
-    );
-  };
+  const send = (what: 'apply' | 'discard', actionIds?: string[]) =>
+    post(`${path}/${what}`, what === 'apply' ? (actionIds ? { action_ids: actionIds } : {}) : undefined);
 
   return (
     <form
