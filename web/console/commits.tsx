@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, finalStates, type Commit, type CommitItem, type Me, type Page } from './api';
 import { useDecision } from './decision';
+import { useLive } from './live';
 import { follow } from './router';
 
 const names = new Map<string, Promise<string>>();
@@ -259,12 +260,13 @@ function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) 
 
 /** GET /commits/{id} and its items with their diffs; while it moves, read again every second. */
 export function CommitView({ id, me }: { id: string; me: Me | null }) {
-  const [commit, setCommit] = useState<Commit | null>(null);
+  const path = `/commits/${encodeURIComponent(id)}`;
+  // Read again while the commit is still moving (previewing, applying, or just decided).
+  const live = useLive<Commit>(path, (c) => c.state !== 'awaiting_approval' && !finalStates.includes(c.state));
+  const { value: commit, setValue: setCommit, error, setError } = live;
   const [items, setItems] = useState<CommitItem[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
   const heading = useRef<HTMLHeadingElement>(null);
-  const path = `/commits/${encodeURIComponent(id)}`;
 
   const loadItems = (after: string | null) => {
     const query = new URLSearchParams({ limit: '50' });
@@ -278,10 +280,7 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
     );
   };
 
-  useEffect(() => {
-    api<Commit>(path).then(setCommit, (err: Error) => setError(err.message));
-    loadItems(null);
-  }, [id]);
+  useEffect(() => loadItems(null), [id]);
 
   // Focus the heading once the commit shows, so a screen reader starts there.
   const shownId = commit?.id;
@@ -289,16 +288,7 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
     if (shownId) heading.current?.focus();
   }, [shownId]);
 
-  // Poll while the commit is still moving (previewing, applying, or just decided).
   const state = commit?.state;
-  useEffect(() => {
-    if (!state || state === 'awaiting_approval' || finalStates.includes(state)) return;
-    const timer = setInterval(() => {
-      api<Commit>(path).then(setCommit, (err: Error) => setError(err.message));
-    }, 1000);
-    return () => clearInterval(timer);
-  }, [state, id]);
-
   // The items wait for the preview: read them again once it is ready.
   useEffect(() => {
     if (state && state !== 'previewing' && items?.length === 0) loadItems(null);

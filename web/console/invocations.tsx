@@ -2,9 +2,10 @@
 // proposed (create, update, delete, log), each with its target and rationale; choose some and apply
 // them, apply all, or discard; then the state as it moves. Everything the API says is text.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, movingInvocationStates, type Invocation, type Me, type ProposedAction } from './api';
+import { movingInvocationStates, type Invocation, type Me, type ProposedAction } from './api';
 import { ContainerName, Diff, Problem } from './commits';
 import { useDecision } from './decision';
+import { useLive } from './live';
 import { follow } from './router';
 
 const statusLabel: Record<string, string> = {
@@ -230,29 +231,16 @@ function Decide({ invocation, chosen, onDecided }: { invocation: Invocation; cho
 
 /** GET /invocations/{id}; while it runs or applies, read again every second. */
 export function InvocationView({ id, me }: { id: string; me: Me | null }) {
-  const [invocation, setInvocation] = useState<Invocation | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const path = `/invocations/${encodeURIComponent(id)}`;
+  const live = useLive<Invocation>(path, (i) => movingInvocationStates.includes(i.status));
+  const { value: invocation, setValue: setInvocation, error } = live;
   const [chosen, setChosen] = useState<string[]>([]);
   const heading = useRef<HTMLHeadingElement>(null);
-  const path = `/invocations/${encodeURIComponent(id)}`;
-
-  useEffect(() => {
-    api<Invocation>(path).then(setInvocation, (err: Error) => setError(err.message));
-  }, [id]);
 
   const shownId = invocation?.invocation_id;
   useEffect(() => {
     if (shownId) heading.current?.focus();
   }, [shownId]);
-
-  const status = invocation?.status;
-  useEffect(() => {
-    if (!status || !movingInvocationStates.includes(status)) return;
-    const timer = setInterval(() => {
-      api<Invocation>(path).then(setInvocation, (err: Error) => setError(err.message));
-    }, 1000);
-    return () => clearInterval(timer);
-  }, [status, id]);
 
   const back = (
     <p>
