@@ -153,6 +153,8 @@ describe("an invocation's proposed actions in the web console", () => {
     await page.getByRole('checkbox', { name: 'Create “Intro”' }).waitFor();
     await page.getByRole('checkbox', { name: 'Create “Setup”' }).waitFor();
     const setup = list.locator('[data-action-id="a2"]');
+    // The workspace's name is looked up after the page shows (its id stands in until then): wait for it.
+    await setup.getByText('Handbooks', { exact: true }).waitFor();
     assert.match(await setup.innerText(), /Workspace\s+Handbooks/);
     assert.match(await setup.innerText(), /Type\s+text\/markdown/);
     assert.equal(await setup.getByLabel('Content of a2').textContent(), invoked.body.actions[1].payload.content as string);

@@ -61,7 +61,9 @@ describe('reviewing commits in the web console', () => {
     const list = page.getByRole('list', { name: 'Commits awaiting approval' });
     await list.waitFor();
     const entry = list.getByRole('listitem').filter({ has: page.getByRole('link', { name: 'Release notes v7' }) });
-    await entry.getByText('Published notes').waitFor(); // names, not ids, once looked up
+    // Names, not ids, once looked up: each is looked up on its own, so wait for both.
+    await entry.getByText('Published notes').waitFor();
+    await entry.getByText('Release drafts').waitFor();
     const entryText = await entry.innerText();
     assert.match(entryText, /Release drafts/);
     assert.match(entryText, /Requested by\s+you/);
