@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, currentTokens, onSessionChange, setTokens, type Me, type Page, type Workspace } from './api';
+import { api, currentTokens, onSessionChange, setTokens, type Me } from './api';
 import { finishSignIn, revoke, startSignIn } from './auth';
+import { ArtifactView } from './artifact';
+import { CollectionView, WorkspacesList, WorkspaceView } from './browse';
 import { AwaitingCommits, CommitView } from './commits';
 import { InvocationView } from './invocations';
-import { navigate, usePath } from './router';
+import { follow, navigate, usePath } from './router';
+import { SettingsView } from './settings';
 
 type Phase = { kind: 'signed-out'; error?: string } | { kind: 'finishing' } | { kind: 'signed-in' };
 
@@ -43,6 +46,16 @@ export function App() {
     <>
       <header class="bar">
         <span class="brand">Platform console</span>
+        {phase.kind === 'signed-in' && (
+          <nav aria-label="Console">
+            <a href="/console/" onClick={follow}>
+              Overview
+            </a>{' '}
+            <a href="/console/settings" onClick={follow}>
+              Settings
+            </a>
+          </nav>
+        )}
         {phase.kind === 'signed-in' && <SignOut email={me?.email} />}
       </header>
       <main>
@@ -79,12 +92,16 @@ function SignIn({ error }: { error?: string }) {
   );
 }
 
-/** The page for a path under /console/: a commit, an invocation, or the overview. */
+/** The page for a path under /console/: `/console/<kind>/<id>`, settings, or the overview. */
 function Screen({ path, me }: { path: string; me: Me | null }) {
-  const commit = /^\/console\/commits\/([^/]+)$/.exec(path);
-  if (commit) return <CommitView key={commit[1]} id={decodeURIComponent(commit[1]!)} me={me} />;
-  const invocation = /^\/console\/invocations\/([^/]+)$/.exec(path);
-  if (invocation) return <InvocationView key={invocation[1]} id={decodeURIComponent(invocation[1]!)} me={me} />;
+  if (path === '/console/settings') return <SettingsView me={me} />;
+  const [, kind, raw] = /^\/console\/([a-z]+)\/([^/]+)$/.exec(path) ?? [];
+  const id = raw ? decodeURIComponent(raw) : '';
+  if (kind === 'commits') return <CommitView key={id} id={id} me={me} />;
+  if (kind === 'invocations') return <InvocationView key={id} id={id} me={me} />;
+  if (kind === 'workspaces') return <WorkspaceView key={id} id={id} />;
+  if (kind === 'collections') return <CollectionView key={id} id={id} />;
+  if (kind === 'artifacts') return <ArtifactView key={id} id={id} />;
   return <Home me={me} />;
 }
 
@@ -118,37 +135,7 @@ function Home({ me }: { me: Me | null }) {
     <>
       <h1>Overview</h1>
       <AwaitingCommits me={me} />
-      <Workspaces />
+      <WorkspacesList />
     </>
-  );
-}
-
-function Workspaces() {
-  const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api<Page<Workspace>>('/workspaces?limit=100').then(
-      (page) => setWorkspaces(page.items),
-      (err: Error) => setError(err.message),
-    );
-  }, []);
-  return (
-    <section aria-labelledby="workspaces-title">
-      <h2 id="workspaces-title">Workspaces</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {!error && workspaces === null && <p role="status">Loading…</p>}
-      {workspaces?.length === 0 && <p>You have no workspaces yet.</p>}
-      {workspaces && workspaces.length > 0 && (
-        <ul class="workspaces" aria-label="Your workspaces">
-          {workspaces.map((w) => (
-            <li key={w.id}>{w.name}</li>
-          ))}
-        </ul>
-      )}
-    </section>
   );
 }

@@ -11,7 +11,7 @@ import type { RouteDef } from '../route.js';
  * style, no eval, no plugin, no framing, no <base>, forms post here only.
  */
 export const consoleCsp =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' data: blob:; frame-src 'self' blob:; connect-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const assetTypes: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
