@@ -2,7 +2,8 @@
 // `chromium` (temporal-dev/install-browser.sh installs it) or CHROMIUM_PATH. playwright-core never
 // downloads a browser.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** CHROMIUM_PATH, else Debian's launcher. */
 export const chromiumPath = (): string => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -17,4 +18,16 @@ export async function launchBrowser(): Promise<Browser> {
   // playwright-core runs Chromium without its own sandbox by default (chromiumSandbox: false), which
   // is what lets it start as root in CI.
   return chromium.launch({ executablePath, headless: true, timeout: 60_000 });
+}
+
+/**
+ * Saves a screenshot the README links to: into docs/screenshots/ when UPDATE_SCREENSHOTS=1 (then
+ * committed), else into .dev/screenshots/, so that a test run leaves the tree as it was.
+ */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  const dir = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : '.dev/screenshots';
+  await mkdir(dir, { recursive: true });
+  const path = `${dir}/${name}.png`;
+  await page.screenshot({ path, fullPage: true });
+  return path;
 }

@@ -59,3 +59,14 @@ export async function pythonHttpServer(): Promise<Started> {
   const child = await startUntil('python3', ['-u', '-m', 'http.server', String(port), '--bind', '127.0.0.1'], {}, /Serving HTTP/);
   return { url: `http://127.0.0.1:${port}/`, port, close: stop(child) };
 }
+
+/** The project's note server (examples/note-type-server) over Streamable HTTP on `port`, with `env` (PLATFORM_URL, NOTE_SERVER_CLIENT_ID). */
+export async function noteTypeServerHttp(port: number, env: Record<string, string>): Promise<Started> {
+  const child = await startUntil(
+    process.execPath,
+    ['examples/note-type-server/server.mjs', '--http'],
+    { ...env, PORT: String(port) },
+    /listening on/,
+  );
+  return { url: `http://127.0.0.1:${port}/mcp`, port, close: stop(child) };
+}

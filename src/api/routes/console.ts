@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Config } from '../../kernel/config/env.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { buildConsole, type ConsoleBuild } from '../../web/build-console.js';
+import { viewerSandboxCsp, viewerSandboxPage } from '../../web/viewer-sandbox.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
 
@@ -66,8 +67,20 @@ function secure(ctx: AppContext): void {
   ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
 }
 
+/** The viewer's frame: its own CSP, framed by the console only, and opaque-origin by the console's sandbox attribute. */
+function serveSandbox(ctx: AppContext): void {
+  ctx.set('Content-Security-Policy', viewerSandboxCsp);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Frame-Options', 'SAMEORIGIN');
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = viewerSandboxPage;
+}
+
 async function serve(ctx: AppContext): Promise<void> {
   const rest = ctx.path.slice('/console/'.length);
+  if (rest === 'sandbox') return serveSandbox(ctx);
   const files = await consoleFiles(ctx.services.config);
   if (rest.startsWith('assets/')) {
     // Looked up by the name exactly as sent: `..`, `%2e%2e`, `%2f` or a second segment match nothing.

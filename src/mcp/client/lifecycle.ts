@@ -31,6 +31,22 @@ export function typeServers(catalog: McpCatalogStore, workspaceId: string, conte
 export const serverWithTool = (servers: CatalogDoc[], tool: LifecycleTool): string | null =>
   servers.find((s) => s.tools.some((t) => t.name === tool))?._id ?? null;
 
+/**
+ * §2.10: where a type's viewer lives. `ui.viewer` names it, and the server that defines the type
+ * serves it as the resource `ui://<server>/<viewer>.html`: the one under the server's own name when
+ * it lists several, else any it lists. A `ui.viewer` that is itself a `ui://` URI must be listed as is.
+ */
+export function viewerOf(server: CatalogDoc, viewer: string | undefined): { server_id: string; uri: string } | null {
+  if (!viewer) return null;
+  const uris = server.resources.map((r) => r.uri).filter((uri) => uri.startsWith('ui://'));
+  const wanted = viewer.startsWith('ui://')
+    ? uris.filter((uri) => uri === viewer)
+    : uris.filter((uri) => uri.slice('ui://'.length).split('/').slice(1).join('/') === `${viewer}.html`);
+  const own = server.server_info && wanted.find((uri) => uri.startsWith(`ui://${server.server_info!.name}/`));
+  const uri = own ?? wanted[0];
+  return uri ? { server_id: server._id, uri } : null;
+}
+
 export async function lifecycleServer(
   catalog: McpCatalogStore,
   workspaceId: string,

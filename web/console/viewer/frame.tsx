@@ -1,5 +1,13 @@
-// The MCP Apps host (SPEC §4.7): a type's viewer, a `ui://` resource of the server that defines the
-// type, in a sandboxed frame. (Skeleton: filled in by the viewer work.)
+// The MCP Apps host (SPEC §4.7) on @modelcontextprotocol/ext-apps' AppBridge: a type's viewer, the
+// `ui://` resource of the server that defines the type, runs in /console/sandbox inside
+// <iframe sandbox="allow-scripts"> (an opaque origin: no access to this page, its storage or cookies,
+// and a CSP with no network). The host answers ui/initialize, sends the artifact as the tool result,
+// and proxies the viewer's tools/call to the platform under the person's session. The viewer never
+// sees a token.
+import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Problem } from '../commits';
+import { callTool, viewerHtml } from './calls';
 
 /** What POST /artifacts/{id}/open says about the artifact type's viewer, when it has one. */
 export interface ViewerRef {
@@ -7,6 +15,51 @@ export interface ViewerRef {
   uri: string;
 }
 
-export function ViewerFrame({ artifact, viewer }: { artifact: unknown; viewer: ViewerRef }) {
-  return <section aria-label="Viewer" data-uri={viewer.uri} data-loaded={artifact ? 'yes' : 'no'} />;
+interface Shown {
+  id: string;
+  title: string;
+}
+
+const host = { name: 'platform-console', version: '1.0.0' };
+
+export function ViewerFrame({ artifact, viewer }: { artifact: Shown; viewer: ViewerRef }) {
+  const frame = useRef<HTMLIFrameElement>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [height, setHeight] = useState(240);
+
+  useEffect(() => {
+    const iframe = frame.current!;
+    const bridge = new AppBridge(null, host, { serverTools: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
+    bridge.oncalltool = (params) => callTool(viewer.server_id, params.name, params.arguments) as never;
+    bridge.onsandboxready = () => {
+      viewerHtml(viewer.server_id, viewer.uri).then(
+        (html) => bridge.sendSandboxResourceReady({ html }),
+        (err: Error) => setError(`The viewer could not be loaded: ${err.message}`),
+      );
+    };
+    bridge.oninitialized = () => {
+      void bridge.sendToolInput({ arguments: { artifact_id: artifact.id } });
+      void bridge.sendToolResult({ content: [{ type: 'text', text: JSON.stringify(artifact) }] });
+    };
+    bridge.onsizechange = ({ height: h }) => h && setHeight(Math.min(Math.max(Math.ceil(h), 80), 2000));
+    // Listen first, then load the frame: its first message is not missed.
+    void bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!)).then(() => {
+      iframe.src = '/console/sandbox';
+    });
+    return () => void bridge.close();
+  }, [viewer.server_id, viewer.uri, artifact]);
+
+  return (
+    <section class="viewer" aria-label={`Viewer for ${artifact.title}`}>
+      <Problem error={error} />
+      <iframe
+        ref={frame}
+        class="viewer-frame"
+        title={`${artifact.title}, in its type's viewer`}
+        sandbox="allow-scripts"
+        referrerpolicy="no-referrer"
+        style={{ height: `${height}px` }}
+      />
+    </section>
+  );
 }
