@@ -11,7 +11,7 @@ import type { SecretStore } from '../store/secrets.js';
 import { createConnectionActivities } from './connection.js';
 import { createCommitActivities } from './commit.js';
 import { createInvocationActivities } from './invocation.js';
-import { createMcpActivities } from './mcp-call.js';
+import { createMcpActivities, type Delegations } from './mcp-call.js';
 import { createEventActivities } from './events.js';
 import { createIndexingActivities } from './indexing.js';
 
@@ -22,6 +22,8 @@ export interface ActivityMcp {
   fetch: FetchLike;
   secrets: SecretStore;
   connections: ConnectionStore;
+  /** Delegation tokens for first-party servers (SPEC §5.7), minted with the platform's signing keys. */
+  delegations: Delegations;
 }
 
 /** Activities: all I/O the workflows need, bound to the worker's MongoDB, embedder and MCP client (whose outbound client and stores OAuth connections share). */
@@ -33,7 +35,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
     ...createEventActivities(new EventStore(db)),
     ...createIndexingActivities({ artifacts, changes, embedder }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
-    ...createMcpActivities(external, { artifacts, changes }),
+    ...createMcpActivities(external, { artifacts, changes, delegations: mcp.delegations }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),
     ...createConnectionActivities({
       connections: mcp.connections,

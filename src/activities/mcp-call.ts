@@ -5,6 +5,8 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import { CallFailed, failureResult } from '../mcp/client/failure.js';
 import { lifecycleArguments } from '../mcp/client/lifecycle.js';
+import { delegationMetaKey, type DelegationRequest, type DelegationTokens } from '../identity/delegation.js';
+import type { ServerCredentialStore } from '../store/server-credentials.js';
 
 /** How often a waiting call tells Temporal it is alive (the heartbeat timeout is a few times this). */
 const heartbeatEveryMs = 2000;
@@ -43,7 +45,30 @@ export async function heartbeating<T>(run: (progress: (p: { progress: number; to
   }
 }
 
-export function createMcpActivities(external: ExternalServers, deps: { artifacts: ArtifactStore; changes: SearchChangeStore }) {
+/** What a delegated call needs: the signing keys (through the minter), and the credentials that make a server first-party. */
+export interface Delegations {
+  tokens: DelegationTokens;
+  credentials: ServerCredentialStore;
+}
+
+export function createMcpActivities(
+  external: ExternalServers,
+  deps: { artifacts: ArtifactStore; changes: SearchChangeStore; delegations: Delegations },
+) {
+  /**
+   * The call's `_meta` with a delegation token, when the server is first-party now: the person who
+   * last wrote its registration (whose URL the call goes to) holds an active credential naming it.
+   * Minted here, right before the call, so no token is ever in the workflow's history or the store.
+   */
+  async function delegationMeta(serverId: string, request: DelegationRequest): Promise<Record<string, string> | undefined> {
+    const server = await deps.artifacts.get(serverId);
+    if (!server) return undefined;
+    const credential = await deps.delegations.credentials.activeForServer(serverId, server.secrets_owner ?? server.provenance.created_by);
+    if (!credential) return undefined;
+    const token = await deps.delegations.tokens.mint(request, { clientId: credential._id, scopes: credential.scopes });
+    return { [delegationMetaKey]: token };
+  }
+
   return {
     /** Calls a tool; a §4.6 lifecycle call names its artifact, whose fields become the arguments here. */
     async callMcpTool(input: {
@@ -55,6 +80,8 @@ export function createMcpActivities(external: ExternalServers, deps: { artifacts
       timeoutMs?: number;
       maxTotalMs: number;
       person?: string;
+      /** A viewer's call through the console (SPEC §5.7): a first-party server receives a delegation token. */
+      delegation?: DelegationRequest;
     }): Promise<CallToolResult> {
       let args = input.arguments;
       if (input.artifactId) {
@@ -63,6 +90,7 @@ export function createMcpActivities(external: ExternalServers, deps: { artifacts
           return failureResult({ retryable: false, kind: 'configuration', message: `Artifact ${input.artifactId} no longer exists.` }, 1);
         args = lifecycleArguments(doc);
       }
+      const meta = input.delegation ? await delegationMeta(input.serverId, input.delegation) : undefined;
       return heartbeating((progress) =>
         settle(() =>
           external.callTool(
@@ -75,6 +103,7 @@ export function createMcpActivities(external: ExternalServers, deps: { artifacts
               onProgress: progress,
               signal: Context.current().cancellationSignal,
               ...(input.person ? { person: input.person } : {}),
+              ...(meta ? { meta } : {}),
             },
             input.revision,
           ),

@@ -4,6 +4,7 @@ import type { OAuthStore } from '../store/oauth.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { UserStore } from '../store/users.js';
 import { sameHash, sha256 } from '../kernel/crypto/opaque.js';
+import { delegationKind } from './delegation.js';
 import { ScopeSet, userPrincipal, type Principal } from './principal.js';
 import { TokenError, type TokenService } from './tokens.js';
 
@@ -86,7 +87,7 @@ export async function principalFromBearer(
       // The platform's own console: the person themselves, for as long as the account and the family live.
       const [user, revoked] = await Promise.all([services.users.findById(claims.sub), services.oauth.isFamilyRevoked(String(claims.fam))]);
       if (!user || revoked) throw new TokenError('the console session was ended');
-      return userPrincipal(user._id, user.is_admin);
+      return { ...userPrincipal(user._id, user.is_admin), console: { clientId: String(claims.client_id), family: String(claims.fam) } };
     }
     case 'oauth': {
       // An OAuth client's token lives as long as the person's consent (the same grant) and its family.
@@ -105,6 +106,9 @@ export async function principalFromBearer(
         isAdmin: false,
       };
     }
+    case delegationKind:
+      // A delegation token tells a first-party server who it acts for (SPEC §5.7); it is no access token here.
+      throw new TokenError('a delegation token is not an access token');
     default:
       throw new TokenError('token kind is not recognised');
   }

@@ -119,6 +119,12 @@ export interface Principal {
   filters: ResourceFilters;
   /** Only a human administrator's own token. */
   isAdmin: boolean;
+  /**
+   * Set when the person signed in through the platform's own console (a `console` token): its OAuth
+   * client id and the token family (the console session). Calls to first-party servers it makes for a
+   * hosted viewer carry a delegation token (identity/delegation.ts). Never part of a snapshot.
+   */
+  console?: { clientId: string; family?: string };
 }
 
 export function userPrincipal(subject: string, isAdmin: boolean): Principal {

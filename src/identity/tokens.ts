@@ -1,5 +1,6 @@
 import { errors, jwtVerify, SignJWT, decodeProtectedHeader, type JWTPayload } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { delegationTokenType } from './delegation.js';
 import type { SigningKeys } from './signing-keys.js';
 
 export interface IssuedToken {
@@ -49,6 +50,7 @@ export class TokenService {
     try {
       const header = decodeProtectedHeader(token);
       if (header.alg !== 'RS256') throw new TokenError('token algorithm is not RS256');
+      if (header.typ === delegationTokenType) throw new TokenError('a delegation token is not an access token');
       kid = header.kid;
     } catch (err) {
       if (err instanceof TokenError) throw err;

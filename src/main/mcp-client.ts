@@ -14,6 +14,9 @@ import type { ActivityMcp } from '../activities/index.js';
 import { ExternalServers } from '../mcp/client/external.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { SessionPool } from '../mcp/client/session-pool.js';
+import { DelegationTokens } from '../identity/delegation.js';
+import { SigningKeys } from '../identity/signing-keys.js';
+import { ServerCredentialStore } from '../store/server-credentials.js';
 
 export interface McpClient extends ActivityMcp {
   close(): Promise<void>;
@@ -58,6 +61,11 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
     fetch: discovery.fetch,
     secrets,
     connections,
+    // The API's signing keys, read from the same database: a delegation token verifies against /.well-known/jwks.json.
+    delegations: {
+      tokens: new DelegationTokens(new SigningKeys(db, ring, config.ACCESS_TOKEN_TTL_SECONDS), config.apiUri),
+      credentials: new ServerCredentialStore(db),
+    },
     close: async () => void (await Promise.allSettled([pool.close(), discovery.close(), transport.close()])),
   };
 }

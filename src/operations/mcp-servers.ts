@@ -1,6 +1,7 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { requireGrant } from '../identity/grants.js';
+import { delegationRequest } from '../identity/delegation.js';
 import type { Principal } from '../identity/principal.js';
 import { baseType, isPlatformType, mcpServerType } from '../artifacts/content-types/index.js';
 import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
@@ -103,6 +104,8 @@ async function run(
   const principal = ctx.state.principal!;
   const invocationId = invocationIdFor(principal.subject, server.doc._id, idempotencyKey, operation);
   const workflowId = invocationWorkflowId(invocationId);
+  // A tool call through the console (a hosted viewer's) tells a first-party server whom it is for (§5.7).
+  const delegation = operation.kind === 'call_tool' ? delegationRequest(principal, server.container) : null;
   const input = {
     invocationId,
     serverId: server.doc._id,
@@ -110,6 +113,7 @@ async function run(
     workspaceId: server.container._id,
     principalId: principal.subject,
     operation,
+    ...(delegation ? { delegation } : {}),
   };
   await ctx.services.mcpCallRunner.start(workflowId, input);
   const outcome = await ctx.services.mcpCallRunner.wait(

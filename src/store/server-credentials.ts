@@ -102,6 +102,16 @@ export class ServerCredentialStore {
     return this.coll.find({ owner_id: ownerId }).sort({ created_time: 1 }).toArray();
   }
 
+  /** The newest active credential this owner made for this server (`server_id`), as its latest change left it. */
+  async activeForServer(serverId: string, ownerId: string): Promise<ServerCredentialDoc | null> {
+    const docs = await this.coll.find({ owner_id: ownerId, server_id: serverId }).sort({ created_time: -1 }).limit(20).toArray();
+    for (const found of docs) {
+      const doc = await this.settle(found._id, found);
+      if (doc?.active) return doc;
+    }
+    return null;
+  }
+
   /**
    * Changes a credential as its next revision, arbitrated by a unique insert (see
    * CredentialRevisionDoc): a change that loses the claim is made again on the credential as the

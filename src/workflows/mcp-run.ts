@@ -43,6 +43,7 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
           ...(op.timeoutMs ? { timeoutMs: op.timeoutMs } : {}),
           maxTotalMs: op.maxTotalMs,
           person: input.principalId,
+          ...(input.delegation ? { delegation: input.delegation } : {}),
         }),
       };
     } else if (op.kind === 'read_resource')

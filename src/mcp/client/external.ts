@@ -22,6 +22,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** The person the call is made for: an oauth2 server is called with their connection's token. */
   person?: string;
+  /** The request's `params._meta` (a delegation token, SPEC §5.7): its values are scrubbed from the result and errors like secrets. */
+  meta?: Record<string, string>;
 }
 
 interface Deps {
@@ -156,8 +158,10 @@ export class ExternalServers {
     fn: (session: McpSession, server: LoadedServer) => Promise<T>,
     revision?: number,
     person?: string,
+    callSecrets: string[] = [],
   ): Promise<T> {
     const { server, creds, key } = await this.prepare(serverId, revision, person);
+    const secrets = [...creds.secrets, ...callSecrets];
     const open = () =>
       openSession(
         server.content,
@@ -179,14 +183,14 @@ export class ExternalServers {
             // A reused session the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
             if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message)))
               return attempt(false);
-            throw new CallFailed(redact(failure, creds.secrets));
+            throw new CallFailed(redact(failure, secrets));
           }
         })
         .catch((err) => {
           if (err instanceof CallFailed) throw err;
-          throw new CallFailed(redact(classify(err), creds.secrets)); // opening the session failed
+          throw new CallFailed(redact(classify(err), secrets)); // opening the session failed
         });
-    return redact(await attempt(true), creds.secrets);
+    return redact(await attempt(true), secrets);
   }
 
   /** `notifications/tools/list_changed`: the catalog is listed anew on the session that said so. */
@@ -207,7 +211,7 @@ export class ExternalServers {
     const result = await this.withSession(
       serverId,
       ({ client }, { content }) =>
-        client.callTool({ name, arguments: args }, undefined, {
+        client.callTool({ name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
           timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
           resetTimeoutOnProgress: true,
           maxTotalTimeout: options.maxTotalMs,
@@ -216,6 +220,7 @@ export class ExternalServers {
         }),
       revision,
       options.person,
+      Object.values(options.meta ?? {}),
     );
     return boundResult(result as CallToolResult, this.deps.resultMaxBytes);
   }

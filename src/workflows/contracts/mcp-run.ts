@@ -1,5 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { DelegationRequest } from '../../identity/delegation.js';
 
 /** The contract of `mcpRun` (workflows/mcp-run.ts): one external MCP call, resource read or catalog refresh. */
 export const mcpRunType = 'mcpRun';
@@ -20,6 +21,11 @@ export interface McpRunInput {
   /** The person the run is for: an oauth2 server is called with their connection. */
   principalId: string;
   operation: McpOperation;
+  /**
+   * A viewer's call through the console (SPEC §5.7): the inputs of the delegation token a first-party
+   * server receives. The token itself is minted by the activity, so it is never in this history.
+   */
+  delegation?: DelegationRequest;
   /** A §4.6 lifecycle call: on_create's `context` is merged into this artifact. */
   lifecycle?: { tool: string; artifactId: string };
 }
