@@ -10,6 +10,7 @@ import { artifactRoutes } from './routes/artifacts.js';
 import { authRoutes } from './routes/auth.js';
 import { containerRoutes } from './routes/containers.js';
 import { eventRoutes } from './routes/events.js';
+import { eventStreamRoutes } from './routes/event-stream.js';
 import { healthRoutes } from './routes/health.js';
 import { mountRoutes, type RouteDef } from './route.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -46,6 +47,7 @@ export const routes: RouteDef[] = [
   ...containerRoutes('workspace'),
   ...containerRoutes('collection'),
   ...eventRoutes,
+  ...eventStreamRoutes,
   ...searchRoutes,
   ...artifactRoutes,
   ...versionRoutes,

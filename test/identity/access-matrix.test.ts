@@ -135,6 +135,7 @@ before(async () => {
     'POST /collections/:id/shares': { path: `/collections/${col}/shares`, body: { person_id: person, flags: 'RCUD' }, target: 'container' },
     'DELETE /collections/:id/shares/:person_id': { path: `/collections/${col}/shares/${person}`, target: 'container' },
     'GET /workspaces/:id/events': { path: `/workspaces/${ws}/events`, target: 'container' },
+    'GET /workspaces/:id/events/stream': { path: `/workspaces/${ws}/events/stream`, target: 'container' },
     'POST /artifacts/search': { path: '/artifacts/search', body: { query: 't' }, target: 'none' },
     'POST /artifacts': { path: '/artifacts', body: { ...art_, collection_id: ws }, target: 'container' },
     'GET /artifacts': { path: `/artifacts?collection_id=${ws}`, target: 'container' },
