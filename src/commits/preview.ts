@@ -46,7 +46,8 @@ export interface PreviewItem {
 /** A diff that would take longer than this is given up (pathological inputs): the preview says so. */
 const diffTimeoutMs = 500;
 
-function unifiedDiff(title: string, before: string, after: string): { content_diff: string; content_diff_truncated?: boolean } {
+/** A unified diff of `before` → `after`, cut at maxDiffChars (also used for an invocation's proposed updates). */
+export function unifiedDiff(title: string, before: string, after: string): { content_diff: string; content_diff_truncated?: boolean } {
   const patch = createTwoFilesPatch(`a/${title}`, `b/${title}`, before, after, undefined, undefined, {
     context: 3,
     timeout: diffTimeoutMs,

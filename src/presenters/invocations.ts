@@ -1,5 +1,7 @@
 /** Invocations as REST and MCP show them: an MCP call, an agent run, a transform run. */
 import { agentId } from '../invocations/agents/registry.js';
+import { contentDiffs, type DiffSources } from '../invocations/proposed-actions/diff.js';
+import type { RecordedAction } from '../invocations/proposed-actions/schema.js';
 import type { AgentRunState } from '../workflows/contracts/agent-run.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import type { McpRunResult, McpRunState } from '../workflows/contracts/mcp-run.js';
@@ -28,6 +30,19 @@ export function presentAgentRun(state: AgentRunState) {
     poll: `/invocations/${id}`,
     ...(state.status === 'awaiting_decision' ? { apply: `/invocations/${id}/apply`, discard: `/invocations/${id}/discard` } : {}),
   };
+}
+
+/**
+ * An agent run as GET /invocations/{id} shows it: each update that changes a draft's content also
+ * carries `content_diff` (and `content_diff_truncated`), from the revision it was proposed against.
+ */
+export async function withContentDiffs<T extends { workspace_id: string; actions: RecordedAction[] }>(
+  run: T,
+  sources: Omit<DiffSources, 'workspaceId'>,
+): Promise<T> {
+  const diffs = await contentDiffs(run.actions, { ...sources, workspaceId: run.workspace_id });
+  if (diffs.size === 0) return run;
+  return { ...run, actions: run.actions.map((a) => ({ ...a, ...diffs.get(a.id) })) };
 }
 
 export function presentTransformRun(state: TransformRunState) {

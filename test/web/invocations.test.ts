@@ -2,13 +2,15 @@
 // needs no model (tag-keywords, split-sections) is invoked in preview mode over REST; its page shows
 // each proposed action with its target and rationale; one of two is chosen and applied with the
 // keyboard, and REST shows only that one applied; another invocation is discarded. A tag carrying
-// markup stays text.
+// markup stays text. An LLM run (against the local OpenAI-compatible stand-in) proposes an update of a
+// draft's content: the API and the page show its unified diff.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { draft, newPerson, probe, signIn } from '../helpers/console.js';
+import { FakeOpenAI } from '../helpers/openai-server.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 /** Signs in through the console and the platform's own sign-in page, starting from `path`. */
@@ -16,14 +18,17 @@ import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 describe("an invocation's proposed actions in the web console", () => {
   let platform: TestPlatform;
   let browser: Browser;
+  let model: FakeOpenAI;
 
   before(async () => {
-    platform = await startPlatform();
+    model = await new FakeOpenAI().start();
+    platform = await startPlatform({ LLM_MODEL: 'test-model', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' });
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await platform?.close();
+    await model?.close();
   });
 
   it('shows each proposed action with its rationale, applies the one chosen with the keyboard, and only that one', async () => {
@@ -179,6 +184,71 @@ describe("an invocation's proposed actions in the web console", () => {
       [doc],
       'nothing was created',
     );
+    await context.close();
+  });
+
+  it("shows an update's content diff, against the revision it was proposed on, in the API and on the page", async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Releases' })).body.id as string;
+    const elsewhere = (await api.post('/workspaces', { name: 'Elsewhere' })).body.id as string;
+    const notes = await draft(api, ws, 'Release notes', 'Version 1.2\nFixes the login.\nThanks to everyone.\n');
+    const foreign = await draft(api, elsewhere, 'Private', 'secret line\n');
+    const update = (target: string, content: string) => ({
+      kind: 'update',
+      target,
+      title: null,
+      content,
+      content_type: null,
+      message: null,
+    });
+    model.reply = () => ({
+      content: {
+        output: 'Tidied.',
+        actions: [
+          { ...update(notes, `Version 1.3\nFixes the login.\n${probe}\nThanks to everyone.\n`), rationale: 'bump the version' },
+          { ...update(foreign, 'overwritten\n'), rationale: 'reach outside' },
+        ],
+      },
+    });
+    const invoked = await api.post(`/artifacts/${agentId('llm')}/invoke`, {
+      artifact_ids: [notes],
+      input: 'Tidy the notes',
+      wait_seconds: 30,
+    });
+    assert.equal(invoked.status, 200, invoked.text);
+    assert.equal(invoked.body.status, 'awaiting_decision', invoked.text);
+    const id = invoked.body.invocation_id as string;
+    // The draft changes after the proposal: the diff stays the one against the revision the agent saw.
+    const edited = await api.patch(`/artifacts/${notes}`, {
+      content: 'Version 1.2\nFixes the login and the logout.\nThanks to everyone.\n',
+    });
+    assert.equal(edited.status, 200, edited.text);
+
+    const read = await api.get(`/invocations/${id}`);
+    assert.equal(read.status, 200, read.text);
+    const [mine, outside] = read.body.actions as { id: string; status: string; base_revision: number; content_diff?: string }[];
+    assert.equal(mine!.base_revision, 1);
+    const diff = mine!.content_diff!;
+    assert.match(diff, /^--- a\/Release notes$/m);
+    assert.match(diff, /^\+\+\+ b\/Release notes$/m);
+    assert.match(diff, /^-Version 1\.2$/m);
+    assert.match(diff, /^\+Version 1\.3$/m);
+    assert.match(diff, /^ Fixes the login\.$/m, "against the proposal's base, not the later edit");
+    assert.doesNotMatch(diff, /logout/);
+    assert.equal(outside!.status, 'refused');
+    assert.equal(outside!.content_diff, undefined, 'nothing read from a draft outside the workspace');
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    await signIn(page, platform, person, `/console/invocations/${id}`);
+    const shown = page.getByLabel(`Changes proposed by ${mine!.id}`);
+    await shown.waitFor();
+    assert.equal(await shown.textContent(), diff.replace(/\n$/, '') + '\n');
+    const added = await shown.locator('span.diff-add').allTextContents();
+    assert.deepEqual(added, ['+Version 1.3\n', `+${probe}\n`]);
+    assert.equal(await page.locator('img').count(), 0, 'the diff is text');
     await context.close();
   });
 });

@@ -2,6 +2,7 @@ import { agents, presentAgent } from '../../invocations/agents/registry.js';
 import { applyBody, applyInvocation, discardInvocation } from '../../operations/agent-runs.js';
 import { getInvocation, invoke } from '../../operations/invoke.js';
 import { approvalBody, decideTransform } from '../../operations/transforms.js';
+import { withContentDiffs } from '../../presenters/invocations.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { answer } from '../answer.js';
 import { artifactId } from '../artifact-access.js';
@@ -31,7 +32,15 @@ export const invocationRoutes: RouteDef[] = [
     path: '/invocations/:id',
     access: 'artifact:invoke',
     handler: async (ctx) => {
-      ctx.body = await getInvocation(ctx, invocationId(ctx));
+      const invocation = await getInvocation(ctx, invocationId(ctx));
+      if (!('actions' in invocation)) return void (ctx.body = invocation);
+      const { artifacts } = ctx.services;
+      const principal = ctx.state.principal!;
+      ctx.body = await withContentDiffs(invocation, {
+        mayRead: (type) => principal.scopes.allowsType('artifact:read', type),
+        getMany: (ids) => artifacts.getMany(ids),
+        revisionAt: (id, n) => artifacts.revisionAt(id, n),
+      });
     },
   },
   {
