@@ -1,0 +1,65 @@
+// What the settings sections share: a list read from the API, and a removal that asks first.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from './api';
+
+export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
+
+/** A list the page reads with GET `path` ({items}), and reads again after a change. */
+export function useItems<T>(path: string) {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const reload = () =>
+    api<{ items: T[] }>(path).then(
+      (page) => setItems(page.items),
+      (err: Error) => setError(err.message),
+    );
+  useEffect(() => {
+    void reload();
+  }, [path]);
+  return { items, error, setError, reload };
+}
+
+/**
+ * A destructive button that asks first: the first press shows the question, with the button that does
+ * it (focused) and Cancel; Escape cancels too. `name` is the button's accessible name ("Revoke key
+ * Deploy"), `question` what is asked, `yes` the confirming button's text.
+ */
+export function ConfirmButton(props: { name: string; label: string; question: string; yes: string; onConfirm: () => Promise<void> }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const confirm = useRef<HTMLButtonElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) confirm.current?.focus();
+  }, [asking]);
+  const cancel = () => {
+    setAsking(false);
+    setTimeout(() => opener.current?.focus());
+  };
+  if (!asking)
+    return (
+      <button type="button" ref={opener} aria-label={props.name} onClick={() => setAsking(true)}>
+        {props.label}
+      </button>
+    );
+  return (
+    <span class="confirm" role="group" aria-label={props.question} onKeyDown={(e) => e.key === 'Escape' && cancel()}>
+      <span>{props.question}</span>{' '}
+      <button
+        type="button"
+        class="danger"
+        ref={confirm}
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void props.onConfirm().finally(() => setBusy(false));
+        }}
+      >
+        {props.yes}
+      </button>{' '}
+      <button type="button" disabled={busy} onClick={cancel}>
+        Cancel
+      </button>
+    </span>
+  );
+}

@@ -1,0 +1,192 @@
+// The person's API keys: create one (its secret is shown once, here, and kept nowhere but in this
+// component's memory), list them, revoke one.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from './api';
+import { Problem } from './commits';
+import { ConfirmButton, useItems, when } from './settings-common';
+
+interface ApiKey {
+  id: string;
+  name: string;
+  scopes: string[];
+  resource_filters: { workspaces: '*' | string[]; collections: '*' | string[] };
+  created_at: string;
+  last_used_at: string | null;
+}
+
+/** The coarse scopes a key may hold (the fine-grained ones are for the API). */
+const scopes = [
+  ['artifact:read', 'read artifacts'],
+  ['artifact:write', 'create and edit drafts'],
+  ['artifact:manage', 'archive, revert and delete'],
+  ['artifact:invoke', 'invoke tools and agents'],
+  ['search:read', 'search'],
+  ['stream:read', 'read streams'],
+  ['stream:ingest', 'write to streams'],
+] as const;
+
+const reach = (filters: ApiKey['resource_filters']) =>
+  filters.workspaces === '*' && filters.collections === '*'
+    ? 'everything you can reach'
+    : `${filters.workspaces === '*' ? 'all' : filters.workspaces.length} workspaces, ${filters.collections === '*' ? 'all' : filters.collections.length} collections`;
+
+export function ApiKeys() {
+  const { items, error, setError, reload } = useItems<ApiKey>('/api-keys');
+  const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
+  return (
+    <section aria-labelledby="keys-title">
+      <h2 id="keys-title">API keys</h2>
+      <p class="note">A key acts as you, within its scopes, for scripts and tools. Revoke a key you no longer use.</p>
+      <Problem error={error} />
+      {created && <NewKey {...created} onDone={() => setCreated(null)} />}
+      <CreateKey
+        onCreated={(name, key) => {
+          setCreated({ name, key });
+          void reload();
+        }}
+        onError={setError}
+      />
+      {items === null && !error && <p role="status">Loading keys…</p>}
+      {items?.length === 0 && <p>You have no API keys.</p>}
+      {items && items.length > 0 && (
+        <table class="settings-table">
+          <caption>Your API keys</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Reach</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((key) => (
+              <tr key={key.id} data-key-id={key.id}>
+                <th scope="row">{key.name}</th>
+                <td>{key.scopes.join(', ')}</td>
+                <td>{reach(key.resource_filters)}</td>
+                <td>{when(key.created_at)}</td>
+                <td>{when(key.last_used_at)}</td>
+                <td>
+                  <ConfirmButton
+                    name={`Revoke key ${key.name}`}
+                    label="Revoke"
+                    question={`Revoke “${key.name}”? Whatever uses it stops working.`}
+                    yes="Revoke key"
+                    onConfirm={() =>
+                      api(`/api-keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' }).then(
+                        () => (setError(null), reload()),
+                        (err: Error) => setError(`Could not revoke “${key.name}”: ${err.message}`),
+                      )
+                    }
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: string) => void; onError: (error: string | null) => void }) {
+  const [name, setName] = useState('');
+  const [chosen, setChosen] = useState<Set<string>>(new Set(['artifact:read']));
+  const [busy, setBusy] = useState(false);
+  const toggle = (scope: string) => {
+    const next = new Set(chosen);
+    if (!next.delete(scope)) next.add(scope);
+    setChosen(next);
+  };
+  return (
+    <form
+      class="create-key"
+      aria-labelledby="create-key-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (!name.trim()) return onError('Give the key a name.');
+        if (chosen.size === 0) return onError('Choose at least one scope.');
+        setBusy(true);
+        api<ApiKey & { key: string }>('/api-keys', {
+          method: 'POST',
+          body: JSON.stringify({ name: name.trim(), scopes: scopes.map(([s]) => s).filter((s) => chosen.has(s)) }),
+        })
+          .then(
+            (made) => {
+              onError(null);
+              setName('');
+              onCreated(made.name, made.key);
+            },
+            (err: Error) => onError(`Could not create the key: ${err.message}`),
+          )
+          .finally(() => setBusy(false));
+      }}
+    >
+      <h3 id="create-key-title">New API key</h3>
+      <label>
+        Key name <input type="text" value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <fieldset>
+        <legend>Scopes</legend>
+        {scopes.map(([scope, what]) => (
+          <label key={scope} class="scope">
+            <input type="checkbox" checked={chosen.has(scope)} onChange={() => toggle(scope)} /> {scope} <span class="note">({what})</span>
+          </label>
+        ))}
+      </fieldset>
+      <p class="note">The key reaches every workspace and collection you can reach.</p>
+      <button type="submit" disabled={busy}>
+        Create key
+      </button>
+    </form>
+  );
+}
+
+/** The new key's secret: shown once, with a copy button; it lives only here and is gone once dismissed or the page is left. */
+function NewKey({ name, key, onDone }: { name: string; key: string; onDone: () => void }) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), [key]);
+  const copy = () =>
+    navigator.clipboard.writeText(key).then(
+      () => setCopied('Copied to the clipboard.'),
+      () => {
+        field.current?.select();
+        setCopied('Copying failed: the key is selected, copy it with your keyboard.');
+      },
+    );
+  return (
+    <div class="new-key" role="region" aria-labelledby="new-key-title" tabIndex={-1} ref={box}>
+      <h3 id="new-key-title">Your new key “{name}”</h3>
+      <p class="warning">
+        <strong>Copy it now: you will not see it again.</strong> The platform keeps only a hash of it.
+      </p>
+      <label>
+        API key{' '}
+        <input
+          ref={field}
+          type="text"
+          class="secret"
+          readOnly
+          value={key}
+          spellcheck={false}
+          autoComplete="off"
+          onFocus={(e) => e.currentTarget.select()}
+        />
+      </label>{' '}
+      <button type="button" onClick={() => void copy()}>
+        Copy key
+      </button>{' '}
+      <button type="button" onClick={onDone}>
+        I have copied it
+      </button>
+      <p role="status">{copied}</p>
+    </div>
+  );
+}
