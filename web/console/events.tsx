@@ -1,4 +1,177 @@
-// A workspace's events as they happen. (Skeleton: filled in by the events work.)
+// A workspace's events as they happen (issue #20): the latest page from GET /workspaces/{id}/events,
+// then live from GET /workspaces/{id}/events/stream, read with fetch (EventSource cannot send the
+// bearer token, and the token never goes in a URL). After a drop it reconnects with Last-Event-ID and
+// a growing delay. New events are announced politely; everything the API says is text.
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError, currentTokens, type Me, type Page } from './api';
+import { ContainerName, Problem } from './commits';
+import { follow } from './router';
+
+export interface WorkspaceEvent {
+  id: string;
+  kind: 'artifact_created' | 'artifact_updated' | 'artifact_deleted';
+  workspace_id: string;
+  artifact_id: string;
+  actor: string;
+  occurred_at: string;
+  recorded_at: string;
+  changed?: string[];
+}
+
+type Status = 'connecting' | 'live' | 'reconnecting' | 'stopped';
+
+/** The position before every event: an empty workspace's stream starts there, so nothing recorded meanwhile is missed. */
+const beforeAllEvents = '00000000-0000-0000-0000-000000000000';
+const shownEvents = 50;
+const kindLabel: Record<string, string> = { artifact_created: 'created', artifact_updated: 'updated', artifact_deleted: 'deleted' };
+const statusLabel: Record<Status, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…', stopped: 'Stopped' };
+
+interface Handlers {
+  /** The latest page, newest first (first load, and after an overflow). */
+  page(events: WorkspaceEvent[]): void;
+  event(event: WorkspaceEvent): void;
+  status(status: Status, error?: string): void;
+}
+
+/** A bearer token good for a while: api() refreshes one that is about to expire (or was refused). */
+async function bearer(refused: boolean): Promise<string> {
+  const tokens = currentTokens();
+  if (refused || !tokens || tokens.expiresAt - Date.now() < 30_000) await api<Me>('/me');
+  const access = currentTokens()?.access;
+  if (!access) throw new ApiError(401, 'Not signed in.');
+  return access;
+}
+
+/** Reads Server-Sent Events from a response body: each message's id, event and data. */
+async function readMessages(body: ReadableStream<Uint8Array>, onMessage: (id: string, event: string, data: string) => void) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const fields: Record<string, string> = {};
+      for (const line of buffer.slice(0, end).split('\n')) {
+        const m = /^(id|event|data): ?(.*)$/.exec(line);
+        if (m) fields[m[1]!] = m[1] === 'data' && fields.data !== undefined ? `${fields.data}\n${m[2]}` : m[2]!;
+      }
+      buffer = buffer.slice(end + 2);
+      if (fields.data !== undefined) onMessage(fields.id ?? '', fields.event ?? 'message', fields.data);
+    }
+  }
+}
+
+const loadPage = (workspaceId: string) =>
+  api<Page<WorkspaceEvent>>(`/workspaces/${encodeURIComponent(workspaceId)}/events?limit=${shownEvents}`).then((p) => p.items);
+
+/** The page, then the stream, again and again after drops (1 s, doubling to 30 s); ends when `stop` aborts. */
+async function watch(workspaceId: string, on: Handlers, stop: AbortSignal): Promise<void> {
+  const first = await loadPage(workspaceId);
+  on.page(first);
+  let last = first[0]?.id ?? beforeAllEvents;
+  let delay = 1000;
+  let refused = false;
+  while (!stop.aborted) {
+    try {
+      const res = await fetch(`/workspaces/${encodeURIComponent(workspaceId)}/events/stream`, {
+        headers: { authorization: `Bearer ${await bearer(refused)}`, 'last-event-id': last, accept: 'text/event-stream' },
+        credentials: 'omit',
+        cache: 'no-store',
+        signal: stop,
+      });
+      refused = res.status === 401;
+      if (res.status === 403 || res.status === 404) {
+        const problem = (await res.json().catch(() => ({}))) as { detail?: string };
+        return on.status('stopped', problem.detail ?? `HTTP ${res.status}`);
+      }
+      if (res.ok && res.body) {
+        on.status('live');
+        delay = 1000;
+        await readMessages(res.body, (id, event, data) => {
+          if (id) last = id;
+          if (event === 'overflow') void loadPage(workspaceId).then(on.page, () => undefined);
+          else on.event(JSON.parse(data) as WorkspaceEvent);
+        });
+      } else await res.body?.cancel();
+    } catch (err) {
+      if (stop.aborted) return;
+      if (err instanceof ApiError && err.status === 401) return on.status('stopped', err.message);
+    }
+    if (stop.aborted) return;
+    on.status('reconnecting');
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 30_000);
+  }
+}
+
+function describe(event: WorkspaceEvent): string {
+  return `Artifact ${kindLabel[event.kind] ?? event.kind}${event.changed?.length ? ` (${event.changed.join(', ')})` : ''}`;
+}
+
 export function WorkspaceEvents({ workspaceId }: { workspaceId: string }) {
-  return <section aria-label="Events" data-workspace={workspaceId} />;
+  const [events, setEvents] = useState<WorkspaceEvent[] | null>(null);
+  const [status, setStatus] = useState<Status>('connecting');
+  const [error, setError] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+  const [me, setMe] = useState<string | null>(null);
+
+  useEffect(() => {
+    api<Me>('/me').then(
+      (m) => setMe(m.id),
+      () => setMe(null),
+    );
+    const stop = new AbortController();
+    const handlers: Handlers = {
+      page: (page) => setEvents(page),
+      event: (event) => {
+        setEvents((before) => [event, ...(before ?? []).filter((e) => e.id !== event.id)].slice(0, shownEvents));
+        setAnnouncement(`New event: ${describe(event).toLowerCase()}`);
+      },
+      status: (next, message) => {
+        setStatus(next);
+        setError(message ?? null);
+      },
+    };
+    watch(workspaceId, handlers, stop.signal).catch((err: Error) => {
+      if (stop.signal.aborted) return;
+      setStatus('stopped');
+      setError(err.message);
+    });
+    return () => stop.abort();
+  }, [workspaceId]);
+
+  return (
+    <section class="events" aria-labelledby="events-title">
+      <h2 id="events-title">
+        Events{' '}
+        <span class={`live-status live-status-${status}`} data-testid="events-status">
+          {statusLabel[status]}
+        </span>
+      </h2>
+      <p class="visually-hidden" aria-live="polite" data-testid="events-announcement">
+        {announcement}
+      </p>
+      <Problem error={error} />
+      {events === null && !error && <p role="status">Loading…</p>}
+      {events?.length === 0 && <p>No events yet.</p>}
+      {events && events.length > 0 && (
+        <ol class="event-list" aria-label="Workspace events, newest first">
+          {events.map((e) => (
+            <li key={e.id} class={`event event-${e.kind}`}>
+              <span class="event-kind">{describe(e)}</span>{' '}
+              <a href={`/console/artifacts/${encodeURIComponent(e.artifact_id)}`} onClick={follow}>
+                <ContainerName kind="artifacts" id={e.artifact_id} />
+              </a>{' '}
+              <span class="meta">
+                by {e.actor === me ? 'you' : e.actor}, <time dateTime={e.occurred_at}>{new Date(e.occurred_at).toLocaleString()}</time>
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
 }
