@@ -1,5 +1,131 @@
-// One artifact, opened (POST /artifacts/{id}/open) and rendered by its type; a type with a viewer is
-// shown in the MCP Apps host (./viewer/frame). (Skeleton: filled in by the browse work.)
+// One artifact, opened (POST /artifacts/{id}/open, which runs its type's on_open) and rendered by its
+// type; a type with a viewer is shown in the MCP Apps host (./viewer/frame) above it. Where open is
+// refused (403, 404: a built-in agent or server has no container), GET /artifacts/{id} reads it.
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from './api';
+import { ArtifactBody } from './artifact-body';
+import { containerPath, type Artifact, type Opened } from './browse-api';
+import { ContainerName, Problem } from './commits';
+import { follow } from './router';
+import { ViewerFrame } from './viewer/frame';
+
+async function open(id: string): Promise<Opened> {
+  const path = `/artifacts/${encodeURIComponent(id)}`;
+  try {
+    return await api<Opened>(`${path}/open`, { method: 'POST' });
+  } catch (err) {
+    if (!(err instanceof ApiError) || (err.status !== 403 && err.status !== 404)) throw err;
+    return { artifact: await api<Artifact>(path), type: null, on_open: { status: 'skipped' } };
+  }
+}
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+const json = (value: unknown) => JSON.stringify(value, null, 2);
+
+function Facts({ artifact, onOpen }: { artifact: Artifact; onOpen: Opened['on_open'] }) {
+  const p = artifact.provenance;
+  return (
+    <dl class="facts" aria-label="About this artifact">
+      <dt>Type</dt>
+      <dd>{artifact.content_type}</dd>
+      <dt>State</dt>
+      <dd data-testid="artifact-state">{artifact.state}</dd>
+      <dt>Revision</dt>
+      <dd>{artifact.revision}</dd>
+      {artifact.version !== undefined && (
+        <>
+          <dt>Version</dt>
+          <dd>{artifact.version}</dd>
+        </>
+      )}
+      {artifact.collection_id && artifact.container && (
+        <>
+          <dt>{artifact.container === 'workspace' ? 'Workspace' : 'Collection'}</dt>
+          <dd>
+            <a href={containerPath(artifact.container, artifact.collection_id)} onClick={follow} data-testid="artifact-container">
+              <ContainerName kind={artifact.container === 'workspace' ? 'workspaces' : 'collections'} id={artifact.collection_id} />
+            </a>
+          </dd>
+        </>
+      )}
+      {p && (
+        <>
+          <dt>Created</dt>
+          <dd>
+            by {p.created_by}, <time dateTime={p.created_at}>{when(p.created_at)}</time>
+          </dd>
+          <dt>Updated</dt>
+          <dd>
+            by {p.updated_by}, <time dateTime={p.updated_at}>{when(p.updated_at)}</time>
+          </dd>
+          {p.source !== undefined && p.source !== null && (
+            <>
+              <dt>Source</dt>
+              <dd>
+                <pre class="json">{json(p.source)}</pre>
+              </dd>
+            </>
+          )}
+        </>
+      )}
+      <dt>On open</dt>
+      <dd>
+        {onOpen.status}
+        {onOpen.reason ? ` (${onOpen.reason})` : ''}
+        {onOpen.invocation_id && (
+          <>
+            {' '}
+            <a href={`/console/invocations/${encodeURIComponent(onOpen.invocation_id)}`} onClick={follow}>
+              invocation
+            </a>
+          </>
+        )}
+      </dd>
+    </dl>
+  );
+}
+
 export function ArtifactView({ id }: { id: string }) {
-  return <h1>Artifact {id}</h1>;
+  const [opened, setOpened] = useState<Opened | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    open(id).then(setOpened, (err: Error) => setError(err.message));
+  }, [id]);
+  const artifact = opened?.artifact;
+  return (
+    <article aria-labelledby="artifact-title" class="artifact-view">
+      <p>
+        {artifact?.collection_id && artifact.container ? (
+          <a href={containerPath(artifact.container, artifact.collection_id)} onClick={follow}>
+            ← <ContainerName kind={artifact.container === 'workspace' ? 'workspaces' : 'collections'} id={artifact.collection_id} />
+          </a>
+        ) : (
+          <a href="/console/" onClick={follow}>
+            ← Overview
+          </a>
+        )}
+      </p>
+      <h1 id="artifact-title">{artifact?.title ?? 'Artifact'}</h1>
+      <Problem error={error} />
+      {!error && !opened && <p role="status">Opening…</p>}
+      {opened && artifact && (
+        <>
+          <Facts artifact={artifact} onOpen={opened.on_open} />
+          {opened.viewer && <ViewerFrame artifact={artifact} viewer={opened.viewer} />}
+          <section aria-labelledby="content-title" class="artifact-content">
+            <h2 id="content-title">Content</h2>
+            <ArtifactBody artifact={artifact} />
+          </section>
+          {artifact.context && Object.keys(artifact.context).length > 0 && (
+            <section aria-labelledby="context-title">
+              <h2 id="context-title">Context</h2>
+              <pre class="json" tabIndex={0} aria-label="Context (JSON)">
+                {json(artifact.context)}
+              </pre>
+            </section>
+          )}
+        </>
+      )}
+    </article>
+  );
 }

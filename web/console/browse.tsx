@@ -1,44 +1,238 @@
-// Browsing (issue #20): the person's workspaces, one workspace or collection with its artifacts, and
-// search with each result's retriever ranks. (Skeleton: filled in by the browse work.)
+// Browsing (issue #20): the person's workspaces and collections, one of them with its artifacts, and
+// search within it showing each result's fused score and the rank each retriever gave it.
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page, type Workspace } from './api';
+import { api, type Page } from './api';
+import { artifactPath, containerPath, type Artifact, type Container, type ContainerKind, type SearchResponse } from './browse-api';
 import { Problem } from './commits';
+import { WorkspaceEvents } from './events';
 import { follow } from './router';
 
-export function WorkspacesList() {
-  const [workspaces, setWorkspaces] = useState<Workspace[] | null>(null);
+/** A paged list from the API: the first page at once, the next ones on demand. */
+function usePaged<T>(path: string) {
+  const [items, setItems] = useState<T[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api<Page<Workspace>>('/workspaces?limit=100').then(
-      (page) => setWorkspaces(page.items),
-      (err: Error) => setError(err.message),
+  const [loading, setLoading] = useState(false);
+  const load = (after: string | null) => {
+    setLoading(true);
+    const query = new URLSearchParams({ limit: '50' });
+    if (after) query.set('cursor', after);
+    api<Page<T>>(`${path}${path.includes('?') ? '&' : '?'}${query}`).then(
+      (page) => {
+        setItems((before) => [...(after ? (before ?? []) : []), ...page.items]);
+        setCursor(page.next_cursor);
+        setError(null);
+        setLoading(false);
+      },
+      (err: Error) => {
+        setError(err.message);
+        setLoading(false);
+      },
     );
-  }, []);
+  };
+  useEffect(() => load(null), [path]);
+  return { items, error, loading, more: cursor ? () => load(cursor) : null };
+}
+
+const plural = { workspace: 'Workspaces', collection: 'Collections' } as const;
+
+function ContainersList({ kind }: { kind: ContainerKind }) {
+  const { items, error, loading, more } = usePaged<Container>(kind === 'workspace' ? '/workspaces' : '/collections');
+  const label = plural[kind];
   return (
-    <section aria-labelledby="workspaces-title">
-      <h2 id="workspaces-title">Workspaces</h2>
+    <section aria-labelledby={`${kind}s-title`}>
+      <h2 id={`${kind}s-title`}>{label}</h2>
       <Problem error={error} />
-      {!error && workspaces === null && <p role="status">Loading…</p>}
-      {workspaces?.length === 0 && <p>You have no workspaces yet.</p>}
-      {workspaces && workspaces.length > 0 && (
-        <ul class="workspaces" aria-label="Your workspaces">
-          {workspaces.map((w) => (
-            <li key={w.id}>
-              <a href={`/console/workspaces/${encodeURIComponent(w.id)}`} onClick={follow}>
-                {w.name}
+      {!error && items === null && <p role="status">Loading…</p>}
+      {items?.length === 0 && <p>You have no {kind}s yet.</p>}
+      {items && items.length > 0 && (
+        <ul class={`${kind}s containers`} aria-label={`Your ${kind}s`}>
+          {items.map((c) => (
+            <li key={c.id}>
+              <a href={containerPath(kind, c.id)} onClick={follow}>
+                {c.name}
               </a>
+              {c.description && <span class="meta"> {c.description}</span>}
             </li>
           ))}
         </ul>
+      )}
+      {more && (
+        <button type="button" disabled={loading} onClick={more}>
+          Show more {kind}s
+        </button>
       )}
     </section>
   );
 }
 
+/** The overview's lists: workspaces (drafts) and collections (committed knowledge). */
+export function WorkspacesList() {
+  return (
+    <>
+      <ContainersList kind="workspace" />
+      <ContainersList kind="collection" />
+    </>
+  );
+}
+
+function ArtifactsList({ kind, id }: { kind: ContainerKind; id: string }) {
+  const { items, error, loading, more } = usePaged<Artifact>(`/artifacts?collection_id=${encodeURIComponent(id)}`);
+  return (
+    <section aria-labelledby="artifacts-title">
+      <h2 id="artifacts-title">Artifacts</h2>
+      <Problem error={error} />
+      {!error && items === null && <p role="status">Loading artifacts…</p>}
+      {items?.length === 0 && <p>No artifacts here yet.</p>}
+      {items && items.length > 0 && (
+        <ul class="artifacts" aria-label="Artifacts">
+          {items.map((a) => (
+            <li key={a.id}>
+              <a href={artifactPath(a.id)} onClick={follow}>
+                {a.title}
+              </a>{' '}
+              <span class="meta">
+                {a.content_type} · {a.state} · {kind === 'collection' ? `version ${a.version ?? a.revision}` : `revision ${a.revision}`}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {more && (
+        <button type="button" disabled={loading} onClick={more}>
+          Show more artifacts
+        </button>
+      )}
+    </section>
+  );
+}
+
+const score = (n: number, digits = 4) => n.toFixed(digits);
+
+/** POST /artifacts/search narrowed to this workspace or collection. */
+function Search({ kind, id, name }: { kind: ContainerKind; id: string; name: string }) {
+  const [query, setQuery] = useState('');
+  const [answer, setAnswer] = useState<SearchResponse | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const text = query.trim();
+    if (!text) return setError('Type something to search for.');
+    setBusy(true);
+    const body = { query: text, limit: 20, [kind === 'workspace' ? 'workspace_ids' : 'collection_ids']: [id] };
+    api<SearchResponse>('/artifacts/search', { method: 'POST', body: JSON.stringify(body) }).then(
+      (found) => {
+        setAnswer(found);
+        setError(null);
+        setBusy(false);
+      },
+      (err: Error) => {
+        setError(err.message);
+        setBusy(false);
+      },
+    );
+  };
+  return (
+    <section aria-labelledby="search-title">
+      <h2 id="search-title">Search</h2>
+      <form role="search" aria-label={`Search ${name}`} onSubmit={submit} class="search">
+        <label for="search-query">Search this {kind}</label>{' '}
+        <input
+          id="search-query"
+          type="search"
+          maxLength={1000}
+          value={query}
+          onInput={(event) => setQuery((event.currentTarget as HTMLInputElement).value)}
+        />{' '}
+        <button type="submit" disabled={busy}>
+          Search
+        </button>
+      </form>
+      <Problem error={error} />
+      {answer && <Results answer={answer} />}
+    </section>
+  );
+}
+
+function Results({ answer }: { answer: SearchResponse }) {
+  const { lexical, semantic } = answer.retrievers;
+  return (
+    <>
+      <p role="status" class="meta">
+        {answer.results.length} {answer.results.length === 1 ? 'result' : 'results'} for “{answer.query}” in {answer.took_ms} ms (
+        {answer.preset}; BM25 {lexical.candidates} candidates, vector {semantic.kept} of {semantic.candidates} kept, {semantic.embedder})
+      </p>
+      {answer.results.length > 0 && (
+        <table class="results" aria-label="Search results">
+          <thead>
+            <tr>
+              <th scope="col">Artifact</th>
+              <th scope="col">Type</th>
+              <th scope="col">Fused score (RRF)</th>
+              <th scope="col">BM25 rank (score)</th>
+              <th scope="col">Vector rank (similarity)</th>
+            </tr>
+          </thead>
+          <tbody>
+            {answer.results.map((r) => (
+              <tr key={r.id} data-artifact-id={r.id}>
+                <th scope="row">
+                  <a href={artifactPath(r.id)} onClick={follow}>
+                    {r.title}
+                  </a>
+                </th>
+                <td>{r.content_type}</td>
+                <td data-testid="fused">{score(r.score)}</td>
+                <td data-testid="lexical">
+                  {r.retrievers.lexical ? `${r.retrievers.lexical.rank} (${score(r.retrievers.lexical.score, 3)})` : '—'}
+                </td>
+                <td data-testid="semantic">
+                  {r.retrievers.semantic ? `${r.retrievers.semantic.rank} (${score(r.retrievers.semantic.score, 3)})` : '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function ContainerView({ kind, id }: { kind: ContainerKind; id: string }) {
+  const [container, setContainer] = useState<Container | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api<Container>(`/${kind}s/${encodeURIComponent(id)}`).then(setContainer, (err: Error) => setError(err.message));
+  }, [kind, id]);
+  return (
+    <article aria-labelledby="container-title" class={`container-view ${kind}-view`}>
+      <p>
+        <a href="/console/" onClick={follow}>
+          ← Overview
+        </a>
+      </p>
+      <h1 id="container-title">
+        {kind === 'workspace' ? 'Workspace' : 'Collection'}: {container?.name ?? id}
+      </h1>
+      <Problem error={error} />
+      {!error && !container && <p role="status">Loading…</p>}
+      {container?.description && <p class="description">{container.description}</p>}
+      {container && (
+        <>
+          <Search kind={kind} id={id} name={container.name} />
+          <ArtifactsList kind={kind} id={id} />
+          {kind === 'workspace' && <WorkspaceEvents workspaceId={id} />}
+        </>
+      )}
+    </article>
+  );
+}
+
 export function WorkspaceView({ id }: { id: string }) {
-  return <h1>Workspace {id}</h1>;
+  return <ContainerView kind="workspace" id={id} />;
 }
 
 export function CollectionView({ id }: { id: string }) {
-  return <h1>Collection {id}</h1>;
+  return <ContainerView kind="collection" id={id} />;
 }
