@@ -249,6 +249,12 @@ describe("an invocation's proposed actions in the web console", () => {
     const added = await shown.locator('span.diff-add').allTextContents();
     assert.deepEqual(added, ['+Version 1.3\n', `+${probe}\n`]);
     assert.equal(await page.locator('img').count(), 0, 'the diff is text');
+
+    // Applied, the update conflicts (the draft moved on); the page still shows what was proposed.
+    await page.getByRole('button', { name: 'Apply all' }).click();
+    await page.getByTestId(`status-${mine!.id}`).getByText('conflict', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await shown.textContent(), diff.replace(/\n$/, '') + '\n');
+    assert.match((await api.get(`/artifacts/${notes}`)).body.content, /logout/, 'the later edit stands');
     await context.close();
   });
 });

@@ -6,9 +6,27 @@ import { withContentDiffs } from '../../presenters/invocations.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { answer } from '../answer.js';
 import { artifactId } from '../artifact-access.js';
+import type { RecordedAction } from '../../invocations/proposed-actions/schema.js';
+import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
 
-const invocationId = (ctx: Parameters<RouteDef['handler']>[0]) => parse(idParam, ctx.params, 'path').id;
+const invocationId = (ctx: AppContext) => parse(idParam, ctx.params, 'path').id;
+
+type AgentRunBody = { workspace_id: string; actions: RecordedAction[] };
+const isAgentRunBody = (body: unknown): body is AgentRunBody =>
+  typeof body === 'object' && body !== null && 'actions' in body && Array.isArray(body.actions) && 'workspace_id' in body;
+
+/** An agent run's answer (read, applied, discarded) with its updates' content diffs, as far as the caller may read the drafts. */
+async function diffed(ctx: AppContext, body: unknown): Promise<unknown> {
+  if (!isAgentRunBody(body)) return body;
+  const { artifacts } = ctx.services;
+  const principal = ctx.state.principal!;
+  return withContentDiffs(body, {
+    mayRead: (type) => principal.scopes.allowsType('artifact:read', type),
+    getMany: (ids) => artifacts.getMany(ids),
+    revisionAt: (id, n) => artifacts.revisionAt(id, n),
+  });
+}
 
 /** Invocation (SPEC §4.3): MCP tool calls, task agents and LLM runs, their proposals and the decision on them. */
 export const invocationRoutes: RouteDef[] = [
@@ -32,15 +50,7 @@ export const invocationRoutes: RouteDef[] = [
     path: '/invocations/:id',
     access: 'artifact:invoke',
     handler: async (ctx) => {
-      const invocation = await getInvocation(ctx, invocationId(ctx));
-      if (!('actions' in invocation)) return void (ctx.body = invocation);
-      const { artifacts } = ctx.services;
-      const principal = ctx.state.principal!;
-      ctx.body = await withContentDiffs(invocation, {
-        mayRead: (type) => principal.scopes.allowsType('artifact:read', type),
-        getMany: (ids) => artifacts.getMany(ids),
-        revisionAt: (id, n) => artifacts.revisionAt(id, n),
-      });
+      ctx.body = await diffed(ctx, await getInvocation(ctx, invocationId(ctx)));
     },
   },
   {
@@ -48,14 +58,17 @@ export const invocationRoutes: RouteDef[] = [
     path: '/invocations/:id/apply',
     access: 'artifact:invoke',
     body: 'json',
-    handler: async (ctx) => answer(ctx, await applyInvocation(ctx, invocationId(ctx), parse(applyBody, ctx.state.body ?? {}, 'body'))),
+    handler: async (ctx) => {
+      const applied = await applyInvocation(ctx, invocationId(ctx), parse(applyBody, ctx.state.body ?? {}, 'body'));
+      answer(ctx, { ...applied, body: await diffed(ctx, applied.body) });
+    },
   },
   {
     method: 'post',
     path: '/invocations/:id/discard',
     access: 'artifact:invoke',
     handler: async (ctx) => {
-      ctx.body = await discardInvocation(ctx, invocationId(ctx));
+      ctx.body = await diffed(ctx, await discardInvocation(ctx, invocationId(ctx)));
     },
   },
   ...(['approve', 'reject'] as const).map((action): RouteDef => ({
