@@ -274,7 +274,7 @@ describe('browsing workspaces, collections and artifacts in the web console', ()
 
     const { context, page, dialogs } = await trappedPage(browser);
     await signIn(page, platform, person, `/console/workspaces/${ws}`);
-    await page.getByRole('link', { name: title }).click();
+    await page.getByRole('list', { name: 'Artifacts' }).getByRole('link', { name: title }).click();
     await page.waitForURL(`${platform.url}/console/artifacts/${id}`);
     await page.getByRole('heading', { level: 1, name: title }).waitFor();
     const body = page.locator('.markdown');

@@ -20,19 +20,18 @@ const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
  * The artifact's bytes. Content is text: binary content is stored base64 (an imported resource says so
- * in `context.imported_from.encoding`); a `data:…;base64,` URL is accepted too. Anything that is not
- * base64 (an SVG written by hand) is its own UTF-8 bytes.
+ * in `context.imported_from.encoding`), with or without padding; a `data:…;base64,` URL is accepted
+ * too. Content that is not base64 (an SVG written by hand) is its own UTF-8 bytes.
  */
 export function bytesOf(artifact: Artifact): Uint8Array {
   const content = artifact.content;
   const data = /^data:[^,]*;base64,/i.exec(content);
   const packed = (data ? content.slice(data[0].length) : content).replace(/\s+/g, '');
-  const said = (artifact.context?.imported_from as { encoding?: unknown } | undefined)?.encoding ?? artifact.context?.encoding;
-  if ((data || said === 'base64' || packed.length % 4 === 0) && base64.test(packed) && packed.length > 0) {
+  if (packed.length > 0 && base64.test(packed)) {
     try {
       return Uint8Array.from(atob(packed), (ch) => ch.charCodeAt(0));
     } catch {
-      // not base64 after all: its text
+      // not base64 after all (a length no encoder makes): its text
     }
   }
   return new TextEncoder().encode(content);
