@@ -2,8 +2,13 @@
 // missed ones, access is that of GET /workspaces/{id}/events, and a client that leaves frees its stream.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Server } from 'node:http';
+import { createApp } from '../../src/api/app.js';
 import { eventStreams } from '../../src/api/routes/event-stream.js';
-import { eventually, type Api } from '../helpers/http.js';
+import { EventTail, type EventSource } from '../../src/events/tail.js';
+import type { EventDoc } from '../../src/store/events.js';
+import { uuidv7Floor } from '../../src/store/search-changes.js';
+import { Api, eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
@@ -213,5 +218,82 @@ describe('the live event stream', () => {
       for (const stream of open) stream.close();
     }
     await eventually(async () => slots.size === 0, 10_000, 'every stream released');
+  });
+});
+
+/** An in-memory event store: events "recorded" in any order, read most recent first by id. */
+function memorySource(): EventSource & { record(ms: number, n: number): string } {
+  const docs: EventDoc[] = [];
+  return {
+    record(ms, n) {
+      const id = uuidv7Floor(ms).slice(0, -12) + String(n).padStart(12, '0');
+      docs.push({
+        _id: id,
+        kind: 'artifact_created',
+        workspace_id: 'w',
+        artifact_id: id,
+        actor: 'a',
+        occurred_at: '',
+        recorded_at: new Date(),
+      });
+      return id;
+    },
+    async recent(_ws, limit, cursor) {
+      const sorted = [...docs].sort((a, b) => (a._id < b._id ? 1 : -1)).filter((d) => !cursor || d._id < cursor);
+      const items = sorted.slice(0, limit);
+      return { items, next_cursor: sorted.length > limit ? items.at(-1)!._id : null };
+    },
+  };
+}
+
+describe('the tail behind the stream', () => {
+  const ids = (batch: { events: EventDoc[] }) => batch.events.map((e) => e._id);
+
+  it('delivers each event once, oldest first, and one recorded late inside the overlap window', async () => {
+    const source = memorySource();
+    const start = source.record(1_000_000, 0);
+    const tail = new EventTail(source, 'w', start, { overlapMs: 10_000, maxScan: 500 });
+    const a = source.record(1_001_000, 1);
+    const c = source.record(1_003_000, 3);
+    assert.deepEqual(ids(await tail.next()), [a, c]);
+    assert.deepEqual(ids(await tail.next()), []);
+    const b = source.record(1_002_000, 2); // written before c, recorded after it
+    const old = source.record(990_000, 9); // below the resume point: never
+    assert.deepEqual(ids(await tail.next()), [b]);
+    const d = source.record(1_020_000, 4);
+    assert.deepEqual(ids(await tail.next()), [d]);
+    source.record(1_005_000, 5); // recorded more than the overlap below the newest delivered: no longer looked for
+    const e = source.record(1_015_000, 6); // inside it: still delivered
+    assert.deepEqual(ids(await tail.next()), [e]);
+    assert.deepEqual(ids(await tail.next()), []);
+    assert.ok(old < start);
+  });
+
+  it('tells a reader further behind than one read that it overflowed, and goes on from the newest', async () => {
+    const source = memorySource();
+    const start = source.record(1_000_000, 0);
+    const tail = new EventTail(source, 'w', start, { overlapMs: 10_000, maxScan: 20 });
+    let last = '';
+    for (let i = 1; i <= 30; i++) last = source.record(1_000_000 + i, i);
+    assert.deepEqual(await tail.next(), { events: [], overflowed: true });
+    assert.equal(tail.position, last);
+    const next = source.record(1_000_100, 31);
+    assert.deepEqual(ids(await tail.next()), [next]);
+  });
+});
+
+describe('shutting down', () => {
+  // Without the stream ending, close would wait for ever: the timeout makes that a failure.
+  it('ends the open streams, so that closing the server completes', { timeout: 60_000 }, async () => {
+    const server: Server = createApp(platform.services).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as { port: number };
+    const ws = await workspace();
+    const stream = new Stream();
+    await stream.open(new Api(`http://127.0.0.1:${port}`, admin.token), `/workspaces/${ws}/events/stream`);
+    await stream.next();
+    const closed = new Promise((r) => server.close(r));
+    await assert.rejects(stream.next(), /the stream ended/);
+    await closed;
   });
 });
