@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { draft, newPerson, probe, signIn } from '../helpers/console.js';
 import { Api, eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -88,6 +88,7 @@ describe('reviewing commits in the web console', () => {
     assert.equal(await page.locator('img').count(), 0);
     assert.equal(await page.locator('main script').count(), 0);
     assert.deepEqual(dialogs, []);
+    await screenshot(page, 'commit-review');
 
     // The accessibility tree names the decision's controls.
     const form = page.getByRole('form', { name: 'Your decision' });

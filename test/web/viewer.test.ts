@@ -43,7 +43,11 @@ describe('MCP Apps viewers in the web console', () => {
     });
     assert.equal(credential.status, 201, credential.text);
     clientId = credential.body.client_id;
-    notes = await noteTypeServerHttp(port, { PLATFORM_URL: platform.url, NOTE_SERVER_CLIENT_ID: clientId });
+    notes = await noteTypeServerHttp(port, {
+      PLATFORM_URL: platform.url,
+      PLATFORM_ISSUER: platform.config.apiUri,
+      NOTE_SERVER_CLIENT_ID: clientId,
+    });
     await eventually(
       async () => {
         const listed = await person.api.get(`/mcp/workspaces/${ws}/servers?refresh=true`);
@@ -98,12 +102,13 @@ describe('MCP Apps viewers in the web console', () => {
     const { page, viewer, dialogs } = await openNote(probe);
     // The platform's own cookie (the sign-in page's session) is set for this origin.
     assert.ok((await page.context().cookies(platform.url)).length > 0, 'the sign-in left a cookie for the platform');
-    const reach = await viewer.evaluate(async () => {
-      const attempt = async (f: () => unknown) => {
+    // As source text: what a viewer's own script could run (and untouched by the test's compiler).
+    const reach = (await viewer.evaluate(`(async () => {
+      const attempt = async (f) => {
         try {
           return { got: String(await f()) };
         } catch (err) {
-          return { refused: (err as Error).name };
+          return { refused: err.name };
         }
       };
       return {
@@ -112,11 +117,11 @@ describe('MCP Apps viewers in the web console', () => {
         parentDocument: await attempt(() => window.parent.document.title),
         parentStorage: await attempt(() => window.parent.sessionStorage.length),
         ownStorage: await attempt(() => localStorage.length),
-        topLocation: await attempt(() => window.top!.location.href),
+        topLocation: await attempt(() => window.top.location.href),
         api: await attempt(() => fetch('/me').then((r) => r.status)),
         elsewhere: await attempt(() => fetch('http://127.0.0.1:1/').then((r) => r.status)),
       };
-    });
+    })()`)) as Record<string, unknown>;
     assert.equal(reach.origin, 'null', 'the viewer runs in an opaque origin');
     assert.deepEqual(reach.cookie, { refused: 'SecurityError' });
     assert.deepEqual(reach.parentDocument, { refused: 'SecurityError' });
