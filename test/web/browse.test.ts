@@ -11,6 +11,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { draft, newPerson, probe, signIn, type Person } from '../helpers/console.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { renderMarkdown, safeHref } from '../../web/console/markdown.js';
 
 /** A 1×1 PNG. */
 const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -309,5 +310,57 @@ describe('browsing workspaces, collections and artifacts in the web console', ()
     assert.equal(page.url(), `${platform.url}/console/artifacts/${id}`);
     assert.deepEqual(dialogs, []);
     await context.close();
+  });
+});
+
+/** The renderer's output as markup, for reading: tags and attributes as built, text escaped. */
+function markup(node: unknown): string {
+  if (node === null || node === undefined || typeof node === 'boolean') return '';
+  if (typeof node === 'string' || typeof node === 'number') return String(node).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  if (Array.isArray(node)) return node.map(markup).join('');
+  const { type, props } = node as { type: unknown; props: Record<string, unknown> };
+  const { children, ...attributes } = props;
+  const attrs = Object.entries(attributes)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}=${JSON.stringify(v)}`)
+    .join('');
+  return typeof type === 'string' ? `<${type}${attrs}>${markup(children)}</${type}>` : markup(children);
+}
+const md = (source: string) => markup(renderMarkdown(source));
+
+describe('the console’s markdown renderer', () => {
+  it('builds headings, emphasis, code, lists, quotes and safe links as elements', () => {
+    assert.equal(md('# T\n\nA *b* **c** ~~d~~ `<e>`'), '<h2>T</h2><p>A <em>b</em> <strong>c</strong> <del>d</del> <code>&lt;e></code></p>');
+    assert.equal(md('- a\n  - b\n- c'), '<ul><li>a<ul><li>b</li></ul></li><li>c</li></ul>');
+    assert.equal(md('3. x\n4. y'), '<ol start=3><li>x</li><li>y</li></ol>');
+    assert.equal(md('> q\n> r'), '<blockquote><p>q\nr</p></blockquote>');
+    assert.equal(md('```js\n<b>\n```'), '<pre class="md-code"><code data-lang="js">&lt;b></code></pre>');
+    assert.equal(
+      md('[s](https://e.org/a "t")'),
+      '<p><a href="https://e.org/a" title="t" rel="noopener noreferrer" target="_blank">s</a></p>',
+    );
+  });
+
+  it('keeps only http, https and mailto hrefs, and raw HTML as text', () => {
+    for (const bad of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      ' javascript:alert(1)',
+      'java\tscript:x',
+      'data:text/html,x',
+      'vbscript:x',
+      '/relative',
+      '//host/x',
+    ])
+      assert.equal(safeHref(bad), null, bad);
+    assert.equal(safeHref('mailto:a@b.c'), 'mailto:a@b.c');
+    assert.match(md('[x](javascript:alert(1))'), /^<p><span class="md-unsafe-link"[^>]*>x<\/span><\/p>$/);
+    assert.equal(md('<img src=x onerror=alert(1)>'), '<p>&lt;img src=x onerror=alert(1)></p>');
+  });
+
+  it('renders hostile nesting and unclosed delimiters in bounded time', () => {
+    for (const source of ['>'.repeat(50_000), '['.repeat(50_000), ' *a'.repeat(50_000), '`a``'.repeat(25_000), '- '.repeat(5_000) + 'x']) {
+      assert.ok(md(source).length > 0);
+    }
   });
 });
