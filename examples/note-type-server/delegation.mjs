@@ -5,7 +5,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 
 /** Where the platform puts the token in a tools/call request's `params._meta`. */
-export const DELEGATION_META_KEY = 'io.platform/delegation';
+export const DELEGATION_META_KEY = 'platform/delegation';
 
 const platform = process.env.PLATFORM_URL;
 const clientId = process.env.NOTE_SERVER_CLIENT_ID;

@@ -49,7 +49,12 @@ const script = String.raw`
   });
 
   request('ui/initialize', { protocolVersion: '2026-01-26', appInfo: { name: 'note-viewer', version: '1.0.0' }, appCapabilities: {} }).then(
-    () => send({ method: 'ui/notifications/initialized', params: {} }),
+    () => {
+      send({ method: 'ui/notifications/initialized', params: {} });
+      // The host sizes the frame to the page (ui/notifications/size-changed).
+      const size = () => send({ method: 'ui/notifications/size-changed', params: { height: Math.ceil(document.body.getBoundingClientRect().bottom) + 16 } });
+      new ResizeObserver(size).observe(document.body);
+    },
     (err) => text('caller', 'The host did not initialize the viewer: ' + err.message),
   );
 })();
