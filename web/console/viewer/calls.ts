@@ -1,6 +1,7 @@
 // What a viewer's host asks of the platform, as the signed-in person: the viewer's HTML (a `ui://`
 // resource of the type's server) and the tool calls it makes. Both are MCP runs; one that outlasts
 // the request is followed at /invocations/{id} until it ends.
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { api } from '../api';
 
 interface Run<T> {
@@ -9,12 +10,6 @@ interface Run<T> {
   result?: T;
   contents?: T;
   poll: string;
-}
-
-interface ToolResult {
-  content: unknown[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
 }
 
 interface ResourceContents {
@@ -51,8 +46,8 @@ export async function viewerHtml(serverId: string, uri: string): Promise<string>
 }
 
 /** A viewer's tools/call, made by the platform as the person (and, toward a first-party server, with a delegation token). */
-export async function callTool(serverId: string, name: string, args: Record<string, unknown> | undefined): Promise<ToolResult> {
-  const first = await api<Run<ToolResult>>(`/artifacts/${encodeURIComponent(serverId)}/invoke`, {
+export async function callTool(serverId: string, name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  const first = await api<Run<CallToolResult>>(`/artifacts/${encodeURIComponent(serverId)}/invoke`, {
     method: 'POST',
     body: JSON.stringify({ name, arguments: args ?? {} }),
   });

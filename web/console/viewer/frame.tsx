@@ -30,7 +30,7 @@ export function ViewerFrame({ artifact, viewer }: { artifact: Shown; viewer: Vie
   useEffect(() => {
     const iframe = frame.current!;
     const bridge = new AppBridge(null, host, { serverTools: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
-    bridge.oncalltool = (params) => callTool(viewer.server_id, params.name, params.arguments) as never;
+    bridge.oncalltool = (params) => callTool(viewer.server_id, params.name, params.arguments);
     bridge.onsandboxready = () => {
       viewerHtml(viewer.server_id, viewer.uri).then(
         (html) => bridge.sendSandboxResourceReady({ html }),
