@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import { createApp } from '../api/app.js';
 import { consoleFiles } from '../api/routes/console.js';
+import { eventStreams } from '../api/routes/event-stream.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { bootstrap, closeServices, createServices } from './services.js';
@@ -35,6 +36,7 @@ export async function startApi(): Promise<void> {
   rotation.unref();
   const stop = () => {
     logger.info('API stopping');
+    eventStreams(services).stopAll(); // open event streams would hold server.close() until their next poll
     server.close(() => void closeServices(services).then(() => process.exit(0)));
     setTimeout(() => process.exit(0), 5000).unref();
   };
