@@ -66,7 +66,7 @@ async function trappedPage(browser: Browser) {
   return { context, page, dialogs };
 }
 
-/** Goes to a console path the way the console's links do (the tokens live in the page: a reload signs out). */
+/** Goes to a console path the way the console's links do (a reload would sign in again, through the sign-in page). */
 async function inConsole(page: Page, path: string) {
   await page.evaluate((to) => {
     history.pushState(null, '', to);

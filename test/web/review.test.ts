@@ -119,6 +119,13 @@ describe('reviewing commits in the web console', () => {
       versions.set(r.version, (versions.get(r.version) ?? 0) + 1);
     }
     assert.deepEqual(Object.fromEntries(versions), { 1: 1, 2: 1 });
+
+    // The collection's page, reached through the console's own links, lists the new version.
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('list', { name: 'Your collections' }).getByRole('link', { name: 'Published notes' }).click();
+    const published = page.getByRole('list', { name: 'Artifacts' }).getByRole('listitem').filter({ hasText: 'Alpha' });
+    await published.getByText('version 2').waitFor();
+    assert.match(await published.innerText(), /committed · version 2/);
     assert.deepEqual(dialogs, []);
     await context.close();
   });

@@ -8,10 +8,15 @@ import { InvocationView } from './invocations';
 import { follow, navigate, usePath } from './router';
 import { SettingsView } from './settings';
 
-type Phase = { kind: 'signed-out'; error?: string } | { kind: 'finishing' } | { kind: 'signed-in' };
+type Phase = { kind: 'signed-out'; error?: string } | { kind: 'resuming' } | { kind: 'finishing' } | { kind: 'signed-in' };
+
+// The tokens live in memory only, so a reload loses them: a tab that was signed in signs in again by
+// itself (the sign-in page's own session usually sends it straight back). Only this flag is stored.
+const resumeKey = 'platform-console.resume';
 
 function initialPhase(): Phase {
-  return location.pathname === '/console/callback' ? { kind: 'finishing' } : { kind: 'signed-out' };
+  if (location.pathname === '/console/callback') return { kind: 'finishing' };
+  return sessionStorage.getItem(resumeKey) ? { kind: 'resuming' } : { kind: 'signed-out' };
 }
 
 export function App() {
@@ -19,7 +24,21 @@ export function App() {
   const [me, setMe] = useState<Me | null>(null);
   const path = usePath();
 
-  useEffect(() => onSessionChange((signedIn) => setPhase(signedIn ? { kind: 'signed-in' } : { kind: 'signed-out' })), []);
+  useEffect(
+    () =>
+      onSessionChange((signedIn) => {
+        if (signedIn) sessionStorage.setItem(resumeKey, '1');
+        else sessionStorage.removeItem(resumeKey);
+        setPhase(signedIn ? { kind: 'signed-in' } : { kind: 'signed-out' });
+      }),
+    [],
+  );
+
+  useEffect(() => {
+    if (phase.kind !== 'resuming') return;
+    sessionStorage.removeItem(resumeKey); // set again once signed in: a failed resume is not tried again
+    startSignIn(location.pathname + location.search).catch((err: Error) => setPhase({ kind: 'signed-out', error: err.message }));
+  }, [phase.kind]);
 
   useEffect(() => {
     if (phase.kind !== 'finishing') return;
@@ -59,7 +78,7 @@ export function App() {
         {phase.kind === 'signed-in' && <SignOut email={me?.email} />}
       </header>
       <main>
-        {phase.kind === 'finishing' && <p role="status">Signing in…</p>}
+        {(phase.kind === 'finishing' || phase.kind === 'resuming') && <p role="status">Signing in…</p>}
         {phase.kind === 'signed-out' && <SignIn error={phase.error} />}
         {phase.kind === 'signed-in' && <Screen path={path} me={me} />}
       </main>
