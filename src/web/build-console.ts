@@ -28,6 +28,9 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     entryPoints: [join(consoleSource, 'main.tsx')],
     outdir: assetsDir,
     entryNames: '[name]-[hash]',
+    // Code loaded on demand (the MCP Apps viewer host) goes in its own chunks, fetched by import().
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     bundle: true,
     minify: true,
@@ -51,7 +54,8 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     // Content-hashed: a file of this name always has these bytes, so a concurrent build writes the same.
     await writeFile(file.path, file.contents);
     const tag = `/console/assets/${escapeAttr(name)}`;
-    if (name.endsWith('.js')) script = `<script type="module" src="${tag}" integrity="${sri(file.contents)}"></script>`;
+    if (name.endsWith('.js') && !name.startsWith('chunk-'))
+      script = `<script type="module" src="${tag}" integrity="${sri(file.contents)}"></script>`;
     if (name.endsWith('.css')) style = `<link rel="stylesheet" href="${tag}" integrity="${sri(file.contents)}">`;
   }
   if (!script) throw new Error('the console build produced no script');

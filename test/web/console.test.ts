@@ -101,13 +101,15 @@ describe('the web console', () => {
     await list.waitFor();
     assert.deepEqual((await list.getByRole('listitem').allTextContents()).sort(), ['Release <b>plans</b>', 'Research notes']);
     assert.equal(await page.getByTestId('signed-in').textContent(), `Signed in as ${email}`);
-    // Nothing of the sign-in is left in storage: tokens are in memory, the PKCE verifier is removed.
-    assert.equal(await page.evaluate(() => sessionStorage.length + localStorage.length), 0);
+    // Nothing of the sign-in is left in storage: tokens are in memory, the PKCE verifier is removed;
+    // only the flag that signs a reloaded tab in again is kept, for this tab.
+    assert.deepEqual(await page.evaluate(() => ({ ...sessionStorage, ...localStorage })), { 'platform-console.resume': '1' });
 
     // Signing out revokes the refresh token and ends the sign-in page's session.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(`${platform.url}/oauth/sign-out`);
     await page.getByText('You are signed out.').waitFor();
+    assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'a signed-out tab does not sign in again');
     const afterwards = await fetch(`${platform.url}/workspaces`, { headers: { authorization: `Bearer ${issued.access_token}` } });
     assert.equal(afterwards.status, 401, 'the access token ends with its revoked refresh token');
     await context.close();

@@ -7,7 +7,7 @@ import { ArtifactBody } from './artifact-body';
 import { containerPath, type Artifact, type Opened } from './browse-api';
 import { ContainerName, Problem } from './commits';
 import { follow } from './router';
-import { ViewerFrame } from './viewer/frame';
+import { ViewerFrame } from './viewer/lazy';
 
 async function open(id: string): Promise<Opened> {
   const path = `/artifacts/${encodeURIComponent(id)}`;
