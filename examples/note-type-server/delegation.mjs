@@ -2,21 +2,21 @@
 // for a person from a viewer: a JWT signed with the platform's keys, whose audience is this server's
 // client id. Configure with PLATFORM_URL (where /.well-known/jwks.json is served), PLATFORM_ISSUER
 // (the tokens' `iss`, PLATFORM_URL by default) and NOTE_SERVER_CLIENT_ID (this server's credential).
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-
 /** Where the platform puts the token in a tools/call request's `params._meta`. */
 export const DELEGATION_META_KEY = 'platform/delegation';
 
 const platform = process.env.PLATFORM_URL;
 const clientId = process.env.NOTE_SERVER_CLIENT_ID;
-const keys = platform ? createRemoteJWKSet(new URL('/.well-known/jwks.json', platform), { timeoutDuration: 5000 }) : null;
+let keys = null;
 
 /** `{verified, person?, actor?, reason?}`: who the platform says the call is for, or why nobody. */
 export async function verifyDelegation(meta) {
   const token = meta?.[DELEGATION_META_KEY];
   if (typeof token !== 'string') return { verified: false, reason: 'no delegation token came with the call' };
-  if (!keys || !clientId) return { verified: false, reason: 'PLATFORM_URL and NOTE_SERVER_CLIENT_ID are not configured' };
+  if (!platform || !clientId) return { verified: false, reason: 'PLATFORM_URL and NOTE_SERVER_CLIENT_ID are not configured' };
   try {
+    const { createRemoteJWKSet, jwtVerify } = await import('jose');
+    keys ??= createRemoteJWKSet(new URL('/.well-known/jwks.json', platform), { timeoutDuration: 5000 });
     const { payload } = await jwtVerify(token, keys, {
       issuer: process.env.PLATFORM_ISSUER ?? platform,
       audience: clientId,

@@ -12,10 +12,8 @@
 //
 // Run: node examples/note-type-server/server.mjs          (speaks MCP over stdio)
 //      node examples/note-type-server/server.mjs --http   (streamable HTTP at http://127.0.0.1:$PORT/mcp)
-import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { verifyDelegation } from './delegation.mjs';
 import { VIEWER_HTML, VIEWER_URI } from './viewer.mjs';
@@ -200,6 +198,9 @@ function noteServer() {
 }
 
 if (process.argv.includes('--http')) {
+  // Loaded only here: the HTTP transport's dependencies need memory that the platform's stdio sandbox does not give.
+  const { createServer } = await import('node:http');
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const http = createServer(async (req, res) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp') return void res.writeHead(404).end();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

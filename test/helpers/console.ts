@@ -2,7 +2,7 @@
 // through the console (the platform's own sign-in page, then straight back to the path).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { Api } from './http.js';
 import type { TestPlatform } from './platform.js';
 
@@ -39,4 +39,25 @@ export async function signIn(page: Page, platform: TestPlatform, person: Person,
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${platform.url}${path}`);
   await page.getByText(`Signed in as ${person.email}`).waitFor();
+}
+
+/**
+ * A new page in a context of its own for a console test: a default timeout that suits a slow CI
+ * machine, and every dialog recorded (and dismissed), so that a test can assert that none opened.
+ */
+export async function consolePage(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+  prepare?: (context: BrowserContext) => Promise<unknown>,
+): Promise<{ context: BrowserContext; page: Page; dialogs: string[] }> {
+  const context = await browser.newContext(options);
+  await prepare?.(context);
+  const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  const dialogs: string[] = [];
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  return { context, page, dialogs };
 }

@@ -33,7 +33,7 @@ describe('content-type servers', () => {
     assert.deepEqual(entry.content_types[0]!.inherits, ['application/json', 'text/markdown']);
     const listed = (await alice.get(`/mcp/workspaces/${ws}/servers`)).body.servers[0];
     assert.equal(listed.content_types[0].ui.label, 'Note');
-    assert.deepEqual(listed.tools.map((t: { name: string }) => t.name).sort(), ['extract_text', 'on_create', 'summarize']);
+    assert.deepEqual(listed.tools.map((t: { name: string }) => t.name).sort(), ['describe_note', 'extract_text', 'on_create', 'summarize']);
     assert.equal(listed.tools[0].icon, '🗒️', 'the item icon wins over the server and generic icons');
   });
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { draft, newPerson, probe, signIn, type Person } from '../helpers/console.js';
+import { consolePage, draft, newPerson, probe, signIn, type Person } from '../helpers/console.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { renderMarkdown, safeHref } from '../../web/console/markdown.js';
@@ -54,16 +54,7 @@ async function indexed(api: Api, scope: Record<string, string[]>, query: string,
 
 /** A new page that records dialogs and whether a probe's script ran. */
 async function trappedPage(browser: Browser) {
-  const context = await browser.newContext();
-  await context.addInitScript(() => Object.assign(window, { __xss: 0 }));
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  const dialogs: string[] = [];
-  page.on('dialog', (dialog) => {
-    dialogs.push(dialog.message());
-    void dialog.dismiss();
-  });
-  return { context, page, dialogs };
+  return consolePage(browser, {}, (context) => context.addInitScript(() => Object.assign(window, { __xss: 0 })));
 }
 
 /** Goes to a console path the way the console's links do (a reload would sign in again, through the sign-in page). */

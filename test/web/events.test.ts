@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { eventStreams } from '../../src/api/routes/event-stream.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { draft, newPerson, probe, signIn } from '../helpers/console.js';
+import { consolePage, draft, newPerson, probe, signIn } from '../helpers/console.js';
 import { eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -31,14 +31,7 @@ describe("a workspace's events in the web console", () => {
     await draft(api, ws, probe, '# probe');
     await eventually(async () => (await api.get(`/workspaces/${ws}/events`)).body.items.length === 1, 30_000, 'the first event');
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
+    const { context, page, dialogs } = await consolePage(browser);
     await signIn(page, platform, person, `/console/workspaces/${ws}`);
 
     const list = page.getByRole('list', { name: 'Workspace events, newest first' });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { launchBrowser } from '../helpers/browser.js';
-import { draft, newPerson, probe, signIn } from '../helpers/console.js';
+import { consolePage, draft, newPerson, probe, signIn } from '../helpers/console.js';
 import { FakeOpenAI } from '../helpers/openai-server.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -49,14 +49,7 @@ describe("an invocation's proposed actions in the web console", () => {
     const teamAction = actions.find((a) => a.target === team)!;
     const budgetAction = actions.find((a) => a.target === budget)!;
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
+    const { context, page, dialogs } = await consolePage(browser);
     // Straight to the invocation: sign-in comes back to it.
     await signIn(page, platform, person, `/console/invocations/${id}`);
     await page.getByRole('heading', { level: 1, name: 'Invocation of tag-keywords' }).waitFor();

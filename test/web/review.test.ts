@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { draft, newPerson, probe, signIn } from '../helpers/console.js';
+import { consolePage, draft, newPerson, probe, signIn } from '../helpers/console.js';
 import { Api, eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -48,14 +48,7 @@ describe('reviewing commits in the web console', () => {
     await draft(api, ws, probe, `# ${probe}\n\n<script>alert(2)</script>\n`);
     const id = await requestCommit(api, ws, col, 'Release notes v7');
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
+    const { context, page, dialogs } = await consolePage(browser);
     await signIn(page, platform, person, '/console/');
 
     const list = page.getByRole('list', { name: 'Commits awaiting approval' });

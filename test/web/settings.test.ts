@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
-import { newPerson, probe, signIn, type Person } from '../helpers/console.js';
+import { consolePage, newPerson, probe, signIn, type Person } from '../helpers/console.js';
 import { asServer, createServerCredential } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -26,16 +26,14 @@ describe('the settings page of the web console', () => {
     await platform?.close();
   });
 
-  const dialogs: string[] = [];
+  // The dialogs of every page opened: none should ever open.
+  const pages: string[][] = [];
+  const dialogs = () => pages.flat();
   async function open(person: Person, permissions: string[] = []): Promise<Page> {
-    const context = await browser.newContext();
-    if (permissions.length) await context.grantPermissions(permissions, { origin: platform.url });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
+    const { page, dialogs: seen } = await consolePage(browser, {}, async (context) => {
+      if (permissions.length) await context.grantPermissions(permissions, { origin: platform.url });
     });
+    pages.push(seen);
     await signIn(page, platform, person, '/console/settings');
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
     return page;
@@ -119,7 +117,7 @@ describe('the settings page of the web console', () => {
       body: JSON.stringify({ api_key: key }),
     });
     assert.equal(again.status, 401);
-    assert.deepEqual(dialogs, [], 'confirmed in the page, never with a dialog');
+    assert.deepEqual(dialogs(), [], 'confirmed in the page, never with a dialog');
     await page.context().close();
   });
 
@@ -195,7 +193,7 @@ describe('the settings page of the web console', () => {
     await connection.getByRole('button', { name: 'Remove connection', exact: true }).click();
     await connections.getByText('You have no connections.').waitFor();
     assert.deepEqual((await person.api.get('/connections')).body.items, []);
-    assert.deepEqual(dialogs, []);
+    assert.deepEqual(dialogs(), []);
     await page.context().close();
   });
 });

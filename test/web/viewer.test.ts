@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { freePort } from '../../temporal-dev/engines.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { newPerson, probe, signIn, type Person } from '../helpers/console.js';
+import { consolePage, newPerson, probe, signIn, type Person } from '../helpers/console.js';
 import { eventually } from '../helpers/http.js';
 import { noteTypeServerHttp, registerServer, type Started } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -68,14 +68,7 @@ describe('MCP Apps viewers in the web console', () => {
     const content = JSON.stringify({ heading, body: 'Ship the **note** viewer. Then rest.', tags: ['release', 'ui'] });
     const created = await person.api.post('/artifacts', { title: heading, content_type: noteType, content, collection_id: ws });
     assert.equal(created.status, 201, created.text);
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    const dialogs: string[] = [];
-    page.on('dialog', (dialog) => {
-      dialogs.push(dialog.message());
-      void dialog.dismiss();
-    });
+    const { page, dialogs } = await consolePage(browser, { viewport: { width: 1100, height: 900 } });
     await signIn(page, platform, person, `/console/artifacts/${created.body.id}`);
     const frame = page.frameLocator('iframe.viewer-frame');
     await frame.getByRole('heading', { name: heading }).waitFor();

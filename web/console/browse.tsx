@@ -1,38 +1,12 @@
 // Browsing (issue #20): the person's workspaces and collections, one of them with its artifacts, and
 // search within it showing each result's fused score and the rank each retriever gave it.
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page } from './api';
+import { api } from './api';
 import { artifactPath, containerPath, type Artifact, type Container, type ContainerKind, type SearchResponse } from './browse-api';
 import { Problem } from './commits';
 import { WorkspaceEvents } from './events';
+import { usePaged } from './paged';
 import { follow } from './router';
-
-/** A paged list from the API: the first page at once, the next ones on demand. */
-function usePaged<T>(path: string) {
-  const [items, setItems] = useState<T[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-  const load = (after: string | null) => {
-    setLoading(true);
-    const query = new URLSearchParams({ limit: '50' });
-    if (after) query.set('cursor', after);
-    api<Page<T>>(`${path}${path.includes('?') ? '&' : '?'}${query}`).then(
-      (page) => {
-        setItems((before) => [...(after ? (before ?? []) : []), ...page.items]);
-        setCursor(page.next_cursor);
-        setError(null);
-        setLoading(false);
-      },
-      (err: Error) => {
-        setError(err.message);
-        setLoading(false);
-      },
-    );
-  };
-  useEffect(() => load(null), [path]);
-  return { items, error, loading, more: cursor ? () => load(cursor) : null };
-}
 
 const plural = { workspace: 'Workspaces', collection: 'Collections' } as const;
 

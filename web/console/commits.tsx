@@ -2,9 +2,10 @@
 // unified diff, approve or reject with a comment, then the state as it moves. Everything the API says
 // is rendered as text (Preact escapes it); a diff is split into lines, each a text node with a class.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, finalStates, type Commit, type CommitItem, type Me, type Page } from './api';
+import { api, finalStates, type Commit, type CommitItem, type Me } from './api';
 import { useDecision } from './decision';
 import { useLive } from './live';
+import { usePaged } from './paged';
 import { follow } from './router';
 
 const names = new Map<string, Promise<string>>();
@@ -71,29 +72,7 @@ export function Problem({ error }: { error: string | null }) {
 
 /** GET /commits?state=awaiting_approval, a page at a time. */
 export function AwaitingCommits({ me }: { me: Me | null }) {
-  const [commits, setCommits] = useState<Commit[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(false);
-
-  const load = (after: string | null) => {
-    setLoading(true);
-    const query = new URLSearchParams({ state: 'awaiting_approval', limit: '50' });
-    if (after) query.set('cursor', after);
-    api<Page<Commit>>(`/commits?${query}`).then(
-      (page) => {
-        setCommits((before) => [...(after ? (before ?? []) : []), ...page.items]);
-        setCursor(page.next_cursor);
-        setError(null);
-        setLoading(false);
-      },
-      (err: Error) => {
-        setError(err.message);
-        setLoading(false);
-      },
-    );
-  };
-  useEffect(() => load(null), []);
+  const { items: commits, error, loading, more } = usePaged<Commit>('/commits?state=awaiting_approval');
 
   return (
     <section aria-labelledby="awaiting-title">
@@ -130,8 +109,8 @@ export function AwaitingCommits({ me }: { me: Me | null }) {
           ))}
         </ul>
       )}
-      {cursor && (
-        <button type="button" disabled={loading} onClick={() => load(cursor)}>
+      {more && (
+        <button type="button" disabled={loading} onClick={more}>
           Show more commits
         </button>
       )}
@@ -263,24 +242,9 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
   const path = `/commits/${encodeURIComponent(id)}`;
   // Read again while the commit is still moving (previewing, applying, or just decided).
   const live = useLive<Commit>(path, (c) => c.state !== 'awaiting_approval' && !finalStates.includes(c.state));
-  const { value: commit, setValue: setCommit, error, setError } = live;
-  const [items, setItems] = useState<CommitItem[] | null>(null);
-  const [cursor, setCursor] = useState<string | null>(null);
+  const { value: commit, setValue: setCommit, error } = live;
+  const { items, error: itemsError, more, reload: reloadItems } = usePaged<CommitItem>(`${path}/items`);
   const heading = useRef<HTMLHeadingElement>(null);
-
-  const loadItems = (after: string | null) => {
-    const query = new URLSearchParams({ limit: '50' });
-    if (after) query.set('cursor', after);
-    api<Page<CommitItem>>(`${path}/items?${query}`).then(
-      (page) => {
-        setItems((before) => [...(after ? (before ?? []) : []), ...page.items]);
-        setCursor(page.next_cursor);
-      },
-      (err: Error) => setError(err.message),
-    );
-  };
-
-  useEffect(() => loadItems(null), [id]);
 
   // Focus the heading once the commit shows, so a screen reader starts there.
   const shownId = commit?.id;
@@ -291,7 +255,7 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
   const state = commit?.state;
   // The items wait for the preview: read them again once it is ready.
   useEffect(() => {
-    if (state && state !== 'previewing' && items?.length === 0) loadItems(null);
+    if (state && state !== 'previewing' && items?.length === 0) reloadItems();
   }, [state]);
 
   if (!commit)
@@ -381,7 +345,8 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
 
       <section aria-labelledby="items-title">
         <h2 id="items-title">Items</h2>
-        {items === null && !error && <p role="status">Loading items…</p>}
+        <Problem error={itemsError} />
+        {items === null && !itemsError && <p role="status">Loading items…</p>}
         {items?.length === 0 && <p>{commit.state === 'previewing' ? 'The preview is being computed…' : 'No items.'}</p>}
         {items && items.length > 0 && (
           <ol class="items" aria-label="Items">
@@ -390,8 +355,8 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
             ))}
           </ol>
         )}
-        {cursor && (
-          <button type="button" onClick={() => loadItems(cursor)}>
+        {more && (
+          <button type="button" onClick={more}>
             Show more items
           </button>
         )}

@@ -2,7 +2,7 @@
 // X-On-Behalf-Of, an OAuth application), and their OAuth connections to outside providers.
 import { api } from './api';
 import { ContainerName, Problem } from './commits';
-import { ConfirmButton, useItems, when } from './settings-common';
+import { ConfirmButton, ItemsTable, useItems, when } from './settings-common';
 
 interface Consent {
   credential_kind: 'server_credential' | 'api_key' | 'oauth_client';
@@ -38,53 +38,41 @@ export function Consents() {
       <h2 id="consents-title">Consents</h2>
       <p class="note">Servers, keys and applications you allowed to act on your behalf. Revoke one and it no longer can.</p>
       <Problem error={error} />
-      {items === null && !error && <p role="status">Loading consents…</p>}
-      {items?.length === 0 && <p>You have not consented to anything.</p>}
-      {items && items.length > 0 && (
-        <table class="settings-table">
-          <caption>Your consents</caption>
-          <thead>
-            <tr>
-              <th scope="col">Who</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Given</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((c) => (
-              <tr key={`${c.credential_kind}/${c.credential_id}`}>
-                <th scope="row">
-                  {consentName(c)}
-                  {c.client_name && <span class="note"> ({c.credential_id})</span>}
-                </th>
-                <td>{kindLabel[c.credential_kind] ?? c.credential_kind}</td>
-                <td>{c.scopes ? c.scopes.join(', ') : 'its own'}</td>
-                <td>{when(c.created_at)}</td>
-                <td>
-                  <ConfirmButton
-                    name={`Revoke consent for ${consentName(c)}`}
-                    label="Revoke"
-                    question={`Stop “${consentName(c)}” acting on your behalf?`}
-                    yes="Revoke consent"
-                    onConfirm={() =>
-                      api(`/consents/${encodeURIComponent(c.credential_kind)}/${encodeURIComponent(c.credential_id)}`, {
-                        method: 'DELETE',
-                      }).then(
-                        () => (setError(null), reload()),
-                        (err: Error) => setError(`Could not revoke the consent for “${consentName(c)}”: ${err.message}`),
-                      )
-                    }
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ItemsTable
+        items={items}
+        error={error}
+        loading="Loading consents…"
+        empty="You have not consented to anything."
+        caption="Your consents"
+        columns={['Who', 'Kind', 'Scopes', 'Given']}
+        row={(c) => (
+          <tr key={`${c.credential_kind}/${c.credential_id}`}>
+            <th scope="row">
+              {consentName(c)}
+              {c.client_name && <span class="note"> ({c.credential_id})</span>}
+            </th>
+            <td>{kindLabel[c.credential_kind] ?? c.credential_kind}</td>
+            <td>{c.scopes ? c.scopes.join(', ') : 'its own'}</td>
+            <td>{when(c.created_at)}</td>
+            <td>
+              <ConfirmButton
+                name={`Revoke consent for ${consentName(c)}`}
+                label="Revoke"
+                question={`Stop “${consentName(c)}” acting on your behalf?`}
+                yes="Revoke consent"
+                onConfirm={() =>
+                  api(`/consents/${encodeURIComponent(c.credential_kind)}/${encodeURIComponent(c.credential_id)}`, {
+                    method: 'DELETE',
+                  }).then(
+                    () => (setError(null), reload()),
+                    (err: Error) => setError(`Could not revoke the consent for “${consentName(c)}”: ${err.message}`),
+                  )
+                }
+              />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -98,55 +86,42 @@ export function Connections() {
         Your sign-ins at outside providers, which MCP servers use for you. Removing one revokes it at the provider where it can.
       </p>
       <Problem error={error} />
-      {items === null && !error && <p role="status">Loading connections…</p>}
-      {items?.length === 0 && <p>You have no connections.</p>}
-      {items && items.length > 0 && (
-        <table class="settings-table">
-          <caption>Your connections</caption>
-          <thead>
-            <tr>
-              <th scope="col">Provider</th>
-              <th scope="col">Status</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Connected</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((c) => (
-              <tr key={c.id} data-connection-id={c.id}>
-                <th scope="row">
-                  <ContainerName kind="artifacts" id={c.authorizer_id} />
-                </th>
-                <td>
-                  {c.status}
-                  {c.error && <span class="error"> ({c.error.detail})</span>}
-                </td>
-                <td>{c.granted_scopes?.join(', ') ?? '—'}</td>
-                <td>{when(c.connected_at)}</td>
-                <td>{c.expires_at ? when(c.expires_at) : '—'}</td>
-                <td>
-                  <ConfirmButton
-                    name={`Remove connection ${c.id}`}
-                    label="Remove"
-                    question="Remove this connection? Servers that use it stop working for you."
-                    yes="Remove connection"
-                    onConfirm={() =>
-                      api(`/connections/${encodeURIComponent(c.id)}`, { method: 'DELETE' }).then(
-                        () => (setError(null), reload()),
-                        (err: Error) => setError(`Could not remove the connection: ${err.message}`),
-                      )
-                    }
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ItemsTable
+        items={items}
+        error={error}
+        loading="Loading connections…"
+        empty="You have no connections."
+        caption="Your connections"
+        columns={['Provider', 'Status', 'Scopes', 'Connected', 'Expires']}
+        row={(c) => (
+          <tr key={c.id} data-connection-id={c.id}>
+            <th scope="row">
+              <ContainerName kind="artifacts" id={c.authorizer_id} />
+            </th>
+            <td>
+              {c.status}
+              {c.error && <span class="error"> ({c.error.detail})</span>}
+            </td>
+            <td>{c.granted_scopes?.join(', ') ?? '—'}</td>
+            <td>{when(c.connected_at)}</td>
+            <td>{c.expires_at ? when(c.expires_at) : '—'}</td>
+            <td>
+              <ConfirmButton
+                name={`Remove connection ${c.id}`}
+                label="Remove"
+                question="Remove this connection? Servers that use it stop working for you."
+                yes="Remove connection"
+                onConfirm={() =>
+                  api(`/connections/${encodeURIComponent(c.id)}`, { method: 'DELETE' }).then(
+                    () => (setError(null), reload()),
+                    (err: Error) => setError(`Could not remove the connection: ${err.message}`),
+                  )
+                }
+              />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 // What the settings sections share: a list read from the API, and a removal that asks first.
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 
@@ -61,5 +62,38 @@ export function ConfirmButton(props: { name: string; label: string; question: st
         Cancel
       </button>
     </span>
+  );
+}
+
+/** A section's list: loading, empty, or a table with its caption, its columns and an unnamed actions column. */
+export function ItemsTable<T>(props: {
+  items: T[] | null;
+  error: string | null;
+  loading: string;
+  empty: string;
+  caption: string;
+  columns: string[];
+  row: (item: T) => ComponentChildren;
+}) {
+  const { items } = props;
+  if (items === null) return props.error ? null : <p role="status">{props.loading}</p>;
+  if (items.length === 0) return <p>{props.empty}</p>;
+  return (
+    <table class="settings-table">
+      <caption>{props.caption}</caption>
+      <thead>
+        <tr>
+          {props.columns.map((column) => (
+            <th scope="col" key={column}>
+              {column}
+            </th>
+          ))}
+          <th scope="col">
+            <span class="visually-hidden">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>{items.map(props.row)}</tbody>
+    </table>
   );
 }

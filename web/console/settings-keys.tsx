@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 import { Problem } from './commits';
-import { ConfirmButton, useItems, when } from './settings-common';
+import { ConfirmButton, ItemsTable, useItems, when } from './settings-common';
 
 interface ApiKey {
   id: string;
@@ -46,50 +46,37 @@ export function ApiKeys() {
         }}
         onError={setError}
       />
-      {items === null && !error && <p role="status">Loading keys…</p>}
-      {items?.length === 0 && <p>You have no API keys.</p>}
-      {items && items.length > 0 && (
-        <table class="settings-table">
-          <caption>Your API keys</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Reach</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((key) => (
-              <tr key={key.id} data-key-id={key.id}>
-                <th scope="row">{key.name}</th>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{reach(key.resource_filters)}</td>
-                <td>{when(key.created_at)}</td>
-                <td>{when(key.last_used_at)}</td>
-                <td>
-                  <ConfirmButton
-                    name={`Revoke key ${key.name}`}
-                    label="Revoke"
-                    question={`Revoke “${key.name}”? Whatever uses it stops working.`}
-                    yes="Revoke key"
-                    onConfirm={() =>
-                      api(`/api-keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' }).then(
-                        () => (setError(null), reload()),
-                        (err: Error) => setError(`Could not revoke “${key.name}”: ${err.message}`),
-                      )
-                    }
-                  />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <ItemsTable
+        items={items}
+        error={error}
+        loading="Loading keys…"
+        empty="You have no API keys."
+        caption="Your API keys"
+        columns={['Name', 'Scopes', 'Reach', 'Created', 'Last used']}
+        row={(key) => (
+          <tr key={key.id} data-key-id={key.id}>
+            <th scope="row">{key.name}</th>
+            <td>{key.scopes.join(', ')}</td>
+            <td>{reach(key.resource_filters)}</td>
+            <td>{when(key.created_at)}</td>
+            <td>{when(key.last_used_at)}</td>
+            <td>
+              <ConfirmButton
+                name={`Revoke key ${key.name}`}
+                label="Revoke"
+                question={`Revoke “${key.name}”? Whatever uses it stops working.`}
+                yes="Revoke key"
+                onConfirm={() =>
+                  api(`/api-keys/${encodeURIComponent(key.id)}`, { method: 'DELETE' }).then(
+                    () => (setError(null), reload()),
+                    (err: Error) => setError(`Could not revoke “${key.name}”: ${err.message}`),
+                  )
+                }
+              />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
