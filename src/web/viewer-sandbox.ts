@@ -21,6 +21,26 @@ export const viewerSandboxCsp = [
   "frame-ancestors 'self'",
 ].join('; ');
 
+/**
+ * Runs first in the viewer's document (it is written ahead of the viewer's HTML). No CSP directive
+ * that Chromium enforces covers WebRTC, whose ICE traffic (STUN, TURN) reaches any host: the window
+ * loses the constructors, and a frame the viewer adds (srcdoc or about:blank frames are not fetched,
+ * so frame-src does not stop them, and each would have the constructors again) is removed as soon
+ * as it is attached, before it loads.
+ */
+const guard = `(() => {
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCRtpSender', 'RTCRtpReceiver', 'RTCIceTransport']) {
+    try { delete window[name]; } catch {}
+  }
+  const framed = /^(IFRAME|FRAME|OBJECT|EMBED|FENCEDFRAME|PORTAL)$/;
+  const sweep = (node) => {
+    if (node.nodeType !== 1) return;
+    if (framed.test(node.nodeName)) return node.remove();
+    for (const inner of node.querySelectorAll('iframe, frame, object, embed, fencedframe, portal')) inner.remove();
+  };
+  new MutationObserver((records) => { for (const r of records) r.addedNodes.forEach(sweep); }).observe(document, { childList: true, subtree: true });
+})();`;
+
 const bootstrap = `(() => {
   let loaded = false;
   addEventListener('message', (event) => {
@@ -29,6 +49,7 @@ const bootstrap = `(() => {
     if (typeof m.params?.html !== 'string') return;
     loaded = true;
     document.open();
+    document.write('<script>' + ${JSON.stringify(guard)} + '</scr' + 'ipt>');
     document.write(m.params.html);
     document.close();
   });

@@ -113,6 +113,14 @@ describe('MCP Apps viewers in the web console', () => {
         topLocation: await attempt(() => window.top.location.href),
         api: await attempt(() => fetch('/me').then((r) => r.status)),
         elsewhere: await attempt(() => fetch('http://127.0.0.1:1/').then((r) => r.status)),
+        // WebRTC reaches any host and no CSP in Chromium covers it; a fresh frame would bring it back.
+        webrtc: typeof RTCPeerConnection,
+        frames: await new Promise((resolve) => {
+          const frame = document.createElement('iframe');
+          frame.srcdoc = '<p>inner</p>';
+          document.body.append(frame);
+          setTimeout(() => resolve(document.querySelectorAll('iframe').length + window.frames.length), 200);
+        }),
       };
     })()`)) as Record<string, unknown>;
     assert.equal(reach.origin, 'null', 'the viewer runs in an opaque origin');
@@ -123,6 +131,8 @@ describe('MCP Apps viewers in the web console', () => {
     assert.deepEqual(reach.topLocation, { refused: 'SecurityError' });
     assert.deepEqual(reach.api, { refused: 'TypeError' }, 'the CSP allows no fetch, not even to the platform');
     assert.deepEqual(reach.elsewhere, { refused: 'TypeError' });
+    assert.equal(reach.webrtc, 'undefined');
+    assert.equal(reach.frames, 0, 'a frame the viewer adds is removed before it loads');
     // The heading carried markup; the viewer shows it as text, and nothing ran.
     assert.equal(await viewer.locator('h1').textContent(), probe);
     assert.equal(await viewer.locator('img').count(), 0);

@@ -31,7 +31,11 @@ export function ViewerFrame({ artifact, viewer }: { artifact: Shown; viewer: Vie
     const iframe = frame.current!;
     const bridge = new AppBridge(null, host, { serverTools: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
     bridge.oncalltool = (params) => callTool(viewer.server_id, params.name, params.arguments);
+    let sent = false;
     bridge.onsandboxready = () => {
+      // Once per frame: a viewer repeating the sandbox's message would make the host read its page again and again.
+      if (sent) return;
+      sent = true;
       viewerHtml(viewer.server_id, viewer.uri).then(
         (html) => bridge.sendSandboxResourceReady({ html }),
         (err: Error) => setError(`The viewer could not be loaded: ${err.message}`),
