@@ -29,6 +29,7 @@ async function revert(ctx: OperationContext, draft: ArtifactDoc, container: Cont
   // The restored content is written like any other: within the caller's scope for its type, with secrets they own.
   requireTypeScope(principal, 'artifact:manage', version.content_type);
   patch.content = await checkedContent(ctx, version.content_type, version.content, container);
+  patch.secrets_owner = principal.subject; // as on any content write: checkedContent has just checked they own what it references
   const source = { ...apiSource(ctx), derived_from: version.artifact_id };
   const doc = await ctx.services.artifacts.update(ctx.state.principal!, draft._id, patch, source);
   if (!doc) throw problems.notFound('artifact', draft._id);

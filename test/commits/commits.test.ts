@@ -394,12 +394,16 @@ describe('manage_artifact', () => {
     const done = await commitIn(alice, req.body.id, 'committed');
 
     await alice.patch(`/artifacts/${ids[0]}`, { title: 'Delta changed', content: 'scribbles' });
+    // As if someone else had written it last: whoever reverts writes the content, and owns its secrets
+    // (a server registration's first-party credential must be the writer's, issue #20).
+    await platform.services.db.collection('artifacts').updateOne({ _id: ids[0] } as never, { $set: { secrets_owner: 'someone-else' } });
     const reverted = await alice.post(`/artifacts/${ids[0]}/manage`, { action: 'revert' });
     assert.equal(reverted.status, 200, reverted.text);
     assert.equal(reverted.body.state, 'draft');
     assert.equal(reverted.body.artifact.title, 'Delta');
     assert.equal(reverted.body.artifact.content, '# Delta\n\nfirst text');
     assert.equal(reverted.body.artifact.provenance.source.derived_from, done.results[0].artifact_id);
+    assert.equal((await platform.services.db.collection('artifacts').findOne({ _id: ids[0] } as never))?.secrets_owner, alice.userId);
 
     const found = async () =>
       (await alice.post('/artifacts/search', { query: 'Epsilon', limit: 50 })).body.results.map((r: { id: string }) => r.id);
