@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/api/app.js';
-import { eventStreams } from '../../src/api/routes/event-stream.js';
+import { eventStreams, eventStreamTiming } from '../../src/api/routes/event-stream.js';
 import { EventTail, type EventSource } from '../../src/events/tail.js';
 import type { EventDoc } from '../../src/store/events.js';
 import { uuidv7Floor } from '../../src/store/search-changes.js';
@@ -218,6 +218,26 @@ describe('the live event stream', () => {
       for (const stream of open) stream.close();
     }
     await eventually(async () => slots.size === 0, 10_000, 'every stream released');
+  });
+
+  it('ends when the credentials it was opened with no longer hold: a revoked API key', async () => {
+    const ws = await workspace();
+    const key = await admin.post('/api-keys', { name: 'stream reader', scopes: ['artifact:read'] });
+    assert.equal(key.status, 201, key.text);
+    const stream = new Stream();
+    const checkEvery = eventStreamTiming.accessCheckMs;
+    eventStreamTiming.accessCheckMs = 200;
+    try {
+      const reader = new Api(platform.url, key.body.key);
+      assert.equal((await stream.open(reader, `/workspaces/${ws}/events/stream`)).status, 200);
+      await create(ws, 'seen with the key');
+      assert.equal((await stream.event()).event, 'artifact_created');
+      assert.equal((await admin.delete(`/api-keys/${key.body.id}`)).status, 204);
+      await assert.rejects(stream.event(), /the stream ended/);
+    } finally {
+      eventStreamTiming.accessCheckMs = checkEvery;
+      stream.close();
+    }
   });
 });
 

@@ -17,6 +17,29 @@ export const mcpPath = '/mcp';
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The principal a bearer token (and X-On-Behalf-Of) stands for, as the credentials are now. */
+async function resolve(ctx: AppContext, token: string): Promise<Principal> {
+  const principal = await principalFromBearer(ctx.services, token, acceptedAudiences(ctx, ctx.services.config, mcpPath));
+  const onBehalfOf = ctx.get('x-on-behalf-of');
+  return onBehalfOf ? actFor(ctx, principal, onBehalfOf) : principal;
+}
+
+/**
+ * For a response that outlives its request (an event stream): the request's credentials resolved
+ * again, or null once they no longer hold (a revoked key or session, a deleted person, a withdrawn
+ * consent). Nothing is audited again.
+ */
+export async function stillAuthenticated(ctx: AppContext): Promise<Principal | null> {
+  const token = bearer.exec(ctx.get('authorization'))?.[1];
+  if (!token) return null;
+  try {
+    return await resolve(ctx, token);
+  } catch (err) {
+    if (err instanceof TokenError || err instanceof Problem) return null;
+    throw err;
+  }
+}
+
 /**
  * Resolves `Authorization: Bearer <jwt | api key>` and `X-On-Behalf-Of` into ctx.state.principal, or
  * answers 401 with WWW-Authenticate. Requests made on someone's behalf are audited.
@@ -30,13 +53,11 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <token>".', 'invalid_request', metadata);
   let principal: Principal;
   try {
-    principal = await principalFromBearer(ctx.services, match[1]!, acceptedAudiences(ctx, config, mcpPath));
+    principal = await resolve(ctx, match[1]!);
   } catch (err) {
     if (err instanceof TokenError) throw problems.unauthorized(err.message, 'invalid_token', metadata);
     throw err;
   }
-  const onBehalfOf = ctx.get('x-on-behalf-of');
-  if (onBehalfOf) principal = await actFor(ctx, principal, onBehalfOf);
   ctx.state.principal = principal;
   limitPrincipal(ctx);
   if (!principal.onBehalfOf) return next();

@@ -12,6 +12,7 @@ import type { Services } from '../../operations/services.js';
 import { presentEvent } from '../../presenters/index.js';
 import { isStorageUnavailable, withDeadline } from '../../store/deadline.js';
 import type { AppContext } from '../context.js';
+import { stillAuthenticated } from '../middleware/authenticate.js';
 import { route, type RouteDef } from '../route.js';
 import { idParam, parse } from '../validate.js';
 
@@ -144,7 +145,11 @@ async function stream(ctx: AppContext, workspaceId: string, tail: EventTail, sto
     while (!stopper.signal.aborted && server?.listening !== false && Date.now() < endsAt) {
       if (Date.now() - lastAccessCheck >= t.accessCheckMs) {
         lastAccessCheck = Date.now();
-        const visible = await storeRead(ctx, () => services.containers.get('workspace', ctx.state.principal!, workspaceId));
+        // The credentials as they are now (a revoked key or session ends the stream), then the grants.
+        // Storage that does not answer (undefined) skips the check until the next one.
+        const principal = await storeRead(ctx, () => stillAuthenticated(ctx));
+        if (principal === null) break;
+        const visible = principal && (await storeRead(ctx, () => services.containers.get('workspace', principal, workspaceId)));
         if (visible === null) break;
       }
       const batch = await storeRead(ctx, () => tail.next());
