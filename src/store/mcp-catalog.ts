@@ -101,8 +101,15 @@ export class McpCatalogStore {
   /** The servers of a workspace that ship a definition of this content type. */
   async typeServers(workspaceId: string, mime: string): Promise<CatalogDoc[]> {
     return (
-      await this.coll.find({ workspace_id: workspaceId, 'content_types.mime': mime.toLowerCase(), 'health.status': 'ok' }).toArray()
-    ).map(decode);
+      // Oldest registration first (ids are UUIDv7): the server a type's hooks and viewer come from
+      // does not depend on the store's natural order.
+      (
+        await this.coll
+          .find({ workspace_id: workspaceId, 'content_types.mime': mime.toLowerCase(), 'health.status': 'ok' })
+          .sort({ _id: 1 })
+          .toArray()
+      ).map(decode)
+    );
   }
 
   async delete(serverId: string): Promise<void> {
