@@ -61,19 +61,42 @@ class KeySet {
     private readonly fetcher: typeof fetch,
   ) {}
 
+  private fetching: Promise<void> | null = null;
+
   async key(kid: string, now: number): Promise<KeyObject | undefined> {
     if (!this.keys.has(kid) && now - this.fetchedAt > 10_000) {
       this.fetchedAt = now;
-      const res = await this.fetcher(this.url, { headers: { accept: 'application/json' } });
-      if (!res.ok) throw new DelegationError(`the JWKS at ${this.url} answered HTTP ${res.status}`);
-      const { keys } = (await res.json()) as { keys?: (JsonWebKey & { kid?: string; use?: string })[] };
-      this.keys = new Map(
-        (keys ?? [])
-          .filter((k) => k.kty === 'RSA' && typeof k.kid === 'string' && (k.use === undefined || k.use === 'sig'))
-          .map((k) => [k.kid!, createPublicKey({ key: k, format: 'jwk' })]),
-      );
+      this.fetching ??= this.fetch().finally(() => (this.fetching = null));
     }
+    // A call during a fetch waits for it, rather than finding the key missing.
+    if (this.fetching) await this.fetching;
     return this.keys.get(kid);
+  }
+
+  /** At most 5 s and 1 MiB; a key that is not a usable RSA signing key is left out, not fatal. */
+  private async fetch(): Promise<void> {
+    let body: { keys?: (JsonWebKey & { kid?: string; use?: string })[] };
+    try {
+      const res = await this.fetcher(this.url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) });
+      if (!res.ok) throw new DelegationError(`the JWKS at ${this.url} answered HTTP ${res.status}`);
+      const text = await res.text();
+      if (text.length > 1 << 20) throw new DelegationError(`the JWKS at ${this.url} is larger than 1 MiB`);
+      body = JSON.parse(text);
+    } catch (err) {
+      throw err instanceof DelegationError
+        ? err
+        : new DelegationError(`the JWKS at ${this.url} could not be read: ${(err as Error).message}`);
+    }
+    const keys = new Map<string, KeyObject>();
+    for (const k of Array.isArray(body?.keys) ? body.keys : []) {
+      if (k.kty !== 'RSA' || typeof k.kid !== 'string' || (k.use !== undefined && k.use !== 'sig')) continue;
+      try {
+        keys.set(k.kid, createPublicKey({ key: k, format: 'jwk' }));
+      } catch {
+        // not a usable key: the others still are
+      }
+    }
+    this.keys = keys;
   }
 }
 
