@@ -13,6 +13,9 @@ import { createCommitActivities } from './commit.js';
 import { createInvocationActivities } from './invocation.js';
 import { createMcpActivities, type Delegations } from './mcp-call.js';
 import { createEventActivities } from './events.js';
+import { createEventDispatchActivities } from './event-dispatch.js';
+import { createSubscriptionNotifier } from '../events/subscriptions/notify.js';
+import { createAutomationTrigger } from '../automations/trigger.js';
 import { createIndexingActivities } from './indexing.js';
 
 /** What the activities need of the worker's MCP client (built by its composition root, main/mcp-client.ts). */
@@ -33,6 +36,10 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
   const changes = new SearchChangeStore(db);
   return {
     ...createEventActivities(new EventStore(db)),
+    ...createEventDispatchActivities({
+      notifySubscriptions: createSubscriptionNotifier(db),
+      runAutomations: createAutomationTrigger(config, db),
+    }),
     ...createIndexingActivities({ artifacts, changes, embedder }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes, delegations: mcp.delegations }),

@@ -5,6 +5,8 @@ import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 export interface EventDoc extends Omit<WorkspaceEvent, 'id'> {
   _id: string;
   recorded_at: Date;
+  /** The workspace's recording order (issue #21): 1, 2, 3… */
+  seq?: number;
 }
 
 export class EventStore {
@@ -36,5 +38,14 @@ export class EventStore {
       .toArray();
     const items = docs.slice(0, limit);
     return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
+  }
+
+  /** A workspace's events after `seq`, in recorded order (issue #21: what subscriptions deliver). */
+  async after(workspaceId: string, seq: number, limit: number): Promise<EventDoc[]> {
+    return this.events
+      .find({ workspace_id: workspaceId, seq: { $gt: seq } })
+      .sort({ seq: 1 })
+      .limit(limit)
+      .toArray();
   }
 }
