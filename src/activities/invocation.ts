@@ -22,7 +22,7 @@ import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp-call.js';
-import { type ProposeInput } from '../workflows/contracts/agent-run.js';
+import { type AutomationTrigger, type ProposeInput } from '../workflows/contracts/agent-run.js';
 
 export interface Proposal {
   actions: RecordedAction[];
@@ -197,6 +197,8 @@ interface ApplyInput {
   principal: PrincipalSnapshot;
   actions: RecordedAction[];
   allOrNothing?: RecordedAction[];
+  /** The run an automation started: its writes name it (provenance.source.automation). */
+  automation?: AutomationTrigger;
 }
 
 /**
@@ -219,7 +221,13 @@ async function applyActions(d: InvocationDeps, input: ApplyInput): Promise<Actio
   const applier = new ActionApplier(d.artifacts, async (...args) => void reports.push(report(...args)));
   const outcomes: ActionOutcome[] = [];
   for (const action of input.actions) {
-    outcomes.push(await applier.apply({ invocationId: input.invocationId, agent: input.agent, workspace, principal }, action));
+    const scope = { invocationId: input.invocationId, agent: input.agent, workspace, principal };
+    const automation = input.automation && {
+      id: input.automation.automation_id,
+      depth: input.automation.depth,
+      event_id: input.automation.event_id,
+    };
+    outcomes.push(await applier.apply({ ...scope, ...(automation ? { automation } : {}) }, action));
     if (!context.info.isLocal) context.heartbeat(outcomes.length);
   }
   await Promise.all(reports);

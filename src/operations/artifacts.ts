@@ -4,6 +4,7 @@ import type { Principal, Scope } from '../identity/principal.js';
 import { authorizerType, baseType, mcpServerType, secretReferences, validateContent } from '../artifacts/content-types/index.js';
 import type { McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import type { AuthorizerContent } from '../artifacts/content-types/authorizer.js';
+import { automationType, requireAutomationAuthor } from '../artifacts/content-types/automation.js';
 import { OutboundRefusedError } from '../net/outbound.js';
 import { Problem, problems, type InvalidParam } from '../kernel/errors/problem.js';
 import type { EventKind } from '../events/types.js';
@@ -95,6 +96,7 @@ export async function checkedContent(
   content: string,
   container: ContainerDoc,
 ): Promise<string> {
+  if (baseType(contentType) === automationType) requireAutomationAuthor(ctx.state.principal!);
   const checked = validateContent(contentType, content, {
     stdio: stdioServers(ctx.services.config),
     inCollection: container.kind === 'collection',

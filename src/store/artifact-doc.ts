@@ -55,6 +55,8 @@ export interface Provenance {
     /** For a collection artifact: the commit that wrote this version, and who approved it. */
     commit_id?: string;
     approved_by?: string;
+    /** A write an automation's run made (issue #21): the automation, its depth (the loop guard's count) and the event that started it. */
+    automation?: { id: string; depth: number; event_id: string };
     /** The credential that made the change when it was not the person's own token. */
     via?: { kind: Exclude<ActorKind, 'user'>; id: string };
   };

@@ -69,6 +69,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunState> {
     actions: [],
     progress: { applied: 0, total: 0 },
     started_at: new Date(workflowInfo().startTime).toISOString(),
+    ...(input.automation ? { automation: input.automation } : {}),
   };
   const run: DecisionState = { decided: false, applier: input.principal };
   setHandler(agentRunStateQuery, () => state);
@@ -135,6 +136,7 @@ async function applyChosen(
         principal: run.applier,
         actions: batch,
         ...(allOrNothing ? { allOrNothing } : {}),
+        ...(input.automation ? { automation: input.automation } : {}),
       });
       record(state.actions, outcomes);
       if (allOrNothing && outcomes.some((o) => o.status === 'refused')) {

@@ -51,6 +51,7 @@ export async function transformRun(input: TransformRunInput): Promise<TransformR
     current_step: null,
     steps: definition.steps.map((s) => ({ id: s.id, kind: s.kind, status: 'pending', attempts: 0 })),
     started_at: new Date(workflowInfo().startTime).toISOString(),
+    ...(input.automation ? { automation: input.automation } : {}),
   };
   const approval: Approval = { decision: undefined };
   registerApprovalHandlers(state, approval);
@@ -221,6 +222,7 @@ async function agentStep(
         params: step.kind === 'agent' ? step.params : {},
         principal: input.principal,
         previewExpirySeconds: 1,
+        ...(input.automation ? { automation: input.automation } : {}),
       },
     ],
     typedSearchAttributes: attributes(input, agent, input.transformId),

@@ -3,8 +3,9 @@ import { problems, type InvalidParam } from '../../kernel/errors/problem.js';
 import { authorizerContent } from './authorizer.js';
 import { mcpServerContent, type McpServerContent, type StdioTransport } from './mcp-server.js';
 import { transformContent } from './transform.js';
+import { automationContent } from './automation.js';
 import { baseType, isPlatformType } from './base-type.js';
-import { agents } from '../../invocations/agents/registry.js';
+import { agentId, agents } from '../../invocations/agents/registry.js';
 import { CatalogMismatch, type StdioServers } from '../../stdio-servers/index.js';
 import { jsonLimits, jsonViolation, pathName } from '../../kernel/json/limits.js';
 
@@ -23,6 +24,7 @@ export const platformContentTypes = {
   'application/vnd.platform.stream+json': jsonObject,
   'application/vnd.platform.host+json': jsonObject,
   'application/vnd.platform.transform+json': transformContent(new Set(agents.map((a) => a.name))),
+  'application/vnd.platform.automation+json': automationContent(new Set(agents.flatMap((a) => [a.name, agentId(a.name)]))),
 } as const;
 export type PlatformContentType = keyof typeof platformContentTypes;
 

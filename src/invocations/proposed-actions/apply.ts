@@ -16,6 +16,8 @@ export interface ApplyScope {
   agent: string;
   workspace: ContainerDoc;
   principal: Principal;
+  /** Set when an automation started the invocation: every write carries it, for the loop guard. */
+  automation?: NonNullable<Provenance['source']['automation']>;
 }
 
 /**
@@ -36,7 +38,13 @@ export class ActionApplier {
   ) {}
 
   async apply(scope: ApplyScope, action: RecordedAction): Promise<ActionOutcome> {
-    const source: Provenance['source'] = { kind: 'agent', invocation_id: scope.invocationId, action_id: action.id, agent: scope.agent };
+    const source: Provenance['source'] = {
+      kind: 'agent',
+      invocation_id: scope.invocationId,
+      action_id: action.id,
+      agent: scope.agent,
+      ...(scope.automation ? { automation: scope.automation } : {}),
+    };
     const ours = (doc: ArtifactDoc | null) =>
       doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
     const key = `${scope.invocationId}:${action.id}`;

@@ -87,6 +87,8 @@ export const envSchema = z.object({
     .max(1536 * 1024)
     .default(512 * 1024),
   EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
+  /** The loop guard (issue #21): an event caused by this many nested automation runs triggers none; 0 turns automations off. */
+  AUTOMATION_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
   /** The built web console (src/web/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
   CONSOLE_ASSETS_DIR: z.string().min(1).optional(),

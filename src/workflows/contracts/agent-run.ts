@@ -7,6 +7,19 @@ export const agentRunType = 'agentRun';
 /** The workflow's signature, for clients that start it by type name. */
 export type AgentRun = (input: AgentRunInput) => Promise<AgentRunState>;
 
+/**
+ * An invocation an automation started (issue #21): the automation, the event that caused it, and the
+ * depth its writes carry (the event's depth + 1) as `provenance.source.automation`, for the loop guard.
+ */
+export interface AutomationTrigger {
+  automation_id: string;
+  event_id: string;
+  event_kind: string;
+  /** The artifact the event is about. */
+  artifact_id: string;
+  depth: number;
+}
+
 export interface ProposeInput {
   invocationId: string;
   agent: string;
@@ -18,6 +31,8 @@ export interface ProposeInput {
   principal: PrincipalSnapshot;
   /** An agent served by an MCP server (agent name `mcp:<tool>`): the server, its revision and the tool. */
   server?: { id: string; revision: number; tool: string };
+  /** Started by an automation: which, and the event. */
+  automation?: AutomationTrigger;
 }
 
 export type InvocationMode = 'preview' | 'apply';
@@ -64,6 +79,7 @@ export interface AgentRunState {
   started_at: string;
   expires_at?: string;
   completed_at?: string;
+  automation?: AutomationTrigger;
 }
 
 export interface ApplyInput {

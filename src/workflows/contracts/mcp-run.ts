@@ -1,6 +1,7 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DelegationRequest } from '../../identity/delegation.js';
+import type { AutomationTrigger } from './agent-run.js';
 
 /** The contract of `mcpRun` (workflows/mcp-run.ts): one external MCP call, resource read or catalog refresh. */
 export const mcpRunType = 'mcpRun';
@@ -28,6 +29,8 @@ export interface McpRunInput {
   delegation?: DelegationRequest;
   /** A §4.6 lifecycle call: on_create's `context` is merged into this artifact. */
   lifecycle?: { tool: string; artifactId: string };
+  /** Started by an automation: which, and the event (shown in the run's input). */
+  automation?: AutomationTrigger;
 }
 
 export type McpRunResult =

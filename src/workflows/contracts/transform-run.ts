@@ -1,6 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { PrincipalSnapshot } from '../../identity/principal.js';
 import type { TransformContent, TransformStep } from '../../artifacts/content-types/transform.js';
+import type { AutomationTrigger } from './agent-run.js';
 
 /** The contract of `transformRun` (workflows/transform-run.ts). */
 export const transformRunType = 'transformRun';
@@ -21,6 +22,8 @@ export interface TransformRunInput {
   /** MCP tool steps: each server's registration revision, as authorised when the run started. */
   serverRevisions: Record<string, number>;
   maxCallSeconds: number;
+  /** Started by an automation: its agent steps' writes carry it. */
+  automation?: AutomationTrigger;
 }
 
 export type StepStatus = 'pending' | 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'skipped' | 'rejected' | 'expired';
@@ -53,6 +56,7 @@ export interface TransformRunState {
   steps: StepState[];
   started_at: string;
   completed_at?: string;
+  automation?: AutomationTrigger;
 }
 
 export interface ApprovalInput {
