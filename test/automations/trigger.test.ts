@@ -257,14 +257,12 @@ describe('automations', () => {
 
     const key = await alice.post('/api-keys', { name: 'writer', scopes: ['artifact:read', 'artifact:write'] });
     assert.equal(key.status, 201, key.text);
-    const r = await alice
-      .withToken(key.body.key)
-      .post('/artifacts', {
-        title: 'a',
-        content_type: automationType,
-        content: JSON.stringify(tagAutomation({ x: ['y'] })),
-        collection_id: ws,
-      });
+    const r = await alice.withToken(key.body.key).post('/artifacts', {
+      title: 'a',
+      content_type: automationType,
+      content: JSON.stringify(tagAutomation({ x: ['y'] })),
+      collection_id: ws,
+    });
     assert.equal(r.status, 403, r.text);
     assert.equal(r.body.type.endsWith(':forbidden'), true, r.text);
   });
