@@ -9,7 +9,6 @@ import { agentByName } from '../invocations/agents/registry.js';
 import type { AgentArtifact } from '../invocations/agents/types.js';
 import { principalOf, type PrincipalSnapshot } from '../identity/principal.js';
 import type { Config } from '../kernel/config/env.js';
-import { stableEventId } from '../events/ids.js';
 import { EventRunner } from '../runners/events.js';
 import { IndexingRunner } from '../runners/indexing.js';
 import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
@@ -42,6 +41,7 @@ function llmFailure(err: LlmError): ApplicationFailure {
 
 interface InvocationDeps {
   config: Config;
+  db: Db;
   artifacts: ArtifactStore;
   changes: SearchChangeStore;
   external: ExternalServers;
@@ -158,24 +158,19 @@ async function proposeActions(d: InvocationDeps, input: ProposeInput): Promise<P
   };
 }
 
-/** What follows each write an action makes, as a worker has it; `key` fixes the event id, so a retry reports nothing twice. */
+/** What follows each write an action makes, as a worker has it; the event id is the write's claim's, so a retry reports nothing twice. */
 function afterActionWrite(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): AfterWrite {
-  const events = new EventRunner(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER);
+  const events = new EventRunner(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+    db: d.db,
+    inline: d.config.EVENT_RELAY_INLINE,
+  });
   const indexing = new IndexingRunner(() => client, d.config.TEMPORAL_TASK_QUEUE);
   const steps: AfterWriteSteps = {
     index: (w) => Promise.all([d.changes.record(w.doc._id), w.kind !== 'artifact_deleted' && indexing.start(w.doc)]),
-    publish: (w) => events.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed, w.eventId),
+    publish: (w) => events.publishWrite(w),
   };
-  return async (kind, doc, key, changed) => {
-    const at = kind === 'artifact_deleted' ? Date.now() : doc.provenance.updated_at.getTime();
-    const write = {
-      kind,
-      doc,
-      actor: doc.provenance.updated_by,
-      ...(changed ? { changed } : {}),
-      eventId: stableEventId(at, `${key}:${kind}`),
-    };
-    await afterArtifactWrite(steps, write, 'throw');
+  return async (kind, doc, _key, changed) => {
+    await afterArtifactWrite(steps, { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}) }, 'throw');
   };
 }
 
@@ -241,6 +236,7 @@ export function createInvocationActivities(
 ) {
   const d: InvocationDeps = {
     config,
+    db,
     ...deps,
     containers: new ContainerStore(db),
     catalog: new McpCatalogStore(db),

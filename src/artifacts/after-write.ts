@@ -9,15 +9,17 @@ export interface ArtifactWrite {
   actor: string;
   /** The fields an update changed. */
   changed?: string[];
-  /** A fixed event id, for a writer that may run again (an activity retried): the event is recorded once. */
-  eventId?: string;
 }
 
 /** What follows a write, as each process has it (the API's in-memory index, or a worker's change record). */
 export interface AfterWriteSteps {
   /** Keeps search current: indexes (or unindexes) the artifact, and starts the embedding of a new revision. */
   index(write: ArtifactWrite): Promise<unknown>;
-  /** Publishes the workspace event (SPEC §6.1). */
+  /**
+   * Hands the workspace event on (SPEC §6.1). A draft's write recorded its event in its revision
+   * claim (the outbox, issue #21): this is the relay's fast path, and the sweeper relays whatever it
+   * leaves behind. A move has no claim: its event is published here directly.
+   */
   publish(write: ArtifactWrite): Promise<unknown>;
   /**
    * A registered MCP server's catalog refresh, or a new artifact's `on_create` (SPEC §4.6). Only the
@@ -33,8 +35,8 @@ export interface AfterWriteSteps {
  * Collection artifacts have no events: a commit reports its own outcome.
  *
  * `failures`: the write has happened by now. An API request cannot redo what failed, so it logs
- * it (docs/decisions.md); an activity throws, and Temporal's retry does it again (the event id is
- * fixed, so nothing is reported twice).
+ * it (docs/decisions.md; the event is still in the outbox, and the sweeper relays it); an activity
+ * throws, and Temporal's retry does it again (the event id is the claim's, so nothing is reported twice).
  */
 export async function afterArtifactWrite(
   steps: AfterWriteSteps,

@@ -97,7 +97,10 @@ export function createServices(config: Config, logger: Logger): Services {
     containers: new ContainerStore(db),
     artifacts,
     events: new EventStore(db),
-    eventRunner: new EventRunner(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER),
+    eventRunner: new EventRunner(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+      db,
+      inline: config.EVENT_RELAY_INLINE,
+    }),
     serverCredentials: new ServerCredentialStore(db),
     apiKeys: new ApiKeyStore(db),
     consents,

@@ -8,7 +8,12 @@ import {
   type LogLevel,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
+import { startSweeper } from '../events/relay.js';
+import { EventRunner } from '../runners/events.js';
+import { EventStore } from '../store/events.js';
+import { outbox } from '../store/revisions.js';
 import { createActivities } from '../activities/index.js';
 import { createEmbedder } from '../search/embedder.js';
 import type { Config } from '../kernel/config/env.js';
@@ -98,12 +103,15 @@ export async function createPlatformWorker(
     }),
   ];
   const shutdown = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
+  const sweeperRunner = await eventSweeper(config, db, connection);
   return {
     worker: {
       // When one stops (or fails), the other is stopped too: the process runs both or neither.
       run: async () => {
         const runs = workers.map((w) => w.run().finally(shutdown));
+        const sweeper = startSweeper(sweeperRunner.relay!, config.EVENT_RELAY_SWEEP_MS, logger);
         const outcomes = await Promise.allSettled(runs);
+        await sweeper.stop();
         await mcp.close();
         const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
         if (failed) throw failed.reason;
@@ -112,4 +120,20 @@ export async function createPlatformWorker(
     },
     connection,
   };
+}
+
+/**
+ * The outbox's sweeper (issue #21) runs in every worker process: it relays the events whose write's
+ * fast path did not hand them on within EVENT_RELAY_GRACE_MS (a crash, a refused signal, or
+ * EVENT_RELAY_INLINE=false). Several workers sweeping at once send an event twice at worst; the event
+ * workflow and the store drop the copy.
+ */
+async function eventSweeper(config: Config, db: Db, connection: NativeConnection): Promise<EventRunner> {
+  await Promise.all([outbox.ensureIndex(db), new EventStore(db).ensureIndexes()]);
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+    db,
+    inline: config.EVENT_RELAY_INLINE,
+    relay: { graceMs: config.EVENT_RELAY_GRACE_MS, sweepLimit: 500, signalBatch: 100 },
+  });
 }

@@ -68,7 +68,7 @@ export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: Ar
   const { search, eventRunner, logger } = ctx.services;
   const steps: AfterWriteSteps = {
     index: (w) => (w.kind === 'artifact_deleted' ? search.deleted(w.doc._id) : search.written(w.doc)),
-    publish: (w) => eventRunner.publish(w.kind, w.doc.collection_id, w.doc._id, w.actor, w.changed),
+    publish: (w) => eventRunner.publishWrite(w),
     mcp: (w) => afterMcpWrite(ctx, w.kind, w.doc),
   };
   const log = (what: string, err: unknown) =>
@@ -315,7 +315,8 @@ export async function deleteArtifact(ctx: OperationContext, id: string, expected
   const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
   const at = expectedAt(id, current, expected);
   try {
-    if (await ctx.services.artifacts.delete(id, at)) await afterWrite(ctx, 'artifact_deleted', current);
+    if (await ctx.services.artifacts.delete(id, at, { actor: ctx.state.principal!.subject, source: apiSource(ctx) }))
+      await afterWrite(ctx, 'artifact_deleted', current);
   } catch (err) {
     // Gone meanwhile: deleted, as asked.
     if (err instanceof RevisionMismatch && err.current !== null) throw revisionMismatch(id, err.current, expected);

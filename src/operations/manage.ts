@@ -52,7 +52,8 @@ async function setArchived(ctx: OperationContext, draft: ArtifactDoc, archived: 
 export async function manageArtifact(ctx: OperationContext, id: string, action: ManageAction) {
   const { doc: draft, container } = await changeableDraft(ctx, id, 'artifact:manage', action === 'delete' ? 'D' : 'U');
   if (action === 'delete') {
-    if (await ctx.services.artifacts.delete(id)) await afterWrite(ctx, 'artifact_deleted', draft);
+    if (await ctx.services.artifacts.delete(id, undefined, { actor: ctx.state.principal!.subject, source: apiSource(ctx) }))
+      await afterWrite(ctx, 'artifact_deleted', draft);
     return { action, state: 'deleted' as const, artifact: null };
   }
   const doc = action === 'revert' ? await revert(ctx, draft, container) : await setArchived(ctx, draft, action === 'archive');

@@ -55,6 +55,13 @@ export function presentEvent(doc: EventDoc) {
     occurred_at: doc.occurred_at,
     recorded_at: doc.recorded_at.toISOString(),
     ...(doc.changed ? { changed: doc.changed } : {}),
+    // Issue #21: the artifact's type and the revision the write made, where the write came from, the
+    // automation depth, and the workspace's recording order (absent on events recorded before them).
+    ...(doc.content_type ? { content_type: doc.content_type } : {}),
+    ...(doc.revision !== undefined ? { revision: doc.revision } : {}),
+    ...(doc.source ? { source: doc.source } : {}),
+    ...(doc.depth !== undefined ? { depth: doc.depth } : {}),
+    ...(doc.seq !== undefined ? { seq: doc.seq } : {}),
   };
 }
 

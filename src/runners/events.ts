@@ -1,49 +1,98 @@
 import type { Client } from '@temporalio/client';
+import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
+import type { ArtifactWrite } from '../artifacts/after-write.js';
+import { EventRelay, defaultRelayOptions, type RelayOptions } from '../events/relay.js';
 import { RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { workspaceEventsType, type WorkspaceEvents } from '../workflows/contracts/workspace-events.js';
-import { artifactEventSignal } from '../workflows/contracts/workspace-events.js';
-import type { EventKind, WorkspaceEvent } from '../events/types.js';
-
+import { artifactEventsSignal, workspaceEventsType, type WorkspaceEvents } from '../workflows/contracts/workspace-events.js';
+import type { WorkspaceEvent } from '../events/types.js';
 import { eventsWorkflowId } from '../workflows/contracts/ids.js';
 
-/** Delivers artifact lifecycle events to the workspace's event workflow, starting it on first use. */
+/** Deadline of one signal-with-start: a relay that cannot hand on in time leaves the event to the sweeper. */
+const signalDeadlineMs = 10_000;
+
+export interface OutboxOptions {
+  db: Db;
+  /** The fast path right after a write (EVENT_RELAY_INLINE); off, the sweeper alone relays. */
+  inline: boolean;
+  relay?: RelayOptions;
+}
+
+/**
+ * Delivers a workspace's events to its event workflow, starting it on first use. A draft's write
+ * recorded its event in its revision claim (the outbox); `publishWrite` relays it (the fast path).
+ */
 export class EventRunner {
+  readonly relay?: EventRelay;
+
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
     private readonly continueAsNewAfter: number,
-  ) {}
+    private readonly outbox?: OutboxOptions,
+  ) {
+    if (outbox) this.relay = new EventRelay(outbox.db, (ws, events) => this.deliver(ws, events), outbox.relay ?? defaultRelayOptions);
+  }
 
-  /** `id`: a fixed event id, for a publisher that may run again (an activity retried): the event is recorded once. */
+  /** Signals a batch of one workspace's events (in order); resolves once Temporal has accepted it. */
+  async deliver(workspaceId: string, events: WorkspaceEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.client.withDeadline(Date.now() + signalDeadlineMs, () =>
+      this.client.workflow.signalWithStart<WorkspaceEvents, [WorkspaceEvent[]]>(workspaceEventsType, {
+        workflowId: eventsWorkflowId(workspaceId),
+        taskQueue: this.taskQueue,
+        args: [{ workspaceId, continueAsNewAfter: this.continueAsNewAfter }],
+        signal: artifactEventsSignal,
+        signalArgs: [events],
+        typedSearchAttributes: [
+          { key: WorkspaceId, value: workspaceId },
+          { key: RunKind, value: 'workspace-events' },
+        ],
+      }),
+    );
+  }
+
+  /**
+   * What follows a write (artifacts/after-write.ts): a draft's write relays the event its claim holds
+   * (unless the fast path is off: then the sweeper does). A move changes no revision and has no claim:
+   * its event is published directly (docs/decisions.md).
+   */
+  async publishWrite(write: ArtifactWrite): Promise<void> {
+    if (write.kind === 'artifact_updated' && write.changed?.join() === 'order_key') {
+      const { doc } = write;
+      await this.publish(write.kind, doc.collection_id, doc._id, write.actor, write.changed, {
+        content_type: doc.content_type,
+        revision: doc.revision,
+      });
+      return;
+    }
+    if (!this.relay) throw new Error('EventRunner: no outbox to relay from');
+    if (!this.outbox!.inline) return;
+    // A delete's claim is the revision after the draft as it was read before it.
+    await this.relay.relayArtifact(write.doc._id, write.kind === 'artifact_deleted' ? write.doc.revision + 1 : write.doc.revision);
+  }
+
+  /** An event with no claim behind it (a move): signalled directly, once. */
   async publish(
-    kind: EventKind,
+    kind: WorkspaceEvent['kind'],
     workspaceId: string,
     artifactId: string,
     actor: string,
     changed?: string[],
-    id?: string,
+    about: Pick<WorkspaceEvent, 'content_type' | 'revision'> = {},
   ): Promise<WorkspaceEvent> {
     const event: WorkspaceEvent = {
-      id: id ?? uuidv7(),
+      id: uuidv7(),
       kind,
       workspace_id: workspaceId,
       artifact_id: artifactId,
       actor,
       occurred_at: new Date().toISOString(),
       ...(changed ? { changed } : {}),
+      ...about,
+      depth: 0,
     };
-    await this.client.workflow.signalWithStart<WorkspaceEvents, [WorkspaceEvent]>(workspaceEventsType, {
-      workflowId: eventsWorkflowId(workspaceId),
-      taskQueue: this.taskQueue,
-      args: [{ workspaceId, continueAsNewAfter: this.continueAsNewAfter }],
-      signal: artifactEventSignal,
-      signalArgs: [event],
-      typedSearchAttributes: [
-        { key: WorkspaceId, value: workspaceId },
-        { key: RunKind, value: 'workspace-events' },
-      ],
-    });
+    await this.deliver(workspaceId, [event]);
     return event;
   }
 }

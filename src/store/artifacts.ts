@@ -7,7 +7,16 @@ import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 import { containerCollection, settleShares, type ContainerDoc } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
-import { atRevision, revisionId, revisionsCollection, revisionState, type RevisionDoc, type RevisionState } from './revisions.js';
+import {
+  atRevision,
+  claimWithEvent,
+  revisionId,
+  revisionsCollection,
+  revisionState,
+  type RevisionDoc,
+  type RevisionState,
+  type WriteCause,
+} from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
 import type { ArtifactDoc, Provenance } from './artifact-doc.js';
 
@@ -36,6 +45,9 @@ export function contentTypeMatch(pattern: string): Filter<ArtifactDoc> {
   if (pattern.endsWith('/*')) return { content_type: { $regex: `^${escapeRegex(pattern.slice(0, -1))}`, $options: 'i' } };
   return { content_type: { $regex: `^${escapeRegex(pattern)}\\s*(;|$)`, $options: 'i' } };
 }
+
+/** The fields an update event names: the patch's, less the bookkeeping ones (whose secrets the content references). */
+const changedFields = (patch: object) => Object.keys(patch).filter((k) => k !== 'secrets_owner');
 
 /** Names of the artifact lifecycle states (docs/decisions.md). */
 export type ArtifactState = 'draft' | 'archived' | 'committed';
@@ -99,7 +111,7 @@ export class ArtifactStore {
       };
       try {
         await this.artifacts.insertOne(doc);
-        if (doc.container_kind === 'workspace') await this.claimFirst(doc);
+        if (doc.container_kind === 'workspace') await this.claimFirst(doc, { kind: 'artifact_created', actor: principal.subject, source });
         await this.raiseLastKey(doc);
         if (container.kind === 'collection') await versionsCollection(this.db).insertOne(initialVersion(doc));
         return doc;
@@ -184,12 +196,21 @@ export class ArtifactStore {
     source: Provenance['source'],
     expected?: number,
   ): Promise<ArtifactDoc | null> {
-    return this.revise(id, expected, (doc) => ({ ...revisionState(doc), ...patch, provenance: this.edited(doc, principal, source) }));
+    return this.revise(
+      id,
+      expected,
+      { kind: 'artifact_updated', actor: principal.subject, changed: changedFields(patch), source },
+      (doc) => ({
+        ...revisionState(doc),
+        ...patch,
+        provenance: this.edited(doc, principal, source),
+      }),
+    );
   }
 
   /** Archives (hides from search and from a commit's default selection) or restores a draft. */
   setArchived(principal: Principal, id: string, archived: boolean, source: Provenance['source']): Promise<ArtifactDoc | null> {
-    return this.revise(id, undefined, (doc) => {
+    return this.revise(id, undefined, { kind: 'artifact_updated', actor: principal.subject, changed: ['state'], source }, (doc) => {
       const { archived_at: _was, ...state } = revisionState(doc);
       return { ...state, ...(archived ? { archived_at: new Date() } : {}), provenance: this.edited(doc, principal, source) };
     });
@@ -199,16 +220,13 @@ export class ArtifactStore {
     return { ...doc.provenance, updated_by: principal.subject, updated_at: new Date(), source };
   }
 
-  /** The first revision of a new draft: its history starts with it (a retried create finds it there). */
-  private async claimFirst(doc: ArtifactDoc): Promise<void> {
+  /**
+   * The first revision of a new draft, with its artifact_created event: its history starts with it
+   * (a retried create finds it there, and its event once).
+   */
+  private async claimFirst(doc: ArtifactDoc, cause: WriteCause): Promise<void> {
     try {
-      await this.revisions.insertOne({
-        _id: revisionId(doc._id, 1),
-        artifact_id: doc._id,
-        revision: 1,
-        state: revisionState(doc),
-        claimed_at: new Date(),
-      });
+      await this.revisions.insertOne(claimWithEvent(doc, 1, revisionState(doc), cause));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
@@ -222,12 +240,14 @@ export class ArtifactStore {
    * One write of a draft, arbitrated by a unique insert: the writer that inserts the claim on revision
    * n+1 owns it, writes the document, and answers; a writer that loses the insert claims again (a
    * blind edit) or is told the revision it missed (`expected`). `next` returns the draft's new state,
-   * or null to delete it. Serialised per draft within the process, so that its own writers do not
-   * compete for the same claim; across processes the claim alone decides.
+   * or null to delete it. The claim carries the write's event (`cause`, issue #21's outbox): the
+   * write and its event are one insert. Serialised per draft within the process, so that its own
+   * writers do not compete for the same claim; across processes the claim alone decides.
    */
   private revise(
     id: string,
     expected: number | undefined,
+    cause: WriteCause,
     next: (doc: ArtifactDoc) => RevisionState | null,
     accept: (doc: ArtifactDoc) => boolean = () => true,
   ): Promise<ArtifactDoc | null> {
@@ -242,7 +262,7 @@ export class ArtifactStore {
         const state = next(doc);
         const revision = doc.revision + 1;
         try {
-          await this.revisions.insertOne({ _id: revisionId(id, revision), artifact_id: id, revision, state, claimed_at: new Date() });
+          await this.revisions.insertOne(claimWithEvent(doc, revision, state, cause));
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
           if (expected !== undefined) throw new RevisionMismatch((await this.settle(id))?.revision ?? null);
@@ -366,14 +386,15 @@ export class ArtifactStore {
   /**
    * Deletes a draft as its next revision (a claim with no state), or only at `expected`
    * (RevisionMismatch otherwise). False when it was already gone. A collection artifact (no claims:
-   * only the commit workflow writes those) is deleted directly.
+   * only the commit workflow writes those) is deleted directly. `by`: who deletes it, and through
+   * what (the artifact_deleted event's actor and source).
    */
-  async delete(id: string, expected?: number): Promise<boolean> {
+  async delete(id: string, expected: number | undefined, by: { actor: string; source: Provenance['source'] }): Promise<boolean> {
     const doc = await this.get(id);
     if (doc && doc.container_kind !== 'workspace')
       return (await this.artifacts.deleteOne({ _id: id, ...(expected !== undefined ? { revision: expected } : {}) })).deletedCount === 1;
     let deleted = false;
-    await this.revise(id, expected, () => {
+    await this.revise(id, expected, { kind: 'artifact_deleted', actor: by.actor, source: by.source }, () => {
       deleted = true;
       return null;
     });
@@ -408,6 +429,7 @@ export class ArtifactStore {
       return await this.revise(
         id,
         revision,
+        { kind: 'artifact_updated', actor: principal.subject, changed: changedFields(patch), source },
         (doc) => ({
           ...revisionState(doc),
           ...fields,

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
-import type { ArtifactDoc } from './artifact-doc.js';
+import type { EventKind, WorkspaceEvent } from '../events/types.js';
+import type { ArtifactDoc, Provenance } from './artifact-doc.js';
 import { decodeCursor, encodeCursor, invalidCursor, type Page } from './pagination.js';
 
 /**
@@ -23,6 +25,64 @@ export interface RevisionDoc {
   /** The draft at this revision; null when this revision deleted it. */
   state: RevisionState | null;
   claimed_at: Date;
+  /**
+   * The write's workspace event (issue #21: the outbox), inserted with the claim, so no write exists
+   * without its event. Absent on claims made before the outbox.
+   */
+  event?: WorkspaceEvent;
+  /** Set while the event waits to be handed to the workspace's event workflow (the sweeper's index); unset once it is. */
+  event_due_at?: Date;
+  /** When the event was handed on (by the write's fast path or by the sweeper). */
+  event_relayed_at?: Date;
+}
+
+/**
+ * A UUIDv7 fixed by a time and a key: ordered like any event id, and the same on every retry of the
+ * write it reports (the time is the write's own, as stored). Re-exported by events/ids.ts.
+ */
+export function stableEventId(ms: number, key: string): string {
+  const hash = createHash('sha256').update(key).digest('hex');
+  const time = Math.max(0, ms).toString(16).padStart(12, '0');
+  const variant = ((parseInt(hash[3]!, 16) & 0x3) | 0x8).toString(16);
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hash.slice(0, 3)}-${variant}${hash.slice(4, 7)}-${hash.slice(7, 19)}`;
+}
+
+/** What a write says about itself, besides the draft: the event's kind, who, which fields and from where. */
+export interface WriteCause {
+  kind: EventKind;
+  actor: string;
+  changed?: string[];
+  source: Provenance['source'];
+}
+
+/**
+ * A revision claim with its event: what ArtifactStore inserts, in one document (the outbox row). The
+ * event id is fixed by the claim (its time and artifact:revision), so a retried writer, the fast path
+ * and the sweeper all hand on the same event. `depth` comes from the automation that made the write.
+ */
+export function claimWithEvent(
+  draft: Pick<ArtifactDoc, '_id' | 'collection_id' | 'content_type'>,
+  revision: number,
+  state: RevisionState | null,
+  cause: WriteCause,
+): RevisionDoc {
+  const claimed_at = new Date();
+  const automation = (cause.source as { automation?: { depth?: unknown } }).automation;
+  const depth = typeof automation?.depth === 'number' ? automation.depth : 0;
+  const event: WorkspaceEvent = {
+    id: stableEventId(claimed_at.getTime(), `${draft._id}:${revision}`),
+    kind: cause.kind,
+    workspace_id: draft.collection_id,
+    artifact_id: draft._id,
+    actor: cause.actor,
+    occurred_at: claimed_at.toISOString(),
+    ...(cause.changed ? { changed: cause.changed } : {}),
+    content_type: state?.content_type ?? draft.content_type,
+    revision,
+    source: { ...cause.source },
+    depth,
+  };
+  return { _id: revisionId(draft._id, revision), artifact_id: draft._id, revision, state, claimed_at, event, event_due_at: claimed_at };
 }
 
 export const revisionId = (artifactId: string, revision: number) => `${artifactId}:${String(revision).padStart(10, '0')}`;
@@ -64,3 +124,37 @@ export async function listRevisions(db: Db, artifactId: string, limit: number, c
   const last = items.at(-1);
   return { items, next_cursor: docs.length > limit && last ? encodeCursor([String(last.revision)]) : null };
 }
+
+/**
+ * The outbox (issue #21): claims whose event has not been handed to the workspace's event workflow
+ * yet. Read and marked by the event relay (events/relay.ts); marking is a field set per claim, so
+ * doing it twice, or from two processes, changes nothing.
+ */
+export const outbox = {
+  /** The sweeper's index: only claims still waiting carry `event_due_at`. */
+  async ensureIndex(db: Db): Promise<void> {
+    await revisionsCollection(db).createIndex({ event_due_at: 1 }, { name: 'event_due' });
+  },
+
+  /** A draft's claims from `fromRevision` on whose event still waits (the write's fast path). */
+  waitingOf(db: Db, artifactId: string, fromRevision: number): Promise<RevisionDoc[]> {
+    return revisionsCollection(db)
+      .find({ _id: { $gte: revisionId(artifactId, Math.max(1, fromRevision)), $lt: `${artifactId};` }, event_due_at: { $exists: true } })
+      .sort({ _id: 1 })
+      .toArray();
+  },
+
+  /** Claims whose event has waited since `before` or longer, oldest first (the sweeper). */
+  due(db: Db, before: Date, limit: number): Promise<RevisionDoc[]> {
+    return revisionsCollection(db)
+      .find({ event_due_at: { $lte: before } })
+      .sort({ event_due_at: 1 })
+      .limit(limit)
+      .toArray();
+  },
+
+  async markRelayed(db: Db, ids: string[], at: Date): Promise<void> {
+    if (ids.length === 0) return;
+    await revisionsCollection(db).updateMany({ _id: { $in: ids } }, { $set: { event_relayed_at: at }, $unset: { event_due_at: '' } });
+  },
+};

@@ -97,7 +97,8 @@ export class ActionApplier {
           `artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`,
         );
       try {
-        if (await this.artifacts.delete(action.target, action.base_revision)) await this.afterWrite('artifact_deleted', current, key);
+        if (await this.artifacts.delete(action.target, action.base_revision, { actor: scope.principal.subject, source }))
+          await this.afterWrite('artifact_deleted', current, key);
       } catch (err) {
         if (!(err instanceof RevisionMismatch)) throw err;
         if (err.current === null) return { ...done(action.target), reason: 'already deleted' };

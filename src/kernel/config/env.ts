@@ -87,6 +87,11 @@ export const envSchema = z.object({
     .max(1536 * 1024)
     .default(512 * 1024),
   EVENTS_CONTINUE_AS_NEW_AFTER: z.coerce.number().int().min(10).default(500),
+  /** The outbox relay (issue #21): hand a write's event on right after it (off: the sweeper alone does, after the grace). */
+  EVENT_RELAY_INLINE: bool.default(true),
+  /** How long an event may wait for its write's fast path before the worker's sweeper relays it, and how often it looks. */
+  EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
   /** The loop guard (issue #21): an event caused by this many nested automation runs triggers none; 0 turns automations off. */
   AUTOMATION_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),

@@ -1,0 +1,119 @@
+// The relay of issue #21: moves events from the outbox (the revision claims, store/revisions.ts) to
+// the workspace's event workflow. Two paths hand on the same events: the write's own fast path, right
+// after it, and the sweeper, for what a crash or a refused signal left behind. Both are idempotent:
+// the workflow and the event store deduplicate by event id, and marking a claim relayed is a field set.
+import type { Db } from 'mongodb';
+import { outbox, type RevisionDoc } from '../store/revisions.js';
+import type { WorkspaceEvent } from './types.js';
+
+/** Hands a workspace's events to its event workflow (signal-with-start); resolves once Temporal accepted them. */
+export type DeliverEvents = (workspaceId: string, events: WorkspaceEvent[]) => Promise<void>;
+
+export interface RelayOptions {
+  /** How long an event may wait for its fast path before the sweeper takes it. */
+  graceMs: number;
+  /** At most this many claims per sweep, and events per signal. */
+  sweepLimit: number;
+  signalBatch: number;
+}
+
+export const defaultRelayOptions: RelayOptions = { graceMs: 5_000, sweepLimit: 500, signalBatch: 100 };
+
+export class EventRelay {
+  constructor(
+    private readonly db: Db,
+    private readonly deliver: DeliverEvents,
+    private readonly options: RelayOptions = defaultRelayOptions,
+  ) {}
+
+  get sweepLimit(): number {
+    return this.options.sweepLimit;
+  }
+
+  /** The fast path: a draft's waiting events from `fromRevision` on (normally the write's own), handed on now. */
+  async relayArtifact(artifactId: string, fromRevision: number): Promise<number> {
+    return this.relay(await outbox.waitingOf(this.db, artifactId, fromRevision));
+  }
+
+  /** One sweep: every event that waited longer than the grace, oldest first, up to the limit. Returns how many. */
+  async sweep(now = new Date()): Promise<number> {
+    const due = await outbox.due(this.db, new Date(now.getTime() - this.options.graceMs), this.options.sweepLimit);
+    return this.relay(due);
+  }
+
+  /** Groups by workspace, keeps each workspace's claim order, signals in batches, then marks what was accepted. */
+  private async relay(claims: RevisionDoc[]): Promise<number> {
+    const byWorkspace = new Map<string, RevisionDoc[]>();
+    for (const claim of claims) {
+      if (!claim.event) continue;
+      const list = byWorkspace.get(claim.event.workspace_id) ?? [];
+      list.push(claim);
+      byWorkspace.set(claim.event.workspace_id, list);
+    }
+    let relayed = 0;
+    const failures: unknown[] = [];
+    await Promise.all(
+      [...byWorkspace].map(async ([workspaceId, list]) => {
+        // In event-id order (the claim time), so a workspace's events reach the workflow in write order.
+        list.sort((a, b) => (a.event!.id < b.event!.id ? -1 : a.event!.id > b.event!.id ? 1 : 0));
+        try {
+          for (let i = 0; i < list.length; i += this.options.signalBatch) {
+            const chunk = list.slice(i, i + this.options.signalBatch);
+            await this.deliver(
+              workspaceId,
+              chunk.map((c) => c.event!),
+            );
+            await outbox.markRelayed(
+              this.db,
+              chunk.map((c) => c._id),
+              new Date(),
+            );
+            relayed += chunk.length;
+          }
+        } catch (err) {
+          failures.push(err); // this workspace's rest waits for the next sweep; the others go on
+        }
+      }),
+    );
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} workspace(s) not relayed; the sweeper retries them`);
+    return relayed;
+  }
+}
+
+export interface SweeperLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * Runs the sweeper every `intervalMs` until stopped: one sweep at a time, each bounded by the store's
+ * and the client's own deadlines. A failed sweep is logged and tried again at the next tick.
+ */
+export function startSweeper(relay: EventRelay, intervalMs: number, log: SweeperLog): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const tick = () => {
+    running = (async () => {
+      try {
+        // A full sweep means more may be due: go on at once rather than a tick later.
+        for (;;) {
+          const n = await relay.sweep();
+          if (n > 0) log.info({ relayed: n }, 'event sweeper relayed waiting events');
+          if (n < relay.sweepLimit || stopped) break;
+        }
+      } catch (err) {
+        log.warn({ err: (err as Error).message }, 'event sweep failed; retried at the next tick');
+      }
+      if (!stopped) timer = setTimeout(tick, intervalMs);
+    })();
+  };
+  timer = setTimeout(tick, intervalMs);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
