@@ -14,7 +14,7 @@ import { createInvocationActivities } from './invocation.js';
 import { createMcpActivities, type Delegations } from './mcp-call.js';
 import { createEventActivities } from './events.js';
 import { createEventDispatchActivities } from './event-dispatch.js';
-import { createSubscriptionNotifier } from '../events/subscriptions/notify.js';
+import { createSubscriptionActivities, subscriptionNotifier } from './subscriptions.js';
 import { createAutomationTrigger } from '../automations/trigger.js';
 import { createIndexingActivities } from './indexing.js';
 
@@ -37,9 +37,10 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
   return {
     ...createEventActivities(new EventStore(db)),
     ...createEventDispatchActivities({
-      notifySubscriptions: createSubscriptionNotifier(db),
+      notifySubscriptions: subscriptionNotifier(config, db),
       runAutomations: createAutomationTrigger(config, db),
     }),
+    ...createSubscriptionActivities(config, db, { secrets: mcp.secrets, fetch: mcp.fetch }),
     ...createIndexingActivities({ artifacts, changes, embedder }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes, delegations: mcp.delegations }),

@@ -32,6 +32,7 @@ import { mcpServerRoutes } from './routes/mcp-servers.js';
 import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
 import { consoleRoutes } from './routes/console.js';
+import { subscriptionRoutes } from './routes/subscriptions.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
@@ -48,6 +49,7 @@ export const routes: RouteDef[] = [
   ...containerRoutes('collection'),
   ...eventRoutes,
   ...eventStreamRoutes,
+  ...subscriptionRoutes,
   ...searchRoutes,
   ...artifactRoutes,
   ...versionRoutes,

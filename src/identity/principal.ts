@@ -10,6 +10,7 @@ export const scopes = [
   'search:read',
   'stream:read',
   'stream:ingest',
+  'events:subscribe',
 ] as const;
 export type Scope = (typeof scopes)[number];
 

@@ -12,6 +12,7 @@ export const scopeDescriptions: Record<string, string> = {
   'search:read': 'Search your workspaces and collections',
   'stream:read': 'Read live streams',
   'stream:ingest': 'Write to streams',
+  'events:subscribe': 'Subscribe to workspace events (signed webhooks)',
 };
 
 const style = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}

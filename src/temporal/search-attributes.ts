@@ -16,6 +16,9 @@ export const McpTool = defineSearchAttributeKey('McpTool', SearchAttributeType.K
 export const AgentName = defineSearchAttributeKey('AgentName', SearchAttributeType.KEYWORD);
 export const InvocationMode = defineSearchAttributeKey('InvocationMode', SearchAttributeType.KEYWORD);
 
+/** A Tier 3 subscription's delivery state (`active` or `paused`): `SubscriptionState = "paused"` finds the ones waiting for a resume. */
+export const SubscriptionState = defineSearchAttributeKey('SubscriptionState', SearchAttributeType.KEYWORD);
+
 export const customSearchAttributes = [
   WorkspaceId,
   ArtifactId,
@@ -26,6 +29,7 @@ export const customSearchAttributes = [
   McpTool,
   AgentName,
   InvocationMode,
+  SubscriptionState,
 ];
 
 /** What makes an agent run, a transform or one of its steps findable: workspace, target, person, kind, agent, mode. */

@@ -8,6 +8,7 @@ import type { IndexArtifact } from './contracts/index-artifact.js';
 import type { McpRun } from './contracts/mcp-run.js';
 import type { TransformRun } from './contracts/transform-run.js';
 import type { WorkspaceEvents } from './contracts/workspace-events.js';
+import type { SubscriptionDelivery } from './contracts/subscription-delivery.js';
 import { agentRun } from './agent-run.js';
 import { commitWorkspace } from './commit-workspace.js';
 import { connectionFlow } from './connection-flow.js';
@@ -15,8 +16,9 @@ import { indexArtifact } from './index-artifact.js';
 import { mcpRun } from './mcp-run.js';
 import { transformRun } from './transform-run.js';
 import { workspaceEvents } from './workspace-events.js';
+import { subscriptionDelivery } from './subscription-delivery.js';
 
-export { agentRun, commitWorkspace, connectionFlow, indexArtifact, mcpRun, transformRun, workspaceEvents };
+export { agentRun, commitWorkspace, connectionFlow, indexArtifact, mcpRun, transformRun, workspaceEvents, subscriptionDelivery };
 
 /** Each export under the name its contract gives (the workflow type is the export's name). */
 type Registered = {
@@ -27,6 +29,7 @@ type Registered = {
   mcpRun: McpRun;
   transformRun: TransformRun;
   workspaceEvents: WorkspaceEvents;
+  subscriptionDelivery: SubscriptionDelivery;
 };
 type Matches<T extends Registered> = T;
 export type Checked = Matches<{
@@ -37,6 +40,7 @@ export type Checked = Matches<{
   mcpRun: typeof mcpRun;
   transformRun: typeof transformRun;
   workspaceEvents: typeof workspaceEvents;
+  subscriptionDelivery: typeof subscriptionDelivery;
 }>;
 
 /** Each contract's type name is the name its workflow is exported under (a typo would start nothing). */
@@ -49,4 +53,5 @@ export type TypeNamesChecked = NamedAsExported<{
   mcpRun: typeof import('./contracts/mcp-run.js').mcpRunType;
   transformRun: typeof import('./contracts/transform-run.js').transformRunType;
   workspaceEvents: typeof import('./contracts/workspace-events.js').workspaceEventsType;
+  subscriptionDelivery: typeof import('./contracts/subscription-delivery.js').subscriptionDeliveryType;
 }>;

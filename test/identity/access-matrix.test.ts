@@ -11,7 +11,16 @@ import { asServer, createApiKey, createServerCredential } from '../helpers/crede
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { commitInto } from '../helpers/commit.js';
 
-const allScopes = ['artifact:read', 'artifact:write', 'artifact:manage', 'artifact:invoke', 'search:read', 'stream:read', 'stream:ingest'];
+const allScopes = [
+  'artifact:read',
+  'artifact:write',
+  'artifact:manage',
+  'artifact:invoke',
+  'search:read',
+  'stream:read',
+  'stream:ingest',
+  'events:subscribe',
+];
 
 /** What a route acts on: a workspace/collection or something inside one, something a person owns, or nothing. */
 type Target = 'container' | 'owned' | 'none';
@@ -72,6 +81,7 @@ before(async () => {
   await platform.stopWorker();
   const commit = await alice.post(`/workspaces/${ws}/commits`, { collection_id: col, message: 'matrix' });
   if (commit.status !== 202) throw new Error(`commit not requested: ${commit.text}`);
+  const subscription = (await alice.post(`/workspaces/${ws}/subscriptions`, { url: 'http://127.0.0.1:9/hook', server_id: server })).body.id;
   await alice.post(`/workspaces/${ws}/shares`, { person_id: mallory.userId, flags: 'R' });
   await alice.post(`/collections/${col}/shares`, { person_id: mallory.userId, flags: 'R' });
   const aliceCred = await createServerCredential(alice, ['artifact:read']);
@@ -136,6 +146,16 @@ before(async () => {
     'DELETE /collections/:id/shares/:person_id': { path: `/collections/${col}/shares/${person}`, target: 'container' },
     'GET /workspaces/:id/events': { path: `/workspaces/${ws}/events`, target: 'container' },
     'GET /workspaces/:id/events/stream': { path: `/workspaces/${ws}/events/stream`, target: 'container' },
+    'POST /workspaces/:id/subscriptions': {
+      path: `/workspaces/${ws}/subscriptions`,
+      body: { url: 'http://127.0.0.1:9/hook', server_id: server },
+      target: 'container',
+    },
+    'GET /workspaces/:id/subscriptions': { path: `/workspaces/${ws}/subscriptions`, target: 'container' },
+    'GET /subscriptions/:id': { path: `/subscriptions/${subscription}`, target: 'container' },
+    'DELETE /subscriptions/:id': { path: `/subscriptions/${subscription}`, target: 'container' },
+    'POST /subscriptions/:id/resume': { path: `/subscriptions/${subscription}/resume`, target: 'container' },
+    'GET /subscriptions/:id/deliveries': { path: `/subscriptions/${subscription}/deliveries`, target: 'container' },
     'POST /artifacts/search': { path: '/artifacts/search', body: { query: 't' }, target: 'none' },
     'POST /artifacts': { path: '/artifacts', body: { ...art_, collection_id: ws }, target: 'container' },
     'GET /artifacts': { path: `/artifacts?collection_id=${ws}`, target: 'container' },

@@ -92,6 +92,12 @@ export const envSchema = z.object({
   /** How long an event may wait for its write's fast path before the worker's sweeper relays it, and how often it looks. */
   EVENT_RELAY_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   EVENT_RELAY_SWEEP_MS: z.coerce.number().int().min(50).max(600_000).default(1_000),
+  /** Tier 3 subscriptions (issue #21): webhook deadline, retry backoff, pause after this many failed attempts, safety-net poll. */
+  SUBSCRIPTION_DELIVERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  SUBSCRIPTION_RETRY_INITIAL_MS: z.coerce.number().int().min(10).max(600_000).default(5_000),
+  SUBSCRIPTION_RETRY_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(600_000),
+  SUBSCRIPTION_PAUSE_AFTER_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(12),
+  SUBSCRIPTION_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** The loop guard (issue #21): an event caused by this many nested automation runs triggers none; 0 turns automations off. */
   AUTOMATION_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),

@@ -20,3 +20,6 @@ export const indexArtifactWorkflowId = (artifactId: string, revision: number) =>
 
 /** The workspace's event log (`workspaceEvents`), one long-lived run per workspace. */
 export const eventsWorkflowId = (workspaceId: string) => `workspace-events-${workspaceId}`;
+
+/** A Tier 3 subscription's webhook deliveries (`subscriptionDelivery`), one long-lived run per subscription. */
+export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;

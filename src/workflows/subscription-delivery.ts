@@ -1,0 +1,98 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { SubscriptionState } from '../store/subscriptions.js';
+import { SubscriptionState as SubscriptionStateAttribute } from '../temporal/search-attributes.js';
+import {
+  eventsRecordedSignal,
+  resumeSignal,
+  subscriptionStatusQuery,
+  type SubscriptionDeliveryInput,
+} from './contracts/subscription-delivery.js';
+
+const pageSize = 100;
+
+const { readSubscriptionEvents, recordSubscriptionState } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds', // store reads and one write
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One run per subscription (id `subscription-<id>`): reads the workspace's events past its cursor in
+ * seq order, delivers the matching ones one at a time (at least once: the cursor moves only after a
+ * 2xx), retried with exponential backoff by Temporal. After `pauseAfterAttempts` failed attempts on
+ * one event it pauses (store, query, search attribute) until the resume signal. Woken by
+ * eventsRecorded signals, and by a slow poll as a safety net.
+ */
+export async function subscriptionDelivery(input: SubscriptionDeliveryInput): Promise<void> {
+  const { subscriptionId, policy } = input;
+  const { deliverSubscriptionEvent } = proxyActivities<Activities>({
+    startToCloseTimeout: policy.deliveryTimeoutMs + 5_000,
+    retry: {
+      initialInterval: policy.retryInitialMs,
+      backoffCoefficient: 2,
+      maximumInterval: policy.retryMaxMs,
+      maximumAttempts: policy.pauseAfterAttempts,
+    },
+  });
+  let cursor = input.cursor;
+  let known = cursor;
+  let state: SubscriptionState = input.state ?? 'active';
+  let failures = input.failures ?? 0;
+  let resumed = false;
+  setHandler(eventsRecordedSignal, (seq) => void (known = Math.max(known, seq)));
+  setHandler(resumeSignal, () => void (resumed = true));
+  setHandler(subscriptionStatusQuery, () => ({ state, cursor, failures }));
+
+  const moveTo = async (next: SubscriptionState, reason: string | null) => {
+    state = next;
+    upsertSearchAttributes([{ key: SubscriptionStateAttribute, value: next }]);
+    await recordSubscriptionState({ subscriptionId, state: next, cursor, failures, reason });
+  };
+
+  let steps = 0;
+  let prune = true;
+  for (;;) {
+    if (state === 'paused') {
+      await condition(() => resumed);
+      resumed = false;
+      await moveTo('active', null);
+    }
+    const batch = await readSubscriptionEvents({ subscriptionId, after: cursor, limit: pageSize, prune });
+    prune = false;
+    steps++;
+    if (batch.gone) return;
+    for (const event of batch.events) {
+      try {
+        const outcome = await deliverSubscriptionEvent({ subscriptionId, eventId: event.id, seq: event.seq, attemptsBefore: failures });
+        if (outcome.gone) return;
+        failures = 0;
+        cursor = event.seq;
+      } catch (err) {
+        if (!(err instanceof ActivityFailure)) throw err;
+        failures += policy.pauseAfterAttempts;
+        await moveTo('paused', err.cause?.message ?? err.message);
+        break;
+      }
+      steps++;
+    }
+    if (state === 'paused') continue;
+    cursor = Math.max(cursor, batch.scannedTo);
+    if (batch.more) continue;
+    if (steps >= policy.continueAsNewAfter || workflowInfo().continueAsNewSuggested) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof subscriptionDelivery>({ ...input, cursor: Math.max(cursor, 0), state, failures });
+    }
+    // Nothing more to read: wait for a newer event, a resume (which also wakes), or the poll.
+    await condition(() => known > cursor || resumed, policy.pollSeconds * 1000);
+    resumed = false;
+  }
+}
