@@ -1,0 +1,210 @@
+// The outbox of issue #21 and its relay, against the real store: every draft write's claim carries its
+// event; the relay hands waiting events on (fast path and sweeper) and marks them; a refused hand-over
+// leaves them waiting. The deliverer here is a recorder, not Temporal (the kill test covers that).
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { EventRelay, startSweeper } from '../../src/events/relay.js';
+import { stableEventId } from '../../src/events/ids.js';
+import type { WorkspaceEvent } from '../../src/events/types.js';
+import type { Principal } from '../../src/identity/principal.js';
+import { ArtifactStore, type Provenance } from '../../src/store/artifacts.js';
+import type { ContainerDoc } from '../../src/store/containers.js';
+import { revisionsCollection, type RevisionDoc } from '../../src/store/revisions.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+let platform: TestPlatform;
+before(async () => {
+  platform = await startPlatform({}, { worker: false });
+});
+after(() => platform.close());
+
+const api: Provenance['source'] = { kind: 'api', request_id: 'req-1' };
+const principal = (subject: string) => ({ subject }) as unknown as Principal;
+
+async function workspace(): Promise<ContainerDoc> {
+  const admin = await platform.admin();
+  const id = (await admin.post('/workspaces', { name: 'outbox' })).body.id as string;
+  return (await platform.services.db.collection<ContainerDoc>('workspaces').findOne({ _id: id }))!;
+}
+
+/** Marks every waiting event handed on: each relay test sees only the claims it makes. */
+const drain = () => revisionsCollection(platform.services.db).updateMany({}, { $unset: { event_due_at: '' } });
+
+const claimsOf = (id: string) => revisionsCollection(platform.services.db).find({ artifact_id: id }).sort({ _id: 1 }).toArray();
+
+class Recorder {
+  readonly calls: { workspaceId: string; events: WorkspaceEvent[] }[] = [];
+  refuse: string | null = null;
+  deliver = async (workspaceId: string, events: WorkspaceEvent[]) => {
+    if (this.refuse === workspaceId) throw new Error('refused');
+    this.calls.push({ workspaceId, events });
+  };
+  ids = () => this.calls.flatMap((c) => c.events.map((e) => e.id));
+}
+
+describe('the outbox: each draft write inserts its event with its revision claim', () => {
+  it('create, update, archive, delete: kind, actor, changed, content type, revision, source, depth and a stable id', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const ws = await workspace();
+    const doc = await store.create(principal('alice'), ws, {
+      title: 't',
+      content_type: 'text/plain',
+      content: 'a',
+      context: {},
+      source: api,
+    });
+    await store.update(principal('bob'), doc._id, { title: 'u', secrets_owner: 'bob' }, api);
+    await store.setArchived(principal('bob'), doc._id, true, api);
+    const automated = { ...api, kind: 'agent', automation: { id: 'auto-1', depth: 2, event_id: 'e' } } as Provenance['source'];
+    await store.setArchived(principal('carol'), doc._id, false, automated);
+    assert.equal(await store.delete(doc._id, undefined, { actor: 'dave', source: api }), true);
+
+    const claims = await claimsOf(doc._id);
+    assert.deepEqual(
+      claims.map((c) => [c.event!.kind, c.event!.actor, c.event!.changed, c.event!.revision, c.event!.depth]),
+      [
+        ['artifact_created', 'alice', undefined, 1, 0],
+        ['artifact_updated', 'bob', ['title'], 2, 0],
+        ['artifact_updated', 'bob', ['state'], 3, 0],
+        ['artifact_updated', 'carol', ['state'], 4, 2],
+        ['artifact_deleted', 'dave', undefined, 5, 0],
+      ],
+    );
+    for (const c of claims) {
+      assert.equal(c.event!.id, stableEventId(c.claimed_at.getTime(), `${doc._id}:${c.revision}`));
+      assert.equal(c.event!.workspace_id, ws._id);
+      assert.equal(c.event!.artifact_id, doc._id);
+      assert.equal(c.event!.content_type, 'text/plain');
+      assert.equal(c.event!.occurred_at, c.claimed_at.toISOString());
+      assert.ok(c.event_due_at && !c.event_relayed_at);
+    }
+    assert.equal(claims[0]!.event!.source!.request_id, 'req-1');
+    assert.deepEqual(claims[3]!.event!.source!.automation, { id: 'auto-1', depth: 2, event_id: 'e' });
+  });
+
+  it('a collection artifact has no claim, so no event', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const admin = await platform.admin();
+    const id = (await admin.post('/collections', { name: 'c' })).body.id as string;
+    const col = (await platform.services.db.collection<ContainerDoc>('collections').findOne({ _id: id }))!;
+    const doc = await store.create(principal('alice'), col, {
+      title: 't',
+      content_type: 'text/plain',
+      content: 'a',
+      context: {},
+      source: api,
+    });
+    assert.equal((await claimsOf(doc._id)).length, 0);
+  });
+});
+
+describe('the relay', () => {
+  beforeEach(drain);
+
+  it("hands on a draft's waiting events in order, marks them, and hands nothing on twice", async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const ws = await workspace();
+    const doc = await store.create(principal('alice'), ws, {
+      title: 't',
+      content_type: 'text/plain',
+      content: 'a',
+      context: {},
+      source: api,
+    });
+    await store.update(principal('alice'), doc._id, { content: 'b' }, api);
+    const recorder = new Recorder();
+    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 10, signalBatch: 10 });
+    assert.equal(await relay.relayArtifact(doc._id, 2), 1, 'from the write its caller made');
+    assert.equal(await relay.relayArtifact(doc._id, 1), 1, 'the one before, still waiting');
+    assert.equal(await relay.relayArtifact(doc._id, 1), 0, 'nothing waits any more');
+    const claims = await claimsOf(doc._id);
+    assert.deepEqual(recorder.ids(), [claims[1]!.event!.id, claims[0]!.event!.id]);
+    assert.ok(claims.every((c) => c.event_relayed_at && c.event_due_at === undefined));
+  });
+
+  it('the sweeper takes only what waited past the grace, per workspace in event order, in batches', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const [a, b] = [await workspace(), await workspace()];
+    const made: RevisionDoc[] = [];
+    for (const ws of [a, b, a, a]) {
+      const doc = await store.create(principal('alice'), ws, {
+        title: 't',
+        content_type: 'text/plain',
+        content: 'a',
+        context: {},
+        source: api,
+      });
+      made.push(...(await claimsOf(doc._id)));
+    }
+    const recorder = new Recorder();
+    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 1000, signalBatch: 2 });
+    assert.equal(await relay.sweep(), 0, 'not yet: the fast path has the grace to do it');
+    const later = new Date(Date.now() + 120_000);
+    assert.equal(await relay.sweep(later), 4);
+    const forA = recorder.calls.filter((c) => c.workspaceId === a._id);
+    assert.deepEqual(
+      forA.map((c) => c.events.length),
+      [2, 1],
+      'batches of two',
+    );
+    assert.deepEqual(
+      forA.flatMap((c) => c.events.map((e) => e.id)),
+      made.filter((c) => c.event!.workspace_id === a._id).map((c) => c.event!.id),
+    );
+    assert.equal(await relay.sweep(later), 0, 'marked: nothing twice');
+  });
+
+  it('a refused hand-over leaves that workspace waiting, the others go on; the next sweep takes it', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const [a, b] = [await workspace(), await workspace()];
+    for (const ws of [a, b])
+      await store.create(principal('alice'), ws, { title: 't', content_type: 'text/plain', content: 'a', context: {}, source: api });
+    const recorder = new Recorder();
+    recorder.refuse = a._id;
+    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
+    const later = new Date(Date.now() + 1000);
+    await assert.rejects(relay.sweep(later), /1 workspace\(s\) not relayed/);
+    assert.deepEqual(
+      recorder.calls.map((c) => c.workspaceId),
+      [b._id],
+    );
+    recorder.refuse = null;
+    assert.equal(await relay.sweep(later), 1);
+    assert.deepEqual(
+      recorder.calls.map((c) => c.workspaceId),
+      [b._id, a._id],
+    );
+  });
+
+  it('startSweeper runs sweeps until stopped, and logs a failed one', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const ws = await workspace();
+    const doc = await store.create(principal('alice'), ws, {
+      title: 't',
+      content_type: 'text/plain',
+      content: 'a',
+      context: {},
+      source: api,
+    });
+    const recorder = new Recorder();
+    recorder.refuse = ws._id;
+    const warnings: string[] = [];
+    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
+    const sweeper = startSweeper(relay, 50, { warn: (_o, m) => void warnings.push(m), info: () => undefined });
+    try {
+      await waitFor(() => warnings.length > 0);
+      recorder.refuse = null;
+      await waitFor(() => recorder.calls.length > 0);
+    } finally {
+      await sweeper.stop();
+    }
+    const claims = await claimsOf(doc._id);
+    assert.ok(recorder.ids().includes(claims[0]!.event!.id));
+    assert.match(warnings[0]!, /event sweep failed/);
+  });
+});
+
+async function waitFor(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(check(), 'in time');
+}
