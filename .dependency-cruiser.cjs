@@ -9,7 +9,8 @@ const layers = [
   { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|web)/' },
   { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp/client)/' },
   { name: 'contracts', path: '^src/workflows/contracts/' },
-  { name: 'runners', path: '^src/runners/' },
+  // Automations start invocations from the event workflow's activity, as the runners do from the API.
+  { name: 'runners', path: '^src/(runners|automations)/' },
   { name: 'activities', path: '^src/activities/' },
   { name: 'presenters', path: '^src/presenters/' },
   { name: 'operations', path: '^src/operations/' },

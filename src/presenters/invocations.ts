@@ -24,6 +24,7 @@ export function presentAgentRun(state: AgentRunState) {
     progress: state.progress,
     ...(state.decision ? { decision: state.decision } : {}),
     ...(state.error ? { error: state.error } : {}),
+    ...(state.automation ? { automation: state.automation } : {}),
     started_at: state.started_at,
     ...(state.expires_at ? { expires_at: state.expires_at } : {}),
     ...(state.completed_at ? { completed_at: state.completed_at } : {}),
