@@ -56,6 +56,11 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
       const sub = await subscriptions.get(input.subscriptionId);
       const secret = sub ? await deps.secrets.reveal(subscriptionSecretOwner(sub._id), sub.secret_id) : null;
       if (!sub || secret === null) return { gone: true, statusCode: null };
+      const secrets = [secret];
+      if (sub.previous_secret_id && sub.previous_secret_until && sub.previous_secret_until > new Date()) {
+        const previous = await deps.secrets.reveal(subscriptionSecretOwner(sub._id), sub.previous_secret_id);
+        if (previous !== null) secrets.push(previous);
+      }
       const [event] = await events.after(sub.workspace_id, input.seq - 1, 1);
       if (!event || event._id !== input.eventId) throw ApplicationFailure.nonRetryable(`event ${input.eventId} is not at seq ${input.seq}`);
       const body = JSON.stringify(webhookPayload(event));
@@ -77,7 +82,7 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
         const response = await deps.fetch(sub.url, {
           method: 'POST',
           redirect: 'manual', // a redirect is no delivery: the receiver's own URL is the one registered
-          headers: { 'content-type': 'application/json', 'user-agent': 'platform-webhooks/1', ...webhookHeaders(secret, event._id, body) },
+          headers: { 'content-type': 'application/json', 'user-agent': 'platform-webhooks/1', ...webhookHeaders(secrets, event._id, body) },
           body,
           signal: AbortSignal.timeout(config.SUBSCRIPTION_DELIVERY_TIMEOUT_MS),
         });

@@ -26,6 +26,9 @@ export interface SubscriptionDoc {
   content_types: string[] | null;
   /** The signing secret, in the secrets store under the owner `subscription:<id>` (no person lists or deletes it). */
   secret_id: string;
+  /** After a rotation: the secret before, which still signs too until `previous_secret_until`. */
+  previous_secret_id?: string | null;
+  previous_secret_until?: Date | null;
   state: SubscriptionState;
   /** The seq of the last event delivered or skipped. */
   cursor: number;
@@ -78,6 +81,14 @@ export class SubscriptionStore {
   async delete(id: string): Promise<void> {
     await this.deliveries.deleteMany({ subscription_id: id });
     await this.coll.deleteOne({ _id: id });
+  }
+
+  /** A new signing secret (written by the API only; the workflow never writes these fields). */
+  async rotateSecret(id: string, secretId: string, previousId: string, previousUntil: Date): Promise<void> {
+    await this.coll.updateOne(
+      { _id: id },
+      { $set: { secret_id: secretId, previous_secret_id: previousId, previous_secret_until: previousUntil, updated_at: new Date() } },
+    );
   }
 
   countOwned(ownerId: string): Promise<number> {

@@ -190,6 +190,23 @@ describe('subscription webhooks', () => {
     assert.ok(!(await alice.get('/secrets')).text.includes(sub.id), "the signing secret is not among the person's secrets");
   });
 
+  it('rotates its secret: the new one is shown once, and both sign until the old one expires', async () => {
+    const ws = await workspace();
+    const hook = await receiver();
+    const sub = await subscribe(ws, hook.url);
+    const rotated = await alice.post(`/subscriptions/${sub.id}/rotate-secret`);
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.match(rotated.body.secret, /^whsec_/);
+    assert.notEqual(rotated.body.secret, sub.secret);
+    assert.equal((await bob.post(`/subscriptions/${sub.id}/rotate-secret`)).status, 404);
+    await record(ws, [{}]);
+    await eventually(async () => hook.delivered().length === 1, 20_000, 'a delivery');
+    const [r] = hook.requests;
+    assert.equal(r!.headers['webhook-signature']!.split(' ').length, 2);
+    assert.ok(verifies(rotated.body.secret, r!), 'the new secret verifies');
+    assert.ok(verifies(sub.secret, r!), 'the old secret still verifies during the overlap');
+  });
+
   it('retries with backoff: 500 three times then 200 delivers every event in order, with no gap', async () => {
     const ws = await workspace();
     const hook = await receiver();
@@ -423,9 +440,8 @@ describe('subscription access', () => {
 });
 
 describe('subscription end to end', () => {
-  // Needs the event pipeline of issue #21 part 1: the event workflow records each event with its seq
-  // and calls dispatchWorkspaceEvents → notifySubscriptions. Until then events have no seq and this
-  // cannot pass (it is not faked: it waits for a real artifact write to reach the receiver).
+  // Through the whole pipeline of issue #21: the outbox, the event workflow that numbers events (seq)
+  // and calls dispatchWorkspaceEvents → notifySubscriptions, and this subscription's workflow.
   it('delivers an artifact written through the API to the subscriber', async () => {
     const ws = await workspace();
     const hook = await receiver();

@@ -155,6 +155,7 @@ before(async () => {
     'GET /subscriptions/:id': { path: `/subscriptions/${subscription}`, target: 'container' },
     'DELETE /subscriptions/:id': { path: `/subscriptions/${subscription}`, target: 'container' },
     'POST /subscriptions/:id/resume': { path: `/subscriptions/${subscription}/resume`, target: 'container' },
+    'POST /subscriptions/:id/rotate-secret': { path: `/subscriptions/${subscription}/rotate-secret`, target: 'container' },
     'GET /subscriptions/:id/deliveries': { path: `/subscriptions/${subscription}/deliveries`, target: 'container' },
     'POST /artifacts/search': { path: '/artifacts/search', body: { query: 't' }, target: 'none' },
     'POST /artifacts': { path: '/artifacts', body: { ...art_, collection_id: ws }, target: 'container' },

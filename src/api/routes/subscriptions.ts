@@ -15,6 +15,9 @@ import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 
+/** How long the secret before a rotation still signs deliveries, beside the new one (Standard Webhooks). */
+const rotationOverlapMs = 24 * 3600 * 1000;
+
 /** Subscriptions one person may hold (their servers' included): each is a long-lived workflow. */
 const maxPerOwner = 100;
 
@@ -131,7 +134,8 @@ export const subscriptionRoutes: RouteDef[] = [
       const doc = await visible(ctx);
       const { subscriptions, runner } = stores(ctx);
       await runner.stop(doc._id);
-      await ctx.services.secrets.delete(subscriptionSecretOwner(doc._id), doc.secret_id);
+      for (const id of [doc.secret_id, doc.previous_secret_id])
+        if (id) await ctx.services.secrets.delete(subscriptionSecretOwner(doc._id), id);
       await subscriptions.delete(doc._id);
       ctx.status = 204;
     },
@@ -147,6 +151,23 @@ export const subscriptionRoutes: RouteDef[] = [
       await stores(ctx).runner.resume(doc);
       ctx.status = 202;
       ctx.body = presentSubscription(doc);
+    },
+  },
+  {
+    method: 'post',
+    path: '/subscriptions/:id/rotate-secret',
+    access: 'events:subscribe',
+    handler: async (ctx) => {
+      const doc = await visible(ctx);
+      const owner = subscriptionSecretOwner(doc._id);
+      const secret = newWebhookSecret();
+      const stored = await ctx.services.secrets.create(owner, `webhook signing secret of subscription ${doc._id}`, secret);
+      const until = new Date(Date.now() + rotationOverlapMs);
+      await stores(ctx).subscriptions.rotateSecret(doc._id, stored._id, doc.secret_id, until);
+      // The secret before the previous one signs nothing any more.
+      if (doc.previous_secret_id) await ctx.services.secrets.delete(owner, doc.previous_secret_id);
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { id: doc._id, secret, previous_secret_valid_until: until.toISOString() };
     },
   },
   route({

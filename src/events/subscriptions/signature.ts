@@ -14,13 +14,13 @@ export function signatureOf(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-/** The three headers of one delivery. */
-export function webhookHeaders(secret: string, id: string, body: string, now = new Date()): Record<string, string> {
+/** The three headers of one delivery; several secrets (during a rotation) give one signature each, space-separated. */
+export function webhookHeaders(secrets: string[], id: string, body: string, now = new Date()): Record<string, string> {
   const timestamp = Math.floor(now.getTime() / 1000);
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signatureOf(secret, id, timestamp, body),
+    'webhook-signature': secrets.map((secret) => signatureOf(secret, id, timestamp, body)).join(' '),
   };
 }
 
