@@ -98,8 +98,12 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
         throw ApplicationFailure.retryable(`the webhook answered ${status}`, 'WebhookRefused');
       }
       await record('delivered', status, null);
-      await subscriptions.saveCursor(sub._id, input.seq);
+      await subscriptions.delivered(sub._id, input.seq);
       return { gone: false, statusCode: status };
+    },
+
+    async saveSubscriptionCursor(input: { subscriptionId: string; cursor: number }): Promise<void> {
+      await subscriptions.saveCursor(input.subscriptionId, input.cursor);
     },
 
     async recordSubscriptionState(input: {

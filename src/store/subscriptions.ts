@@ -118,6 +118,11 @@ export class SubscriptionStore {
     await this.coll.updateOne({ _id: id, cursor: { $lt: cursor } }, { $set: { cursor, updated_at: new Date() } });
   }
 
+  /** After a delivery: the cursor moves on, and the head event's failures are over. */
+  async delivered(id: string, cursor: number): Promise<void> {
+    await this.coll.updateOne({ _id: id, cursor: { $lt: cursor } }, { $set: { cursor, failures: 0, updated_at: new Date() } });
+  }
+
   async setState(id: string, change: { state: SubscriptionState; cursor: number; failures: number; reason: string | null }): Promise<void> {
     const paused = change.state === 'paused';
     await this.coll.updateOne(

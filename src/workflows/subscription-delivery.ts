@@ -20,7 +20,7 @@ import {
 
 const pageSize = 100;
 
-const { readSubscriptionEvents, recordSubscriptionState } = proxyActivities<Activities>({
+const { readSubscriptionEvents, recordSubscriptionState, saveSubscriptionCursor } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds', // store reads and one write
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -49,7 +49,8 @@ export async function subscriptionDelivery(input: SubscriptionDeliveryInput): Pr
   let failures = input.failures ?? 0;
   let resumed = false;
   setHandler(eventsRecordedSignal, (seq) => void (known = Math.max(known, seq)));
-  setHandler(resumeSignal, () => void (resumed = true));
+  // A resume counts only while paused: a second one sent meanwhile must not undo a later pause.
+  setHandler(resumeSignal, () => void (resumed = state === 'paused'));
   setHandler(subscriptionStatusQuery, () => ({ state, cursor, failures }));
 
   const moveTo = async (next: SubscriptionState, reason: string | null) => {
@@ -85,14 +86,18 @@ export async function subscriptionDelivery(input: SubscriptionDeliveryInput): Pr
       steps++;
     }
     if (state === 'paused') continue;
-    cursor = Math.max(cursor, batch.scannedTo);
+    if (batch.scannedTo > cursor) {
+      // Events past the last delivery that the filter skipped: the stored cursor moves past them too.
+      cursor = batch.scannedTo;
+      await saveSubscriptionCursor({ subscriptionId, cursor });
+      steps++;
+    }
     if (batch.more) continue;
     if (steps >= policy.continueAsNewAfter || workflowInfo().continueAsNewSuggested) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof subscriptionDelivery>({ ...input, cursor: Math.max(cursor, 0), state, failures });
     }
-    // Nothing more to read: wait for a newer event, a resume (which also wakes), or the poll.
-    await condition(() => known > cursor || resumed, policy.pollSeconds * 1000);
-    resumed = false;
+    // Nothing more to read: wait for a newer event, or the poll.
+    await condition(() => known > cursor, policy.pollSeconds * 1000);
   }
 }

@@ -273,7 +273,14 @@ describe('subscription webhooks', () => {
       hook.delivered(),
       events.map((e) => e.id),
     );
-    await eventually(async () => (await alice.get(`/subscriptions/${sub.id}`)).body.state === 'active', 10_000, 'active again');
+    await eventually(
+      async () => {
+        const shown = (await alice.get(`/subscriptions/${sub.id}`)).body;
+        return shown.state === 'active' && shown.failures === 0 && shown.cursor === 4;
+      },
+      10_000,
+      'active again, past the backlog',
+    );
     await eventually(() => findByState('active'), 20_000, 'SubscriptionState = "active"');
     const again = await alice.post(`/subscriptions/${sub.id}/resume`);
     assert.equal(again.status, 409);
