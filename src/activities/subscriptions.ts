@@ -1,13 +1,16 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import type { Config } from '../kernel/config/env.js';
+import { deliveryRefusal } from '../events/subscriptions/access.js';
 import { matchesFilter } from '../events/subscriptions/filter.js';
 import { createSubscriptionNotifier } from '../events/subscriptions/notify.js';
 import { webhookPayload } from '../events/subscriptions/payload.js';
 import { webhookHeaders } from '../events/subscriptions/signature.js';
 import type { FetchLike } from '../net/outbound.js';
 import { SubscriptionRunner } from '../runners/subscriptions.js';
+import { ContainerStore } from '../store/containers.js';
 import { EventStore } from '../store/events.js';
+import { ServerCredentialStore } from '../store/server-credentials.js';
 import type { SecretStore } from '../store/secrets.js';
 import { subscriptionSecretOwner, SubscriptionStore, type SubscriptionState } from '../store/subscriptions.js';
 import type { DeliveryOutcome, SubscriptionBatch } from '../workflows/contracts/subscription-delivery.js';
@@ -24,6 +27,7 @@ const short = (message: string) => message.slice(0, maxErrorLength);
 export function createSubscriptionActivities(config: Config, db: Db, deps: { secrets: SecretStore; fetch: FetchLike }) {
   const subscriptions = new SubscriptionStore(db);
   const events = new EventStore(db);
+  const access = { containers: new ContainerStore(db), serverCredentials: new ServerCredentialStore(db) };
 
   return {
     /** The matching events past `after`, in seq order; saves `after` as the stored cursor first. */
@@ -34,12 +38,15 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
       prune: boolean;
     }): Promise<SubscriptionBatch> {
       const sub = await subscriptions.get(input.subscriptionId);
-      if (!sub) return { gone: true, events: [], scannedTo: input.after, more: false };
+      if (!sub) return { gone: true, refused: null, events: [], scannedTo: input.after, more: false };
+      const refused = await deliveryRefusal(access, sub);
+      if (refused) return { gone: false, refused, events: [], scannedTo: input.after, more: false };
       await subscriptions.saveCursor(sub._id, input.after);
       if (input.prune) await subscriptions.pruneDeliveries(sub._id);
       const page = await events.after(sub.workspace_id, input.after, input.limit);
       return {
         gone: false,
+        refused: null,
         events: page.filter((e) => matchesFilter(sub, e)).map((e) => ({ id: e._id, seq: e.seq! })),
         scannedTo: page.at(-1)?.seq ?? input.after,
         more: page.length === input.limit,

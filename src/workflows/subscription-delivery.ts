@@ -71,6 +71,10 @@ export async function subscriptionDelivery(input: SubscriptionDeliveryInput): Pr
     prune = false;
     steps++;
     if (batch.gone) return;
+    if (batch.refused) {
+      await moveTo('paused', batch.refused);
+      continue;
+    }
     for (const event of batch.events) {
       try {
         const outcome = await deliverSubscriptionEvent({ subscriptionId, eventId: event.id, seq: event.seq, attemptsBefore: failures });

@@ -404,6 +404,27 @@ describe('subscription access', () => {
     assert.equal((await unscoped.post(`/workspaces/${ws}/subscriptions`, { url: hook.url })).status, 403);
   });
 
+  it('stops delivering when the subscriber loses the workspace grant: it pauses, and nothing is sent', async () => {
+    const ws = await workspace();
+    const hook = await receiver();
+    const bobWs = (await bob.post('/workspaces', { name: 'bob servers' })).body.id;
+    const bobServer = await registerServer(bob, bobWs, { transport: { type: 'http', url: 'http://127.0.0.1:9/bob' } }, 'bob');
+    assert.equal((await bob.post(`/workspaces/${ws}/subscriptions`, { url: hook.url, server_id: bobServer })).status, 404);
+    assert.equal((await alice.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'R' })).status, 200);
+    const sub = await subscribe(ws, hook.url, { server_id: bobServer }, bob);
+    const [first] = await record(ws, [{}]);
+    await eventually(async () => hook.delivered()[0] === first!.id, 20_000, 'a delivery while shared');
+    assert.equal((await alice.delete(`/workspaces/${ws}/shares/${bob.userId}`)).status, 204);
+    await record(ws, [{}, {}]);
+    const paused = await eventually(async () => {
+      const doc = await new SubscriptionStore(platform.services.db).get(sub.id);
+      return doc?.state === 'paused' ? doc : undefined;
+    });
+    assert.match(paused.pause_reason!, /no longer readable/);
+    assert.equal(hook.requests.length, 1, 'nothing after the grant was withdrawn');
+    assert.equal((await bob.get(`/subscriptions/${sub.id}`)).status, 404, 'nor can bob see it now');
+  });
+
   it('answers problem+json for bad input, and refuses private addresses through the SSRF guard', async () => {
     const ws = await workspace();
     const post = (body: unknown) => alice.post(`/workspaces/${ws}/subscriptions`, body);

@@ -1,6 +1,6 @@
 import type { Filter } from 'mongodb';
 import { baseType, mcpServerType } from '../../artifacts/content-types/index.js';
-import type { Principal } from '../../identity/principal.js';
+import { ScopeSet, userPrincipal, type Principal } from '../../identity/principal.js';
 import { problems } from '../../kernel/errors/problem.js';
 import type { ArtifactDoc } from '../../store/artifact-doc.js';
 import type { ArtifactStore } from '../../store/artifacts.js';
@@ -68,4 +68,21 @@ export async function canSee(deps: AccessDeps, principal: Principal, doc: Subscr
   const scope = await visibleSubscriptions(deps, principal);
   if (!scope || doc.owner_id !== scope.owner_id || (scope.server_id !== undefined && doc.server_id !== scope.server_id)) return false;
   return (await deps.containers.get('workspace', principal, doc.workspace_id)) !== null;
+}
+
+/**
+ * Why a subscription may no longer deliver, or null while it may: checked before each batch, so a
+ * withdrawn grant, a deactivated or narrowed credential or a removed scope stops the deliveries
+ * (the subscription pauses; a resume checks again).
+ */
+export async function deliveryRefusal(deps: Omit<AccessDeps, 'artifacts'>, doc: SubscriptionDoc): Promise<string | null> {
+  let principal = userPrincipal(doc.owner_id, false);
+  if (doc.created_by.kind === 'server_credential') {
+    const credential = await deps.serverCredentials.get(doc.created_by.id);
+    if (!credential || !credential.active) return 'the server credential that made it is deleted or deactivated';
+    if (!new ScopeSet(credential.scopes).allows('events:subscribe')) return 'the server credential no longer holds events:subscribe';
+    principal = { ...principal, actor: { kind: 'server_credential', id: credential._id }, filters: credential.resource_filters };
+  }
+  const workspace = await deps.containers.get('workspace', principal, doc.workspace_id);
+  return workspace ? null : `workspace ${doc.workspace_id} is no longer readable by the subscriber`;
 }

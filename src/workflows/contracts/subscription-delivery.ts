@@ -45,6 +45,8 @@ export interface SubscriptionDeliveryInput {
 export interface SubscriptionBatch {
   /** The subscription was deleted: the run ends. */
   gone: boolean;
+  /** Why it may no longer deliver (access withdrawn): it pauses. */
+  refused: string | null;
   events: { id: string; seq: number }[];
   /** The seq of the last event read, matching or not. */
   scannedTo: number;
