@@ -481,5 +481,8 @@ describe('subscription end to end', () => {
     assert.equal(body.kind, 'artifact_created');
     assert.equal(body.artifact_id, made.body.id);
     assert.ok(verifies(sub.secret, hook.requests[0]!));
+    const presented = (await alice.get(`/workspaces/${ws}/events`)).body.items.find((e: { id: string }) => e.id === body.id);
+    assert.deepEqual(body, presented, 'the body is the event exactly as GET /workspaces/{id}/events presents it');
+    assert.equal(typeof body.seq, 'number');
   });
 });
