@@ -30,9 +30,13 @@ export class EventRelay {
     return this.options.sweepLimit;
   }
 
-  /** The fast path: a draft's waiting events from `fromRevision` on (normally the write's own), handed on now. */
-  async relayArtifact(artifactId: string, fromRevision: number): Promise<number> {
-    return this.relay(await outbox.waitingOf(this.db, artifactId, fromRevision));
+  /**
+   * The fast path: the event of one write (the draft's claim on `revision`), handed on now if it still
+   * waits. Anything else left waiting (a claim at another revision, a crash) is the sweeper's.
+   */
+  async relayClaim(artifactId: string, revision: number): Promise<number> {
+    const claim = await outbox.waiting(this.db, artifactId, revision);
+    return claim ? this.relay([claim]) : 0;
   }
 
   /** One sweep: every event that waited longer than the grace, oldest first, up to the limit. Returns how many. */

@@ -68,8 +68,9 @@ export class EventRunner {
     }
     if (!this.relay) throw new Error('EventRunner: no outbox to relay from');
     if (!this.outbox!.inline) return;
-    // A delete's claim is the revision after the draft as it was read before it.
-    await this.relay.relayArtifact(write.doc._id, write.kind === 'artifact_deleted' ? write.doc.revision + 1 : write.doc.revision);
+    // A delete's claim is the revision after the draft as it was read before it (a blind delete that
+    // raced another write claimed a later one: the sweeper relays that).
+    await this.relay.relayClaim(write.doc._id, write.kind === 'artifact_deleted' ? write.doc.revision + 1 : write.doc.revision);
   }
 
   /** An event with no claim behind it (a move): signalled directly, once. */

@@ -30,8 +30,12 @@ export interface RevisionDoc {
    * without its event. Absent on claims made before the outbox.
    */
   event?: WorkspaceEvent;
-  /** Set while the event waits to be handed to the workspace's event workflow (the sweeper's index); unset once it is. */
-  event_due_at?: Date;
+  /**
+   * True while the event waits to be handed to the workspace's event workflow; unset once it is. The
+   * sweeper's index: an equality on it is answered from the index on FerretDB too (a range is a
+   * collection scan there: 190 ms over 5,000 claims against 4 ms, measured).
+   */
+  event_waiting?: true;
   /** When the event was handed on (by the write's fast path or by the sweeper). */
   event_relayed_at?: Date;
 }
@@ -82,7 +86,7 @@ export function claimWithEvent(
     source: { ...cause.source },
     depth,
   };
-  return { _id: revisionId(draft._id, revision), artifact_id: draft._id, revision, state, claimed_at, event, event_due_at: claimed_at };
+  return { _id: revisionId(draft._id, revision), artifact_id: draft._id, revision, state, claimed_at, event, event_waiting: true };
 }
 
 export const revisionId = (artifactId: string, revision: number) => `${artifactId}:${String(revision).padStart(10, '0')}`;
@@ -131,30 +135,37 @@ export async function listRevisions(db: Db, artifactId: string, limit: number, c
  * doing it twice, or from two processes, changes nothing.
  */
 export const outbox = {
-  /** The sweeper's index: only claims still waiting carry `event_due_at`. */
+  /** The sweeper's index: only claims still waiting carry `event_waiting`. */
   async ensureIndex(db: Db): Promise<void> {
-    await revisionsCollection(db).createIndex({ event_due_at: 1 }, { name: 'event_due' });
+    await revisionsCollection(db).createIndex({ event_waiting: 1 }, { name: 'event_waiting' });
   },
 
-  /** A draft's claims from `fromRevision` on whose event still waits (the write's fast path). */
-  waitingOf(db: Db, artifactId: string, fromRevision: number): Promise<RevisionDoc[]> {
-    return revisionsCollection(db)
-      .find({ _id: { $gte: revisionId(artifactId, Math.max(1, fromRevision)), $lt: `${artifactId};` }, event_due_at: { $exists: true } })
-      .sort({ _id: 1 })
-      .toArray();
+  /**
+   * The claim on one revision, if its event still waits (the write's fast path). By `_id` alone: the
+   * one lookup every engine answers from its primary key (FerretDB scans for a range, measured).
+   */
+  async waiting(db: Db, artifactId: string, revision: number): Promise<RevisionDoc | null> {
+    const claim = await revisionsCollection(db).findOne({ _id: revisionId(artifactId, revision) });
+    return claim?.event && claim.event_waiting ? claim : null;
   },
 
-  /** Claims whose event has waited since `before` or longer, oldest first (the sweeper). */
-  due(db: Db, before: Date, limit: number): Promise<RevisionDoc[]> {
-    return revisionsCollection(db)
-      .find({ event_due_at: { $lte: before } })
-      .sort({ event_due_at: 1 })
-      .limit(limit)
-      .toArray();
+  /**
+   * Claims whose event has waited since `before` or longer, oldest first, at most `limit` (the
+   * sweeper). Read by the equality the index answers, among at most `scan` waiting claims; the ones
+   * still within their grace are left for the next sweep.
+   */
+  async due(db: Db, before: Date, limit: number, scan = limit * 4): Promise<RevisionDoc[]> {
+    const waiting = await revisionsCollection(db).find({ event_waiting: true }).limit(scan).toArray();
+    return waiting
+      .filter((c) => c.claimed_at <= before)
+      .sort((a, b) => a.claimed_at.getTime() - b.claimed_at.getTime())
+      .slice(0, limit);
   },
 
+  /** One update per claim, by `_id` (see waiting()): a field set, so doing it twice changes nothing. */
   async markRelayed(db: Db, ids: string[], at: Date): Promise<void> {
-    if (ids.length === 0) return;
-    await revisionsCollection(db).updateMany({ _id: { $in: ids } }, { $set: { event_relayed_at: at }, $unset: { event_due_at: '' } });
+    await Promise.all(
+      ids.map((_id) => revisionsCollection(db).updateOne({ _id }, { $set: { event_relayed_at: at }, $unset: { event_waiting: '' } })),
+    );
   },
 };

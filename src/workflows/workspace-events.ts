@@ -4,9 +4,13 @@ import type { RecordedEvent, WorkspaceEvent } from '../events/types.js';
 import { type WorkspaceEventsInput, artifactEventSignal, artifactEventsSignal, pendingEventsQuery } from './contracts/workspace-events.js';
 
 const batchSize = 100;
-/** Continue as new past this much history, whatever the event count (a few hundred events' worth). */
-const maxHistoryEvents = 2_000;
-const maxHistoryBytes = 2 * 1024 * 1024;
+/**
+ * Continue as new past this much history, whatever the event count: an event costs about 3 KB of
+ * history (its signal, the record activity's input, the dispatch's), so a few hundred events a run.
+ * A task that replays a run (a worker's cache evicted it) replays at most this much.
+ */
+const maxHistoryEvents = 1_000;
+const maxHistoryBytes = 512 * 1024;
 /** How many recent event ids a run remembers (and hands to the next), to drop an event relayed twice. */
 const recentIdsKept = 1_000;
 /** The outbox's shape (issue #21): seq numbering, dedup by id, and the dispatch activity after each batch. */

@@ -28,7 +28,7 @@ async function workspace(): Promise<ContainerDoc> {
 }
 
 /** Marks every waiting event handed on: each relay test sees only the claims it makes. */
-const drain = () => revisionsCollection(platform.services.db).updateMany({}, { $unset: { event_due_at: '' } });
+const drain = () => revisionsCollection(platform.services.db).updateMany({}, { $unset: { event_waiting: '' } });
 
 const claimsOf = (id: string) => revisionsCollection(platform.services.db).find({ artifact_id: id }).sort({ _id: 1 }).toArray();
 
@@ -76,7 +76,7 @@ describe('the outbox: each draft write inserts its event with its revision claim
       assert.equal(c.event!.artifact_id, doc._id);
       assert.equal(c.event!.content_type, 'text/plain');
       assert.equal(c.event!.occurred_at, c.claimed_at.toISOString());
-      assert.ok(c.event_due_at && !c.event_relayed_at);
+      assert.ok(c.event_waiting && !c.event_relayed_at);
     }
     assert.equal(claims[0]!.event!.source!.request_id, 'req-1');
     assert.deepEqual(claims[3]!.event!.source!.automation, { id: 'auto-1', depth: 2, event_id: 'e' });
@@ -101,7 +101,7 @@ describe('the outbox: each draft write inserts its event with its revision claim
 describe('the relay', () => {
   beforeEach(drain);
 
-  it("hands on a draft's waiting events in order, marks them, and hands nothing on twice", async () => {
+  it("hands on a write's waiting event, marks it, and hands nothing on twice", async () => {
     const store = new ArtifactStore(platform.services.db);
     const ws = await workspace();
     const doc = await store.create(principal('alice'), ws, {
@@ -114,12 +114,13 @@ describe('the relay', () => {
     await store.update(principal('alice'), doc._id, { content: 'b' }, api);
     const recorder = new Recorder();
     const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 10, signalBatch: 10 });
-    assert.equal(await relay.relayArtifact(doc._id, 2), 1, 'from the write its caller made');
-    assert.equal(await relay.relayArtifact(doc._id, 1), 1, 'the one before, still waiting');
-    assert.equal(await relay.relayArtifact(doc._id, 1), 0, 'nothing waits any more');
+    assert.equal(await relay.relayClaim(doc._id, 2), 1, 'the write its caller made');
+    assert.equal(await relay.relayClaim(doc._id, 2), 0, 'not twice');
+    assert.equal(await relay.relayClaim(doc._id, 3), 0, 'no such claim');
+    assert.equal(await relay.relayClaim(doc._id, 1), 1, 'the one before, still waiting');
     const claims = await claimsOf(doc._id);
     assert.deepEqual(recorder.ids(), [claims[1]!.event!.id, claims[0]!.event!.id]);
-    assert.ok(claims.every((c) => c.event_relayed_at && c.event_due_at === undefined));
+    assert.ok(claims.every((c) => c.event_relayed_at && c.event_waiting === undefined));
   });
 
   it('the sweeper takes only what waited past the grace, per workspace in event order, in batches', async () => {
