@@ -2,7 +2,8 @@
 # `npm run bench`: artifact create, get and search against a raw Koa + driver baseline, then a 1,000-artifact
 # commit (approve → committed) against raw driver writes of the same documents, then MCP
 # `tools/call search` against `POST /artifacts/search`, then an external MCP tool call through the
-# platform against a direct SDK client call, then task-agent invocation (apply mode) against a plain read.
+# platform against a direct SDK client call, then a burst of 2,000 writes and their events (issue #21), then
+# task-agent invocation (apply mode) against a plain read.
 # The engine alone (choosing a FerretDB backend): EMBEDDED_MONGO_BACKEND=sqlite|postgresql node --import tsx bench/engine-load.ts
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +12,5 @@ node --import tsx bench/artifacts.ts "$@"
 node --import tsx bench/commit.ts
 node --import tsx bench/mcp-search.ts
 node --import tsx bench/mcp-client.ts
+node --import tsx bench/event-burst.ts
 exec node --import tsx bench/invoke.ts
