@@ -4,7 +4,7 @@ import type { Config } from '../kernel/config/env.js';
 import { deliveryRefusal } from '../events/subscriptions/access.js';
 import { matchesFilter } from '../events/subscriptions/filter.js';
 import { createSubscriptionNotifier } from '../events/subscriptions/notify.js';
-import { webhookPayload } from '../events/subscriptions/payload.js';
+import { eventWire } from '../events/wire.js';
 import { webhookHeaders } from '../events/subscriptions/signature.js';
 import type { FetchLike } from '../net/outbound.js';
 import { SubscriptionRunner } from '../runners/subscriptions.js';
@@ -70,7 +70,8 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
       }
       const [event] = await events.after(sub.workspace_id, input.seq - 1, 1);
       if (!event || event._id !== input.eventId) throw ApplicationFailure.nonRetryable(`event ${input.eventId} is not at seq ${input.seq}`);
-      const body = JSON.stringify(webhookPayload(event));
+      // The event exactly as GET /workspaces/{id}/events presents it.
+      const body = JSON.stringify(eventWire(event));
       const attempts = input.attemptsBefore + Context.current().info.attempt;
       const record = (outcome: 'delivered' | 'failed', statusCode: number | null, error: string | null) =>
         subscriptions.recordAttempt({

@@ -1,9 +1,9 @@
 import type { StdioServers } from '../stdio-servers/index.js';
+import { eventWire } from '../events/wire.js';
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { CommitDoc, CommitItemDoc, CommitResultDoc } from '../store/commits.js';
 import type { VersionDoc } from '../store/versions.js';
 import type { ContainerDoc } from '../store/containers.js';
-import type { EventDoc } from '../store/events.js';
 import type { Page } from '../store/pagination.js';
 
 /** What leaves the server: a handler never returns a raw database document. */
@@ -45,25 +45,8 @@ export function presentContainer(doc: ContainerDoc) {
   };
 }
 
-export function presentEvent(doc: EventDoc) {
-  return {
-    id: doc._id,
-    kind: doc.kind,
-    workspace_id: doc.workspace_id,
-    artifact_id: doc.artifact_id,
-    actor: doc.actor,
-    occurred_at: doc.occurred_at,
-    recorded_at: doc.recorded_at.toISOString(),
-    ...(doc.changed ? { changed: doc.changed } : {}),
-    // Issue #21: the artifact's type and the revision the write made, where the write came from, the
-    // automation depth, and the workspace's recording order (absent on events recorded before them).
-    ...(doc.content_type ? { content_type: doc.content_type } : {}),
-    ...(doc.revision !== undefined ? { revision: doc.revision } : {}),
-    ...(doc.source ? { source: doc.source } : {}),
-    ...(doc.depth !== undefined ? { depth: doc.depth } : {}),
-    ...(doc.seq !== undefined ? { seq: doc.seq } : {}),
-  };
-}
+/** An event as every surface sends it (events/wire.ts). */
+export const presentEvent = eventWire;
 
 export function presentPage<T, R>(page: Page<T>, present: (item: T) => R) {
   return { items: page.items.map(present), next_cursor: page.next_cursor };
