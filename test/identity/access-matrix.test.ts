@@ -5,22 +5,15 @@ import { after, before, describe, it } from 'node:test';
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { routes } from '../../src/api/app.js';
 import { connectionIdFor } from '../../src/connections/ids.js';
+import { scopes } from '../../src/identity/principal.js';
 import type { RouteDef } from '../../src/api/route.js';
 import { Api } from '../helpers/http.js';
 import { asServer, createApiKey, createServerCredential } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { commitInto } from '../helpers/commit.js';
 
-const allScopes = [
-  'artifact:read',
-  'artifact:write',
-  'artifact:manage',
-  'artifact:invoke',
-  'search:read',
-  'stream:read',
-  'stream:ingest',
-  'events:subscribe',
-];
+/** Every coarse scope: a credential that holds them all is refused only by grants and route rules. */
+const allScopes = [...scopes];
 
 /** What a route acts on: a workspace/collection or something inside one, something a person owns, or nothing. */
 type Target = 'container' | 'owned' | 'none';
