@@ -9,11 +9,11 @@ import { webhookHeaders } from '../events/subscriptions/signature.js';
 import type { FetchLike } from '../net/outbound.js';
 import { SubscriptionRunner } from '../runners/subscriptions.js';
 import { ContainerStore } from '../store/containers.js';
-import { EventStore } from '../store/events.js';
+import { EventStore, type EventDoc } from '../store/events.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
 import type { SecretStore } from '../store/secrets.js';
-import { subscriptionSecretOwner, SubscriptionStore, type SubscriptionState } from '../store/subscriptions.js';
-import type { DeliveryOutcome, SubscriptionBatch } from '../workflows/contracts/subscription-delivery.js';
+import { subscriptionSecretOwner, SubscriptionStore, type SubscriptionDoc, type SubscriptionState } from '../store/subscriptions.js';
+import type { DeliveryOutcome, PageOutcome, SubscriptionBatch } from '../workflows/contracts/subscription-delivery.js';
 
 /** notifySubscriptions for the event dispatch activity: pokes each active subscription's workflow through the activity's client. */
 export const subscriptionNotifier = (config: Config, db: Db) =>
@@ -28,6 +28,63 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
   const subscriptions = new SubscriptionStore(db);
   const events = new EventStore(db);
   const access = { containers: new ContainerStore(db), serverCredentials: new ServerCredentialStore(db) };
+
+  /** The subscription and the secrets that sign for it now (the previous one too, for a day after a rotation); null once it is gone. */
+  async function targetOf(subscriptionId: string) {
+    const sub = await subscriptions.get(subscriptionId);
+    const secret = sub ? await deps.secrets.reveal(subscriptionSecretOwner(sub._id), sub.secret_id) : null;
+    if (!sub || secret === null) return null;
+    const secrets = [secret];
+    if (sub.previous_secret_id && sub.previous_secret_until && sub.previous_secret_until > new Date()) {
+      const previous = await deps.secrets.reveal(subscriptionSecretOwner(sub._id), sub.previous_secret_id);
+      if (previous !== null) secrets.push(previous);
+    }
+    return { sub, secrets };
+  }
+
+  /** One signed POST of one event, recorded as a delivery attempt: its status, or why it failed. */
+  async function attempt(
+    { sub, secrets }: { sub: SubscriptionDoc; secrets: string[] },
+    event: EventDoc,
+    attempts: number,
+  ): Promise<{ status: number } | { status: number | null; failure: string }> {
+    // The event exactly as GET /workspaces/{id}/events presents it.
+    const body = JSON.stringify(eventWire(event));
+    const record = (outcome: 'delivered' | 'failed', statusCode: number | null, error: string | null) =>
+      subscriptions.recordAttempt({
+        _id: `${sub._id}:${event._id}`,
+        subscription_id: sub._id,
+        event_id: event._id,
+        seq: event.seq!,
+        attempts,
+        outcome,
+        status_code: statusCode,
+        error,
+        at: new Date(),
+      });
+    let status: number;
+    try {
+      const response = await deps.fetch(sub.url, {
+        method: 'POST',
+        redirect: 'manual', // a redirect is no delivery: the receiver's own URL is the one registered
+        headers: { 'content-type': 'application/json', 'user-agent': 'platform-webhooks/1', ...webhookHeaders(secrets, event._id, body) },
+        body,
+        signal: AbortSignal.timeout(config.SUBSCRIPTION_DELIVERY_TIMEOUT_MS),
+      });
+      status = response.status;
+      await response.body?.cancel().catch(() => undefined);
+    } catch (err) {
+      const message = short(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      await record('failed', null, message);
+      return { status: null, failure: `delivery failed: ${message}` };
+    }
+    if (status < 200 || status > 299) {
+      await record('failed', status, `answered ${status}`);
+      return { status, failure: `the webhook answered ${status}` };
+    }
+    await record('delivered', status, null);
+    return { status };
+  }
 
   return {
     /** The matching events past `after`, in seq order; saves `after` as the stored cursor first. */
@@ -60,54 +117,42 @@ export function createSubscriptionActivities(config: Config, db: Db, deps: { sec
       seq: number;
       attemptsBefore: number;
     }): Promise<DeliveryOutcome> {
-      const sub = await subscriptions.get(input.subscriptionId);
-      const secret = sub ? await deps.secrets.reveal(subscriptionSecretOwner(sub._id), sub.secret_id) : null;
-      if (!sub || secret === null) return { gone: true, statusCode: null };
-      const secrets = [secret];
-      if (sub.previous_secret_id && sub.previous_secret_until && sub.previous_secret_until > new Date()) {
-        const previous = await deps.secrets.reveal(subscriptionSecretOwner(sub._id), sub.previous_secret_id);
-        if (previous !== null) secrets.push(previous);
-      }
-      const [event] = await events.after(sub.workspace_id, input.seq - 1, 1);
+      const target = await targetOf(input.subscriptionId);
+      if (!target) return { gone: true, statusCode: null };
+      const [event] = await events.after(target.sub.workspace_id, input.seq - 1, 1);
       if (!event || event._id !== input.eventId) throw ApplicationFailure.nonRetryable(`event ${input.eventId} is not at seq ${input.seq}`);
-      // The event exactly as GET /workspaces/{id}/events presents it.
-      const body = JSON.stringify(eventWire(event));
-      const attempts = input.attemptsBefore + Context.current().info.attempt;
-      const record = (outcome: 'delivered' | 'failed', statusCode: number | null, error: string | null) =>
-        subscriptions.recordAttempt({
-          _id: `${sub._id}:${event._id}`,
-          subscription_id: sub._id,
-          event_id: event._id,
-          seq: input.seq,
-          attempts,
-          outcome,
-          status_code: statusCode,
-          error,
-          at: new Date(),
-        });
-      let status: number;
-      try {
-        const response = await deps.fetch(sub.url, {
-          method: 'POST',
-          redirect: 'manual', // a redirect is no delivery: the receiver's own URL is the one registered
-          headers: { 'content-type': 'application/json', 'user-agent': 'platform-webhooks/1', ...webhookHeaders(secrets, event._id, body) },
-          body,
-          signal: AbortSignal.timeout(config.SUBSCRIPTION_DELIVERY_TIMEOUT_MS),
-        });
-        status = response.status;
-        await response.body?.cancel().catch(() => undefined);
-      } catch (err) {
-        const message = short(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
-        await record('failed', null, message);
-        throw ApplicationFailure.retryable(`delivery failed: ${message}`, 'WebhookUnreachable');
+      const sent = await attempt(target, event, input.attemptsBefore + Context.current().info.attempt);
+      if ('failure' in sent)
+        throw ApplicationFailure.retryable(sent.failure, sent.status === null ? 'WebhookUnreachable' : 'WebhookRefused');
+      await subscriptions.delivered(target.sub._id, event.seq!);
+      return { gone: false, statusCode: sent.status };
+    },
+
+    /**
+     * The fast path: a page of events (in seq order) delivered in one activity, each tried once,
+     * stopping at the first that fails (the workflow then retries that one alone, with backoff) or
+     * when the page has taken `budgetMs`.
+     */
+    async deliverSubscriptionEvents(input: {
+      subscriptionId: string;
+      events: { id: string; seq: number }[];
+      budgetMs: number;
+    }): Promise<PageOutcome> {
+      const target = await targetOf(input.subscriptionId);
+      if (!target) return { gone: true, delivered: 0 };
+      const first = input.events[0]?.seq ?? 0;
+      const last = input.events.at(-1)?.seq ?? 0;
+      const docs = new Map((await events.after(target.sub.workspace_id, first - 1, last - first + 1)).map((e) => [e._id, e]));
+      const until = Date.now() + input.budgetMs;
+      let delivered = 0;
+      for (const { id, seq } of input.events) {
+        const event = docs.get(id);
+        if (!event || event.seq !== seq || Date.now() > until) break;
+        if ('failure' in (await attempt(target, event, 1))) break;
+        delivered++;
       }
-      if (status < 200 || status > 299) {
-        await record('failed', status, `answered ${status}`);
-        throw ApplicationFailure.retryable(`the webhook answered ${status}`, 'WebhookRefused');
-      }
-      await record('delivered', status, null);
-      await subscriptions.delivered(sub._id, input.seq);
-      return { gone: false, statusCode: status };
+      if (delivered > 0) await subscriptions.delivered(target.sub._id, input.events[delivered - 1]!.seq);
+      return { gone: false, delivered };
     },
 
     async saveSubscriptionCursor(input: { subscriptionId: string; cursor: number }): Promise<void> {

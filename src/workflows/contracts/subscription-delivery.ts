@@ -59,3 +59,9 @@ export interface DeliveryOutcome {
   gone: boolean;
   statusCode: number | null;
 }
+
+/** A page of deliveries, each tried once: how many went through, in order, before the first that did not. */
+export interface PageOutcome {
+  gone: boolean;
+  delivered: number;
+}
