@@ -21,6 +21,10 @@ after(() => platform.close());
 const api: Provenance['source'] = { kind: 'api', request_id: 'req-1' };
 const principal = (subject: string) => ({ subject }) as unknown as Principal;
 
+/** A plain-text draft by alice in `ws`, through the store (its claim carries the create's event). */
+const draftIn = (store: ArtifactStore, ws: ContainerDoc) =>
+  store.create(principal('alice'), ws, { title: 't', content_type: 'text/plain', content: 'a', context: {}, source: api });
+
 async function workspace(): Promise<ContainerDoc> {
   const admin = await platform.admin();
   const id = (await admin.post('/workspaces', { name: 'outbox' })).body.id as string;
@@ -46,13 +50,7 @@ describe('the outbox: each draft write inserts its event with its revision claim
   it('create, update, archive, delete: kind, actor, changed, content type, revision, source, depth and a stable id', async () => {
     const store = new ArtifactStore(platform.services.db);
     const ws = await workspace();
-    const doc = await store.create(principal('alice'), ws, {
-      title: 't',
-      content_type: 'text/plain',
-      content: 'a',
-      context: {},
-      source: api,
-    });
+    const doc = await draftIn(store, ws);
     await store.update(principal('bob'), doc._id, { title: 'u', secrets_owner: 'bob' }, api);
     await store.setArchived(principal('bob'), doc._id, true, api);
     const automated = { ...api, kind: 'agent', automation: { id: 'auto-1', depth: 2, event_id: 'e' } } as Provenance['source'];
@@ -104,13 +102,7 @@ describe('the relay', () => {
   it("hands on a write's waiting event, marks it, and hands nothing on twice", async () => {
     const store = new ArtifactStore(platform.services.db);
     const ws = await workspace();
-    const doc = await store.create(principal('alice'), ws, {
-      title: 't',
-      content_type: 'text/plain',
-      content: 'a',
-      context: {},
-      source: api,
-    });
+    const doc = await draftIn(store, ws);
     await store.update(principal('alice'), doc._id, { content: 'b' }, api);
     const recorder = new Recorder();
     const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 10, signalBatch: 10 });
@@ -128,13 +120,7 @@ describe('the relay', () => {
     const [a, b] = [await workspace(), await workspace()];
     const made: RevisionDoc[] = [];
     for (const ws of [a, b, a, a]) {
-      const doc = await store.create(principal('alice'), ws, {
-        title: 't',
-        content_type: 'text/plain',
-        content: 'a',
-        context: {},
-        source: api,
-      });
+      const doc = await draftIn(store, ws);
       made.push(...(await claimsOf(doc._id)));
     }
     const recorder = new Recorder();
@@ -158,8 +144,7 @@ describe('the relay', () => {
   it('a refused hand-over leaves that workspace waiting, the others go on; the next sweep takes it', async () => {
     const store = new ArtifactStore(platform.services.db);
     const [a, b] = [await workspace(), await workspace()];
-    for (const ws of [a, b])
-      await store.create(principal('alice'), ws, { title: 't', content_type: 'text/plain', content: 'a', context: {}, source: api });
+    for (const ws of [a, b]) await draftIn(store, ws);
     const recorder = new Recorder();
     recorder.refuse = a._id;
     const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
@@ -180,13 +165,7 @@ describe('the relay', () => {
   it('startSweeper runs sweeps until stopped, and logs a failed one', async () => {
     const store = new ArtifactStore(platform.services.db);
     const ws = await workspace();
-    const doc = await store.create(principal('alice'), ws, {
-      title: 't',
-      content_type: 'text/plain',
-      content: 'a',
-      context: {},
-      source: api,
-    });
+    const doc = await draftIn(store, ws);
     const recorder = new Recorder();
     recorder.refuse = ws._id;
     const warnings: string[] = [];
