@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../events/types.js';
+import { heartbeating } from './mcp-call.js';
 
 /** Who consumes a workspace's recorded events, besides the store: subscriptions and automations. */
 export interface EventConsumers {
@@ -11,7 +12,10 @@ export function createEventDispatchActivities(consumers: EventConsumers) {
   return {
     async dispatchWorkspaceEvents(workspaceId: string, events: RecordedEvent[]): Promise<void> {
       if (events.length === 0) return;
-      await Promise.all([consumers.notifySubscriptions(workspaceId, events.at(-1)!.seq), consumers.runAutomations(events)]);
+      // Heartbeats while it runs (the workflow gives it a short heartbeat timeout).
+      await heartbeating(() =>
+        Promise.all([consumers.notifySubscriptions(workspaceId, events.at(-1)!.seq), consumers.runAutomations(events)]),
+      );
     },
   };
 }

@@ -23,6 +23,9 @@ const { recordWorkspaceEvents, lastWorkspaceSeq } = proxyActivities<Activities>(
 
 const { dispatchWorkspaceEvents } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute', // subscriptions' and automations' starts: signals and reads, each with its deadline
+  // It heartbeats while it runs: a killed worker's attempt is retried within seconds, not after the
+  // minute, and the batches behind it (recorded only after it) are not held up (a CI failure, #21).
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
