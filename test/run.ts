@@ -76,13 +76,13 @@ async function runAll(files: string[]): Promise<number> {
   // Imported here, not at the top: `--unit` must not load Temporal's worker or the engines' code.
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const { startEphemeralEngines } = await import('../temporal-dev/engines.js');
-  const { workflowsPath } = await import('../src/main/temporal-worker.js');
+  const { workflowBundleOptions } = await import('../src/main/temporal-worker.js');
   const { buildConsole } = await import('../src/web/build-console.js');
   const engines = await startEphemeralEngines('test', say);
   const { stateDir } = engines;
   try {
     const { code } = await bundleWorkflowCode({
-      workflowsPath,
+      ...workflowBundleOptions,
       logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
     });
     const bundlePath = join(stateDir, 'workflow-bundle.js');

@@ -33,10 +33,18 @@ import { invocationRoutes } from './routes/invocations.js';
 import { connectionRoutes } from './routes/connections.js';
 import { consoleRoutes } from './routes/console.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { openapiRoutes } from './routes/openapi.js';
+import { codecRoutes } from './routes/codec.js';
+import { httpMetrics } from '../observability/http-metrics.js';
+import { httpTracing } from '../observability/http-tracing.js';
 
 /** The whole REST surface, one table: tests walk it to check every route's access. */
 export const routes: RouteDef[] = [
   ...healthRoutes,
+  ...metricsRoutes,
+  ...openapiRoutes,
+  ...codecRoutes,
   ...authRoutes,
   ...tokenRoutes,
   ...adminRoutes,
@@ -72,7 +80,9 @@ export function createApp(services: Services): Koa<AppState, { services: Service
   app.silent = true; // errors are logged by our own middleware, with the request id
   const router = new Router<AppState>();
   mountRoutes(router, routes, services.config.MAX_BODY_BYTES);
+  app.use(httpTracing); // outermost: the request's span covers everything, and its logs carry the trace id
   app.use(requestLog as Koa.Middleware);
+  app.use(httpMetrics);
   app.use(problemResponses as Koa.Middleware);
   app.use(cors as Koa.Middleware);
   app.use(router.routes());

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { observeOutbound } from '../observability/outbound.js';
 import type { z } from 'zod';
 import type { Config } from '../kernel/config/env.js';
 
@@ -66,16 +67,18 @@ export class Llm {
     const model = this.model;
     let reply: OpenAI.Chat.Completions.ChatCompletion;
     try {
-      reply = await this.client.chat.completions.create(
-        {
-          model,
-          messages: [
-            { role: 'system', content: req.system },
-            { role: 'user', content: req.user },
-          ],
-          response_format: { type: 'json_schema', json_schema: { name: req.name, strict: req.strict ?? true, schema: req.jsonSchema } },
-        },
-        { signal: req.signal },
+      reply = await observeOutbound({ kind: 'llm', target: model, operation: 'chat.completions' }, () =>
+        this.client.chat.completions.create(
+          {
+            model,
+            messages: [
+              { role: 'system', content: req.system },
+              { role: 'user', content: req.user },
+            ],
+            response_format: { type: 'json_schema', json_schema: { name: req.name, strict: req.strict ?? true, schema: req.jsonSchema } },
+          },
+          { signal: req.signal },
+        ),
       );
     } catch (err) {
       throw asLlmError(err, this.config.LLM_TIMEOUT_SECONDS);

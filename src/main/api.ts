@@ -5,11 +5,13 @@ import { consoleFiles } from '../api/routes/console.js';
 import { eventStreams } from '../api/routes/event-stream.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
+import { startTracing } from '../observability/tracing.js';
 import { bootstrap, closeServices, createServices } from './services.js';
 
 export async function startApi(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.LOG_LEVEL);
+  const tracing = startTracing(config, 'api', logger);
   const services = createServices(config, logger);
   const admin = await bootstrap(services);
   // The web console: CONSOLE_ASSETS_DIR's build (npm start makes one), else built here, before the first request.
@@ -37,7 +39,7 @@ export async function startApi(): Promise<void> {
   const stop = () => {
     logger.info('API stopping');
     eventStreams(services).stopAll(); // open event streams would hold server.close() until their next poll
-    server.close(() => void closeServices(services).then(() => process.exit(0)));
+    server.close(() => void Promise.all([closeServices(services), tracing.shutdown()]).then(() => process.exit(0)));
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.once('SIGINT', stop);

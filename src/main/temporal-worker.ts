@@ -8,7 +8,6 @@ import {
   type LogLevel,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
-import { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { startSweeper } from '../events/relay.js';
 import { EventRunner } from '../runners/events.js';
@@ -18,12 +17,18 @@ import { createActivities } from '../activities/index.js';
 import { createEmbedder } from '../search/embedder.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
-import { temporalConnectionOptions } from '../temporal/client.js';
+import { platformClient, temporalConnectionOptions } from '../temporal/client.js';
+import { platformDataConverter } from '../temporal/payload-codec.js';
+import { workerTracingInterceptors, workerTracingSinks, workflowTracingModules } from '../observability/temporal-tracing.js';
+import { activityMetricsInterceptors, runtimeTelemetry } from '../observability/worker-metrics.js';
 import { customSearchAttributes } from '../temporal/search-attributes.js';
 import { indexingQueue } from '../workflows/contracts/queues.js';
 import { createMcpClient } from './mcp-client.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+/** What a workflow bundle is built from, here and by the test runner: the workflows and their interceptors. */
+export const workflowBundleOptions = { workflowsPath, workflowInterceptorModules: workflowTracingModules };
 
 /**
  * Registers the custom search attributes on clusters that lack them (the dev server gets them at
@@ -49,8 +54,11 @@ async function ensureSearchAttributes(connection: NativeConnection, namespace: s
 
 let runtimeInstalled = false;
 
-/** Routes the Temporal SDK's own log lines (worker state, bundling) through our JSON logger. Once per process. */
-function installRuntimeLogger(logger: Logger): void {
+/**
+ * Routes the Temporal SDK's own log lines (worker state, bundling) through our JSON logger, and sets
+ * up its telemetry (its own metrics). Once per process, before any connection.
+ */
+function installRuntime(config: Config, logger: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   const levels: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -62,6 +70,7 @@ function installRuntimeLogger(logger: Logger): void {
   };
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[levels[entry.level]]({ temporal: entry.meta }, entry.message)),
+    telemetryOptions: runtimeTelemetry(config),
   });
 }
 
@@ -80,7 +89,7 @@ export async function createPlatformWorker(
   logger: Logger,
   workflowBundle?: WorkflowBundleOption,
 ): Promise<PlatformWorker> {
-  installRuntimeLogger(logger);
+  installRuntime(config, logger);
   const { address, tls } = temporalConnectionOptions(config);
   const apiKey = config.TEMPORAL_API_KEY;
   const connection = await NativeConnection.connect({ address, tls, apiKey });
@@ -88,12 +97,21 @@ export async function createPlatformWorker(
   const bundle =
     workflowBundle ??
     (await bundleWorkflowCode({
-      workflowsPath,
+      ...workflowBundleOptions,
       logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} },
     }));
   const mcp = createMcpClient(config, db, logger);
   const activities = createActivities(config, db, await createEmbedder(config), mcp);
-  const common = { connection, namespace: config.TEMPORAL_NAMESPACE, workflowBundle: bundle, activities };
+  const tracing = workerTracingInterceptors();
+  const common = {
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    workflowBundle: bundle,
+    activities,
+    dataConverter: platformDataConverter(config),
+    interceptors: { ...tracing, activity: [...activityMetricsInterceptors(), ...(tracing.activity ?? [])] },
+    sinks: workerTracingSinks(),
+  };
   const workers = [
     await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
     await Worker.create({
@@ -130,7 +148,7 @@ export async function createPlatformWorker(
  */
 async function eventSweeper(config: Config, db: Db, connection: NativeConnection): Promise<EventRunner> {
   await Promise.all([outbox.ensureIndex(db), new EventStore(db).ensureIndexes()]);
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = platformClient(config, connection);
   return new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
     db,
     inline: config.EVENT_RELAY_INLINE,

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike, type ConnectionOptions } from '@temporalio/client';
 import type { Config } from '../kernel/config/env.js';
+import { clientTracingInterceptors } from '../observability/temporal-tracing.js';
+import { platformDataConverter } from './payload-codec.js';
 
 /** Connection options for any Temporal: the dev server, a self-hosted cluster (mTLS) or Temporal Cloud (API key). */
 export function temporalConnectionOptions(config: Config): ConnectionOptions {
@@ -15,7 +17,17 @@ export function temporalConnectionOptions(config: Config): ConnectionOptions {
 /** Lazy: the API starts (and reports not ready) while Temporal is unreachable. */
 export function createTemporalClient(config: Config): Client {
   const connection = Connection.lazy(temporalConnectionOptions(config));
-  return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  return platformClient(config, connection);
+}
+
+/** A client on a connection, with the platform's data converter (the payload codec) and tracing interceptors. */
+export function platformClient(config: Config, connection: ConnectionLike): Client {
+  return new Client({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: platformDataConverter(config),
+    interceptors: clientTracingInterceptors(),
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { observeOutbound } from '../../observability/outbound.js';
 import { mcpServerContent, type McpServerContent } from '../../artifacts/content-types/mcp-server.js';
 import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../../artifacts/content-types/type-definition.js';
 import { baseType, mcpServerType } from '../../artifacts/content-types/index.js';
@@ -208,26 +209,30 @@ export class ExternalServers {
     options: CallOptions,
     revision?: number,
   ): Promise<CallToolResult> {
-    const result = await this.withSession(
-      serverId,
-      ({ client }, { content }) =>
-        client.callTool({ name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
-          timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: options.maxTotalMs,
-          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
-        }),
-      revision,
-      options.person,
-      Object.values(options.meta ?? {}),
+    const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
+      this.withSession(
+        serverId,
+        ({ client }, { content }) =>
+          client.callTool({ name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
+            timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: options.maxTotalMs,
+            ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+            ...(options.signal ? { signal: options.signal } : {}),
+          }),
+        revision,
+        options.person,
+        Object.values(options.meta ?? {}),
+      ),
     );
     return boundResult(result as CallToolResult, this.deps.resultMaxBytes);
   }
 
   /** Reads a resource; one larger than MCP_RESULT_MAX_BYTES is refused rather than cut (a cut file is a wrong file). */
   async readResource(serverId: string, uri: string, timeoutMs: number, person?: string): Promise<ReadResourceResult> {
-    const read = await this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person);
+    const read = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'resources/read' }, () =>
+      this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person),
+    );
     const size = Buffer.byteLength(JSON.stringify(read));
     if (size > this.deps.resultMaxBytes)
       throw new CallFailed({
@@ -243,16 +248,18 @@ export class ExternalServers {
     const started = Date.now();
     let server: LoadedServer | undefined;
     try {
-      return await this.withSession(
-        serverId,
-        async (session, loaded) => {
-          server = loaded;
-          const doc = await this.listing(session, loaded.doc, started);
-          await this.deps.catalog.put(doc);
-          return doc;
-        },
-        undefined,
-        person,
+      return await observeOutbound({ kind: 'mcp', target: serverId, operation: 'catalog' }, () =>
+        this.withSession(
+          serverId,
+          async (session, loaded) => {
+            server = loaded;
+            const doc = await this.listing(session, loaded.doc, started);
+            await this.deps.catalog.put(doc);
+            return doc;
+          },
+          undefined,
+          person,
+        ),
       );
     } catch (err) {
       const failure = err instanceof CallFailed ? err.failure : classify(err);
