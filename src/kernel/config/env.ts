@@ -47,6 +47,10 @@ export const envSchema = z.object({
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded')
     .optional(),
   PLATFORM_PREVIOUS_MASTER_KEYS: z.string().optional(),
+  /** The codec server (issue #22): browser origins of the Temporal UI allowed to call /codec/*, comma-separated (none: no CORS). */
+  CODEC_ALLOWED_ORIGINS: z.string().default(''),
+  /** The most payloads one /codec/encode or /codec/decode request may carry (the body is also bounded by MAX_BODY_BYTES). */
+  CODEC_MAX_PAYLOADS: z.coerce.number().int().min(1).max(10_000).default(1000),
   PLATFORM_ADMIN_EMAIL: z.email().optional(),
   PLATFORM_ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(3600),
