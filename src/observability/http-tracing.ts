@@ -1,4 +1,49 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type TextMapGetter } from '@opentelemetry/api';
 import type { Middleware } from 'koa';
+import { tracingOn } from './tracing-state.js';
 
-/** Opens the request's server span (continuing an incoming `traceparent`). (Filled in by the tracing work.) */
-export const httpTracing: Middleware = (_ctx, next) => next();
+const tracer = trace.getTracer('platform-http');
+
+/** Reads one request header for the propagator (Koa's headers are lower-cased; a repeated one is taken first). */
+const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key.toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  },
+};
+
+/**
+ * Opens the request's SERVER span, continuing an incoming W3C `traceparent` (a malformed one is ignored:
+ * the request starts its own trace). The span is named by method and route template (`POST
+ * /artifacts/:id/invoke`), never by the raw path, whose ids would make every name unique; the query string
+ * is never recorded (it may carry codes or tokens). 5xx answers mark the span as an error. The answer
+ * carries `traceresponse` (W3C Trace Context level 2), for a caller to quote when reporting a problem.
+ */
+export const httpTracing: Middleware = async (ctx, next) => {
+  if (!tracingOn()) return next();
+  const parent = propagation.extract(ROOT_CONTEXT, ctx.headers, headerGetter);
+  const span = tracer.startSpan(
+    ctx.method,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol } },
+    parent,
+  );
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  ctx.set('traceresponse', `00-${traceId}-${spanId}-0${traceFlags & 1}`);
+  try {
+    await context.with(trace.setSpan(parent, span), next);
+  } catch (err) {
+    span.recordException(err as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+    throw err;
+  } finally {
+    const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    if (typeof route === 'string') {
+      span.updateName(`${ctx.method} ${route}`);
+      span.setAttribute('http.route', route);
+    }
+    span.setAttribute('http.response.status_code', ctx.status);
+    if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  }
+};

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import { historyFromJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker, type ReplayResult } from '@temporalio/worker';
-import { workflowsPath } from '../../src/main/temporal-worker.js';
+import { workflowBundleOptions } from '../../src/main/temporal-worker.js';
 
 /**
  * `historyFromJSON` of @temporalio/common, or the same parse on @temporalio/proto's own protobufjs where the
@@ -76,8 +76,9 @@ describe('workflow replay: histories recorded before the restructuring replay on
   const results = new Map<string, ReplayResult>();
 
   before(async () => {
+    // The worker's own bundle options: the workflows and their (tracing) interceptors, as deployed.
     const { code } = await bundleWorkflowCode({
-      workflowsPath,
+      ...workflowBundleOptions,
       logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} },
     });
     const histories = fixtures.map((f) => ({ workflowId: f.file, history: f.history }));

@@ -104,6 +104,18 @@ export const envSchema = z.object({
   SUBSCRIPTION_POLL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   /** The loop guard (issue #21): an event caused by this many nested automation runs triggers none; 0 turns automations off. */
   AUTOMATION_MAX_DEPTH: z.coerce.number().int().min(0).max(10).default(3),
+  /** OpenTelemetry traces (issue #22): exported over OTLP HTTP (JSON) only when an endpoint is set; none, nothing is recorded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
+  /** `name=value` pairs, comma-separated (e.g. a backend's API key header). */
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .regex(/^\s*[^=,\s]+\s*=[^,]*(,\s*[^=,\s]+\s*=[^,]*)*$/, 'must be name=value pairs, comma-separated')
+    .optional(),
+  OTEL_EXPORTER_OTLP_TIMEOUT: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).optional(),
+  OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(100_000).default(2048),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(60_000).default(5000),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
   /** The built web console (src/web/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
   CONSOLE_ASSETS_DIR: z.string().min(1).optional(),

@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 
 /** Paths pino blanks out wherever they appear in a log object: credentials never reach a log line. */
@@ -16,8 +17,25 @@ export const redactPaths = [
   '*.private_key',
 ];
 
+const none = Object.freeze({});
+
+/**
+ * The active span's ids on every line written inside a traced operation (a request, an activity), so a log
+ * line leads to its trace: `trace_id`, `span_id`. Outside one (or with tracing off: no context manager is
+ * registered, the lookup finds nothing) it adds nothing and allocates nothing.
+ */
+export function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (!span) return none;
+  const context = span.spanContext();
+  return isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : none;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { service: 'platform' } }, destination);
+  return pino(
+    { level, redact: { paths: redactPaths, censor: '[redacted]' }, base: { service: 'platform' }, mixin: traceFields },
+    destination,
+  );
 }
 
 export type { Logger };
