@@ -1,15 +1,22 @@
 // Production entry point of the API process. The worker runs separately (src/main/worker.ts).
 import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../api/app.js';
 import { consoleFiles } from '../api/routes/console.js';
 import { eventStreams } from '../api/routes/event-stream.js';
+import { markDraining } from '../api/routes/health.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
+import { onShutdownSignal } from './graceful.js';
+import { trackInFlight } from './in-flight.js';
 import { bootstrap, closeServices, createServices } from './services.js';
 
 export async function startApi(): Promise<void> {
   const config = loadConfig();
+  if (config.SHUTDOWN_DRAIN_DELAY_MS >= config.SHUTDOWN_GRACE_MS) {
+    throw new ConfigError('invalid configuration: SHUTDOWN_DRAIN_DELAY_MS: must be less than SHUTDOWN_GRACE_MS');
+  }
   const logger = createLogger(config.LOG_LEVEL);
   const tracing = startTracing(config, 'api', logger);
   const services = createServices(config, logger);
@@ -36,14 +43,19 @@ export async function startApi(): Promise<void> {
     3_600_000,
   );
   rotation.unref();
-  const stop = () => {
-    logger.info('API stopping');
-    eventStreams(services).stopAll(); // open event streams would hold server.close() until their next poll
-    server.close(() => void Promise.all([closeServices(services), tracing.shutdown()]).then(() => process.exit(0)));
-    setTimeout(() => process.exit(0), 5000).unref();
+  const inFlight = trackInFlight(server);
+  const drain = async () => {
+    markDraining(services); // /readyz answers 503 from now on
+    inFlight.closeAfterResponse();
+    logger.info({ drain_delay_ms: config.SHUTDOWN_DRAIN_DELAY_MS, in_flight: inFlight.size }, 'API draining');
+    if (config.SHUTDOWN_DRAIN_DELAY_MS > 0) await sleep(config.SHUTDOWN_DRAIN_DELAY_MS); // load balancers see the 503 meanwhile
+    const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connection; idle keep-alive ones close
+    eventStreams(services).stopAll(); // open event streams end (clients reconnect elsewhere with Last-Event-ID)
+    logger.info({ in_flight: inFlight.size }, 'API stopped accepting');
+    await closed; // every in-flight request answered
+    await Promise.all([closeServices(services), tracing.shutdown()]);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  onShutdownSignal({ what: 'API', logger, deadlineMs: config.SHUTDOWN_GRACE_MS, stop: drain });
 }
 
 startApi().catch((err) => {

@@ -71,6 +71,9 @@ function installRuntime(config: Config, logger: Logger): void {
   Runtime.install({
     logger: new DefaultLogger('INFO', (entry) => logger[levels[entry.level]]({ temporal: entry.meta }, entry.message)),
     telemetryOptions: runtimeTelemetry(config),
+    // No signal handling of the SDK's own: src/main/worker.ts owns SIGTERM/SIGINT (one logged path, and a
+    // second signal exits at once), and a test process's workers stop when the test says.
+    shutdownSignals: [],
   });
 }
 
@@ -78,6 +81,16 @@ function installRuntime(config: Config, logger: Logger): void {
 export interface PlatformWorker {
   worker: { run(): Promise<void>; shutdown(): void };
   connection: NativeConnection;
+}
+
+/**
+ * How long a shutdown lets running activities finish, then how long cancelled ones get to stop. The
+ * production worker passes WORKER_SHUTDOWN_GRACE_MS/_FORCE_MS; without, activities are cancelled at once
+ * (the SDK's default, which in-process test workers keep) and the worker waits for them as long as they take.
+ */
+export interface ShutdownTimes {
+  graceMs: number;
+  forceMs: number;
 }
 
 /** Embeddings at once on the indexing queue: CPU-bound locally, rate-limited remotely. */
@@ -88,6 +101,7 @@ export async function createPlatformWorker(
   db: Db,
   logger: Logger,
   workflowBundle?: WorkflowBundleOption,
+  stopping?: ShutdownTimes,
 ): Promise<PlatformWorker> {
   installRuntime(config, logger);
   const { address, tls } = temporalConnectionOptions(config);
@@ -111,6 +125,9 @@ export async function createPlatformWorker(
     dataConverter: platformDataConverter(config),
     interceptors: { ...tracing, activity: [...activityMetricsInterceptors(), ...(tracing.activity ?? [])] },
     sinks: workerTracingSinks(),
+    // On shutdown: polling stops, running activities get the grace to finish, then are cancelled (a
+    // heartbeating one sees it) and get the force time more; past it, run() throws and the process exits 1.
+    ...(stopping && { shutdownGraceTime: stopping.graceMs, shutdownForceTime: stopping.graceMs + stopping.forceMs }),
   };
   const workers = [
     await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
@@ -120,14 +137,19 @@ export async function createPlatformWorker(
       maxConcurrentActivityTaskExecutions: indexingSlots,
     }),
   ];
-  const shutdown = () => workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
   const sweeperRunner = await eventSweeper(config, db, connection);
+  let sweeper: { stop(): Promise<void> } | undefined;
+  // The sweeper stops first: nothing new is relayed by a worker on its way out (another worker's sweeper takes over).
+  const shutdown = () => {
+    void sweeper?.stop();
+    workers.forEach((w) => w.getState() === 'RUNNING' && w.shutdown());
+  };
   return {
     worker: {
       // When one stops (or fails), the other is stopped too: the process runs both or neither.
       run: async () => {
         const runs = workers.map((w) => w.run().finally(shutdown));
-        const sweeper = startSweeper(sweeperRunner.relay!, config.EVENT_RELAY_SWEEP_MS, logger);
+        sweeper = startSweeper(sweeperRunner.relay!, config.EVENT_RELAY_SWEEP_MS, logger);
         const outcomes = await Promise.allSettled(runs);
         await sweeper.stop();
         await mcp.close();

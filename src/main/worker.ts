@@ -4,7 +4,11 @@ import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
 import { startWorkerMetrics } from '../observability/worker-metrics.js';
 import { createMongoClient, openDatabase } from '../store/mongo.js';
+import { onShutdownSignal } from './graceful.js';
 import { createPlatformWorker } from './temporal-worker.js';
+
+/** Closing the connections, metrics and tracing after the workers stopped. */
+const closeMarginMs = 5000;
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -16,14 +20,30 @@ async function main(): Promise<void> {
     logger.warn({ call, ms, deadline_ms: config.STORAGE_TIMEOUT_MS }, 'slow storage call'),
   );
   const bundle = config.TEMPORAL_WORKFLOW_BUNDLE ? { codePath: config.TEMPORAL_WORKFLOW_BUNDLE } : undefined;
-  const { worker, connection } = await createPlatformWorker(config, db, logger, bundle);
+  const stopping = { graceMs: config.WORKER_SHUTDOWN_GRACE_MS, forceMs: config.WORKER_SHUTDOWN_FORCE_MS };
+  const { worker, connection } = await createPlatformWorker(config, db, logger, bundle, stopping);
+  // The one shutdown path (the SDK's own signal handling is off, see installRuntime): SIGTERM stops the
+  // sweeper and polling, lets running activities finish within the grace, then run() resolves and we close.
+  // Past grace + force + a margin for closing, or on a second signal, the process exits 1.
+  let ran: Promise<void> | undefined;
+  onShutdownSignal({
+    what: 'worker',
+    logger,
+    deadlineMs: stopping.graceMs + stopping.forceMs + closeMarginMs,
+    stop: async () => {
+      worker.shutdown();
+      await ran;
+    },
+  });
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
-  // The worker shuts down gracefully on SIGINT/SIGTERM by itself (Runtime's default shutdown signals).
-  await worker.run();
-  await connection.close();
-  await mongo.close();
-  await metrics.close();
-  await tracing.shutdown();
+  ran = worker.run().finally(async () => {
+    await connection.close();
+    await mongo.close();
+    await metrics.close();
+    await tracing.shutdown();
+  });
+  await ran;
+  process.exit(0); // a worker that stopped by itself (both workers stop together) ends the process too
 }
 
 main().catch((err) => {

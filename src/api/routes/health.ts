@@ -4,6 +4,15 @@ import type { RouteDef } from '../route.js';
 
 const checkTimeoutMs = 2000;
 
+const drainingServices = new WeakSet<Services>();
+
+/** From now on the API built on these services is shutting down: /readyz answers 503 so load balancers stop sending. */
+export function markDraining(services: Services): void {
+  drainingServices.add(services);
+}
+
+export const isDraining = (services: Services): boolean => drainingServices.has(services);
+
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   promise.catch(() => undefined); // a check that loses the race may still fail later: not an unhandled rejection
   let timer: NodeJS.Timeout;
@@ -35,6 +44,8 @@ export async function readiness(services: Services): Promise<Record<string, 'up'
 }
 
 export const healthRoutes: RouteDef[] = [
+  // Liveness: the process's event loop answers. No dependency is checked (an engine that is down must not
+  // get every replica restarted), and it stays 200 while draining, so the orchestrator lets the drain finish.
   {
     method: 'get',
     path: '/healthz',
@@ -47,7 +58,11 @@ export const healthRoutes: RouteDef[] = [
     method: 'get',
     path: '/readyz',
     access: 'public',
+    // Readiness: not draining, and every dependency answers a real call within its deadline.
     handler: async (ctx) => {
+      if (isDraining(ctx.services)) {
+        throw new Problem(503, 'not-ready', 'Not ready', 'This replica is shutting down.', { draining: true }, { 'Retry-After': '1' });
+      }
       const checks = await readiness(ctx.services);
       const down = Object.entries(checks)
         .filter(([, s]) => s === 'down')

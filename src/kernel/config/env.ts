@@ -150,6 +150,15 @@ export const envSchema = z.object({
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1200),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  // --- Graceful shutdown (issue #22) ---
+  /** After SIGTERM, /readyz answers 503 while the API still accepts for this long (a load balancer's probe period). */
+  SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),
+  /** From SIGTERM, how long in-flight requests may take to finish before the API exits anyway (non-zero). */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
+  /** From SIGTERM, how long running activities may take before the worker cancels them (they may still heartbeat out). */
+  WORKER_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(25_000),
+  /** After that, how long cancelled activities get to stop before the worker exits anyway (non-zero). */
+  WORKER_SHUTDOWN_FORCE_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
 });
 
 export type Env = z.infer<typeof envSchema>;
