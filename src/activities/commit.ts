@@ -10,6 +10,7 @@ import type { Embedder } from '../search/embedder.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import { CommitStore, commitsCollection, pendingStates, type CommitDoc, type CommitState } from '../store/commits.js';
 import { whyNotCommittable } from '../commits/preview.js';
+import { commitOutcomes } from '../observability/metrics.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { ExternalServers } from '../mcp/client/external.js';
@@ -29,10 +30,12 @@ const predecessors: Record<CommitState, CommitState[]> = {
   failed: [...pendingStates],
 };
 
+const finalStates: CommitState[] = ['committed', 'rejected', 'expired', 'failed'];
+
 /** Records a state change the workflow reports; the record only moves forward, so a late retry changes nothing. */
 async function recordCommitState(db: Db, change: CommitStateChange): Promise<void> {
   const { commitId, state } = change;
-  await commitsCollection(db).updateOne(
+  const before = await commitsCollection(db).findOneAndUpdate(
     { _id: commitId, state: { $in: predecessors[state] } },
     {
       $set: {
@@ -50,7 +53,10 @@ async function recordCommitState(db: Db, change: CommitStateChange): Promise<voi
         ...(change.extractText ? { extract_text: change.extractText } : {}),
       },
     },
+    { returnDocument: 'before', projection: { state: 1 } },
   );
+  // Counted once, by the call that moved the commit into its final state (a retry finds it there).
+  if (before && before.state !== state && finalStates.includes(state)) commitOutcomes.inc({ outcome: state });
 }
 
 interface CommitDeps {

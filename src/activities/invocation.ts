@@ -13,6 +13,7 @@ import { EventRunner } from '../runners/events.js';
 import { IndexingRunner } from '../runners/indexing.js';
 import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
 import { Llm, LlmError } from '../llm/client.js';
+import { countInvocationStep } from '../observability/metrics-invocations.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { ContainerStore, type ContainerDoc } from '../store/containers.js';
@@ -244,7 +245,17 @@ export function createInvocationActivities(
     policy: { stdio: stdioServers(config), inCollection: false },
   };
   return {
-    proposeActions: (input: ProposeInput): Promise<Proposal> => proposeActions(d, input),
-    applyActions: (input: ApplyInput): Promise<ActionOutcome[]> => applyActions(d, input),
+    proposeActions: (input: ProposeInput): Promise<Proposal> =>
+      countInvocationStep(
+        'propose',
+        () => proposeActions(d, input),
+        () => ['proposed'],
+      ),
+    applyActions: (input: ApplyInput): Promise<ActionOutcome[]> =>
+      countInvocationStep(
+        'apply',
+        () => applyActions(d, input),
+        (outcomes) => outcomes.map((o) => o.status),
+      ),
   };
 }

@@ -5,6 +5,7 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import { CallFailed, failureResult } from '../mcp/client/failure.js';
 import { lifecycleArguments } from '../mcp/client/lifecycle.js';
+import { countInvocationStep } from '../observability/metrics-invocations.js';
 import { delegationMetaKey, type DelegationRequest, type DelegationTokens } from '../identity/delegation.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 
@@ -91,7 +92,7 @@ export function createMcpActivities(
         args = lifecycleArguments(doc);
       }
       const meta = input.delegation ? await delegationMeta(input.serverId, input.delegation) : undefined;
-      return heartbeating((progress) =>
+      const called = heartbeating((progress) =>
         settle(() =>
           external.callTool(
             input.serverId,
@@ -108,6 +109,11 @@ export function createMcpActivities(
             input.revision,
           ),
         ),
+      );
+      return countInvocationStep(
+        'tool_call',
+        () => called,
+        (result) => [result.isError ? 'tool_error' : 'ok'],
       );
     },
 

@@ -4,6 +4,7 @@ import { defaultAperture } from '../search/rrf-fusion.js';
 import { presetNames } from '../search/presets.js';
 import type { OperationContext } from './context.js';
 import { uuid } from '../kernel/json/schemas.js';
+import { searchCandidates, searchDuration } from '../observability/metrics.js';
 
 /** The largest `limit` (and candidate pool) a search may ask for. */
 export const maxSearchLimit = 100;
@@ -61,6 +62,10 @@ export async function runSearch(ctx: OperationContext, req: SearchRequest) {
       : null,
     scope: { containerIds, contentTypes: req.content_types ?? null, typeLimits: principal.scopes.typeLimits('artifact:read') },
   });
+  const tookMs = performance.now() - started;
+  searchDuration.observe({ preset: req.preset }, tookMs / 1000);
+  searchCandidates.observe({ retriever: 'lexical' }, outcome.lexical);
+  searchCandidates.observe({ retriever: 'semantic' }, outcome.semantic);
   return {
     query: req.query,
     preset: req.preset,
@@ -76,6 +81,6 @@ export async function runSearch(ctx: OperationContext, req: SearchRequest) {
       lexical: { candidates: outcome.lexical },
       semantic: { candidates: outcome.semantic, kept: outcome.semanticKept, embedder: ctx.services.search.embedder.id },
     },
-    took_ms: Math.round((performance.now() - started) * 100) / 100,
+    took_ms: Math.round(tookMs * 100) / 100,
   };
 }

@@ -88,14 +88,23 @@ export interface DeadlineOptions {
   ms: number;
   /** Told of a call that answered but took more than half its deadline (to see how close load gets). */
   onSlow?: (what: string, ms: number) => void;
+  /** Told of every call once it settled: how long it took, and its failure (metrics, issue #22). */
+  onCall?: (what: string, ms: number, err?: unknown) => void;
 }
 
 const isThenable = (v: unknown): v is Promise<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 async function timed<T>(what: string, work: Promise<T>, opts: DeadlineOptions): Promise<T> {
   const started = Date.now();
-  const value = await withDeadline(what, work, opts.ms);
+  let value: T;
+  try {
+    value = await withDeadline(what, work, opts.ms);
+  } catch (err) {
+    opts.onCall?.(what, Date.now() - started, err);
+    throw err;
+  }
   const took = Date.now() - started;
+  opts.onCall?.(what, took);
   if (opts.onSlow && took > opts.ms / 2) opts.onSlow(what, took);
   return value;
 }

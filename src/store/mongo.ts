@@ -1,4 +1,5 @@
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import { storageCallMetrics } from '../observability/metrics-storage.js';
 import { defaultStorageTimeoutMs, withStorageDeadlines } from './deadline.js';
 
 /**
@@ -21,7 +22,8 @@ export function createMongoClient(uri: string, timeoutMs = defaultStorageTimeout
 
 /**
  * The database the stores use: every call through it has the deadline `timeoutMs` (see
- * withStorageDeadlines). `onSlow` hears of calls that took more than half of it.
+ * withStorageDeadlines). `onSlow` hears of calls that took more than half of it; each call is counted
+ * in the storage metrics.
  */
 export function openDatabase(
   client: MongoClient,
@@ -29,7 +31,7 @@ export function openDatabase(
   timeoutMs = defaultStorageTimeoutMs,
   onSlow?: (what: string, ms: number) => void,
 ): Db {
-  return withStorageDeadlines(client.db(name), { ms: timeoutMs, onSlow });
+  return withStorageDeadlines(client.db(name), { ms: timeoutMs, onSlow, onCall: storageCallMetrics(name) });
 }
 
 export function isDuplicateKey(err: unknown): boolean {

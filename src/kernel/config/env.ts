@@ -150,6 +150,18 @@ export const envSchema = z.object({
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(60),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(1200),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  /** Metrics (issue #22): the bearer token scrapers send to /metrics (unset: production refuses every scrape, development answers loopback only). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** The worker's own /metrics listener (activity metrics), host:port; unset: none. */
+  WORKER_METRICS_ADDRESS: z
+    .string()
+    .regex(/^[^\s]+:\d+$/, 'must be host:port')
+    .optional(),
+  /** The Temporal SDK's own Prometheus exporter in the worker (its runtime telemetry), host:port; unset: none. */
+  TEMPORAL_METRICS_ADDRESS: z
+    .string()
+    .regex(/^[^\s]+:\d+$/, 'must be host:port')
+    .optional(),
   // --- Graceful shutdown (issue #22) ---
   /** After SIGTERM, /readyz answers 503 while the API still accepts for this long (a load balancer's probe period). */
   SHUTDOWN_DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(120_000).default(0),

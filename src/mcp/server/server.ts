@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { Problem, problemTypePrefix, problems } from '../../kernel/errors/problem.js';
 import type { OperationContext } from '../../operations/context.js';
+import { mcpToolCalls, mcpToolDuration } from '../../observability/metrics.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { ContainerKind } from '../../store/containers.js';
 import { published } from './schemas.js';
@@ -132,7 +133,10 @@ function register(server: McpServer, tool: ToolDef): void {
     },
     async (input: unknown, extra: ServerContext): Promise<CallToolResult> => {
       const ctx = operationOf(extra);
+      const started = performance.now();
       const { result, status } = await callPlatformTool(ctx, tool, input);
+      mcpToolCalls.inc({ tool: tool.name, outcome: status < 400 ? 'ok' : status < 500 ? 'refused' : 'failed' });
+      mcpToolDuration.observe({ tool: tool.name }, (performance.now() - started) / 1000);
       await audit(ctx, tool, status);
       return result;
     },
