@@ -17,18 +17,17 @@ export const redactPaths = [
   '*.private_key',
 ];
 
-const none = Object.freeze({});
-
 /**
  * The active span's ids on every line written inside a traced operation (a request, an activity), so a log
  * line leads to its trace: `trace_id`, `span_id`. Outside one (or with tracing off: no context manager is
- * registered, the lookup finds nothing) it adds nothing and allocates nothing.
+ * registered, the lookup finds nothing) it adds nothing. A new object each time: pino merges the line's own
+ * fields into it.
  */
 export function traceFields(): { trace_id?: string; span_id?: string } {
   const span = trace.getActiveSpan();
-  if (!span) return none;
+  if (!span) return {};
   const context = span.spanContext();
-  return isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : none;
+  return isSpanContextValid(context) ? { trace_id: context.traceId, span_id: context.spanId } : {};
 }
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
