@@ -5,13 +5,34 @@ import type { Scope } from '../identity/principal.js';
 import type { AppContext, AppState } from './context.js';
 import { authenticate, requireAdmin, requireHuman, requireScope } from './middleware/authenticate.js';
 import { parseBody, type BodyKind } from './middleware/body.js';
-import { checkPathText, parseQuery, type QuerySchema } from './validate.js';
+import { checkPathText, parse, parseQuery, type QuerySchema } from './validate.js';
+
+/**
+ * What the OpenAPI document says of a route beyond what its declaration already tells (method,
+ * path, access, query and request schemas). All optional: a route without it is still documented.
+ */
+export interface RouteDoc {
+  summary?: string;
+  description?: string;
+  /** Default: the path's first segment. */
+  tags?: string[];
+  /** The success status (default: 204 for DELETE, 200 otherwise) and what it holds. */
+  status?: number;
+  response?: z.ZodType;
+  responseDescription?: string;
+  /** The success answer's media type when it is not JSON (a page, an event stream, a redirect's none). */
+  produces?: string;
+  /** Problem statuses beyond those the access, path, query and body imply (409, 412, 503...). */
+  errors?: number[];
+  /** An example request body, valid against `request`. */
+  example?: unknown;
+}
 
 /**
  * One REST route: its method, path, the access it needs, the query and body it takes. Every route of
  * the API is declared this way, so the access table is data that tests can walk.
  */
-export interface RouteDef<Q extends QuerySchema = QuerySchema> {
+export interface RouteDef<Q extends QuerySchema = QuerySchema, B extends z.ZodType = z.ZodType> {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   /**
@@ -27,14 +48,34 @@ export interface RouteDef<Q extends QuerySchema = QuerySchema> {
    */
   query?: Q | 'foreign';
   body?: BodyKind;
+  /**
+   * The body's schema: the handler's `body()` validates with it (a 400 naming every bad field), and
+   * the OpenAPI document shows it, so the two cannot differ.
+   */
+  request?: B;
+  doc?: RouteDoc;
   /** Checks made before anything else, authentication included (the MCP endpoint's Host and Origin). */
   guard?: (ctx: AppContext) => void;
-  /** `query`: the parsed query string (an empty object when the route declares none). */
-  handler(ctx: AppContext, query: z.output<Q>): Promise<void> | void;
+  /**
+   * `query`: the parsed query string (an empty object when the route declares none). `body()`: the
+   * body validated by `request` (the raw parsed body when the route declares none), called where the
+   * handler wants its 400, so that path checks made before it still come first.
+   */
+  handler(ctx: AppContext, query: z.output<Q>, body: () => z.output<B>): Promise<void> | void;
 }
 
-/** A route with a query schema, so that its handler's `query` is typed from it. */
-export const route = <Q extends QuerySchema>(def: RouteDef<Q> & { query: Q }): RouteDef => def as RouteDef;
+/** A route with a query or request schema, so that its handler's `query` and `body()` are typed from them. */
+export const route = <Q extends QuerySchema = QuerySchema, B extends z.ZodType = z.ZodType>(def: RouteDef<Q, B>): RouteDef =>
+  def as unknown as RouteDef;
+
+/** The request body, validated by the route's declared schema. */
+function bodyOf(route: RouteDef, ctx: AppContext): unknown {
+  return route.request ? parse(route.request, ctx.state.body, 'body') : ctx.state.body;
+}
+
+/** The route table each router was mounted with, for the OpenAPI document (app.ts is not imported from the routes). */
+const tables = new WeakMap<object, readonly RouteDef[]>();
+export const mountedRoutes = (router: object): readonly RouteDef[] => tables.get(router) ?? [];
 
 /** Parses the query string into ctx.state.query by the route's declaration; path parameters must be text. */
 function queryOf(query: RouteDef['query']) {
@@ -46,6 +87,7 @@ function queryOf(query: RouteDef['query']) {
 }
 
 export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number): void {
+  tables.set(router, routes);
   for (const route of routes) {
     const chain: Middleware[] = [];
     const { guard, query } = route;
@@ -57,7 +99,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     // The query before the body: a request the route cannot take is refused before its body is read.
     chain.push(queryOf(query) as unknown as Middleware);
     if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
-    chain.push(((ctx: AppContext) => route.handler(ctx, ctx.state.query!)) as unknown as Middleware);
+    chain.push(((ctx: AppContext) => route.handler(ctx, ctx.state.query!, () => bodyOf(route, ctx))) as unknown as Middleware);
     router[route.method](route.path, ...chain);
   }
 }

@@ -3,7 +3,7 @@ import { hashPassword } from '../../identity/passwords.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { isDuplicateKey } from '../../store/mongo.js';
 import { idParam, parse } from '../validate.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 const newUser = z.strictObject({
   email: z.email(),
@@ -12,13 +12,20 @@ const newUser = z.strictObject({
 });
 
 export const adminRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/users',
     access: 'admin',
+    doc: {
+      summary: 'Create a user',
+      status: 201,
+      errors: [409],
+      example: { email: 'ada@example.com', password: 'a long passphrase', is_admin: false },
+    },
     body: 'json',
-    handler: async (ctx) => {
-      const input = parse(newUser, ctx.state.body, 'body');
+    request: newUser,
+    handler: async (ctx, _query, body) => {
+      const input = body();
       try {
         const user = await ctx.services.users.create(input.email, await hashPassword(input.password), input.is_admin);
         ctx.status = 201;
@@ -28,13 +35,14 @@ export const adminRoutes: RouteDef[] = [
         throw err;
       }
     },
-  },
+  }),
   {
     // Ends a sign-in lockout (and the growing delays before one) at once. An administrator's own
     // token only: never a server credential or API key, whatever its scopes.
     method: 'post',
     path: '/admin/users/:id/unlock',
     access: 'admin',
+    doc: { summary: "End a user's sign-in lockout" },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const user = await ctx.services.users.findById(id);
@@ -47,6 +55,7 @@ export const adminRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/signing-keys/rotate',
     access: 'admin',
+    doc: { summary: 'Rotate the token signing key' },
     handler: async (ctx) => {
       const kid = await ctx.services.signingKeys.rotate();
       ctx.body = { kid, jwks: ctx.services.signingKeys.jwks() };

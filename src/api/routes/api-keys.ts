@@ -8,7 +8,7 @@ import { problems } from '../../kernel/errors/problem.js';
 import type { ApiKeyDoc } from '../../store/api-keys.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 const createBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -34,13 +34,19 @@ function present(doc: ApiKeyDoc) {
 
 /** API keys (SPEC §2.7, §5.3): a person creates, lists and revokes their own. */
 export const apiKeyRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/api-keys',
     access: 'human',
+    doc: {
+      summary: 'Create an API key (the key is shown once)',
+      status: 201,
+      example: { name: 'CI export', scopes: ['artifact:read', 'search:read'] },
+    },
     body: 'json',
-    handler: async (ctx) => {
-      const input = parse(createBody, ctx.state.body, 'body');
+    request: createBody,
+    handler: async (ctx, _query, body) => {
+      const input = body();
       const id = randomBytes(16).toString('hex');
       const secret = randomBase62(32);
       const doc: ApiKeyDoc = {
@@ -58,11 +64,12 @@ export const apiKeyRoutes: RouteDef[] = [
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { ...present(doc), key: `pk_${id}_${secret}` };
     },
-  },
+  }),
   {
     method: 'get',
     path: '/api-keys',
     access: 'human',
+    doc: { summary: 'List your API keys' },
     handler: async (ctx) => {
       ctx.body = { items: (await ctx.services.apiKeys.listOwned(ctx.state.principal!.subject)).map(present) };
     },
@@ -71,6 +78,7 @@ export const apiKeyRoutes: RouteDef[] = [
     method: 'delete',
     path: '/api-keys/:id',
     access: 'human',
+    doc: { summary: 'Revoke an API key' },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       if (!(await ctx.services.apiKeys.delete(id, ctx.state.principal!.subject))) throw problems.notFound('API key', id);
@@ -78,14 +86,16 @@ export const apiKeyRoutes: RouteDef[] = [
       ctx.status = 204;
     },
   },
-  {
+  route({
     method: 'post',
     path: '/api-keys/exchange',
     access: 'public',
+    doc: { summary: 'Exchange an API key for a short-lived access token', example: { api_key: 'pk_<id>_<secret>' } },
     guard: limitCredentialExchange,
     body: 'json',
-    handler: async (ctx) => {
-      const { api_key } = parse(exchangeBody, ctx.state.body, 'body');
+    request: exchangeBody,
+    handler: async (ctx, _query, body) => {
+      const { api_key } = body();
       let principal;
       try {
         principal = await principalFromApiKey(ctx.services, api_key);
@@ -105,5 +115,5 @@ export const apiKeyRoutes: RouteDef[] = [
         scope,
       };
     },
-  },
+  }),
 ];

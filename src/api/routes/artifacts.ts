@@ -16,7 +16,7 @@ import {
   visibleArtifact,
 } from '../../operations/artifacts.js';
 import { presentArtifact, presentPage } from '../../presenters/index.js';
-import { pageQuery, parse } from '../validate.js';
+import { pageQuery } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
 import { route, type RouteDef } from '../route.js';
 import { uuid } from '../../kernel/json/schemas.js';
@@ -28,23 +28,31 @@ const listQuery = pageQuery.extend({
 const moveBody = z.strictObject({ after_id: uuid('must be a UUID or null').nullable() });
 
 export const artifactRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/artifacts',
     access: 'artifact:write',
+    doc: {
+      summary: 'Create a draft artifact in a workspace',
+      status: 201,
+      errors: [409],
+      example: { title: 'Notes', content_type: 'text/markdown', content: '# Notes', collection_id: '0190c1d2-7a4b-7c3d-8e9f-0a1b2c3d4e5f' },
+    },
     body: 'json',
-    handler: async (ctx) => {
-      const doc = await createArtifact(ctx, parse(createArtifactInput, ctx.state.body, 'body'));
+    request: createArtifactInput,
+    handler: async (ctx, _query, body) => {
+      const doc = await createArtifact(ctx, body());
       ctx.status = 201;
       ctx.set('Location', `/artifacts/${doc._id}`);
       ctx.set('ETag', etagOf(doc.revision));
       ctx.body = presentArtifact(doc);
     },
-  },
+  }),
   route({
     method: 'get',
     path: '/artifacts',
     access: 'artifact:read',
+    doc: { summary: 'List artifacts you can read' },
     query: listQuery,
     handler: async (ctx, q) => {
       const principal = ctx.state.principal!;
@@ -71,6 +79,7 @@ export const artifactRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id',
     access: 'artifact:read',
+    doc: { summary: 'Read an artifact (ETag: its revision)' },
     handler: async (ctx) => {
       const id = artifactId(ctx);
       const agent = agentById(id);
@@ -83,31 +92,30 @@ export const artifactRoutes: RouteDef[] = [
       }
     },
   },
-  {
+  route({
     method: 'patch',
     path: '/artifacts/:id',
     access: 'artifact:write',
+    doc: { summary: 'Edit a draft (If-Match: the revision it applies to)', errors: [409, 412], example: { title: 'Notes, revised' } },
     body: 'json',
-    handler: async (ctx) => {
+    request: artifactPatchInput,
+    handler: async (ctx, _query, body) => {
       // If-Match: the edit applies only at that revision (412 with the current one otherwise).
-      const doc = await updateArtifact(
-        ctx,
-        artifactId(ctx),
-        parse(artifactPatchInput, ctx.state.body, 'body'),
-        ifMatch(ctx.get('If-Match') || undefined),
-      );
+      const doc = await updateArtifact(ctx, artifactId(ctx), body(), ifMatch(ctx.get('If-Match') || undefined));
       ctx.set('ETag', etagOf(doc.revision));
       ctx.body = presentArtifact(doc);
     },
-  },
-  {
+  }),
+  route({
     method: 'post',
     path: '/artifacts/:id/move',
     access: 'artifact:write',
+    doc: { summary: 'Move a draft after another in its workspace', errors: [409], example: { after_id: null } },
     body: 'json',
-    handler: async (ctx) => {
+    request: moveBody,
+    handler: async (ctx, _query, body) => {
       const id = artifactId(ctx);
-      const { after_id } = parse(moveBody, ctx.state.body, 'body');
+      const { after_id } = body();
       const { doc: current } = await editableDraft(ctx, id);
       if (after_id === id)
         throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
@@ -119,11 +127,12 @@ export const artifactRoutes: RouteDef[] = [
       await afterWrite(ctx, 'artifact_updated', doc, ['order_key']);
       ctx.body = presentArtifact(doc);
     },
-  },
+  }),
   {
     method: 'delete',
     path: '/artifacts/:id',
     access: 'artifact:manage',
+    doc: { summary: 'Delete a draft (If-Match: the revision it applies to)', errors: [409, 412] },
     handler: async (ctx) => {
       await deleteArtifact(ctx, artifactId(ctx), ifMatch(ctx.get('If-Match') || undefined));
       ctx.status = 204;

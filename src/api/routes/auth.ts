@@ -3,31 +3,33 @@ import { isHuman } from '../../identity/principal.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { passwordSignIn } from '../password-sign-in.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
-import { parse } from '../validate.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 const loginBody = z.strictObject({ email: z.email(), password: z.string().min(1).max(1024) });
 
 export const authRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/auth/login',
     access: 'public',
+    doc: { summary: 'Sign in with e-mail and password', example: { email: 'admin@platform.local', password: 'your password' } },
     guard: limitCredentialExchange,
     body: 'json',
-    handler: async (ctx) => {
-      const { email, password } = parse(loginBody, ctx.state.body, 'body');
+    request: loginBody,
+    handler: async (ctx, _query, body) => {
+      const { email, password } = body();
       const personId = await passwordSignIn(ctx, email, password);
       if (!personId) throw problems.invalidCredentials();
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await ctx.services.tokens.issue(personId, { kind: 'user' });
     },
-  },
+  }),
   {
     // Who this token is: the person (their e-mail only to their own token), the actor, the scopes.
     method: 'get',
     path: '/me',
     access: 'authenticated',
+    doc: { summary: 'Who this token stands for' },
     handler: async (ctx) => {
       const principal = ctx.state.principal!;
       const own = isHuman(principal);
@@ -46,6 +48,7 @@ export const authRoutes: RouteDef[] = [
     method: 'get',
     path: '/.well-known/jwks.json',
     access: 'public',
+    doc: { summary: 'The public keys that sign access tokens', tags: ['discovery'] },
     handler: (ctx) => {
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = ctx.services.signingKeys.jwks();

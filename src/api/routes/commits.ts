@@ -24,35 +24,40 @@ const listQuery = pageQuery.extend({
 });
 
 export const commitRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/workspaces/:id/commit-preview',
     access: 'artifact:read',
+    doc: { summary: 'Preview what committing the workspace would change' },
     body: 'json',
-    handler: async (ctx) => {
+    request: previewBody,
+    handler: async (ctx, _query, body) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      ctx.body = await previewCommit(ctx, id, parse(previewBody, ctx.state.body, 'body'));
+      ctx.body = await previewCommit(ctx, id, body());
     },
-  },
-  {
+  }),
+  route({
     method: 'post',
     path: '/workspaces/:id/commits',
     access: 'artifact:write',
+    doc: { summary: 'Request a commit of the workspace into a collection', status: 202, errors: [409] },
     body: 'json',
-    handler: async (ctx) => {
+    request: commitBody,
+    handler: async (ctx, _query, body) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      const body = parse(commitBody, ctx.state.body, 'body');
+      const input = body();
       const key = idempotencyKeyOf(ctx) ?? null;
-      const { created, commit } = await requestCommit(ctx, id, body, key);
+      const { created, commit } = await requestCommit(ctx, id, input, key);
       ctx.status = created ? 202 : 200;
       ctx.set('Location', `/commits/${commit.id}`);
       ctx.body = commit;
     },
-  },
+  }),
   route({
     method: 'get',
     path: '/commits',
     access: 'artifact:read',
+    doc: { summary: 'List commits' },
     query: listQuery,
     handler: async (ctx, q) => {
       ctx.body = presentPage(await listCommits(ctx, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor), (doc) =>
@@ -64,6 +69,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'get',
     path: '/commits/:id',
     access: 'artifact:read',
+    doc: { summary: 'Read a commit: state, preview, progress, results' },
     handler: async (ctx) => {
       ctx.body = await presentWithItems(ctx, await visibleCommit(ctx, parse(idParam, ctx.params, 'path').id));
     },
@@ -72,6 +78,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'get',
     path: '/commits/:id/items',
     access: 'artifact:read',
+    doc: { summary: "List a commit's items" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const commit = await visibleCommit(ctx, parse(idParam, ctx.params, 'path').id);
@@ -79,27 +86,26 @@ export const commitRoutes: RouteDef[] = [
       ctx.body = presentPage({ ...page, items: page.items.filter(readable(ctx)) }, (item) => presentCommitItem(item, true));
     },
   }),
-  {
+  route({
     method: 'post',
     path: '/commits/:id/approve',
     access: 'human',
+    doc: { summary: 'Approve a commit awaiting approval', errors: [409], example: { comment: 'Looks good' } },
     body: 'json',
-    handler: async (ctx) => {
-      ctx.body = await decide(
-        ctx,
-        parse(idParam, ctx.params, 'path').id,
-        'approve',
-        parse(approveBody, ctx.state.body ?? {}, 'body').comment ?? null,
-      );
+    request: approveBody,
+    handler: async (ctx, _query, body) => {
+      ctx.body = await decide(ctx, parse(idParam, ctx.params, 'path').id, 'approve', body().comment ?? null);
     },
-  },
-  {
+  }),
+  route({
     method: 'post',
     path: '/commits/:id/reject',
     access: 'human',
+    doc: { summary: 'Reject a commit awaiting approval', errors: [409], example: { comment: 'not yet' } },
     body: 'json',
-    handler: async (ctx) => {
-      ctx.body = await decide(ctx, parse(idParam, ctx.params, 'path').id, 'reject', parse(rejectBody, ctx.state.body, 'body').comment);
+    request: rejectBody,
+    handler: async (ctx, _query, body) => {
+      ctx.body = await decide(ctx, parse(idParam, ctx.params, 'path').id, 'reject', body().comment);
     },
-  },
+  }),
 ];

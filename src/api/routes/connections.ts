@@ -38,20 +38,23 @@ function renderPage(ctx: AppContext, page: CallbackPage): void {
 
 /** OAuth connections (SPEC §2.5, §4.4): a person's consent, their connections, and projections for servers. */
 export const connectionRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/connections/:authorizer_id/start',
     access: 'human',
+    doc: { summary: 'Start an OAuth connection to an external authorizer', errors: [409] },
     body: 'json',
-    handler: async (ctx) => {
+    request: startBody,
+    handler: async (ctx, _query, body) => {
       const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
-      ctx.body = await startConnection(ctx, authorizer_id, parse(startBody, ctx.state.body, 'body'));
+      ctx.body = await startConnection(ctx, authorizer_id, body());
     },
-  },
+  }),
   {
     method: 'get',
     path: '/connections/:authorizer_id/callback',
     access: 'public',
+    doc: { summary: "The external authorizer's redirect back", produces: 'text/html' },
     // Where the platform exchanges an authorization code: limited per client IP like the token endpoints.
     guard: limitCredentialExchange,
     // The provider chooses what it appends (iss, session_state, scope, …): the page checks what it needs.
@@ -73,6 +76,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections',
     access: 'authenticated',
+    doc: { summary: 'List your connections' },
     query: listQuery,
     handler: async (ctx, { authorizer_id }) => {
       ctx.body = await listConnections(ctx, authorizer_id);
@@ -82,6 +86,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections/:id',
     access: 'authenticated',
+    doc: { summary: 'Read a connection' },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.body = presentConnection(await visibleConnection(ctx, id));
@@ -91,6 +96,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'delete',
     path: '/connections/:id',
     access: 'human',
+    doc: { summary: 'Delete a connection', errors: [409] },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.body = await deleteConnection(ctx, id);
@@ -100,6 +106,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'post',
     path: '/connections/:id/project',
     access: 'artifact:invoke',
+    doc: { summary: 'Project a connection for a server' },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.set('Cache-Control', 'no-store');

@@ -36,21 +36,24 @@ export function containerRoutes(kind: ContainerKind): RouteDef[] {
 /** Create, list, read and update (name, description, metadata). */
 function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
   return [
-    {
+    route({
       method: 'post',
       path: base,
       access: 'artifact:write',
+      doc: { summary: `Create a ${kind}`, status: 201, example: { name: 'Research', description: 'Notes and sources' } },
       body: 'json',
-      handler: async (ctx) => {
-        const input = parse(createBody, ctx.state.body, 'body');
+      request: createBody,
+      handler: async (ctx, _query, body) => {
+        const input = body();
         ctx.status = 201;
         ctx.body = presentContainer(await ctx.services.containers.create(kind, ctx.state.principal!, input));
       },
-    },
+    }),
     route({
       method: 'get',
       path: base,
       access: 'artifact:read',
+      doc: { summary: `List the ${kind}s you can see` },
       query: pageQuery,
       handler: async (ctx, { limit, cursor }) => {
         ctx.body = presentPage(await ctx.services.containers.list(kind, ctx.state.principal!, limit, cursor), presentContainer);
@@ -60,6 +63,7 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'get',
       path: `${base}/:id`,
       access: 'artifact:read',
+      doc: { summary: `Read a ${kind}` },
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const doc = await ctx.services.containers.get(kind, ctx.state.principal!, id);
@@ -67,20 +71,22 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
         ctx.body = presentContainer(doc);
       },
     },
-    {
+    route({
       method: 'patch',
       path: `${base}/:id`,
       access: 'artifact:write',
+      doc: { summary: `Rename or describe a ${kind}`, example: { description: 'Updated' } },
       body: 'json',
-      handler: async (ctx) => {
+      request: patchBody,
+      handler: async (ctx, _query, body) => {
         const { id } = parse(idParam, ctx.params, 'path');
-        const patch = parse(patchBody, ctx.state.body, 'body');
+        const patch = body();
         const current = await ctx.services.containers.get(kind, ctx.state.principal!, id);
         if (!current) throw problems.notFound(kind, id);
         requireGrant(current, ctx.state.principal!, 'U');
         ctx.body = presentContainer((await ctx.services.containers.update(kind, id, patch))!);
       },
-    },
+    }),
   ];
 }
 
@@ -91,27 +97,34 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'get',
       path: `${base}/:id/shares`,
       access: 'artifact:manage',
+      doc: { summary: `List a ${kind}'s shares` },
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const doc = await administrable(ctx, kind, id);
         ctx.body = { owner_id: doc.owner_id, items: doc.shares };
       },
     },
-    {
+    route({
       method: 'post',
       path: `${base}/:id/shares`,
       access: 'artifact:manage',
+      doc: {
+        summary: `Share a ${kind} with a person (CRUDEASIO flags)`,
+        example: { person_id: '0190c1d2-7a4b-7c3d-8e9f-0a1b2c3d4e5f', flags: 'RS' },
+      },
       body: 'json',
-      handler: async (ctx) => {
+      request: shareBody,
+      handler: async (ctx, _query, body) => {
         const { id } = parse(idParam, ctx.params, 'path');
-        const share = parse(shareBody, ctx.state.body, 'body');
+        const share = body();
         ctx.body = await grantShare(ctx, kind, id, share);
       },
-    },
+    }),
     {
       method: 'delete',
       path: `${base}/:id/shares/:person_id`,
       access: 'artifact:manage',
+      doc: { summary: `Stop sharing a ${kind} with a person` },
       handler: async (ctx) => {
         const { id, person_id } = parse(shareParams, ctx.params, 'path');
         const doc = await administrable(ctx, kind, id);

@@ -69,6 +69,7 @@ export const eventStreamRoutes: RouteDef[] = [
     method: 'get',
     path: '/workspaces/:id/events/stream',
     access: 'artifact:read',
+    doc: { summary: "A workspace's events as they happen (Server-Sent Events; Last-Event-ID resumes)", produces: 'text/event-stream' },
     query: streamQuery,
     handler: async (ctx, { last_event_id }) => {
       const { id } = parse(idParam, ctx.params, 'path');

@@ -8,6 +8,7 @@ export const eventRoutes: RouteDef[] = [
     method: 'get',
     path: '/workspaces/:id/events',
     access: 'artifact:read',
+    doc: { summary: "List a workspace's events" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const { id } = parse(idParam, ctx.params, 'path');

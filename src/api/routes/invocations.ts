@@ -8,7 +8,7 @@ import { answer } from '../answer.js';
 import { artifactId } from '../artifact-access.js';
 import type { RecordedAction } from '../../invocations/proposed-actions/schema.js';
 import type { AppContext } from '../context.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 const invocationId = (ctx: AppContext) => parse(idParam, ctx.params, 'path').id;
 
@@ -34,6 +34,11 @@ export const invocationRoutes: RouteDef[] = [
     method: 'post',
     path: '/artifacts/:id/invoke',
     access: 'artifact:invoke',
+    doc: {
+      summary: 'Invoke an MCP tool, a task agent, an LLM or a transform',
+      description: 'Answers 200 with the result, or 202 with the invocation to poll while it runs.',
+      errors: [409],
+    },
     body: 'json',
     handler: async (ctx) => answer(ctx, await invoke(ctx, artifactId(ctx), ctx.state.body, idempotencyKeyOf(ctx))),
   },
@@ -41,6 +46,7 @@ export const invocationRoutes: RouteDef[] = [
     method: 'get',
     path: '/agents',
     access: 'artifact:invoke',
+    doc: { summary: 'List the task agents' },
     handler: (ctx) => {
       ctx.body = { items: agents.map(presentAgent) };
     },
@@ -49,35 +55,43 @@ export const invocationRoutes: RouteDef[] = [
     method: 'get',
     path: '/invocations/:id',
     access: 'artifact:invoke',
+    doc: { summary: 'Read an invocation and its proposed actions' },
     handler: async (ctx) => {
       ctx.body = await diffed(ctx, await getInvocation(ctx, invocationId(ctx)));
     },
   },
-  {
+  route({
     method: 'post',
     path: '/invocations/:id/apply',
     access: 'artifact:invoke',
+    doc: { summary: "Apply an agent run's proposed actions", errors: [409] },
     body: 'json',
-    handler: async (ctx) => {
-      const applied = await applyInvocation(ctx, invocationId(ctx), parse(applyBody, ctx.state.body ?? {}, 'body'));
+    request: applyBody,
+    handler: async (ctx, _query, body) => {
+      const applied = await applyInvocation(ctx, invocationId(ctx), body());
       answer(ctx, { ...applied, body: await diffed(ctx, applied.body) });
     },
-  },
+  }),
   {
     method: 'post',
     path: '/invocations/:id/discard',
     access: 'artifact:invoke',
+    doc: { summary: "Discard an agent run's proposed actions", errors: [409] },
     handler: async (ctx) => {
       ctx.body = await diffed(ctx, await discardInvocation(ctx, invocationId(ctx)));
     },
   },
-  ...(['approve', 'reject'] as const).map((action): RouteDef => ({
-    method: 'post',
-    path: `/invocations/:id/${action}`,
-    access: 'artifact:invoke',
-    body: 'json',
-    handler: async (ctx) => {
-      ctx.body = await decideTransform(ctx, invocationId(ctx), action, parse(approvalBody, ctx.state.body ?? {}, 'body'));
-    },
-  })),
+  ...(['approve', 'reject'] as const).map((action) =>
+    route({
+      method: 'post',
+      path: `/invocations/:id/${action}`,
+      access: 'artifact:invoke',
+      doc: { summary: `${action === 'approve' ? 'Approve' : 'Reject'} a transform's proposal`, errors: [409] },
+      body: 'json',
+      request: approvalBody,
+      handler: async (ctx, _query, body) => {
+        ctx.body = await decideTransform(ctx, invocationId(ctx), action, body());
+      },
+    }),
+  ),
 ];

@@ -1,18 +1,19 @@
 import { manageArtifact, manageBody } from '../../operations/manage.js';
-import { parse } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 export const manageRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/artifacts/:id/manage',
     access: 'artifact:manage',
+    doc: { summary: 'Archive, unarchive, revert or delete an artifact', errors: [409], example: { action: 'archive' } },
     body: 'json',
-    handler: async (ctx) => {
+    request: manageBody,
+    handler: async (ctx, _query, body) => {
       const id = artifactId(ctx);
-      const { action } = parse(manageBody, ctx.state.body, 'body');
+      const { action } = body();
       ctx.body = await manageArtifact(ctx, id, action);
     },
-  },
+  }),
 ];

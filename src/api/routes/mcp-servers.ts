@@ -15,30 +15,34 @@ const catalogQuery = z.object({ refresh: z.enum(['true', 'false']).default('fals
 
 /** The platform as an MCP client (SPEC §4.2, §4.5): reading and listing external servers (calls: invocations.ts). */
 export const mcpServerRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/artifacts/:id/op/resources_read',
     access: 'artifact:invoke',
+    doc: { summary: 'Read a resource of an external MCP server', errors: [409] },
     body: 'json',
-    handler: async (ctx) =>
-      answer(ctx, await readResource(ctx, artifactId(ctx), parse(resourceReadBody, ctx.state.body, 'body'), idempotencyKeyOf(ctx))),
-  },
-  {
+    request: resourceReadBody,
+    handler: async (ctx, _query, body) => answer(ctx, await readResource(ctx, artifactId(ctx), body(), idempotencyKeyOf(ctx))),
+  }),
+  route({
     method: 'post',
     path: '/artifacts/:id/op/resources_import',
     access: 'artifact:invoke',
+    doc: { summary: 'Import a resource of an external MCP server as a draft', status: 201, errors: [409] },
     body: 'json',
-    handler: async (ctx) => {
-      const doc = await importResource(ctx, artifactId(ctx), parse(resourceImportBody, ctx.state.body, 'body'));
+    request: resourceImportBody,
+    handler: async (ctx, _query, body) => {
+      const doc = await importResource(ctx, artifactId(ctx), body());
       ctx.status = 201;
       ctx.set('Location', `/artifacts/${doc._id}`);
       ctx.body = presentArtifact(doc);
     },
-  },
+  }),
   {
     method: 'post',
     path: '/artifacts/:id/open',
     access: 'artifact:read',
+    doc: { summary: "Open an artifact in its type's viewer" },
     handler: async (ctx) => {
       const { doc, container } = await visibleArtifact(ctx, artifactId(ctx));
       ctx.body = { artifact: presentArtifact(doc), ...(await openArtifact(ctx, doc, container)) };
@@ -48,6 +52,7 @@ export const mcpServerRoutes: RouteDef[] = [
     method: 'get',
     path: '/mcp/stdio-catalog',
     access: 'artifact:read',
+    doc: { summary: 'The catalog of stdio MCP servers' },
     handler: (ctx) => {
       ctx.body = presentStdioCatalog(stdioServers(ctx.services.config));
     },
@@ -56,6 +61,7 @@ export const mcpServerRoutes: RouteDef[] = [
     method: 'get',
     path: '/mcp/servers',
     access: 'artifact:read',
+    doc: { summary: 'List registered MCP servers' },
     query: catalogQuery,
     handler: async (ctx, { refresh }) => {
       ctx.body = await listServers(ctx, { refresh: refresh === 'true' });
@@ -65,6 +71,7 @@ export const mcpServerRoutes: RouteDef[] = [
     method: 'get',
     path: '/mcp/workspaces/:id/servers',
     access: 'artifact:read',
+    doc: { summary: "List a workspace's MCP servers" },
     query: catalogQuery,
     handler: async (ctx, { refresh }) => {
       const { id } = parse(idParam, ctx.params, 'path');

@@ -61,6 +61,7 @@ export const mcpRoutes: RouteDef[] = [
     method: 'get',
     path: '/.well-known/mcp.json',
     access: 'public',
+    doc: { summary: 'MCP server discovery', tags: ['discovery'] },
     handler: (ctx) => {
       const base = new URL(ctx.services.config.apiUri).pathname.replace(/\/$/, '');
       ctx.body = {

@@ -20,6 +20,7 @@ export const oauthMetadataRoutes: RouteDef[] = [
     method: 'get',
     path: '/.well-known/oauth-authorization-server',
     access: 'public',
+    doc: { summary: 'OAuth authorization server metadata (RFC 8414)', tags: ['discovery'] },
     handler: (ctx) => {
       const base = publicBase(ctx, ctx.services.config);
       cacheable(ctx);

@@ -59,6 +59,7 @@ export const oauthRoutes: RouteDef[] = [
     method: 'get',
     path: '/oauth/authorize',
     access: 'public',
+    doc: { summary: 'OAuth authorization endpoint (a sign-in or consent page)', produces: 'text/html' },
     // Counted with the credential exchanges: a metadata document client_id makes us fetch a URL.
     guard: limitCredentialExchange,
     query: 'foreign',
@@ -152,6 +153,7 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/register',
     access: 'public',
+    doc: { summary: 'OAuth dynamic client registration (RFC 7591)', status: 201 },
     guard: limitCredentialExchange,
     body: 'json',
     handler: async (ctx) => {

@@ -62,6 +62,7 @@ export const revisionRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/revisions',
     access: 'artifact:read',
+    doc: { summary: "List a draft's revisions" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const doc = await revisioned(ctx);
@@ -73,6 +74,7 @@ export const revisionRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/revisions/:n',
     access: 'artifact:read',
+    doc: { summary: 'Read a revision of a draft' },
     handler: async (ctx) => {
       const doc = await revisioned(ctx);
       const { n } = parse(revisionParam, ctx.params, 'path');

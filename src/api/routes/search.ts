@@ -1,15 +1,16 @@
 import { runSearch, searchBody } from '../../operations/search.js';
-import { parse } from '../validate.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 export const searchRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/artifacts/search',
     access: 'search:read',
+    doc: { summary: 'Search artifacts (hybrid BM25 + vectors, fused)', example: { query: 'release notes', limit: 10 } },
     body: 'json',
-    handler: async (ctx) => {
-      ctx.body = await runSearch(ctx, parse(searchBody, ctx.state.body, 'body'));
+    request: searchBody,
+    handler: async (ctx, _query, body) => {
+      ctx.body = await runSearch(ctx, body());
     },
-  },
+  }),
 ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { problems } from '../../kernel/errors/problem.js';
 import type { SecretDoc } from '../../store/secrets.js';
 import { idParam, parse } from '../validate.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 const createBody = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -19,21 +19,24 @@ function present(doc: SecretDoc) {
 
 /** Secrets (SPEC §2.3 rule 3, §4.1), owned by the person who stored them. */
 export const secretRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/secrets',
     access: 'artifact:write',
+    doc: { summary: 'Store a secret (never returned)', status: 201, example: { name: 'crm-token', value: 's3cret' } },
     body: 'json',
-    handler: async (ctx) => {
-      const { name, value } = parse(createBody, ctx.state.body, 'body');
+    request: createBody,
+    handler: async (ctx, _query, body) => {
+      const { name, value } = body();
       ctx.status = 201;
       ctx.body = present(await ctx.services.secrets.create(ctx.state.principal!.subject, name, value));
     },
-  },
+  }),
   {
     method: 'get',
     path: '/secrets',
     access: 'artifact:read',
+    doc: { summary: 'List your secrets (names only)' },
     handler: async (ctx) => {
       ctx.body = { items: (await ctx.services.secrets.list(ctx.state.principal!.subject)).map(present) };
     },
@@ -42,6 +45,7 @@ export const secretRoutes: RouteDef[] = [
     method: 'get',
     path: '/secrets/:id',
     access: 'artifact:read',
+    doc: { summary: "Read a secret's name" },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const doc = await ctx.services.secrets.get(ctx.state.principal!.subject, id);
@@ -53,6 +57,7 @@ export const secretRoutes: RouteDef[] = [
     method: 'delete',
     path: '/secrets/:id',
     access: 'artifact:manage',
+    doc: { summary: 'Delete a secret' },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       if (!(await ctx.services.secrets.delete(ctx.state.principal!.subject, id))) throw problems.notFound('secret', id);

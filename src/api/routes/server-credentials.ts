@@ -7,7 +7,7 @@ import { namespaceLength, type ServerCredentialDoc } from '../../store/server-cr
 import { isDuplicateKey } from '../../store/mongo.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
-import type { RouteDef } from '../route.js';
+import { route, type RouteDef } from '../route.js';
 
 /** A client_id as paths and the token endpoint take it: `<chosen>.<namespace>` (or an id made before namespaces). */
 const clientId = z.string().regex(/^[A-Za-z0-9._-]{3,128}$/, 'must be 3-128 letters, digits, ".", "_" or "-"');
@@ -62,13 +62,15 @@ async function owned(ctx: AppContext): Promise<ServerCredentialDoc> {
 
 /** Server credentials (SPEC §2.6, §4.1): every operation needs a person's own token (§5.4). */
 export const serverCredentialRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/server-credentials',
     access: 'human',
+    doc: { summary: 'Create a server credential (the secret is shown once)', status: 201, errors: [409] },
     body: 'json',
-    handler: async (ctx) => {
-      const input = parse(createBody, ctx.state.body, 'body');
+    request: createBody,
+    handler: async (ctx, _query, body) => {
+      const input = body();
       const owner = ctx.state.principal!.subject;
       const secret = newSecret();
       // The chosen name within the creator's own namespace: another person's choice never collides
@@ -97,11 +99,12 @@ export const serverCredentialRoutes: RouteDef[] = [
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { ...present(doc, ctx.services.config.apiUri), client_secret: secret };
     },
-  },
+  }),
   {
     method: 'get',
     path: '/server-credentials',
     access: 'human',
+    doc: { summary: 'List your server credentials' },
     handler: async (ctx) => {
       const docs = await ctx.services.serverCredentials.withUsage(
         await ctx.services.serverCredentials.listOwned(ctx.state.principal!.subject),
@@ -113,29 +116,33 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'get',
     path: '/server-credentials/:client_id',
     access: 'human',
+    doc: { summary: 'Read a server credential' },
     handler: async (ctx) => {
       const [doc] = await ctx.services.serverCredentials.withUsage([await owned(ctx)]);
       ctx.body = present(doc!, ctx.services.config.apiUri);
     },
   },
-  {
+  route({
     method: 'patch',
     path: '/server-credentials/:client_id',
     access: 'human',
+    doc: { summary: 'Edit a server credential', example: { active: false } },
     body: 'json',
-    handler: async (ctx) => {
-      const patch = parse(patchBody, ctx.state.body, 'body');
+    request: patchBody,
+    handler: async (ctx, _query, body) => {
+      const patch = body();
       const doc = await owned(ctx);
       // Deactivation kills tokens already issued; scope and filter changes apply to them at once anyway.
       const updated = await ctx.services.serverCredentials.update(doc._id, patch, patch.active === false);
       if (!updated) throw problems.notFound('server credential', doc._id);
       ctx.body = present((await ctx.services.serverCredentials.withUsage([updated]))[0]!, ctx.services.config.apiUri);
     },
-  },
+  }),
   {
     method: 'post',
     path: '/server-credentials/:client_id/rotate',
     access: 'human',
+    doc: { summary: "Rotate a server credential's secret (shown once)" },
     handler: async (ctx) => {
       const doc = await owned(ctx);
       const secret = newSecret();
@@ -150,6 +157,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'delete',
     path: '/server-credentials/:client_id',
     access: 'human',
+    doc: { summary: 'Delete a server credential' },
     handler: async (ctx) => {
       const doc = await owned(ctx);
       await ctx.services.consents.forgetCredential('server_credential', doc._id);

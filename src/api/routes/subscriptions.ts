@@ -54,15 +54,17 @@ async function workspaceOf(ctx: AppContext) {
 
 /** Tier 3 subscriptions (issue #21): signed webhooks of a workspace's events, for a registered MCP server. */
 export const subscriptionRoutes: RouteDef[] = [
-  {
+  route({
     method: 'post',
     path: '/workspaces/:id/subscriptions',
     access: 'events:subscribe',
+    doc: { summary: "Subscribe a registered server to a workspace's events (signed webhooks)", status: 201, errors: [409] },
     body: 'json',
-    handler: async (ctx) => {
+    request: createBody,
+    handler: async (ctx, _query, body) => {
       const principal = ctx.state.principal!;
       const workspace = await workspaceOf(ctx);
-      const input = parse(createBody, ctx.state.body, 'body');
+      const input = body();
       requireGrant(workspace, principal, 'R');
       const server = await subscribingServer(ctx.services, principal, input.server_id);
       const url = await checkWebhookUrl(ctx.services.outbound, input.url);
@@ -105,11 +107,12 @@ export const subscriptionRoutes: RouteDef[] = [
       ctx.set('Cache-Control', 'no-store');
       ctx.body = { ...presentSubscription(doc), secret };
     },
-  },
+  }),
   route({
     method: 'get',
     path: '/workspaces/:id/subscriptions',
     access: 'events:subscribe',
+    doc: { summary: "List a workspace's subscriptions" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const workspace = await workspaceOf(ctx);
@@ -122,6 +125,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'get',
     path: '/subscriptions/:id',
     access: 'events:subscribe',
+    doc: { summary: 'Read a subscription' },
     handler: async (ctx) => {
       ctx.body = presentSubscription(await visible(ctx));
     },
@@ -130,6 +134,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'delete',
     path: '/subscriptions/:id',
     access: 'events:subscribe',
+    doc: { summary: 'Delete a subscription' },
     handler: async (ctx) => {
       const doc = await visible(ctx);
       const { subscriptions, runner } = stores(ctx);
@@ -144,6 +149,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'post',
     path: '/subscriptions/:id/resume',
     access: 'events:subscribe',
+    doc: { summary: 'Resume a paused subscription', status: 202, errors: [409] },
     handler: async (ctx) => {
       const doc = await visible(ctx);
       if (doc.state !== 'paused')
@@ -157,6 +163,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'post',
     path: '/subscriptions/:id/rotate-secret',
     access: 'events:subscribe',
+    doc: { summary: "Rotate a subscription's signing secret" },
     handler: async (ctx) => {
       const doc = await visible(ctx);
       const owner = subscriptionSecretOwner(doc._id);
@@ -174,6 +181,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'get',
     path: '/subscriptions/:id/deliveries',
     access: 'events:subscribe',
+    doc: { summary: "List a subscription's deliveries" },
     query: pageQuery.extend({ limit: z.coerce.number().int().min(1).max(100).default(50) }),
     handler: async (ctx, { limit, cursor }) => {
       const doc = await visible(ctx);

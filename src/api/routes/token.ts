@@ -68,6 +68,10 @@ export const tokenRoutes: RouteDef[] = [
     method: 'post',
     path: '/auth/token',
     access: 'public',
+    doc: {
+      summary: 'OAuth token endpoint (client credentials, authorization code, refresh)',
+      description: 'Answers OAuth errors (`{error, error_description}`), not problem+json.',
+    },
     guard: limitCredentialExchange,
     handler: async (ctx) => {
       const form = await readForm(ctx);
@@ -106,6 +110,7 @@ export const tokenRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/revoke',
     access: 'public',
+    doc: { summary: 'OAuth token revocation (RFC 7009)' },
     guard: limitCredentialExchange,
     handler: async (ctx) => {
       const form = await readForm(ctx);

@@ -29,6 +29,7 @@ export const versionRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/versions',
     access: 'artifact:read',
+    doc: { summary: "List a collection artifact's versions" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const doc = await versioned(ctx);
@@ -39,6 +40,7 @@ export const versionRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/versions/:n',
     access: 'artifact:read',
+    doc: { summary: 'Read a version' },
     handler: async (ctx) => {
       const doc = await versioned(ctx);
       const { n } = parse(versionParam, ctx.params, 'path');
