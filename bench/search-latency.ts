@@ -6,7 +6,7 @@
 import { processTerm } from '../src/search/analyzer.js';
 import { defaultAperture } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
-import { loadCranfield } from './cranfield.js';
+import { loadCranfield } from './collections.js';
 
 const dimensions = 384;
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);

@@ -1,27 +1,25 @@
-// Search quality on Cranfield (1,400 docs, 225 queries, graded judgements): nDCG@10 and recall@100 of
-// our BM25, vector-only and hybrid (RRF, aperture on/off) rankings, next to MiniSearch (default
-// configuration) and Orama (default BM25) measured in the same run.
+// Search quality on Cranfield (1,400 docs, 225 queries, graded judgements) and CACM (3,204 records,
+// 52 judged queries, binary): nDCG@10 and recall@100 of our BM25, vector-only and hybrid (RRF,
+// aperture on/off) rankings, next to the lexical peers of bench/lexical-peers.ts (MiniSearch, Orama,
+// wink-bm25, Lucene) measured in the same run. Every collection is reported in every run (issue #23).
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { create, insertMultiple, search as oramaSearch } from '@orama/orama';
-import MiniSearch from 'minisearch';
 import { embeddingText } from '../src/search/documents.js';
 import { HashingEmbedder, type Embedder } from '../src/search/embedder.js';
 import { defaultAperture, type ApertureOptions } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
-import { loadCranfield, type CranQuery } from './cranfield.js';
+import { loadCacm, loadCranfield, type Cranfield, type CranQuery } from './collections.js';
+import { lexicalPeers } from './lexical-peers.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const depth = 100; // recall@100 needs 100 results; also the candidate pool per retriever (the API default)
-const collection = 'cranfield';
+const collection = 'bench';
 type Ranker = (query: CranQuery) => string[] | Promise<string[]>;
 
-const { docs, queries, judgements } = loadCranfield();
-
-/** nDCG@10 with linear gain: DCG = Σ gain_i / log2(i + 1), ideal DCG from the query's judged gains sorted. */
+/** nDCG@10 with exponential gain: DCG = Σ (2^gain_i − 1) / log2(i + 1), ideal DCG from the query's judged gains sorted. */
 function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
-  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + g / Math.log2(i + 2), 0);
+  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
   const ideal = dcg([...gains.values()].sort((a, b) => b - a));
   return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
 }
@@ -33,7 +31,7 @@ function recallAt100(ranked: string[], gains: Map<string, number>): number {
   return relevant.filter((id) => top.has(id)).length / relevant.length;
 }
 
-async function evaluate(rank: Ranker): Promise<{ ndcg: number; recall: number; ms: number }> {
+async function evaluate({ queries, judgements }: Cranfield, rank: Ranker): Promise<{ ndcg: number; recall: number; ms: number }> {
   let ndcg = 0;
   let recall = 0;
   const start = performance.now();
@@ -71,48 +69,15 @@ interface Row {
   note?: string;
 }
 
-async function main(): Promise<void> {
+/** One collection: the peers, then ours with each embedder. Returns the table's rows and its notes. */
+async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: Row[]; notes: string[] }> {
+  const { docs, queries } = col;
   const rows: Row[] = [];
-  const unavailable: string[] = [];
-  const timings: string[] = [];
-
-  // Peers, each in its default configuration.
+  const notes: string[] = [];
   let t = performance.now();
-  const mini = new MiniSearch<{ id: string; title: string; content: string }>({ fields: ['title', 'content'] });
-  mini.addAll(docs);
-  timings.push(`MiniSearch index ${(performance.now() - t).toFixed(0)} ms`);
-  rows.push({
-    name: 'MiniSearch 7 (default: title+content, no stemming)',
-    kind: 'peer',
-    ...(await evaluate((q) =>
-      mini
-        .search(q.text)
-        .slice(0, depth)
-        .map((r) => String(r.id)),
-    )),
-  });
-
-  t = performance.now();
-  const orama = create({ schema: { title: 'string', content: 'string' } as const });
-  await insertMultiple(
-    orama,
-    docs.map((d) => ({ id: d.id, title: d.title, content: d.content })),
-  );
-  timings.push(`Orama index ${(performance.now() - t).toFixed(0)} ms`);
-  rows.push({
-    name: 'Orama 3 (default BM25)',
-    kind: 'peer',
-    ...(await evaluate(async (q) => (await oramaSearch(orama, { term: q.text, limit: depth })).hits.map((h) => h.id))),
-  });
-
-  const embedders: Embedder[] = [new HashingEmbedder(384)];
-  t = performance.now();
-  const loaded = await miniLm();
-  if (typeof loaded === 'string') unavailable.push(`MiniLM: unavailable (${loaded})`);
-  else {
-    embedders.push(loaded);
-    timings.push(`MiniLM load ${(performance.now() - t).toFixed(0)} ms`);
-  }
+  const { peers, unavailable } = await lexicalPeers(col, depth);
+  notes.push(...unavailable, `peers indexed in ${(performance.now() - t).toFixed(0)} ms`);
+  for (const peer of peers) rows.push({ name: peer.name, kind: 'peer', ...(await evaluate(col, peer.rank)) });
 
   let bm25: number | null = null;
   for (const embedder of embedders) {
@@ -121,13 +86,16 @@ async function main(): Promise<void> {
       embedder,
       docs.map((d) => embeddingText({ title: d.title, context: {}, content: d.content })),
     );
-    const queryVectors = await embedAll(
-      embedder,
-      queries.map((q) => q.text),
+    const queryVectors = new Map(
+      (
+        await embedAll(
+          embedder,
+          queries.map((q) => q.text),
+        )
+      ).map((v, i) => [queries[i]!.id, v]),
     );
-    timings.push(`${embedder.id} embed ${docs.length} docs + ${queries.length} queries ${(performance.now() - t).toFixed(0)} ms`);
+    notes.push(`${embedder.id} embed ${docs.length} docs + ${queries.length} queries ${(performance.now() - t).toFixed(0)} ms`);
 
-    t = performance.now();
     const index = new MemorySearchIndex(embedder.dimensions);
     docs.forEach((d, i) =>
       index.upsert({
@@ -142,24 +110,22 @@ async function main(): Promise<void> {
         vector: docVectors[i]!,
       }),
     );
-    timings.push(`MemorySearchIndex build (${embedder.id}) ${(performance.now() - t).toFixed(0)} ms`);
-
     const base: Omit<SearchQuery, 'text' | 'vector' | 'aperture'> = {
       limit: depth,
       preset: 'balanced',
       candidates: depth,
       scope: { containerIds: new Set([collection]), contentTypes: null, typeLimits: null },
     };
-    const queryVector = (q: CranQuery) => queryVectors[q.id - 1]!;
+    const queryVector = (q: CranQuery) => queryVectors.get(q.id)!;
 
     if (bm25 === null) {
-      const r = await evaluate((q) => index.search({ ...base, text: q.text, vector: null, aperture: null }).hits.map((h) => h.id));
+      const r = await evaluate(col, (q) => index.search({ ...base, text: q.text, vector: null, aperture: null }).hits.map((h) => h.id));
       rows.push({ name: 'ours: BM25 only (analyzer, balanced preset)', kind: 'ours', ...r });
       bm25 = r.ndcg;
     }
 
     // Exact cosine in the bench (vectors are unit length, so the dot product), over all documents.
-    const vectorOnly = await evaluate((q) => {
+    const vectorOnly = await evaluate(col, (q) => {
       const qv = queryVector(q);
       const scored = docVectors.map((v, i) => {
         let dot = 0;
@@ -176,7 +142,7 @@ async function main(): Promise<void> {
     const bestSingle = Math.max(bm25, vectorOnly.ndcg);
     for (const aperture of [{ ...defaultAperture, minScore: embedder.similarityFloor }, null] as (ApertureOptions | null)[]) {
       let kept = 0;
-      const r = await evaluate((q) => {
+      const r = await evaluate(col, (q) => {
         const outcome = index.search({ ...base, text: q.text, vector: queryVector(q), aperture });
         kept += outcome.semanticKept;
         return outcome.hits.map((h) => h.id);
@@ -190,18 +156,18 @@ async function main(): Promise<void> {
       });
     }
   }
+  return { rows, notes };
+}
 
+function print(col: Cranfield, rows: Row[], notes: string[]): void {
   const bestPeer = Math.max(...rows.filter((r) => r.kind === 'peer').map((r) => r.ndcg));
   const width = Math.max(...rows.map((r) => r.name.length));
   const header = `${'system'.padEnd(width)} | nDCG@10 | recall@100 | ÷ best peer | ÷ best single | ms/query | notes`;
-  console.log(
-    `\nCranfield: ${docs.length} docs, ${queries.length} queries. nDCG@10 linear gain (gain / log2(rank + 1)), gain = 5 − code, −1 → 0;`,
-  );
-  console.log('recall@100 over judged docs with gain > 0. Ratios are nDCG@10 ratios. ms/query is the whole ranking call.\n');
+  console.log(`\n${col.name}: ${col.docs.length} docs, ${col.queries.length} judged queries.`);
   console.log(header);
   console.log(header.replace(/[^|]/g, '-'));
   for (const r of rows) {
-    const ratio = (x: number | undefined) => (r.kind === 'hybrid' && x ? (r.ndcg / x).toFixed(3) : '');
+    const ratio = (x: number | undefined) => (r.kind !== 'peer' && x ? (r.ndcg / x).toFixed(3) : '');
     console.log(
       [
         r.name.padEnd(width),
@@ -209,13 +175,27 @@ async function main(): Promise<void> {
         r.recall.toFixed(4).padStart(10),
         ratio(bestPeer).padStart(11),
         ratio(r.bestSingle).padStart(13),
-        (r.ms / queries.length).toFixed(2).padStart(8),
+        (r.ms / col.queries.length).toFixed(2).padStart(8),
         r.note ?? '',
       ].join(' | '),
     );
   }
-  for (const line of unavailable) console.log(line);
-  console.log(`\n${timings.join('; ')}`);
+  console.log(notes.join('; '));
+}
+
+async function main(): Promise<void> {
+  const embedders: Embedder[] = [new HashingEmbedder(384)];
+  const loaded = await miniLm();
+  if (typeof loaded === 'string') console.log(`MiniLM: unavailable (${loaded})`);
+  else embedders.push(loaded);
+  console.log(
+    'nDCG@10 at exponential gain ((2^g − 1) / log2(rank + 1); Cranfield g = 5 − code, −1 → 0; CACM binary); recall@100 over judged docs with g > 0.',
+  );
+  console.log('Ratios are nDCG@10 ratios; "best peer" is the best lexical library of the same run. ms/query is the whole ranking call.');
+  for (const col of [loadCranfield(), loadCacm()]) {
+    const { rows, notes } = await measure(col, embedders);
+    print(col, rows, notes);
+  }
 }
 
 await main();

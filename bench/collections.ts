@@ -1,9 +1,11 @@
-// Loader for the Cranfield collection in ../shared/data/cranfield (see its README).
+// Loaders for the IR test collections in ../shared/data: Cranfield and CACM (see their READMEs).
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const cranfieldDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data', 'cranfield');
+const dataDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'shared', 'data');
+export const cranfieldDir = resolve(dataDir, 'cranfield');
+export const cacmDir = resolve(dataDir, 'cacm');
 
 export interface CranDoc {
   id: string;
@@ -17,9 +19,10 @@ export interface CranQuery {
 }
 
 export interface Cranfield {
+  name: string;
   docs: CranDoc[];
   queries: CranQuery[];
-  /** Query id → doc id → gain (5 − code for codes 1..4, 0 for −1). */
+  /** Query id → doc id → gain (Cranfield: 5 − code for codes 1..4, 0 for −1; CACM: 1). Only judged queries are kept. */
   judgements: Map<number, Map<string, number>>;
 }
 
@@ -65,5 +68,32 @@ export function loadCranfield(dir = cranfieldDir): Cranfield {
   }
   if (docs.length !== 1400 || queries.length !== 225)
     throw new Error(`Cranfield: ${docs.length} docs, ${queries.length} queries (expected 1400, 225)`);
-  return { docs, queries, judgements };
+  return { name: 'Cranfield', docs, queries, judgements };
+}
+
+/**
+ * CACM: 3,204 records, 64 queries of which 52 are judged (only those are kept), binary gain. A
+ * record's text is its abstract, keywords and authors (a query may ask for an author); its
+ * citations (.X) are not text.
+ */
+export function loadCacm(dir = cacmDir): Cranfield {
+  const docs = records(readFileSync(resolve(dir, 'cacm.all'), 'utf8')).map((r) => ({
+    id: r.id,
+    title: clean(r.fields.T),
+    content: [r.fields.W, r.fields.K, r.fields.A].map(clean).filter(Boolean).join(' '),
+  }));
+  const judgements = new Map<number, Map<string, number>>();
+  for (const line of readFileSync(resolve(dir, 'qrels.text'), 'utf8').split('\n')) {
+    const [q, d] = line.trim().split(/\s+/);
+    if (!q || !d) continue;
+    const perQuery = judgements.get(Number(q)) ?? new Map<string, number>();
+    perQuery.set(String(Number(d)), 1);
+    judgements.set(Number(q), perQuery);
+  }
+  const queries = records(readFileSync(resolve(dir, 'query.text'), 'utf8'))
+    .map((r) => ({ id: Number(r.id), text: clean(r.fields.W) }))
+    .filter((q) => judgements.has(q.id));
+  if (docs.length !== 3204 || queries.length !== 52)
+    throw new Error(`CACM: ${docs.length} docs, ${queries.length} judged queries (expected 3204, 52)`);
+  return { name: 'CACM', docs, queries, judgements };
 }
