@@ -68,6 +68,7 @@ let platform: TestPlatform;
 let everything: Started;
 let alice: Api;
 let serverId: string;
+let ws: string;
 
 before(async () => {
   receiver = await otlpReceiver();
@@ -77,7 +78,7 @@ before(async () => {
   platform = await startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8,::1/128' });
   everything = await everythingHttp();
   alice = await platform.newUser();
-  const ws = (await alice.post('/workspaces', { name: 'traced' })).body.id as string;
+  ws = (await alice.post('/workspaces', { name: 'traced' })).body.id as string;
   serverId = await registerServer(alice, ws, { transport: { type: 'http', url: everything.url } }, 'everything (http)');
 });
 after(async () => {
@@ -152,6 +153,32 @@ describe('traces', () => {
     assert.ok(line, 'no request log line with the trace id');
     assert.equal(line.span_id, chain.request.spanId);
     assert.equal(line.path, `/artifacts/${serverId}/invoke`);
+  });
+
+  it("carries a write's trace into the signal it sends its workspace's event workflow, and the workflow's handling of it", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const r = await alice.request('POST', '/artifacts', {
+      body: { title: 'Traced', content_type: 'text/markdown', content: '# traced', collection_id: ws },
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    });
+    assert.equal(r.status, 201, r.text);
+    const found = await eventually(
+      async () => {
+        await tracing.flush();
+        const ours = receiver.spans.filter((s) => s.traceId === traceId);
+        const request = ours.find((s) => s.kind === SERVER);
+        const byId = new Map(ours.map((s) => [s.spanId, s]));
+        const under = (s: OtlpSpan, ancestor: OtlpSpan): boolean =>
+          s.parentSpanId === ancestor.spanId ||
+          (!!s.parentSpanId && !!byId.get(s.parentSpanId) && under(byId.get(s.parentSpanId)!, ancestor));
+        const signal = request && ours.find((s) => /^Signal(WithStart)?Workflow:workspaceEvents$/.test(s.name) && under(s, request));
+        const handled = signal && ours.find((s) => s.name.startsWith('HandleSignal:') && s.parentSpanId === signal.spanId);
+        return handled && { request, signal, handled };
+      },
+      20_000,
+      'the signal and its handling',
+    );
+    assert.equal(found.request.name, 'POST /artifacts');
   });
 
   it("marks a failed tool call's span as an error", async () => {
