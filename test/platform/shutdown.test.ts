@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { Api, eventually } from '../helpers/http.js';
-import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { untilReady } from '../helpers/processes.js';
 import { workerProcess } from '../helpers/worker-process.js';
 
@@ -55,14 +55,14 @@ describe('the API on SIGTERM', () => {
   });
 
   it('answers what is in flight, refuses new connections, ends event streams and exits 0', async () => {
-    const replica = new Api(api.url, alice.token);
+    const replica = await new Api(api.url).login(adminEmail, adminPassword); // its tokens name the replica's own URL
     const port = Number(new URL(api.url).port);
     const ws = (await replica.post('/workspaces', { name: 'drain' })).body.id as string;
     const doc = (await replica.post('/artifacts', { title: 'A', content_type: 'text/markdown', content: '## One\nx', collection_id: ws }))
       .body.id as string;
 
     // An open event stream: its first bytes say it is being served.
-    const stream = await fetch(`${api.url}/workspaces/${ws}/events/stream`, { headers: { authorization: `Bearer ${alice.token}` } });
+    const stream = await fetch(`${api.url}/workspaces/${ws}/events/stream`, { headers: { authorization: `Bearer ${replica.token}` } });
     assert.equal(stream.status, 200);
     const reader = stream.body!.getReader();
     assert.match(new TextDecoder().decode((await reader.read()).value), /^retry: /);
