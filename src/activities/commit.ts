@@ -35,7 +35,10 @@ const finalStates: CommitState[] = ['committed', 'rejected', 'expired', 'failed'
 /** Records a state change the workflow reports; the record only moves forward, so a late retry changes nothing. */
 async function recordCommitState(db: Db, change: CommitStateChange): Promise<void> {
   const { commitId, state } = change;
-  const before = await commitsCollection(db).findOneAndUpdate(
+  // Only `committed` may follow itself (the workflow's later reports, a retry): such a write is not counted again.
+  const again =
+    predecessors[state].includes(state) && (await commitsCollection(db).countDocuments({ _id: commitId, state }, { limit: 1 })) > 0;
+  const written = await commitsCollection(db).updateOne(
     { _id: commitId, state: { $in: predecessors[state] } },
     {
       $set: {
@@ -53,10 +56,8 @@ async function recordCommitState(db: Db, change: CommitStateChange): Promise<voi
         ...(change.extractText ? { extract_text: change.extractText } : {}),
       },
     },
-    { returnDocument: 'before', projection: { state: 1 } },
   );
-  // Counted once, by the call that moved the commit into its final state (a retry finds it there).
-  if (before && before.state !== state && finalStates.includes(state)) commitOutcomes.inc({ outcome: state });
+  if (written.modifiedCount > 0 && !again && finalStates.includes(state)) commitOutcomes.inc({ outcome: state });
 }
 
 interface CommitDeps {
