@@ -5,6 +5,8 @@ import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 export interface ActiveTracing {
   processor: SpanProcessor;
   resource: Resource;
+  /** Whether a request's `traceparent` is continued (true) or only linked from a trace of the request's own. */
+  continueIncoming: boolean;
 }
 
 let active: ActiveTracing | undefined;

@@ -108,7 +108,7 @@ export function startTracing(config: Config, service: 'api' | 'worker', logger: 
   });
   provider.register({ contextManager: new AsyncLocalStorageContextManager(), propagator: new W3CTraceContextPropagator() });
   const unregister = registerInstrumentations({ tracerProvider: provider, instrumentations: [outboundHttpInstrumentation()] });
-  setActiveTracing({ processor, resource });
+  setActiveTracing({ processor, resource, continueIncoming: config.OTEL_CONTINUE_INCOMING_TRACES });
   logger.info({ endpoint, service: resource.attributes['service.name'] }, 'exporting traces over OTLP');
   const margin = timeoutMillis + 1000;
   started = {

@@ -1,4 +1,6 @@
-// Outbound HTTP in traces (issue #22), without engines: the undici instrumentation sees both HTTP clients
+// HTTP in traces (issue #22), without engines. Incoming: the request span's name (route template), its
+// parent (the caller's traceparent, or only a link to it with OTEL_CONTINUE_INCOMING_TRACES=false) and
+// status. Outgoing: the undici instrumentation sees both HTTP clients
 // the platform has, the guarded client (src/net/outbound.ts, npm undici) and the openai package's fetch
 // (Node's own), each request a child span of the call that made it and carrying its `traceparent`. A
 // URL's path and query (where webhooks and MCP servers keep secrets) reach no span.
@@ -7,12 +9,16 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { trace } from '@opentelemetry/api';
+import Router from '@koa/router';
+import Koa from 'koa';
 import { z } from 'zod';
 import { loadConfig } from '../../src/kernel/config/env.js';
 import { createLogger } from '../../src/kernel/logging/logger.js';
 import { Llm } from '../../src/llm/client.js';
 import { createOutbound } from '../../src/net/outbound.js';
+import { httpTracing } from '../../src/observability/http-tracing.js';
 import { startTracing, type Tracing } from '../../src/observability/tracing.js';
+import { activeTracing, setActiveTracing } from '../../src/observability/tracing-state.js';
 import { eventually } from '../helpers/http.js';
 
 interface Span {
@@ -22,8 +28,11 @@ interface Span {
   name: string;
   kind: number;
   attributes: { key: string; value: { stringValue?: string; intValue?: string } }[];
+  links?: { traceId: string; spanId: string }[];
+  status?: { code?: number };
 }
 
+const SERVER = 2;
 const CLIENT = 3;
 
 /** A node:http server on loopback; `handle` answers, every request's headers are kept. */
@@ -128,5 +137,65 @@ describe('outbound HTTP spans', () => {
     assert.equal(upstream.seen.at(-1)?.path, '/untraced');
     assert.equal(upstream.seen.at(-1)?.headers.traceparent, undefined);
     assert.equal(spans.length, before);
+  });
+});
+
+describe('request spans', () => {
+  let app: Server;
+  let url: string;
+  before(async () => {
+    const router = new Router();
+    router.get('/things/:id', (ctx) => {
+      ctx.status = ctx.params.id === 'broken' ? 503 : 200;
+      ctx.body = { ok: true };
+    });
+    app = new Koa().use(httpTracing).use(router.routes()).listen(0, '127.0.0.1');
+    await new Promise((resolve) => app.once('listening', resolve));
+    url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  });
+  after(() => app?.close());
+
+  const caller = () => ({ traceId: randomHex(16), spanId: randomHex(8) });
+  const randomHex = (bytes: number) =>
+    [...crypto.getRandomValues(new Uint8Array(bytes))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  /** The server span of the request answered with this traceresponse. */
+  const serverSpan = (res: Response) =>
+    eventually(async () => {
+      await tracing.flush();
+      const [, traceId, spanId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/.exec(res.headers.get('traceresponse') ?? '') ?? [];
+      return spans.find((s) => s.kind === SERVER && s.traceId === traceId && s.spanId === spanId);
+    });
+
+  it("continues the caller's trace, names the span by route template, marks a 5xx as an error", async () => {
+    const from = caller();
+    const ok = await fetch(`${url}/things/123?token=secret-query`, { headers: { traceparent: `00-${from.traceId}-${from.spanId}-01` } });
+    const span = await serverSpan(ok);
+    assert.equal(span.name, 'GET /things/:id');
+    assert.equal(span.traceId, from.traceId);
+    assert.equal(span.parentSpanId, from.spanId);
+    assert.equal(attr(span, 'url.path'), '/things/123');
+    assert.doesNotMatch(JSON.stringify(span), /secret-query/);
+    assert.notEqual(span.status?.code, 2);
+    const broken = await serverSpan(await fetch(`${url}/things/broken`));
+    assert.equal(broken.status?.code, 2);
+    const unrouted = await serverSpan(await fetch(`${url}/no/such/route/42`));
+    assert.equal(unrouted.name, 'GET');
+  });
+
+  it('with OTEL_CONTINUE_INCOMING_TRACES=false, starts a trace of its own that links to the caller', async () => {
+    const active = activeTracing()!;
+    setActiveTracing({ ...active, continueIncoming: false });
+    try {
+      const from = caller();
+      const span = await serverSpan(await fetch(`${url}/things/7`, { headers: { traceparent: `00-${from.traceId}-${from.spanId}-00` } }));
+      assert.notEqual(span.traceId, from.traceId);
+      assert.equal(span.parentSpanId ?? '', '');
+      assert.deepEqual(
+        span.links?.map((l) => [l.traceId, l.spanId]),
+        [[from.traceId, from.spanId]],
+      );
+    } finally {
+      setActiveTracing(active);
+    }
   });
 });

@@ -116,6 +116,8 @@ export const envSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).max(100).optional(),
   OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(100_000).default(2048),
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(60_000).default(5000),
+  /** false: a request's span starts a trace of its own, linked to the caller's `traceparent`, which it does not continue. */
+  OTEL_CONTINUE_INCOMING_TRACES: bool.default(true),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
   /** The built web console (src/web/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
   CONSOLE_ASSETS_DIR: z.string().min(1).optional(),
