@@ -42,8 +42,7 @@ async function main(): Promise<void> {
     await metrics.close();
     await tracing.shutdown();
   });
-  await ran;
-  process.exit(0); // a worker that stopped by itself (both workers stop together) ends the process too
+  await ran; // after a signal, onShutdownSignal logs the stop and exits; a failure throws (exit 1)
 }
 
 main().catch((err) => {

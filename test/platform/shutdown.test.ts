@@ -127,7 +127,9 @@ describe('the worker on SIGTERM', () => {
     let atSignal = 0;
     for (const deadline = Date.now() + 60_000; atSignal < 1 && Date.now() < deadline;) atSignal = await made();
     const exited = exitOf(worker);
+    const stopped = output(worker, '"worker stopped"', 'worker'); // our one shutdown path ran to its end
     worker.kill('SIGTERM');
+    await stopped;
     assert.deepEqual(await exited, { code: 0, signal: null }, 'the worker exits 0 after its graceful stop');
     const atExit = await made();
     assert.ok(atExit >= atSignal, `${atExit} made at exit, ${atSignal} when signalled`);
