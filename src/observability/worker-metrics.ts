@@ -71,13 +71,16 @@ function problem(res: ServerResponse, status: number, slug: string, title: strin
   res.end(JSON.stringify({ type: problemTypePrefix + slug, title, status, detail }));
 }
 
-/** Answers one request of the worker's metrics listener: `GET /metrics`, with the same access rule as the API's. */
+/** Answers one request of the worker's metrics listener: `GET /metrics`, with the METRICS_TOKEN bearer when one is set (its bound address is its protection otherwise). */
 export async function serveWorkerMetrics(config: Config, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   if (path !== '/metrics') return problem(res, 404, 'route-not-found', 'No such route', 'Only /metrics is served here.');
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return problem(res, 405, 'method-not-allowed', 'Method not allowed', `${req.method} is not allowed here.`, { allow: 'GET, HEAD' });
-  const access = metricsAccess(config, { authorization: req.headers.authorization, remoteAddress: req.socket.remoteAddress });
+  // The operator chose this listener's address; with METRICS_TOKEN set, the scraper must also send it.
+  const access = config.METRICS_TOKEN
+    ? metricsAccess(config, { authorization: req.headers.authorization, remoteAddress: req.socket.remoteAddress })
+    : 'allowed';
   if (access !== 'allowed') {
     const refusal = metricsRefusal(access);
     const challenge: Record<string, string> = access === 'unauthorized' ? { 'www-authenticate': 'Bearer' } : {};

@@ -145,6 +145,18 @@ describe('/metrics', () => {
     } finally {
       await listener.close();
     }
+    // Without a token, the address the operator bound it to is its protection.
+    const bound = `127.0.0.1:${await freePort()}`;
+    const open = await startWorkerMetrics(
+      { ...platform.config, METRICS_TOKEN: undefined, WORKER_METRICS_ADDRESS: bound },
+      platform.services.logger,
+    );
+    try {
+      assert.equal((await fetch(`http://${bound}/metrics`)).status, 200);
+      assert.equal((await fetch(`http://${bound}/metrics`, { method: 'POST' })).status, 405);
+    } finally {
+      await open.close();
+    }
   });
 
   it('the Temporal SDK exporter serves the series the dashboard uses', async () => {
