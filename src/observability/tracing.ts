@@ -91,8 +91,9 @@ export function startTracing(config: Config, service: 'api' | 'worker', logger: 
   const endpoint = tracesEndpoint(config);
   if (!endpoint) return off;
   const timeoutMillis = config.OTEL_EXPORTER_OTLP_TIMEOUT;
+  const shown = `${new URL(endpoint).origin}${new URL(endpoint).pathname}`; // never credentials or a query in a log line
   const exporter = new OTLPTraceExporter({ url: endpoint, headers: exportHeaders(config.OTEL_EXPORTER_OTLP_HEADERS), timeoutMillis });
-  const processor = new BatchSpanProcessor(loggedExporter(exporter, logger, endpoint), {
+  const processor = new BatchSpanProcessor(loggedExporter(exporter, logger, shown), {
     maxQueueSize: config.OTEL_BSP_MAX_QUEUE_SIZE,
     maxExportBatchSize: Math.min(512, config.OTEL_BSP_MAX_QUEUE_SIZE),
     scheduledDelayMillis: config.OTEL_BSP_SCHEDULE_DELAY,
@@ -109,7 +110,7 @@ export function startTracing(config: Config, service: 'api' | 'worker', logger: 
   provider.register({ contextManager: new AsyncLocalStorageContextManager(), propagator: new W3CTraceContextPropagator() });
   const unregister = registerInstrumentations({ tracerProvider: provider, instrumentations: [outboundHttpInstrumentation()] });
   setActiveTracing({ processor, resource, continueIncoming: config.OTEL_CONTINUE_INCOMING_TRACES });
-  logger.info({ endpoint, service: resource.attributes['service.name'] }, 'exporting traces over OTLP');
+  logger.info({ endpoint: shown, service: resource.attributes['service.name'] }, 'exporting traces over OTLP');
   const margin = timeoutMillis + 1000;
   started = {
     flush: () => bounded(provider.forceFlush(), margin),

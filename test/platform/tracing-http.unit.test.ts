@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { trace } from '@opentelemetry/api';
 import Router from '@koa/router';
@@ -52,6 +53,8 @@ async function serve(handle: (path: string, body: string) => { status: number; b
 }
 
 const spans: Span[] = [];
+const logLines: string[] = [];
+let refuseExports = false;
 let collector: Awaited<ReturnType<typeof serve>>;
 let upstream: Awaited<ReturnType<typeof serve>>;
 let tracing: Tracing;
@@ -59,6 +62,7 @@ let llm: Llm;
 
 before(async () => {
   collector = await serve((_path, body) => {
+    if (refuseExports) return { status: 400, body: {} };
     const parsed = JSON.parse(body) as { resourceSpans: { scopeSpans: { spans: Span[] }[] }[] };
     for (const rs of parsed.resourceSpans) for (const ss of rs.scopeSpans) spans.push(...ss.spans);
     return { status: 200, body: {} };
@@ -83,7 +87,8 @@ before(async () => {
     OPENAI_BASE_URL: `${upstream.url}/v1`,
     LLM_MODEL: 'test-model',
   });
-  tracing = startTracing(config, 'worker', createLogger('silent'));
+  const sink = new Writable({ write: (chunk, _enc, done) => (logLines.push(String(chunk)), done()) });
+  tracing = startTracing(config, 'worker', createLogger('info', sink));
   llm = new Llm(config);
 });
 after(async () => {
@@ -197,5 +202,27 @@ describe('request spans', () => {
     } finally {
       setActiveTracing(active);
     }
+  });
+});
+
+describe('export failures', () => {
+  it('logs a refused export once, naming the endpoint, and drops the spans rather than holding them', async () => {
+    refuseExports = true;
+    try {
+      // Two exports, both refused: one warning.
+      trace.getTracer('test').startSpan('refused').end();
+      await tracing.flush();
+      trace.getTracer('test').startSpan('refused too').end();
+      await tracing.flush();
+      const warnings = await eventually(async () => {
+        const found = logLines.filter((l) => l.includes('trace export failed'));
+        return found.length > 0 && found;
+      });
+      assert.equal(warnings.length, 1, warnings.join(''));
+      assert.equal(JSON.parse(warnings[0]!).endpoint, `${collector.url}/v1/traces`);
+    } finally {
+      refuseExports = false;
+    }
+    assert.ok(!spans.some((s) => s.name.startsWith('refused')));
   });
 });
