@@ -19,10 +19,18 @@
 // @temporalio/proto each carry their own protobufjs 8.8.1, and protojson from common's copy throws
 // "type must be a Type" on proto's Type. The same conversion on proto's own protobufjs copy works and
 // writes the same proto3 JSON (`temporal workflow show -o json` format).
+//
+// Payloads are sealed by the platform's codec (src/temporal/payload-codec.ts): the recorder opens them with
+// the codec of the platform's configuration (PLATFORM_MASTER_KEY and PLATFORM_PREVIOUS_MASTER_KEYS, or the
+// development key file under PLATFORM_DEV_DIR), so the fixtures are clear and replay without any key.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import { loadConfig, type Config } from '../src/kernel/config/env.js';
+import { decodeHistory } from '../src/temporal/codec/history.js';
+import { platformClient } from '../src/temporal/client.js';
+import { platformCodec } from '../src/temporal/payload-codec.js';
 
 export const recordedTypes = [
   'commitWorkspace',
@@ -44,10 +52,17 @@ const historyToJson = (history: unknown) =>
   JSON.stringify(protojson.toJson(historyType, protoRoot.temporal.api.history.v1.History.fromObject(history)), null, 2);
 
 /** Writes one history per distinct shape of each recorded workflow type, and an index.json describing them. */
-export async function recordHistories(address: string, outDir: string, namespace = 'default', say = console.log): Promise<void> {
+export async function recordHistories(
+  address: string,
+  outDir: string,
+  namespace = 'default',
+  say = console.log,
+  config: Config = loadConfig({ ...process.env, TEMPORAL_NAMESPACE: namespace }),
+): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace });
+  const client = platformClient(config, connection);
+  const codec = platformCodec(config);
   const index: unknown[] = [];
   const fetched = new Map<string, number>(); // `${type}|${status}` -> histories looked at
   const shapes = new Set<string>();
@@ -61,7 +76,7 @@ export async function recordHistories(address: string, outDir: string, namespace
       if (n >= 60) continue;
       fetched.set(key, n + 1);
       try {
-        const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
+        const history = await decodeHistory(await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory(), codec);
         const events = history.events ?? [];
         const activities = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
         const signals = events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []);

@@ -4,4 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-installed.sh
+# The dev server's Web UI decodes payloads through the API's codec server, with the browser's platform
+# session (sign in to the console first, at the same host name as the UI: localhost). Set either
+# variable (even empty) to change it.
+api="${PLATFORM_API_URI:-http://localhost:${PORT:-8080}}"
+export TEMPORAL_UI_CODEC_ENDPOINT="${TEMPORAL_UI_CODEC_ENDPOINT-${api%/}/codec/session}"
+export CODEC_ALLOWED_ORIGINS="${CODEC_ALLOWED_ORIGINS-http://localhost:${TEMPORAL_UI_PORT:-8233},http://127.0.0.1:${TEMPORAL_UI_PORT:-8233}}"
 exec node --import tsx scripts/dev.ts

@@ -25,6 +25,11 @@ export interface EngineOptions {
   log: (line: string) => void;
   /** Throwaway data (tests, benchmarks): PostgreSQL runs without fsync. */
   ephemeral?: boolean;
+  /**
+   * The codec server the Web UI decodes payloads with (`--ui-codec-endpoint`); default
+   * TEMPORAL_UI_CODEC_ENDPOINT, which scripts/start.sh sets to the API's /codec/session.
+   */
+  uiCodecEndpoint?: string;
 }
 
 /** FerretDB's storage: PostgreSQL (default) or SQLite (EMBEDDED_MONGO_BACKEND=sqlite). */
@@ -352,6 +357,12 @@ async function startMongo(
   return { uri, engine };
 }
 
+/** The Web UI's codec server: payloads are sealed by the platform's codec, and the UI shows them decoded through it. */
+function uiCodec(opts: EngineOptions): string[] {
+  const endpoint = opts.uiCodecEndpoint ?? process.env.TEMPORAL_UI_CODEC_ENDPOINT?.trim();
+  return endpoint ? ['--ui-codec-endpoint', endpoint] : [];
+}
+
 async function startTemporal(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ address: string }> {
   const bin = resolve(opts.devDir, 'bin', 'temporal');
   if (!existsSync(bin)) throw new Error(`the Temporal CLI is not installed at ${bin}: run temporal-dev/install.sh`);
@@ -374,7 +385,7 @@ async function startTemporal(opts: EngineOptions, logs: string, procs: Supervise
     '--log-level',
     'warn',
     ...customSearchAttributes.flatMap((a) => ['--search-attribute', `${a.name}=Keyword`]),
-    ...(opts.temporalUiPort === null ? ['--headless'] : ['--ui-port', String(opts.temporalUiPort)]),
+    ...(opts.temporalUiPort === null ? ['--headless'] : ['--ui-port', String(opts.temporalUiPort), ...uiCodec(opts)]),
   ];
   const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'), { log: opts.log });
   procs.push(proc);

@@ -76,6 +76,20 @@ describe('codec server CORS', () => {
     }
   });
 
+  it('allows credentials (the session cookie) under /codec/session/ only', async () => {
+    const res = await fetch(`${base}/codec/session/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: ui, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-namespace' },
+    });
+    assert.equal(res.status, 204);
+    assert.equal(res.headers.get('access-control-allow-credentials'), 'true');
+    const post = await fetch(`${base}/codec/session/decode`, { method: 'POST', headers: { origin: ui } });
+    assert.equal(post.headers.get('access-control-allow-credentials'), 'true');
+    assert.equal(post.headers.get('access-control-allow-origin'), ui);
+    const foreign = await fetch(`${base}/codec/session/decode`, { method: 'POST', headers: { origin: 'https://evil.example' } });
+    assert.equal(foreign.headers.get('access-control-allow-credentials'), null);
+  });
+
   it('marks an allowed request readable by the UI, and leaves requests without Origin (the CLI) alone', async () => {
     const allowed = await fetch(`${base}/codec/decode`, { method: 'POST', headers: { origin: ui } });
     assert.equal(allowed.status, 401);

@@ -4,6 +4,8 @@ import type { AppContext } from '../context.js';
 
 /** The codec server's paths: the Temporal UI calls `<endpoint>/encode` and `<endpoint>/decode`. */
 export const codecPathPrefix = '/codec/';
+/** The routes a browser calls with the platform's session cookie (credentials included) instead of a bearer token. */
+export const codecSessionPrefix = '/codec/session/';
 /** What the Temporal UI sends: its access token (when it has one), the JSON body, and the namespace it shows. */
 export const codecAllowedHeaders = ['Authorization', 'Content-Type', 'X-Namespace'];
 
@@ -18,7 +20,7 @@ export const codecOrigins = (value: string): string[] =>
  * CORS for the codec server, in place of the API's own (api/middleware/cors.ts) on /codec/*: only the
  * configured Temporal UI origins get Access-Control-* headers (not MCP_ALLOWED_ORIGINS, not even the
  * API's own origin, which has no business decoding payloads); a preflight from any other origin is a
- * 403 problem with none. Bearer tokens only, so no Access-Control-Allow-Credentials.
+ * 403 problem with none. Credentials (the session cookie) are allowed under /codec/session/ only.
  */
 export async function codecCors(ctx: AppContext, next: Next): Promise<void> {
   ctx.vary('Origin');
@@ -32,6 +34,7 @@ export async function codecCors(ctx: AppContext, next: Next): Promise<void> {
     return next();
   }
   ctx.set('Access-Control-Allow-Origin', origin);
+  if (ctx.path.startsWith(codecSessionPrefix)) ctx.set('Access-Control-Allow-Credentials', 'true');
   if (preflight) {
     ctx.set('Access-Control-Allow-Methods', 'POST, OPTIONS');
     ctx.set('Access-Control-Allow-Headers', codecAllowedHeaders.join(', '));

@@ -4,6 +4,8 @@ import { Problem, problems } from '../../kernel/errors/problem.js';
 import { platformCodec } from '../../temporal/payload-codec.js';
 import { PayloadCodecError } from '../../temporal/codec/encryption-codec.js';
 import type { AppContext } from '../context.js';
+import { codecOrigins, codecSessionPrefix } from '../middleware/codec-cors.js';
+import { readSession } from '../oauth/browser.js';
 import type { RouteDef } from '../route.js';
 import { parse } from '../validate.js';
 
@@ -50,35 +52,59 @@ function answer(ctx: AppContext, payloads: Payload[]): void {
   ctx.body = { payloads: payloads.map(toWire) };
 }
 
+async function decode(ctx: AppContext): Promise<void> {
+  const codec = platformCodec(ctx.services.config);
+  try {
+    answer(ctx, await codec.decode(payloadsOf(ctx)));
+  } catch (err) {
+    if (!(err instanceof PayloadCodecError)) throw err;
+    const slug = err.reason === 'unknown-key' ? 'codec-unknown-key' : 'codec-undecodable';
+    throw new Problem(422, slug, 'Payload cannot be decoded', err.message);
+  }
+}
+
+async function encode(ctx: AppContext): Promise<void> {
+  answer(ctx, await platformCodec(ctx.services.config).encode(payloadsOf(ctx)));
+}
+
+/**
+ * For the session routes: the request comes from a configured Temporal UI origin (so no other page can
+ * make a signed-in browser send it) and carries the platform's sign-in session cookie of an administrator.
+ */
+async function sessionOperator(ctx: AppContext): Promise<void> {
+  const origin = ctx.get('origin');
+  if (!origin || !codecOrigins(ctx.services.config.CODEC_ALLOWED_ORIGINS).includes(origin)) {
+    throw problems.forbidden('The session codec endpoint answers only the Temporal UI origins of CODEC_ALLOWED_ORIGINS.');
+  }
+  const personId = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
+  if (!personId) throw problems.unauthorized('Sign in to the platform (the console) in this browser first.', null);
+  const user = await ctx.services.users.findById(personId);
+  if (!user?.is_admin) throw problems.forbidden('This operation needs an administrator.');
+}
+
 /**
  * The codec server for the Temporal UI and CLI (the remote codec protocol): `POST /codec/decode` opens
  * sealed payloads, `POST /codec/encode` seals (the UI encodes what it sends: a signal's input). Payloads
- * hold every workspace's content, so only administrators (a person's own token) may call it.
+ * hold every workspace's content, so only administrators may call it: with their own bearer token (the
+ * CLI's --codec-auth, a UI that passes its access token), or, under /codec/session/, from a configured
+ * Temporal UI origin with the platform's session cookie (a UI without sign-in of its own, such as the
+ * dev server's, with "include cross-origin credentials").
  */
 export const codecRoutes: RouteDef[] = [
+  { method: 'post', path: '/codec/decode', access: 'admin', body: 'json', handler: decode },
+  { method: 'post', path: '/codec/encode', access: 'admin', body: 'json', handler: encode },
   {
     method: 'post',
-    path: '/codec/decode',
-    access: 'admin',
+    path: `${codecSessionPrefix}decode`,
+    access: 'public',
     body: 'json',
-    handler: async (ctx) => {
-      const codec = platformCodec(ctx.services.config);
-      try {
-        answer(ctx, await codec.decode(payloadsOf(ctx)));
-      } catch (err) {
-        if (!(err instanceof PayloadCodecError)) throw err;
-        const slug = err.reason === 'unknown-key' ? 'codec-unknown-key' : 'codec-undecodable';
-        throw new Problem(422, slug, 'Payload cannot be decoded', err.message);
-      }
-    },
+    handler: async (ctx) => (await sessionOperator(ctx), decode(ctx)),
   },
   {
     method: 'post',
-    path: '/codec/encode',
-    access: 'admin',
+    path: `${codecSessionPrefix}encode`,
+    access: 'public',
     body: 'json',
-    handler: async (ctx) => {
-      answer(ctx, await platformCodec(ctx.services.config).encode(payloadsOf(ctx)));
-    },
+    handler: async (ctx) => (await sessionOperator(ctx), encode(ctx)),
   },
 ];
