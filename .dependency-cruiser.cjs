@@ -44,9 +44,13 @@ const workflowSafe = [
   '^src/temporal/search-attributes\\.ts$',
   '^src/artifacts/content-types/transform\\.ts$',
   '^src/mcp/client/failure\\.ts$',
+  '^src/observability/workflow-interceptors\\.ts$', // bundled as workflow interceptors (workflowTracingModules)
 ];
-/** The npm packages workflow code may run (anything else as types only): zod is pure, and the transform schema uses it. */
-const workflowPackages = 'node_modules/(@temporalio/(workflow|common)|zod)/';
+/**
+ * The npm packages workflow code may run (anything else as types only): zod is pure, and the transform
+ * schema uses it; the tracing interceptors run Temporal's OpenTelemetry workflow interceptors.
+ */
+const workflowPackages = 'node_modules/(@temporalio/(workflow|common|interceptors-opentelemetry)|@opentelemetry/[^/]+|zod)/';
 
 module.exports = {
   forbidden: [
