@@ -71,10 +71,15 @@ function problem(res: ServerResponse, status: number, slug: string, title: strin
   res.end(JSON.stringify({ type: problemTypePrefix + slug, title, status, detail }));
 }
 
-/** Answers one request of the worker's metrics listener: `GET /metrics`, with the METRICS_TOKEN bearer when one is set (its bound address is its protection otherwise). */
+/** Answers one request of the worker's metrics listener: `GET /healthz` (liveness), and `GET /metrics`, with the METRICS_TOKEN bearer when one is set (its bound address is its protection otherwise). */
 export async function serveWorkerMetrics(config: Config, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
-  if (path !== '/metrics') return problem(res, 404, 'route-not-found', 'No such route', 'Only /metrics is served here.');
+  if (path === '/healthz') {
+    // Liveness, as the API's: the process answers. No dependency is checked, and nothing is revealed.
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    return void res.end(JSON.stringify({ status: 'ok' }));
+  }
+  if (path !== '/metrics') return problem(res, 404, 'route-not-found', 'No such route', 'Only /metrics and /healthz are served here.');
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return problem(res, 405, 'method-not-allowed', 'Method not allowed', `${req.method} is not allowed here.`, { allow: 'GET, HEAD' });
   // The operator chose this listener's address; with METRICS_TOKEN set, the scraper must also send it.

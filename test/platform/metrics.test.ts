@@ -130,7 +130,7 @@ describe('/metrics', () => {
     assert.equal(moved(start, end, 'platform_metrics_collect_failures_total'), 0);
   });
 
-  it('the worker serves its series on its own listener, with the same token', async () => {
+  it('the worker serves its series on its own listener, with the same token, and its liveness', async () => {
     const address = `127.0.0.1:${await freePort()}`;
     const listener = await startWorkerMetrics({ ...platform.config, WORKER_METRICS_ADDRESS: address }, platform.services.logger);
     try {
@@ -138,6 +138,10 @@ describe('/metrics', () => {
       assert.equal(refused.status, 401);
       assert.equal(((await refused.json()) as { type: string }).type, 'urn:platform:problem:unauthorized');
       assert.equal((await fetch(`http://${address}/elsewhere`, { headers: { authorization: `Bearer ${token}` } })).status, 404);
+      // Liveness needs no token (an orchestrator's probe), and says nothing more than that the process answers.
+      const live = await fetch(`http://${address}/healthz`);
+      assert.equal(live.status, 200);
+      assert.deepEqual(await live.json(), { status: 'ok' });
       const reply = await fetch(`http://${address}/metrics`, { headers: { authorization: `Bearer ${token}` } });
       assert.equal(reply.status, 200);
       const exposition = parseExposition(await reply.text());
