@@ -424,7 +424,9 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     const mongo = mongoResult.status === 'fulfilled' ? mongoResult.value : undefined;
     if (temporal) {
       engines.temporalAddress = temporal.address;
-      if (opts.temporalUiPort !== null) engines.temporalUiUrl = `http://127.0.0.1:${opts.temporalUiPort}`;
+      // localhost, not 127.0.0.1: the same site as the API's default http://localhost:8080, so the UI's calls
+      // to the codec server carry the platform's session cookie (SameSite=Lax).
+      if (opts.temporalUiPort !== null) engines.temporalUiUrl = `http://localhost:${opts.temporalUiPort}`;
       opts.log(`Temporal dev server ready at ${temporal.address}${engines.temporalUiUrl ? `, Web UI ${engines.temporalUiUrl}` : ''}`);
     }
     if (mongo) {

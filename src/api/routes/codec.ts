@@ -82,6 +82,25 @@ async function sessionOperator(ctx: AppContext): Promise<void> {
   if (!user?.is_admin) throw problems.forbidden('This operation needs an administrator.');
 }
 
+const payloadsDoc = z.object({ payloads: z.array(wirePayload) });
+const example = { payloads: [{ metadata: { encoding: 'anNvbi9wbGFpbg==' }, data: 'eyJoZWxsbyI6IndvcmxkIn0=' }] };
+const decodeDoc = {
+  tags: ['codec'],
+  summary: 'Decode Temporal payloads (the remote codec protocol)',
+  description: 'Opens payloads sealed by the platform (`binary/encrypted`); others come back as they are. Refuses another X-Namespace.',
+  response: payloadsDoc,
+  errors: [422],
+  example,
+};
+const encodeDoc = {
+  tags: ['codec'],
+  summary: 'Encode Temporal payloads (the remote codec protocol)',
+  description: 'Seals payloads as the platform does (what the Temporal UI sends: a signal input). Refuses another X-Namespace.',
+  response: payloadsDoc,
+  example,
+};
+const sessionNote = ' With the platform session cookie of an administrator, from an origin of CODEC_ALLOWED_ORIGINS only.';
+
 /**
  * The codec server for the Temporal UI and CLI (the remote codec protocol): `POST /codec/decode` opens
  * sealed payloads, `POST /codec/encode` seals (the UI encodes what it sends: a signal's input). Payloads
@@ -91,13 +110,15 @@ async function sessionOperator(ctx: AppContext): Promise<void> {
  * dev server's, with "include cross-origin credentials").
  */
 export const codecRoutes: RouteDef[] = [
-  { method: 'post', path: '/codec/decode', access: 'admin', body: 'json', handler: decode },
-  { method: 'post', path: '/codec/encode', access: 'admin', body: 'json', handler: encode },
+  { method: 'post', path: '/codec/decode', access: 'admin', body: 'json', request: codecRequest, doc: decodeDoc, handler: decode },
+  { method: 'post', path: '/codec/encode', access: 'admin', body: 'json', request: codecRequest, doc: encodeDoc, handler: encode },
   {
     method: 'post',
     path: `${codecSessionPrefix}decode`,
     access: 'public',
     body: 'json',
+    request: codecRequest,
+    doc: { ...decodeDoc, description: decodeDoc.description + sessionNote, errors: [401, 403, 422] },
     handler: async (ctx) => (await sessionOperator(ctx), decode(ctx)),
   },
   {
@@ -105,6 +126,8 @@ export const codecRoutes: RouteDef[] = [
     path: `${codecSessionPrefix}encode`,
     access: 'public',
     body: 'json',
+    request: codecRequest,
+    doc: { ...encodeDoc, description: encodeDoc.description + sessionNote, errors: [401, 403] },
     handler: async (ctx) => (await sessionOperator(ctx), encode(ctx)),
   },
 ];
