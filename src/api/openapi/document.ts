@@ -54,7 +54,7 @@ export function errorStatusesOf(route: RouteDef, pathParams: string[]): number[]
   if (route.body) [413, 415].forEach((s) => statuses.add(s));
   if (route.access !== 'public') [401, 403, 429, 503].forEach((s) => statuses.add(s));
   if (route.guard) statuses.add(429);
-  return [...statuses].filter((s) => problemStatuses[s]).sort();
+  return [...statuses].sort((a, b) => a - b);
 }
 
 function operationOf(route: RouteDef, pathParams: string[]): JsonSchema {
@@ -66,7 +66,10 @@ function operationOf(route: RouteDef, pathParams: string[]): JsonSchema {
       [doc.produces ?? 'application/json']: { schema: doc.response ? jsonSchemaOf(doc.response) : doc.produces ? { type: 'string' } : {} },
     };
   const responses: JsonSchema = { [status]: success };
-  for (const s of errorStatusesOf(route, pathParams)) responses[s] = { $ref: `#/components/responses/${problemStatuses[s]!.name}` };
+  for (const s of errorStatusesOf(route, pathParams)) {
+    const known = problemStatuses[s];
+    responses[s] = known ? { $ref: `#/components/responses/${known.name}` } : { $ref: '#/components/responses/Error' };
+  }
   responses.default = { $ref: '#/components/responses/Error' };
   const parameters = parametersOf(route, pathParams);
   const requestBody = requestBodyOf(route);
