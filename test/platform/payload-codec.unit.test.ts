@@ -3,6 +3,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { encodeErrorToFailure } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers.js';
+import { loadConfig } from '../../src/kernel/config/env.js';
+import { platformDataConverter } from '../../src/temporal/payload-codec.js';
+import { keyEncryptionKeys } from '../../src/temporal/codec/keys.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { EncryptionCodec, PayloadCodecError, encryptedEncoding, keyIdKey } from '../../src/temporal/codec/encryption-codec.js';
 
 const marker = 'codec-unit-marker-7f3a';
@@ -82,5 +90,34 @@ describe('payload codec (AES-256-GCM under keys derived from the KEK)', () => {
     assert.match(codec.currentKeyId, /^tpc1-[0-9a-f]{16}$/);
     assert.ok(!kekA.toString('hex').includes(codec.currentKeyId.slice(5)));
     assert.throws(() => new EncryptionCodec({ current: randomBytes(16), previous: [] }), /32 bytes/);
+  });
+
+  it("the platform's data converter seals payloads and failures' messages and stacks", async () => {
+    const config = loadConfig({ PLATFORM_MASTER_KEY: kekA.toString('base64') });
+    const converter = loadDataConverter(platformDataConverter(config));
+    const failure = await encodeErrorToFailure(converter, new Error(`failed on ${marker}`));
+    assert.equal(failure.message, 'Encoded failure');
+    assert.equal(failure.stackTrace, '');
+    assert.equal(text(failure.encodedAttributes!.metadata!.encoding), encryptedEncoding);
+    assert.ok(!JSON.stringify(failure).includes(marker));
+  });
+
+  it('takes the KEKs from the environment, or in development the key file the key ring uses', () => {
+    const previous = [randomBytes(32), randomBytes(32)];
+    const fromEnv = keyEncryptionKeys(
+      loadConfig({
+        PLATFORM_MASTER_KEY: kekA.toString('base64'),
+        PLATFORM_PREVIOUS_MASTER_KEYS: previous.map((k) => k.toString('base64')).join(' , '),
+      }),
+    );
+    assert.deepEqual(fromEnv, { current: kekA, previous });
+    const dir = mkdtempSync(join(tmpdir(), 'codec-keys-'));
+    try {
+      const dev = keyEncryptionKeys(loadConfig({ PLATFORM_DEV_DIR: dir }));
+      assert.deepEqual(dev.current, Buffer.from(readFileSync(join(dir, 'master.key'), 'utf8'), 'base64'));
+      assert.deepEqual(keyEncryptionKeys(loadConfig({ PLATFORM_DEV_DIR: dir })).current, dev.current, 'written once');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
