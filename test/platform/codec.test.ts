@@ -4,8 +4,9 @@
 // after it while the previous key is configured, and fails clearly without it.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Payload } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
@@ -162,6 +163,9 @@ describe('codec server', () => {
     assert.equal(Buffer.from(enc.body.payloads[0].metadata.encoding, 'base64').toString(), encryptedEncoding);
     const dec = await admin.post('/codec/decode', enc.body);
     assert.deepEqual(dec.body.payloads, [clear]);
+    const none = await admin.post('/codec/decode', {}); // proto3 JSON of an empty list, as the CLI sends it
+    assert.equal(none.status, 200, none.text);
+    assert.deepEqual(none.body, { payloads: [] });
     // A payload sealed under a key that is not configured, a tampered one, bad shapes, too many.
     const foreign = (await new EncryptionCodec({ current: randomBytes(32), previous: [] }).encode([sealed]))[0]!;
     const unknown = await admin.post('/codec/decode', { payloads: [wire(foreign)] });
@@ -173,7 +177,7 @@ describe('codec server', () => {
     const tampered = await admin.post('/codec/decode', { payloads: [{ ...wire(sealed), data: data.toString('base64') }] });
     assert.equal(tampered.status, 422, tampered.text);
     assert.equal(tampered.body.type, 'urn:platform:problem:codec-undecodable');
-    for (const bad of [{}, { payloads: 'x' }, { payloads: [{ data: 'not base64!' }] }, { payloads: [], extra: 1 }]) {
+    for (const bad of [{ payloads: 'x' }, { payloads: [{ data: 'not base64!' }] }, { payloads: [], extra: 1 }]) {
       const r = await admin.post('/codec/decode', bad);
       assert.equal(r.status, 400, JSON.stringify(bad));
       assert.equal(r.body.type, 'urn:platform:problem:validation-error');
@@ -245,6 +249,52 @@ describe('codec server for a browser session (a Temporal UI without sign-in, cre
     assert.equal((await call({ origin: uiOrigin, cookie: 'platform_session=forged' })).status, 401);
     // A bearer token is no session: the session routes read the cookie only.
     assert.equal((await call({ origin: uiOrigin, authorization: `Bearer ${admin.token}` })).status, 401);
+  });
+});
+
+/** `temporal workflow show -o json` with the given global options: its exit code and output (30 s deadline). */
+function cliShow(workflowId: string, options: string[]): Promise<{ code: number; out: string }> {
+  const bin = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin', 'temporal');
+  const args = ['workflow', 'show', '-w', workflowId, '-o', 'json', '--address', platform.config.temporalAddress, ...options];
+  return new Promise((done) =>
+    execFile(bin, args, { timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr }),
+    ),
+  );
+}
+
+/** Whether the CLI's JSON output holds the marker: in clear, or in a payload's base64 data. */
+const reveals = (out: string) =>
+  out.includes(marker) ||
+  (out.match(/"[A-Za-z0-9+/]{16,}={0,2}"/g) ?? []).some((b) => Buffer.from(b.slice(1, -1), 'base64').includes(marker));
+
+describe('the Temporal CLI through the codec server', () => {
+  it('shows the decoded history with an administrator token, and not without one', async () => {
+    const codec = new EncryptionCodec(keyEncryptionKeys(platform.config));
+    let target: string | undefined;
+    for (const h of histories)
+      if ((await codec.decode(payloadsIn(h.history, unsealedFields))).some((p) => text(p.data).includes(marker))) target = h.workflowId;
+    assert.ok(target);
+    const endpoint = ['--codec-endpoint', `${platform.url}/codec`];
+    const shown = await cliShow(target, [...endpoint, '--codec-auth', `Bearer ${admin.token}`]);
+    assert.equal(
+      shown.code,
+      0,
+      shown.out.slice(0, 2000) +
+        platform.logs
+          .filter((l) => l.includes('/codec'))
+          .slice(-5)
+          .join('\n'),
+    );
+    assert.ok(reveals(shown.out), 'the marker is in the decoded history');
+    const plain = await cliShow(target, []);
+    assert.equal(plain.code, 0, plain.out.slice(0, 2000));
+    assert.ok(
+      !plain.out.includes(marker) && plain.out.includes(Buffer.from(encryptedEncoding).toString('base64')),
+      'sealed without the codec',
+    );
+    const refused = await cliShow(target, [...endpoint, '--codec-auth', `Bearer ${alice.token}`]);
+    assert.ok(!reveals(refused.out), 'a non-administrator sees nothing decoded');
   });
 });
 

@@ -14,7 +14,8 @@ const wirePayload = z.object({
   metadata: z.record(z.string().min(1).max(256), z.base64()).optional(),
   data: z.base64().optional(),
 });
-const codecRequest = z.strictObject({ payloads: z.array(wirePayload) });
+/** No payloads at all is `{}`: proto3 JSON leaves out an empty list (the CLI sends it so). */
+const codecRequest = z.strictObject({ payloads: z.array(wirePayload).default([]) });
 type WirePayload = z.infer<typeof wirePayload>;
 
 const fromWire = (p: WirePayload): Payload => ({
