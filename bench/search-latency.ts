@@ -152,6 +152,7 @@ async function measure(size: number, vocab: { all: string[]; content: string[] }
     preset: 'balanced',
     candidates: 100,
     aperture: defaultAperture,
+    semanticWeight: 1,
     scope: { containerIds: new Set([collection]), contentTypes: null, typeLimits: null },
   };
   const time = (withVector: boolean) => {

@@ -78,8 +78,14 @@ export async function runSearch(ctx: OperationContext, req: SearchRequest) {
       retrievers: h.retrievers,
     })),
     retrievers: {
-      lexical: { candidates: outcome.lexical },
-      semantic: { candidates: outcome.semantic, kept: outcome.semanticKept, embedder: ctx.services.search.embedder.id },
+      // Each ranking's weight in RRF: a result's score is Σ weight / (60 + rank).
+      lexical: { candidates: outcome.lexical, weight: 1 },
+      semantic: {
+        candidates: outcome.semantic,
+        kept: outcome.semanticKept,
+        embedder: ctx.services.search.embedder.id,
+        weight: ctx.services.search.semanticWeight,
+      },
     },
     took_ms: Math.round(tookMs * 100) / 100,
   };

@@ -143,7 +143,7 @@ export class AtlasSearchBackend {
         });
         return { id: d._id as string, score: d.score as number };
       });
-    const { fused, counts } = fuseRetrievers(ranked(lexicalDocs), ranked(vectorDocs), query.limit, query.aperture);
+    const { fused, counts } = fuseRetrievers(ranked(lexicalDocs), ranked(vectorDocs), query.limit, query.aperture, query.semanticWeight);
     return { hits: fused.map((f) => ({ ...f, doc: docs.get(f.id)! })), ...counts };
   }
 }

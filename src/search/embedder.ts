@@ -19,6 +19,8 @@ function hash32(value: string): number {
 export class HashingEmbedder implements Embedder {
   readonly id: string;
   readonly similarityFloor = 0.05;
+  /** Best of 0.25 … 1.5 on both Cranfield and CACM; hybrid with it still ranks below BM25 alone (it is a fallback, not a model). */
+  readonly fusionWeight = 0.25;
 
   constructor(readonly dimensions = 384) {
     this.id = `hashing-v1-${dimensions}`;
@@ -57,6 +59,8 @@ export class HashingEmbedder implements Embedder {
 export class OpenAIEmbedder implements Embedder {
   readonly id: string;
   readonly similarityFloor = 0.2;
+  /** Unmeasured here (no such model on this machine): plain RRF; set SEARCH_SEMANTIC_WEIGHT after measuring yours. */
+  readonly fusionWeight = 1;
   private readonly client: OpenAI;
 
   constructor(

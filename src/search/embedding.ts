@@ -4,6 +4,11 @@ export interface Embedder {
   readonly dimensions: number;
   /** Cosine similarity under which this embedder's neighbours are unrelated (the aperture's default floor). */
   readonly similarityFloor: number;
+  /**
+   * The weight of this embedder's ranking in RRF, the lexical ranking's being 1 (issue #23): a weaker
+   * retriever counts for less. Measured on Cranfield and CACM for the models we ship (bench:search).
+   */
+  readonly fusionWeight: number;
   embed(texts: string[]): Promise<Float32Array[]>;
 }
 

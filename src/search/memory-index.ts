@@ -29,6 +29,8 @@ export interface SearchQuery {
   candidates: number;
   /** null: no aperture cut. */
   aperture: ApertureOptions | null;
+  /** The semantic ranking's weight in RRF (the lexical one's is 1). */
+  semanticWeight: number;
   scope: SearchScope;
 }
 
@@ -134,7 +136,7 @@ export class MemorySearchIndex {
     };
     const lexical = this.lexical.search(query.text, boostPresets[query.preset], query.candidates, accept);
     const semantic: Ranked[] = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : [];
-    const { fused, counts } = fuseRetrievers(lexical, semantic, query.limit, query.aperture);
+    const { fused, counts } = fuseRetrievers(lexical, semantic, query.limit, query.aperture, query.semanticWeight);
     return { hits: fused.map((f) => ({ ...f, doc: this.docs.get(f.id)! })), ...counts };
   }
 }

@@ -23,6 +23,8 @@ export class MiniLmEmbedder implements Embedder {
   readonly dimensions = 384;
   /** Unrelated sentences score about 0–0.15 with this model; related ones well above 0.3. */
   readonly similarityFloor = 0.2;
+  /** Best of 0.25 … 1.5 on both Cranfield and CACM (bench:search, docs/decisions.md "Weighted fusion"). */
+  readonly fusionWeight = 0.5;
 
   private constructor(
     private readonly tokenizer: Tokenizer,

@@ -21,13 +21,16 @@ export interface Fused {
   retrievers: Record<string, { rank: number; score: number }>;
 }
 
-/** RRF: score(d) = Σ over retrievers of 1 / (k + rank(d)), rank from 1. Ties keep the first list's order. */
-export function reciprocalRankFusion(rankings: Record<string, Ranked[]>, k = rrfK): Fused[] {
+/**
+ * Weighted RRF: score(d) = Σ over retrievers of w / (k + rank(d)), rank from 1, w the retriever's
+ * weight (1 unless given). Ties keep the first list's order.
+ */
+export function reciprocalRankFusion(rankings: Record<string, Ranked[]>, k = rrfK, weights: Record<string, number> = {}): Fused[] {
   const fused = new Map<string, Fused>();
   for (const [name, list] of Object.entries(rankings)) {
     list.forEach((hit, index) => {
       const entry = fused.get(hit.id) ?? { id: hit.id, score: 0, retrievers: {} };
-      entry.score += 1 / (k + index + 1);
+      entry.score += (weights[name] ?? 1) / (k + index + 1);
       entry.retrievers[name] = { rank: index + 1, score: hit.score };
       fused.set(hit.id, entry);
     });
@@ -82,10 +85,10 @@ export function elbowCut(scores: number[], options: Omit<ApertureOptions, 'minSc
 
 /**
  * The hybrid step both backends share: with the aperture, drop semantic neighbours under the
- * embedder's similarity floor and cut the rest at their elbow; fuse with the lexical list by RRF; keep
- * the top `limit`.
+ * embedder's similarity floor and cut the rest at their elbow; fuse with the lexical list by RRF, the
+ * semantic list weighted by `semanticWeight`; keep the top `limit`.
  */
-export function fuseRetrievers(lexical: Ranked[], semantic: Ranked[], limit: number, aperture: ApertureOptions | null) {
+export function fuseRetrievers(lexical: Ranked[], semantic: Ranked[], limit: number, aperture: ApertureOptions | null, semanticWeight = 1) {
   let kept = semantic;
   if (aperture) {
     kept = semantic.filter((h) => h.score >= aperture.minScore);
@@ -98,7 +101,7 @@ export function fuseRetrievers(lexical: Ranked[], semantic: Ranked[], limit: num
     );
   }
   return {
-    fused: reciprocalRankFusion({ lexical, semantic: kept }).slice(0, limit),
+    fused: reciprocalRankFusion({ lexical, semantic: kept }, rrfK, { semantic: semanticWeight }).slice(0, limit),
     counts: { lexical: lexical.length, semantic: semantic.length, semanticKept: kept.length },
   };
 }

@@ -181,8 +181,13 @@ export class SearchService {
     await this.deps.changes.record(artifactId);
   }
 
-  async search(query: Omit<SearchQuery, 'vector'>): Promise<SearchOutcome> {
-    const full = { ...query, vector: await this.queryVector(query.text) };
+  /** The semantic ranking's weight in fusion: SEARCH_SEMANTIC_WEIGHT, else what the embedder was measured at. */
+  get semanticWeight(): number {
+    return this.deps.config.SEARCH_SEMANTIC_WEIGHT ?? this.embedder.fusionWeight;
+  }
+
+  async search(query: Omit<SearchQuery, 'vector' | 'semanticWeight'>): Promise<SearchOutcome> {
+    const full = { ...query, vector: await this.queryVector(query.text), semanticWeight: this.semanticWeight };
     return this.atlas ? this.atlas.search(full) : this.index.search(full);
   }
 }

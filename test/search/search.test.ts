@@ -43,8 +43,11 @@ describe('POST /artifacts/search', () => {
     assert.deepEqual(hit.container, { kind: 'workspace', id: ws });
     assert.equal(hit.retrievers.lexical.rank, 1);
     assert.equal(hit.retrievers.semantic.rank, 1);
-    assert.equal(hit.score, 2 / 61);
+    // Weighted RRF: MiniLM's ranking counts 0.5 (its measured weight), the lexical one 1.
     assert.equal(reply.body.retrievers.semantic.embedder, 'all-MiniLM-L6-v2-int8');
+    assert.equal(reply.body.retrievers.semantic.weight, 0.5);
+    assert.equal(reply.body.retrievers.lexical.weight, 1);
+    assert.equal(hit.score, 1 / 61 + 0.5 / 61);
     assert.equal(typeof reply.body.took_ms, 'number');
   });
 

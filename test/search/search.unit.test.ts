@@ -44,6 +44,35 @@ describe('reciprocal rank fusion', () => {
     assert.equal(fused[0]!.id, 'both');
     assert.equal(fused[0]!.score, 2 / 62);
   });
+
+  it('weights a retriever: its rank counts w / (k + rank), in the scores and in the order', () => {
+    const lists = { lexical: [{ id: 'a', score: 3 }], semantic: [{ id: 'b', score: 0.9 }] };
+    assert.deepEqual(
+      reciprocalRankFusion(lists, 60, { semantic: 0.5 }).map((f) => [f.id, f.score]),
+      [
+        ['a', 1 / 61],
+        ['b', 0.5 / 61],
+      ],
+    );
+    assert.equal(reciprocalRankFusion(lists, 60, { semantic: 2 })[0]!.id, 'b');
+    // Both retrievers find both, in opposite orders: a tie unweighted; the weight decides it.
+    const lexical = [
+      { id: 'a', score: 3 },
+      { id: 'b', score: 1 },
+    ];
+    const semantic = [
+      { id: 'b', score: 0.9 },
+      { id: 'a', score: 0.5 },
+    ];
+    assert.deepEqual(
+      fuseRetrievers(lexical, semantic, 10, null, 0.5).fused.map((f) => f.id),
+      ['a', 'b'],
+    );
+    assert.deepEqual(
+      fuseRetrievers(lexical, semantic, 10, null, 1.5).fused.map((f) => f.id),
+      ['b', 'a'],
+    );
+  });
 });
 
 describe('elbow aperture', () => {
@@ -129,6 +158,7 @@ function query(text: string, preset: SearchQuery['preset']): SearchQuery {
     preset,
     candidates: 100,
     aperture: null,
+    semanticWeight: 1,
     scope: { containerIds: new Set(['w']), contentTypes: null, typeLimits: null },
   };
 }
@@ -174,6 +204,7 @@ describe('Atlas pipelines', () => {
     preset: 'description-first',
     candidates: 50,
     aperture: null,
+    semanticWeight: 1,
     scope: { containerIds: new Set(['c1', 'c2']), contentTypes: ['text/*'], typeLimits: null },
   };
 

@@ -126,6 +126,8 @@ export const envSchema = z.object({
   ATLAS_VECTOR_INDEX: z.string().min(1).default('artifacts_vector'),
   SEARCH_SYNC_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   SEARCH_ANN_THRESHOLD: z.coerce.number().int().min(100).default(5000),
+  /** The semantic ranking's weight in RRF against the lexical one's 1; unset: the embedder's measured weight. */
+  SEARCH_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).optional(),
   EMBEDDINGS_PROVIDER: z.enum(['minilm', 'hashing', 'openai']).default('minilm'),
   EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
