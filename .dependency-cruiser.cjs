@@ -45,6 +45,7 @@ const workflowSafe = [
   '^src/artifacts/content-types/transform\\.ts$',
   '^src/mcp/client/failure\\.ts$',
   '^src/observability/workflow-interceptors\\.ts$', // bundled as workflow interceptors (workflowTracingModules)
+  '^src/temporal/codec/failure-converter\\.ts$', // bundled as the workflows' failure converter
 ];
 /**
  * The npm packages workflow code may run (anything else as types only): zod is pure, and the transform

@@ -18,7 +18,7 @@ import { createEmbedder } from '../search/embedder.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import { platformClient, temporalConnectionOptions } from '../temporal/client.js';
-import { platformDataConverter } from '../temporal/payload-codec.js';
+import { failureConverterPath, platformDataConverter } from '../temporal/payload-codec.js';
 import { workerTracingInterceptors, workerTracingSinks, workflowTracingModules } from '../observability/temporal-tracing.js';
 import { activityMetricsInterceptors, runtimeTelemetry } from '../observability/worker-metrics.js';
 import { customSearchAttributes } from '../temporal/search-attributes.js';
@@ -28,7 +28,7 @@ import { createMcpClient } from './mcp-client.js';
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 /** What a workflow bundle is built from, here and by the test runner: the workflows and their interceptors. */
-export const workflowBundleOptions = { workflowsPath, workflowInterceptorModules: workflowTracingModules };
+export const workflowBundleOptions = { workflowsPath, workflowInterceptorModules: workflowTracingModules, failureConverterPath };
 
 /**
  * Registers the custom search attributes on clusters that lack them (the dev server gets them at

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { EncryptionCodec } from './codec/encryption-codec.js';
-import { keyEncryptionKeys } from './codec/keys.js';
+import { keyEncryptionKeys } from '../kernel/crypto/key-encryption-keys.js';
 
 /** The failure converter that moves messages and stack traces into the (sealed) encoded attributes. */
 export const failureConverterPath = fileURLToPath(new URL('./codec/failure-converter.ts', import.meta.url));

@@ -12,6 +12,7 @@ import { followAsBrowser, startOAuthServer, type OAuthServer } from '../helpers/
 import { mcpServerType, registerServer } from '../helpers/mcp-servers.js';
 import { startProtectedMcp, type ProtectedMcp } from '../helpers/protected-mcp.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { openedHistory } from '../helpers/history.js';
 
 const authorizerType = 'application/vnd.platform.authorizer+json';
 
@@ -433,7 +434,7 @@ describe('secrecy', () => {
     assert.ok(access.length > 5 && refresh.length > 3, 'the tests issued tokens');
     const histories: string[] = [];
     for await (const run of platform.services.temporal.workflow.list({ query: `TaskQueue = '${platform.config.TEMPORAL_TASK_QUEUE}'` })) {
-      const history = await platform.services.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+      const history = await openedHistory(platform, run.workflowId, run.runId);
       histories.push(decoded(history));
     }
     assert.ok(

@@ -89,6 +89,8 @@ before(async () => {
     'POST /users': { path: '/users', body: { email: 'new@example.test', password: 'long enough password' }, target: 'none' },
     'POST /admin/signing-keys/rotate': { path: '/admin/signing-keys/rotate', target: 'none' },
     'POST /admin/users/:id/unlock': { path: `/admin/users/${person}/unlock`, target: 'none' },
+    'POST /codec/decode': { path: '/codec/decode', body: { payloads: [] }, target: 'none' },
+    'POST /codec/encode': { path: '/codec/encode', body: { payloads: [] }, target: 'none' },
     'POST /server-credentials': {
       path: '/server-credentials',
       body: { client_id: 'matrix-new', name: 'n', server_id: 's', host_id: 'h', scopes: ['artifact:read'] },

@@ -12,6 +12,7 @@ import { Api } from '../helpers/http.js';
 import { startMetaEchoMcp, type MetaEchoMcp } from '../helpers/meta-echo-mcp.js';
 import { registerServer } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { openedHistory } from '../helpers/history.js';
 
 const metaKey = 'platform/delegation';
 
@@ -107,7 +108,7 @@ describe('delegation tokens toward first-party servers', () => {
     const polled = await viaConsole.get(reply.body.poll);
     assert.equal(polled.status, 200, polled.text);
     assert.ok(!polled.text.includes(token));
-    const history = await platform.services.temporal.workflow.getHandle(reply.body.workflow_id).fetchHistory();
+    const history = await openedHistory(platform, reply.body.workflow_id);
     const stored = payloadText(history);
     assert.ok(stored.includes('echo_meta') && stored.includes('[redacted]'), 'the history, the activity result included, was read');
     assert.ok(!stored.includes(token), 'no token in the workflow history');

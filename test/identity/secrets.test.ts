@@ -5,6 +5,7 @@ import { KeyRing } from '../../src/kernel/crypto/envelope.js';
 import { SecretStore } from '../../src/store/secrets.js';
 import { eventually, type Api, type Reply } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { openedHistory } from '../helpers/history.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
@@ -74,7 +75,7 @@ describe('secrets', () => {
       async () => {
         const found = [];
         for await (const run of platform.services.temporal.workflow.list({ query: `WorkspaceId = "${ws}"` })) {
-          found.push(readable(await platform.services.temporal.workflow.getHandle(run.workflowId, run.runId).fetchHistory()));
+          found.push(readable(await openedHistory(platform, run.workflowId, run.runId)));
         }
         return found.length > 0 && found.some((h) => h.includes(server.body.id)) ? found : undefined;
       },

@@ -9,6 +9,7 @@ import { createApiKey } from '../helpers/credentials.js';
 import { everythingHttp, mcpServerType, pythonHttpServer, registerServer, type Started } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { freePort } from '../../temporal-dev/engines.js';
+import { openedHistoryText } from '../helpers/history.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
@@ -380,7 +381,8 @@ describe('credentials', () => {
     assert.match(text, /EVERYTHING_TOKEN/);
     assert.match(text, /\[redacted\]/);
     assert.ok(!r.text.includes(value), 'not in the API response');
-    const history = JSON.stringify(await platform.services.temporal.workflow.getHandle(r.body.workflow_id).fetchHistory());
+    const history = await openedHistoryText(platform, r.body.workflow_id);
+    assert.match(history, /EVERYTHING_TOKEN/, 'the history, the tool result included, was read');
     assert.ok(!history.includes(value), 'not in Temporal history');
     assert.ok(!history.includes(Buffer.from(value).toString('base64')), 'not in Temporal history, encoded');
     assert.ok(!platform.logs.join('').includes(value), 'not in the logs');
@@ -407,9 +409,6 @@ describe('credentials', () => {
     const r = await alice.post(`/artifacts/${authed}/invoke`, { name: 'browse_workspaces', arguments: {} });
     assert.equal(r.body.result.isError ?? false, false, r.text);
     assert.ok(r.body.result.structuredContent.items.some((w: { id: string }) => w.id === ws));
-    assert.ok(
-      !JSON.stringify(await platform.services.temporal.workflow.getHandle(r.body.workflow_id).fetchHistory()).includes(token),
-      'the token is not in history',
-    );
+    assert.ok(!(await openedHistoryText(platform, r.body.workflow_id)).includes(token), 'the token is not in history');
   });
 });

@@ -12,7 +12,7 @@ import type { Payload } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { EncryptionCodec, encryptedEncoding, keyIdKey } from '../../src/temporal/codec/encryption-codec.js';
-import { keyEncryptionKeys } from '../../src/temporal/codec/keys.js';
+import { keyEncryptionKeys } from '../../src/kernel/crypto/key-encryption-keys.js';
 import { payloadsIn } from '../../src/temporal/codec/history.js';
 import { createApiKey } from '../helpers/credentials.js';
 import { Browser, formFields, pkce } from '../helpers/oauth-browser.js';
@@ -267,6 +267,27 @@ function cliShow(workflowId: string, options: string[]): Promise<{ code: number;
 const reveals = (out: string) =>
   out.includes(marker) ||
   (out.match(/"[A-Za-z0-9+/]{16,}={0,2}"/g) ?? []).some((b) => Buffer.from(b.slice(1, -1), 'base64').includes(marker));
+
+describe('codec CORS through the API', () => {
+  it("answers the Temporal UI's preflight, and no other origin's", async () => {
+    const preflight = (path: string, origin: string) =>
+      fetch(`${platform.url}${path}`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-namespace' },
+      });
+    const ok = await preflight('/codec/session/decode', uiOrigin);
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers.get('access-control-allow-origin'), uiOrigin);
+    assert.equal(ok.headers.get('access-control-allow-credentials'), 'true');
+    assert.match(ok.headers.get('access-control-allow-headers') ?? '', /x-namespace/i);
+    // The API's own CORS list does not open the codec server: a foreign origin gets no CORS headers.
+    const evil = await preflight('/codec/decode', 'https://evil.example');
+    assert.equal(evil.status, 403);
+    assert.equal(evil.headers.get('access-control-allow-origin'), null);
+    const own = await preflight('/codec/decode', new URL(platform.config.apiUri).origin);
+    assert.equal(own.headers.get('access-control-allow-origin'), null, 'the API origin is not a codec origin');
+  });
+});
 
 describe('the Temporal CLI through the codec server', () => {
   it('shows the decoded history with an administrator token, and not without one', async () => {

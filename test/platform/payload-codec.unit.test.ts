@@ -7,7 +7,7 @@ import { encodeErrorToFailure } from '@temporalio/common/lib/internal-non-workfl
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/data-converter-helpers.js';
 import { loadConfig } from '../../src/kernel/config/env.js';
 import { platformDataConverter } from '../../src/temporal/payload-codec.js';
-import { keyEncryptionKeys } from '../../src/temporal/codec/keys.js';
+import { keyEncryptionKeys } from '../../src/kernel/crypto/key-encryption-keys.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

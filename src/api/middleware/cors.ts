@@ -1,6 +1,7 @@
 import type { Next } from 'koa';
 import { problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
+import { codecCors, codecPathPrefix } from './codec-cors.js';
 
 /** What a browser page on an allowed origin may send (preflight answers). */
 export const corsAllowedMethods = ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -27,6 +28,8 @@ const preflightMaxAge = '600';
  * no authentication and never reaches a route.
  */
 export async function cors(ctx: AppContext, next: Next): Promise<void> {
+  // The codec server has its own origins (CODEC_ALLOWED_ORIGINS: the Temporal UI) and headers.
+  if (ctx.path.startsWith(codecPathPrefix)) return codecCors(ctx, next);
   // Every answer depends on Origin (allowed or not), so shared caches must keep them apart.
   ctx.vary('Origin');
   const origin = ctx.get('origin');

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import type { KeyEncryptionKeys } from './keys.js';
+import type { KeyEncryptionKeys } from '../../kernel/crypto/key-encryption-keys.js';
 
 /** The metadata that marks an encrypted payload, as Temporal's encryption samples write it. */
 export const encryptedEncoding = 'binary/encrypted';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../../kernel/config/env.js';
+import type { Config } from '../config/env.js';
 
 /** The platform's key-encryption keys (KEK), raw: the current one first, then the previous ones (rotation). */
 export interface KeyEncryptionKeys {
@@ -10,7 +10,7 @@ export interface KeyEncryptionKeys {
 }
 
 /**
- * The KEKs as the key ring has them (src/main/bootstrap/master-key.ts): PLATFORM_MASTER_KEY and
+ * The KEKs, for the key ring (src/main/bootstrap/master-key.ts) and the payload codec: PLATFORM_MASTER_KEY and
  * PLATFORM_PREVIOUS_MASTER_KEYS, or in development the key file under PLATFORM_DEV_DIR, written once by
  * whichever process comes first. The codec needs the raw keys, which the KeyRing keeps to itself, to
  * derive its own.
