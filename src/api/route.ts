@@ -48,6 +48,8 @@ export interface RouteDef<Q extends QuerySchema = QuerySchema, B extends z.ZodTy
    */
   query?: Q | 'foreign';
   body?: BodyKind;
+  /** Bytes this route's body may have when more than MAX_BODY_BYTES (the codec server's batches of payloads). */
+  bodyLimit?: number;
   /**
    * The body's schema: the handler's `body()` validates with it (a 400 naming every bad field), and
    * the OpenAPI document shows it, so the two cannot differ.
@@ -98,7 +100,7 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     else if (route.access !== 'public' && route.access !== 'authenticated') chain.push(requireScope(route.access) as Middleware);
     // The query before the body: a request the route cannot take is refused before its body is read.
     chain.push(queryOf(query) as unknown as Middleware);
-    if (route.body) chain.push(parseBody(route.body, bodyLimit) as Middleware);
+    if (route.body) chain.push(parseBody(route.body, Math.max(bodyLimit, route.bodyLimit ?? 0)) as Middleware);
     chain.push(((ctx: AppContext) => route.handler(ctx, ctx.state.query!, () => bodyOf(route, ctx))) as unknown as Middleware);
     router[route.method](route.path, ...chain);
   }

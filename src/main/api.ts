@@ -12,6 +12,9 @@ import { onShutdownSignal } from './graceful.js';
 import { trackInFlight } from './in-flight.js';
 import { bootstrap, closeServices, createServices } from './services.js';
 
+/** What closing the services and flushing traces may take at most, kept from the grace for them. */
+const closingReserveMs = 3_000;
+
 export async function startApi(): Promise<void> {
   const config = loadConfig();
   if (config.SHUTDOWN_DRAIN_DELAY_MS >= config.SHUTDOWN_GRACE_MS) {
@@ -43,17 +46,33 @@ export async function startApi(): Promise<void> {
     3_600_000,
   );
   rotation.unref();
+  // No request may take longer than this to arrive whole (Node's default allows 300 s): slow clients
+  // cannot hold a connection, or a shutdown, open.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  const drainDelay = config.SHUTDOWN_DRAIN_DELAY_MS;
   const inFlight = trackInFlight(server);
   const drain = async () => {
     markDraining(services); // /readyz answers 503 from now on
     inFlight.closeAfterResponse();
     logger.info({ drain_delay_ms: config.SHUTDOWN_DRAIN_DELAY_MS, in_flight: inFlight.size }, 'API draining');
-    if (config.SHUTDOWN_DRAIN_DELAY_MS > 0) await sleep(config.SHUTDOWN_DRAIN_DELAY_MS); // load balancers see the 503 meanwhile
+    if (drainDelay > 0) await sleep(drainDelay); // load balancers see the 503 meanwhile
     const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connection; idle keep-alive ones close
     eventStreams(services).stopAll(); // open event streams end (clients reconnect elsewhere with Last-Event-ID)
     logger.info({ in_flight: inFlight.size }, 'API stopped accepting');
-    await closed; // every in-flight request answered
+    // Every in-flight request answered, or the grace (less what closing takes) is over: then what is
+    // left is cut (a client trickling a body would otherwise hold the stop until the deadline's exit 1,
+    // and the services and traces would never be closed and flushed).
+    const answered = await Promise.race([
+      closed.then(() => true),
+      sleep(Math.max(0, config.SHUTDOWN_GRACE_MS - closingReserveMs - drainDelay)),
+    ]);
+    if (!answered) {
+      logger.warn({ in_flight: inFlight.size }, 'API: requests still open at the end of the grace, cut');
+      server.closeAllConnections();
+    }
     await Promise.all([closeServices(services), tracing.shutdown()]);
+    if (!answered) throw new Error(`${inFlight.size} request(s) were cut at the end of SHUTDOWN_GRACE_MS`);
   };
   onShutdownSignal({ what: 'API', logger, deadlineMs: config.SHUTDOWN_GRACE_MS, stop: drain });
 }

@@ -24,11 +24,13 @@ function outcomeOf(result: { value: unknown } | { error: unknown }): string {
 }
 
 /**
- * Counts an outbound call by kind, target (the MCP server's id, or the model), operation and outcome,
- * with its latency. The tool's name is no label: a server may have any number of them.
+ * Counts an outbound call by kind, target, operation and outcome, with its latency. The target is the
+ * model for an LLM call (configured, so bounded) and `mcp` for an MCP call: a server id is no label,
+ * since anyone who may write artifacts registers servers, each id would add series for good (a label
+ * an attacker mints); the span carries the server id. Nor is the tool's name.
  */
 export async function outboundCallMetrics<T>(call: OutboundCall, run: () => Promise<T>): Promise<T> {
-  const labels = { kind: call.kind, target: call.target, operation: call.operation };
+  const labels = { kind: call.kind, target: call.kind === 'llm' ? call.target : 'mcp', operation: call.operation };
   const started = performance.now();
   const record = (outcome: string) => {
     outboundCalls.inc({ ...labels, outcome });

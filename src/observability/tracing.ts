@@ -56,7 +56,7 @@ function loggedExporter(inner: SpanExporter, logger: Logger, endpoint: string): 
   let lastWarned = 0;
   return {
     export(spans: ReadableSpan[], done: (result: ExportResult) => void) {
-      inner.export(spans, (result) => {
+      inner.export(spans.map(withoutErrorText), (result) => {
         if (result.code !== ExportResultCode.SUCCESS && Date.now() - lastWarned > 60_000) {
           lastWarned = Date.now();
           logger.warn({ endpoint, spans: spans.length, err: result.error?.message }, 'trace export failed; spans dropped');
@@ -67,6 +67,32 @@ function loggedExporter(inner: SpanExporter, logger: Logger, endpoint: string): 
     shutdown: () => inner.shutdown(),
     forceFlush: () => inner.forceFlush?.() ?? Promise.resolve(),
   };
+}
+
+/**
+ * A span as exported: without error messages and stack traces (its status message, its exception
+ * events' `exception.message` and `exception.stacktrace`), keeping the exception's type. A message
+ * can quote content (a tool's answer, a model's reply, a server's error body), which the payload codec
+ * keeps sealed in Temporal; the trace backend, maybe a third party's, must not get it in clear.
+ */
+export function withoutErrorText(span: ReadableSpan): ReadableSpan {
+  const exceptions = span.events.some((e) => e.name === 'exception');
+  if (!span.status.message && !exceptions) return span;
+  const events = span.events.map((e) =>
+    e.name === 'exception' && e.attributes
+      ? {
+          ...e,
+          attributes: Object.fromEntries(
+            Object.entries(e.attributes).filter(([k]) => k !== 'exception.message' && k !== 'exception.stacktrace'),
+          ),
+        }
+      : e,
+  );
+  // The span's own methods (spanContext()) and fields stay reachable through the prototype.
+  return Object.assign(Object.create(span) as ReadableSpan, {
+    status: span.status.message ? { code: span.status.code, message: 'error (message withheld)' } : span.status,
+    events,
+  });
 }
 
 /** Bounds a flush or shutdown by the export deadline (plus a margin), so a stuck collector never holds a process. */
@@ -109,7 +135,7 @@ export function startTracing(config: Config, service: 'api' | 'worker', logger: 
   });
   provider.register({ contextManager: new AsyncLocalStorageContextManager(), propagator: new W3CTraceContextPropagator() });
   const unregister = registerInstrumentations({ tracerProvider: provider, instrumentations: [outboundHttpInstrumentation()] });
-  setActiveTracing({ processor, resource, continueIncoming: config.OTEL_CONTINUE_INCOMING_TRACES });
+  setActiveTracing({ processor, resource, continueIncoming: config.OTEL_CONTINUE_INCOMING_TRACES ?? config.isDev });
   logger.info({ endpoint: shown, service: resource.attributes['service.name'] }, 'exporting traces over OTLP');
   const margin = timeoutMillis + 1000;
   started = {

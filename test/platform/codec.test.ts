@@ -166,6 +166,14 @@ describe('codec server', () => {
     const none = await admin.post('/codec/decode', {}); // proto3 JSON of an empty list, as the CLI sends it
     assert.equal(none.status, 200, none.text);
     assert.deepEqual(none.body, { payloads: [] });
+    // A payload near Temporal's 2 MB limit: more than MAX_BODY_BYTES once sealed and in base64, and still taken.
+    const big = { metadata: clear.metadata, data: Buffer.from(`"${'x'.repeat(1_800_000)}"`).toString('base64') };
+    const bigSealed = await admin.post('/codec/encode', { payloads: [big] });
+    assert.equal(bigSealed.status, 200, bigSealed.text.slice(0, 300));
+    assert.ok(JSON.stringify(bigSealed.body).length > platform.config.MAX_BODY_BYTES);
+    const bigOpened = await admin.post('/codec/decode', bigSealed.body);
+    assert.equal(bigOpened.status, 200, bigOpened.text.slice(0, 300));
+    assert.equal(bigOpened.body.payloads[0].data, big.data);
     // A payload sealed under a key that is not configured, a tampered one, bad shapes, too many.
     const foreign = (await new EncryptionCodec({ current: randomBytes(32), previous: [] }).encode([sealed]))[0]!;
     const unknown = await admin.post('/codec/decode', { payloads: [wire(foreign)] });
@@ -286,6 +294,9 @@ describe('codec CORS through the API', () => {
     assert.equal(evil.headers.get('access-control-allow-origin'), null);
     const own = await preflight('/codec/decode', new URL(platform.config.apiUri).origin);
     assert.equal(own.headers.get('access-control-allow-origin'), null, 'the API origin is not a codec origin');
+    // The router matches paths whatever their case: so does the codec's CORS.
+    const shouting = await preflight('/CODEC/decode', new URL(platform.config.apiUri).origin);
+    assert.equal(shouting.headers.get('access-control-allow-origin'), null, 'no bypass by the case of the path');
   });
 });
 

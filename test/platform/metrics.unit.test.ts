@@ -139,6 +139,7 @@ describe('series labels', () => {
   });
 
   it('an outbound call counts ok, a tool error, or the failure kind, and passes the result or error through', async () => {
+    // The server's id is no label (anyone who may write registers servers): MCP calls count under `mcp`.
     const call = { kind: 'mcp' as const, target: 'unit-server', operation: 'tools/call' };
     const before = await scrape();
     assert.deepEqual(await outboundCallMetrics(call, async () => ({ content: [] })), { content: [] });
@@ -151,9 +152,10 @@ describe('series labels', () => {
     await assert.rejects(outboundCallMetrics(call, () => Promise.reject(Object.assign(new Error('x'), { kind: 'made-up' }))));
     const after = await scrape();
     const moved = (outcome: string) =>
-      after.sum('platform_outbound_calls_total', { target: 'unit-server', outcome }) -
-      before.sum('platform_outbound_calls_total', { target: 'unit-server', outcome });
+      after.sum('platform_outbound_calls_total', { target: 'mcp', operation: 'tools/call', outcome }) -
+      before.sum('platform_outbound_calls_total', { target: 'mcp', operation: 'tools/call', outcome });
     assert.deepEqual(['ok', 'tool_error', 'timeout', 'error'].map(moved), [1, 1, 1, 1]);
+    assert.equal(after.sum('platform_outbound_calls_total', { target: 'unit-server' }), 0, 'no series names the server');
   });
 });
 

@@ -56,6 +56,9 @@ describe('payload codec (AES-256-GCM under keys derived from the KEK)', () => {
     const relabelled = { ...sealed!, metadata: { ...sealed!.metadata, [keyIdKey]: new TextEncoder().encode(other) } };
     await assert.rejects(codec.decode([relabelled]), /failed authentication/);
     await assert.rejects(codec.decode([{ ...sealed!, data: Buffer.from(sealed!.data!).subarray(0, 20) }]), /truncated/);
+    // A key id that is not UTF-8: malformed (a 422 at the codec server), not a TypeError (a 500).
+    const garbled = { ...sealed!, metadata: { ...sealed!.metadata, [keyIdKey]: Uint8Array.from([0xff, 0xfe, 0x80]) } };
+    await assert.rejects(codec.decode([garbled]), (err: Error) => err instanceof PayloadCodecError && err.reason === 'malformed');
   });
 
   it('names an unknown key id clearly, and opens it once the previous key is configured (rotation)', async () => {

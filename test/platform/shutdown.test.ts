@@ -106,6 +106,31 @@ describe('the API on SIGTERM', () => {
   });
 });
 
+describe('the API on SIGTERM, with a client that never finishes its request', () => {
+  it('cuts it at the end of the grace, still closes its services, and exits 1 before its deadline', async () => {
+    const api = await apiProcess(platform, { SHUTDOWN_GRACE_MS: '6000' });
+    children.push(api.child);
+    // A public route that reads a body, trickled a byte at a time: without a bound, server.close() waits for it.
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write('POST /auth/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    const trickle = setInterval(() => socket.writable && socket.write(' '), 500);
+    socket.on('error', () => undefined);
+    try {
+      const exited = exitOf(api.child);
+      const cut = output(api.child, 'requests still open at the end of the grace, cut', 'API');
+      // Cut by the drain itself, which then closes the services and flushes traces, not by the deadline's exit.
+      const failed = output(api.child, 'were cut at the end of SHUTDOWN_GRACE_MS', 'API');
+      api.child.kill('SIGTERM');
+      await Promise.all([cut, failed]);
+      assert.deepEqual(await exited, { code: 1, signal: null });
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+    }
+  });
+});
+
 describe('the worker on SIGTERM', () => {
   const sections = 200;
 

@@ -29,7 +29,7 @@ const preflightMaxAge = '600';
  */
 export async function cors(ctx: AppContext, next: Next): Promise<void> {
   // The codec server has its own origins (CODEC_ALLOWED_ORIGINS: the Temporal UI) and headers.
-  if (ctx.path.startsWith(codecPathPrefix)) return codecCors(ctx, next);
+  if (ctx.path.toLowerCase().startsWith(codecPathPrefix)) return codecCors(ctx, next); // the router matches paths case-insensitively
   // Every answer depends on Origin (allowed or not), so shared caches must keep them apart.
   ctx.vary('Origin');
   const origin = ctx.get('origin');

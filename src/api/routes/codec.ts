@@ -72,11 +72,16 @@ async function encode(ctx: AppContext): Promise<void> {
  * For the session routes: the request comes from a configured Temporal UI origin (so no other page can
  * make a signed-in browser send it) and carries the platform's sign-in session cookie of an administrator.
  */
-async function sessionOperator(ctx: AppContext): Promise<void> {
+/** The session routes answer the configured Temporal UI origins only: checked before the body is read (their guard), and again with the session. */
+function uiOrigin(ctx: AppContext): void {
   const origin = ctx.get('origin');
   if (!origin || !codecOrigins(ctx.services.config.CODEC_ALLOWED_ORIGINS).includes(origin)) {
     throw problems.forbidden('The session codec endpoint answers only the Temporal UI origins of CODEC_ALLOWED_ORIGINS.');
   }
+}
+
+async function sessionOperator(ctx: AppContext): Promise<void> {
+  uiOrigin(ctx);
   const personId = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
   if (!personId) throw problems.unauthorized('Sign in to the platform (the console) in this browser first.', null);
   const user = await ctx.services.users.findById(personId);
@@ -100,6 +105,11 @@ const encodeDoc = {
   response: payloadsDoc,
   example,
 };
+/**
+ * A batch of payloads as the UI and the CLI send them: each up to Temporal's 2 MB blob limit, sealed
+ * and in base64 a third larger, so more than MAX_BODY_BYTES (1 MiB by default) must be taken here.
+ */
+const codecBodyLimit = 16 * 1024 * 1024;
 const sessionNote = ' With the platform session cookie of an administrator, from an origin of CODEC_ALLOWED_ORIGINS only.';
 
 /**
@@ -111,13 +121,33 @@ const sessionNote = ' With the platform session cookie of an administrator, from
  * dev server's, with "include cross-origin credentials").
  */
 export const codecRoutes: RouteDef[] = [
-  { method: 'post', path: '/codec/decode', access: 'admin', body: 'json', request: codecRequest, doc: decodeDoc, handler: decode },
-  { method: 'post', path: '/codec/encode', access: 'admin', body: 'json', request: codecRequest, doc: encodeDoc, handler: encode },
+  {
+    method: 'post',
+    path: '/codec/decode',
+    access: 'admin',
+    body: 'json',
+    bodyLimit: codecBodyLimit,
+    request: codecRequest,
+    doc: decodeDoc,
+    handler: decode,
+  },
+  {
+    method: 'post',
+    path: '/codec/encode',
+    access: 'admin',
+    body: 'json',
+    bodyLimit: codecBodyLimit,
+    request: codecRequest,
+    doc: encodeDoc,
+    handler: encode,
+  },
   {
     method: 'post',
     path: `${codecSessionPrefix}decode`,
     access: 'public',
+    guard: uiOrigin,
     body: 'json',
+    bodyLimit: codecBodyLimit,
     request: codecRequest,
     doc: { ...decodeDoc, description: decodeDoc.description + sessionNote, errors: [401, 403, 422] },
     handler: async (ctx) => (await sessionOperator(ctx), decode(ctx)),
@@ -126,7 +156,9 @@ export const codecRoutes: RouteDef[] = [
     method: 'post',
     path: `${codecSessionPrefix}encode`,
     access: 'public',
+    guard: uiOrigin,
     body: 'json',
+    bodyLimit: codecBodyLimit,
     request: codecRequest,
     doc: { ...encodeDoc, description: encodeDoc.description + sessionNote, errors: [401, 403] },
     handler: async (ctx) => (await sessionOperator(ctx), encode(ctx)),

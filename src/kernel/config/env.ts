@@ -37,6 +37,8 @@ export const envSchema = z.object({
     .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('platform'),
+  /** Invocations started in a process that also runs a worker start eagerly on it (docs/decisions.md, issue #23). */
+  TEMPORAL_EAGER_START: bool.default(true),
   TEMPORAL_TLS: bool.default(false),
   TEMPORAL_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
@@ -116,8 +118,12 @@ export const envSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).max(100).optional(),
   OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(100_000).default(2048),
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(10).max(60_000).default(5000),
-  /** false: a request's span starts a trace of its own, linked to the caller's `traceparent`, which it does not continue. */
-  OTEL_CONTINUE_INCOMING_TRACES: bool.default(true),
+  /**
+   * false: a request's span starts a trace of its own, linked to the caller's `traceparent`, which it
+   * does not continue. Unset: true in development, false in production (a client on the internet must
+   * not join other traces or turn sampling off; set true behind a gateway you trust).
+   */
+  OTEL_CONTINUE_INCOMING_TRACES: bool.optional(),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
   /** The built web console (src/web/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
   CONSOLE_ASSETS_DIR: z.string().min(1).optional(),

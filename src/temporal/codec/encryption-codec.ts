@@ -122,7 +122,12 @@ export class EncryptionCodec implements PayloadCodec {
       return payload; // not text: not ours to open
     }
     if (encoding !== encryptedEncoding) return payload;
-    const keyId = metaText(payload, keyIdKey);
+    let keyId: string | undefined;
+    try {
+      keyId = metaText(payload, keyIdKey);
+    } catch {
+      throw new PayloadCodecError(`an encrypted payload's ${keyIdKey} is not text`, 'malformed');
+    }
     if (!keyId) throw new PayloadCodecError(`an encrypted payload has no ${keyIdKey}`, 'malformed');
     const key = this.keys.get(keyId);
     if (!key) {
