@@ -1,6 +1,7 @@
 import type { Collection, Document } from 'mongodb';
 import { contentTypeMatch, type ArtifactDoc } from '../store/artifacts.js';
-import { fuseRetrievers, type Ranked } from './rrf-fusion.js';
+import { fuseWithMissingVectors } from './missing-vectors.js';
+import type { Ranked } from './rrf-fusion.js';
 import type { SearchableDoc, SearchOutcome, SearchQuery } from './memory-index.js';
 import { boostPresets } from './presets.js';
 
@@ -30,7 +31,7 @@ function scopeStages(query: SearchQuery): Document[] {
 }
 
 /** Atlas Search: a compound `should` of per-field text clauses boosted by the preset, filtered to the caller's containers. */
-export function lexicalPipeline(query: SearchQuery, config: AtlasConfig): Document[] {
+export function lexicalPipeline(query: SearchQuery, config: AtlasConfig, source?: VectorSource): Document[] {
   const boosts = boostPresets[query.preset];
   const paths = { title: 'title', description: 'context.description', content: 'content' } as const;
   return [
@@ -49,7 +50,16 @@ export function lexicalPipeline(query: SearchQuery, config: AtlasConfig): Docume
     { $match: { archived_at: { $exists: false } } }, // archived drafts are not found
     ...scopeStages(query),
     { $limit: query.candidates },
-    { $project: { ...hitFields, score: { $meta: 'searchScore' } } },
+    {
+      $project: {
+        ...hitFields,
+        score: { $meta: 'searchScore' },
+        // Whether the hit's vector is current (what vectorPipeline's $match lets through): missing-vectors.ts.
+        ...(source
+          ? { has_vector: { $and: [{ $eq: ['$search.embedder', source.embedderId] }, { $eq: ['$search.revision', '$revision'] }] } }
+          : {}),
+      },
+    },
   ];
 }
 
@@ -125,10 +135,11 @@ export class AtlasSearchBackend {
   async search(query: SearchQuery): Promise<SearchOutcome> {
     if (query.scope.containerIds.size === 0) return { hits: [], lexical: 0, semantic: 0, semanticKept: 0 };
     const [lexicalDocs, vectorDocs] = await Promise.all([
-      this.artifacts.aggregate(lexicalPipeline(query, this.config)).toArray(),
+      this.artifacts.aggregate(lexicalPipeline(query, this.config, this.source())).toArray(),
       query.vector ? this.artifacts.aggregate(vectorPipeline(query, this.config, this.source())).toArray() : Promise.resolve([]),
     ]);
     const docs = new Map<string, SearchableDoc>();
+    const vectored = new Set<string>([...lexicalDocs.filter((d) => d.has_vector === true), ...vectorDocs].map((d) => d._id as string));
     const ranked = (list: Document[]): Ranked[] =>
       list.map((d) => {
         docs.set(d._id, {
@@ -143,7 +154,15 @@ export class AtlasSearchBackend {
         });
         return { id: d._id as string, score: d.score as number };
       });
-    const { fused, counts } = fuseRetrievers(ranked(lexicalDocs), ranked(vectorDocs), query.limit, query.aperture, query.semanticWeight);
+    // A lexical hit whose vector is not stored yet ranks semantically where it ranks lexically (missing-vectors.ts).
+    const { fused, counts } = fuseWithMissingVectors(
+      ranked(lexicalDocs),
+      query.vector ? ranked(vectorDocs) : null,
+      (id) => vectored.has(id),
+      query.limit,
+      query.aperture,
+      query.semanticWeight,
+    );
     return { hits: fused.map((f) => ({ ...f, doc: docs.get(f.id)! })), ...counts };
   }
 }

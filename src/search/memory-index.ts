@@ -1,6 +1,7 @@
 import { mimeMatches } from '../identity/principal.js';
 import { Bm25Index } from './bm25.js';
-import { fuseRetrievers, type ApertureOptions, type Ranked } from './rrf-fusion.js';
+import { type ApertureOptions, type Ranked } from './rrf-fusion.js';
+import { fuseWithMissingVectors } from './missing-vectors.js';
 import { boostPresets, type BoostPreset } from './presets.js';
 import { VectorIndex } from './vectors.js';
 
@@ -52,7 +53,8 @@ export interface SearchHit {
   id: string;
   doc: SearchableDoc;
   score: number;
-  retrievers: Record<string, { rank: number; score: number }>;
+  /** `imputed`: ranked semantically at its lexical rank, its vector not stored yet (missing-vectors.ts). */
+  retrievers: Record<string, { rank: number; score: number; imputed?: true }>;
 }
 
 export interface SearchOutcome {
@@ -135,8 +137,16 @@ export class MemorySearchIndex {
       return doc !== undefined && inScope(query.scope, doc);
     };
     const lexical = this.lexical.search(query.text, boostPresets[query.preset], query.candidates, accept);
-    const semantic: Ranked[] = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : [];
-    const { fused, counts } = fuseRetrievers(lexical, semantic, query.limit, query.aperture, query.semanticWeight);
+    const semantic: Ranked[] | null = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : null;
+    // A lexical candidate whose vector is not stored yet ranks semantically where it ranks lexically (missing-vectors.ts).
+    const { fused, counts } = fuseWithMissingVectors(
+      lexical,
+      semantic,
+      (id) => this.vectors.has(id),
+      query.limit,
+      query.aperture,
+      query.semanticWeight,
+    );
     return { hits: fused.map((f) => ({ ...f, doc: this.docs.get(f.id)! })), ...counts };
   }
 }

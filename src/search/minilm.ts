@@ -4,10 +4,24 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
 import { normalize, type Embedder } from './embedding.js';
 
-/** sentence-transformers' max_seq_length for all-MiniLM-L6-v2. */
-const maxTokens = 256;
-/** Texts embedded per inference call: padding waste stays small, throughput stays high. */
-const batchSize = 16;
+/** How the model runs; the defaults are what bench/indexing-throughput.ts measured best on 2 shared cores. */
+export interface MiniLmOptions {
+  /** Tokens per text: sentence-transformers' max_seq_length for all-MiniLM-L6-v2 is 256. */
+  maxTokens: number;
+  /** Texts per inference call, after sorting a call's texts by length (each batch pads to its own longest). */
+  batchSize: number;
+  /**
+   * onnxruntime's intra-op threads. One: on two cores shared with the API, Temporal and the store, two
+   * spinning threads measured 2–4× slower than one (they wait on each other whenever a core is taken).
+   */
+  threads: number;
+  /** Whether intra-op threads spin while idle (onnxruntime's default); off, they yield the core. */
+  spinning: boolean;
+  /** Sort a call's texts by token count before batching (less padding); false: in the given order. */
+  sortByLength: boolean;
+}
+
+export const defaultMiniLmOptions: MiniLmOptions = { maxTokens: 256, batchSize: 16, threads: 1, spinning: false, sortByLength: true };
 
 export const defaultModelDir = (devDir: string) => resolve(devDir, 'models', 'all-MiniLM-L6-v2');
 
@@ -29,9 +43,11 @@ export class MiniLmEmbedder implements Embedder {
   private constructor(
     private readonly tokenizer: Tokenizer,
     private readonly session: ort.InferenceSession,
+    private readonly options: MiniLmOptions,
   ) {}
 
-  static async load(modelDir: string): Promise<MiniLmEmbedder> {
+  static async load(modelDir: string, options: Partial<MiniLmOptions> = {}): Promise<MiniLmEmbedder> {
+    const o = { ...defaultMiniLmOptions, ...options };
     const onnx = join(modelDir, 'onnx', 'model_quantized.onnx');
     if (!existsSync(onnx))
       throw new ModelMissingError(
@@ -41,37 +57,51 @@ export class MiniLmEmbedder implements Embedder {
       JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')),
       JSON.parse(readFileSync(join(modelDir, 'tokenizer_config.json'), 'utf8')),
     );
-    const session = await ort.InferenceSession.create(onnx, { intraOpNumThreads: 2, graphOptimizationLevel: 'all' });
-    return new MiniLmEmbedder(tokenizer, session);
+    const session = await ort.InferenceSession.create(onnx, {
+      intraOpNumThreads: o.threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+      extra: { session: { intra_op: { allow_spinning: o.spinning ? '1' : '0' } } },
+    });
+    return new MiniLmEmbedder(tokenizer, session, o);
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) out.push(...(await this.embedBatch(texts.slice(i, i + batchSize))));
+    const encoded = texts.map((t) => this.tokens(t));
+    const order = encoded.map((_, i) => i);
+    if (this.options.sortByLength) order.sort((a, b) => encoded[a]!.length - encoded[b]!.length);
+    const out = new Array<Float32Array>(texts.length);
+    const { batchSize } = this.options;
+    for (let i = 0; i < order.length; i += batchSize) {
+      const slice = order.slice(i, i + batchSize);
+      const vectors = await this.embedBatch(slice.map((j) => encoded[j]!));
+      slice.forEach((j, k) => (out[j] = vectors[k]!));
+    }
     return out;
   }
 
   private tokens(text: string): number[] {
     const ids = this.tokenizer.encode(text).ids;
-    return ids.length > maxTokens ? [...ids.slice(0, maxTokens - 1), ids[ids.length - 1]!] : ids;
+    const max = this.options.maxTokens;
+    return ids.length > max ? [...ids.slice(0, max - 1), ids[ids.length - 1]!] : ids;
   }
 
-  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
-    const encoded = texts.map((t) => this.tokens(t));
+  private async embedBatch(encoded: number[][]): Promise<Float32Array[]> {
     const width = Math.max(...encoded.map((ids) => ids.length));
-    const ids = new BigInt64Array(texts.length * width);
-    const mask = new BigInt64Array(texts.length * width);
+    const ids = new BigInt64Array(encoded.length * width);
+    const mask = new BigInt64Array(encoded.length * width);
     encoded.forEach((row, r) =>
       row.forEach((id, c) => {
         ids[r * width + c] = BigInt(id);
         mask[r * width + c] = 1n;
       }),
     );
-    const dims = [texts.length, width];
+    const dims = [encoded.length, width];
     const { last_hidden_state: hidden } = await this.session.run({
       input_ids: new ort.Tensor('int64', ids, dims),
       attention_mask: new ort.Tensor('int64', mask, dims),
-      token_type_ids: new ort.Tensor('int64', new BigInt64Array(texts.length * width), dims),
+      token_type_ids: new ort.Tensor('int64', new BigInt64Array(encoded.length * width), dims),
     });
     const h = hidden!.data as Float32Array;
     const d = this.dimensions;
