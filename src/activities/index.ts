@@ -16,6 +16,7 @@ import { createEventActivities } from './events.js';
 import { createEventDispatchActivities } from './event-dispatch.js';
 import { createSubscriptionActivities, subscriptionNotifier } from './subscriptions.js';
 import { createAutomationTrigger } from '../automations/trigger.js';
+import { EmbeddingBacklog } from '../store/embedding-backlog.js';
 import { createIndexingActivities } from './indexing.js';
 
 /** What the activities need of the worker's MCP client (built by its composition root, main/mcp-client.ts). */
@@ -41,7 +42,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
       runAutomations: createAutomationTrigger(config, db),
     }),
     ...createSubscriptionActivities(config, db, { secrets: mcp.secrets, fetch: mcp.fetch }),
-    ...createIndexingActivities({ artifacts, changes, embedder }),
+    ...createIndexingActivities({ artifacts, changes, embedder, backlog: new EmbeddingBacklog(db) }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createMcpActivities(external, { artifacts, changes, delegations: mcp.delegations }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),

@@ -1,11 +1,44 @@
+import { Context, log } from '@temporalio/activity';
 import { embedArtifacts, type EmbedOutcome } from '../search/embed-artifacts.js';
 import type { Embedder } from '../search/embedder.js';
-import type { ArtifactStore } from '../store/artifacts.js';
+import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import type { EmbeddingBacklog } from '../store/embedding-backlog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
+import type { EmbedBatchOutcome, WrittenRevision } from '../workflows/contracts/index-backlog.js';
 import type { IndexArtifactInput } from '../workflows/contracts/index-artifact.js';
 
-/** The activity of `indexArtifact`: the embedding of one artifact revision. */
-export function createIndexingActivities(deps: { artifacts: ArtifactStore; changes: SearchChangeStore; embedder: Embedder }) {
+/** The activities of `indexBacklog` (batches) and of `indexArtifact` (one revision, for runs started before). */
+export function createIndexingActivities(deps: {
+  artifacts: ArtifactStore;
+  changes: SearchChangeStore;
+  embedder: Embedder;
+  backlog: EmbeddingBacklog;
+}) {
+  /**
+   * The batch in one go; if that fails, each artifact alone. When every one fails too, the embedder is
+   * down: the activity fails and is retried with backoff, its entries kept. When only some fail, those
+   * texts are what the embedder refuses: they are left lexical-only (they still rank by their lexical
+   * score, search/missing-vectors.ts) and their next write queues them again.
+   */
+  async function embedEach(docs: ArtifactDoc[]): Promise<EmbedOutcome[]> {
+    try {
+      return await embedArtifacts(docs, deps);
+    } catch (batchErr) {
+      if (docs.length === 1) throw batchErr;
+      const each = await Promise.allSettled(docs.map((doc) => embedArtifacts([doc], deps)));
+      if (each.every((r) => r.status === 'rejected')) throw batchErr;
+      return each.map((r, i) => {
+        if (r.status === 'fulfilled') return r.value[0]!;
+        log.warn('artifact not embedded: left lexical-only until its next write', {
+          artifactId: docs[i]!._id,
+          revision: docs[i]!.revision,
+          error: (r.reason as Error).message,
+        });
+        return 'superseded';
+      });
+    }
+  }
+
   return {
     /** Embeds one revision of an artifact, unless it is no longer current. */
     async embedArtifact(input: IndexArtifactInput): Promise<EmbedOutcome> {
@@ -13,5 +46,44 @@ export function createIndexingActivities(deps: { artifacts: ArtifactStore; chang
       if (!doc || doc.revision !== input.revision) return 'superseded';
       return (await embedArtifacts([doc], deps))[0]!;
     },
+
+    /** Puts signalled revisions into the backlog (idempotent: one entry per revision). */
+    async queueEmbeddings(revisions: WrittenRevision[]): Promise<void> {
+      await deps.backlog.add(revisions);
+    },
+
+    /**
+     * Takes up to `limit` backlog entries, embeds their artifacts at the current revision (one model
+     * call for the batch; a text that did not change keeps its vector), stores the vectors, then
+     * removes the entries. Killed midway, it removed nothing: the next attempt does it again, and
+     * what was stored already comes back as unchanged.
+     */
+    async embedQueued(input: { limit: number }): Promise<EmbedBatchOutcome> {
+      // Alive while this process is: a worker killed mid-batch is noticed by its missed heartbeat, not after the whole timeout.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 2_000);
+      try {
+        return await embedBatch(input.limit);
+      } finally {
+        clearInterval(beat);
+      }
+    },
   };
+
+  async function embedBatch(limit: number): Promise<EmbedBatchOutcome> {
+    const entries = await deps.backlog.take(limit);
+    const ids = [...new Set(entries.map((e) => e.artifact_id))];
+    const docs = ids.length > 0 ? await deps.artifacts.getMany(ids) : [];
+    const outcomes = docs.length > 0 ? await embedEach(docs) : [];
+    await deps.backlog.done(entries.map((e) => e._id));
+    const count = (o: EmbedOutcome) => outcomes.filter((x) => x === o).length;
+    return {
+      taken: entries.length,
+      embedded: count('embedded'),
+      unchanged: count('unchanged'),
+      // A deleted artifact's entries count here too: there was nothing left to embed.
+      superseded: count('superseded') + (ids.length - docs.length),
+      more: entries.length === limit,
+    };
+  }
 }

@@ -6,7 +6,7 @@ import type { Embedder } from './embedder.js';
 export type EmbedOutcome = 'embedded' | 'unchanged' | 'superseded';
 
 /** Texts per embedder call: one round trip for many artifacts, small enough for any endpoint. */
-const batchSize = 32;
+const batchSize = 64;
 
 /**
  * Embeds artifacts at their current revision and stores each vector with its artifact. Reuses the
@@ -28,18 +28,18 @@ export async function embedArtifacts(
     const embedded = await embedder.embed(slice.map((i) => texts[i]!));
     slice.forEach((i, j) => vectors.set(i, vectorForStorage(embedded[j]!)));
   }
-  const outcomes: EmbedOutcome[] = [];
-  for (const [i, doc] of docs.entries()) {
-    const vector = vectors.get(i) ?? vectorForStorage(storedVector(doc.search!.vector));
-    const stored = await artifacts.storeEmbedding(doc._id, doc.revision, {
-      embedder: embedder.id,
-      content_hash: hashes[i]!,
-      vector,
-      revision: doc.revision,
-      embedded_at: new Date(),
-    });
-    if (stored) await changes.record(doc._id);
-    outcomes.push(!stored ? 'superseded' : reusable[i] ? 'unchanged' : 'embedded');
-  }
-  return outcomes;
+  // One update per artifact, all at once (each conditional on its revision), then one change record for those stored.
+  const stored = await Promise.all(
+    docs.map((doc, i) =>
+      artifacts.storeEmbedding(doc._id, doc.revision, {
+        embedder: embedder.id,
+        content_hash: hashes[i]!,
+        vector: vectors.get(i) ?? vectorForStorage(storedVector(doc.search!.vector)),
+        revision: doc.revision,
+        embedded_at: new Date(),
+      }),
+    ),
+  );
+  await changes.record(...docs.filter((_, i) => stored[i]).map((d) => d._id));
+  return docs.map((_, i) => (!stored[i] ? 'superseded' : reusable[i] ? 'unchanged' : 'embedded'));
 }

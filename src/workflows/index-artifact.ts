@@ -9,7 +9,11 @@ const { embedArtifact } = proxyActivities<Activities>({
   retry: { initialInterval: '2 seconds', maximumInterval: '2 minutes' },
 });
 
-/** Computes and stores the embedding of one artifact revision (id `index-artifact-<id>-r<revision>`). */
+/**
+ * Computes and stores the embedding of one artifact revision (id `index-artifact-<id>-r<revision>`).
+ * No longer started (writes signal `indexBacklog`, which embeds in batches); registered still, so that
+ * runs started before a deploy finish.
+ */
 export async function indexArtifact(input: IndexArtifactInput): Promise<string> {
   return embedArtifact(input);
 }

@@ -5,6 +5,7 @@ import type { AgentRun } from './contracts/agent-run.js';
 import type { CommitWorkspace } from './contracts/commit-workspace.js';
 import type { ConnectionFlow } from './contracts/connection-flow.js';
 import type { IndexArtifact } from './contracts/index-artifact.js';
+import type { IndexBacklog } from './contracts/index-backlog.js';
 import type { McpRun } from './contracts/mcp-run.js';
 import type { TransformRun } from './contracts/transform-run.js';
 import type { WorkspaceEvents } from './contracts/workspace-events.js';
@@ -13,12 +14,23 @@ import { agentRun } from './agent-run.js';
 import { commitWorkspace } from './commit-workspace.js';
 import { connectionFlow } from './connection-flow.js';
 import { indexArtifact } from './index-artifact.js';
+import { indexBacklog } from './index-backlog.js';
 import { mcpRun } from './mcp-run.js';
 import { transformRun } from './transform-run.js';
 import { workspaceEvents } from './workspace-events.js';
 import { subscriptionDelivery } from './subscription-delivery.js';
 
-export { agentRun, commitWorkspace, connectionFlow, indexArtifact, mcpRun, transformRun, workspaceEvents, subscriptionDelivery };
+export {
+  agentRun,
+  commitWorkspace,
+  connectionFlow,
+  indexArtifact,
+  indexBacklog,
+  mcpRun,
+  transformRun,
+  workspaceEvents,
+  subscriptionDelivery,
+};
 
 /** Each export under the name its contract gives (the workflow type is the export's name). */
 type Registered = {
@@ -26,6 +38,7 @@ type Registered = {
   commitWorkspace: CommitWorkspace;
   connectionFlow: ConnectionFlow;
   indexArtifact: IndexArtifact;
+  indexBacklog: IndexBacklog;
   mcpRun: McpRun;
   transformRun: TransformRun;
   workspaceEvents: WorkspaceEvents;
@@ -37,6 +50,7 @@ export type Checked = Matches<{
   commitWorkspace: typeof commitWorkspace;
   connectionFlow: typeof connectionFlow;
   indexArtifact: typeof indexArtifact;
+  indexBacklog: typeof indexBacklog;
   mcpRun: typeof mcpRun;
   transformRun: typeof transformRun;
   workspaceEvents: typeof workspaceEvents;
@@ -50,6 +64,7 @@ export type TypeNamesChecked = NamedAsExported<{
   commitWorkspace: typeof import('./contracts/commit-workspace.js').commitWorkspaceType;
   connectionFlow: typeof import('./contracts/connection-flow.js').connectionFlowType;
   indexArtifact: typeof import('./contracts/index-artifact.js').indexArtifactType;
+  indexBacklog: typeof import('./contracts/index-backlog.js').indexBacklogType;
   mcpRun: typeof import('./contracts/mcp-run.js').mcpRunType;
   transformRun: typeof import('./contracts/transform-run.js').transformRunType;
   workspaceEvents: typeof import('./contracts/workspace-events.js').workspaceEventsType;
