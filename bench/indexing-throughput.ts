@@ -17,6 +17,8 @@ const callSize = 64;
 const variants: { name: string; options: Partial<MiniLmOptions> }[] = [
   { name: 'before: 2 threads, spinning, input order', options: { threads: 2, spinning: true, sortByLength: false, batchSize: 16 } },
   { name: 'now: defaults', options: {} },
+  { name: '2 threads, no spinning, sorted', options: { threads: 2, spinning: false } },
+  { name: '1 thread, spinning, sorted', options: { threads: 1, spinning: true } },
   { name: 'now, 128 tokens (not the default: truncates)', options: { maxTokens: 128 } },
 ];
 

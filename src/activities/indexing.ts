@@ -7,6 +7,13 @@ import type { SearchChangeStore } from '../store/search-changes.js';
 import type { EmbedBatchOutcome, WrittenRevision } from '../workflows/contracts/index-backlog.js';
 import type { IndexArtifactInput } from '../workflows/contracts/index-artifact.js';
 
+/**
+ * Artifacts embedded and stored together within a batch. MiniLM's throughput is the same from one
+ * text per call to sixteen (bench/indexing-throughput.ts: the cost is per token), so small slices cost
+ * nothing and bring each vector to search sooner.
+ */
+const storeSlice = 8;
+
 /** The activities of `indexBacklog` (batches) and of `indexArtifact` (one revision, for runs started before). */
 export function createIndexingActivities(deps: {
   artifacts: ArtifactStore;
@@ -74,8 +81,17 @@ export function createIndexingActivities(deps: {
     const entries = await deps.backlog.take(limit);
     const ids = [...new Set(entries.map((e) => e.artifact_id))];
     const docs = ids.length > 0 ? await deps.artifacts.getMany(ids) : [];
-    const outcomes = docs.length > 0 ? await embedEach(docs) : [];
-    await deps.backlog.done(entries.map((e) => e._id));
+    const outcomes: EmbedOutcome[] = [];
+    // In slices, each stored and its entries removed before the next: a search sees the first vectors
+    // of a batch a slice's time after it began, and a crash loses at most one slice's work.
+    for (let i = 0; i < docs.length; i += storeSlice) {
+      const slice = docs.slice(i, i + storeSlice);
+      outcomes.push(...(await embedEach(slice)));
+      const done = new Set(slice.map((d) => d._id));
+      await deps.backlog.done(entries.filter((e) => done.has(e.artifact_id)).map((e) => e._id));
+    }
+    const found = new Set(docs.map((d) => d._id));
+    await deps.backlog.done(entries.filter((e) => !found.has(e.artifact_id)).map((e) => e._id)); // deleted meanwhile
     const count = (o: EmbedOutcome) => outcomes.filter((x) => x === o).length;
     return {
       taken: entries.length,
