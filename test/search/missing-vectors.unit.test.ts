@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { fuseWithMissingVectors, withMissingVectors } from '../../src/search/missing-vectors.js';
 import { MemorySearchIndex, type SearchableDoc, type SearchQuery } from '../../src/search/memory-index.js';
 import { defaultAperture } from '../../src/search/rrf-fusion.js';
+import { lexicalPipeline } from '../../src/search/atlas.js';
 
 const ranked = (...ids: string[]) => ids.map((id, i) => ({ id, score: 1 - i / 10 }));
 
@@ -70,5 +71,23 @@ describe('documents whose vector is missing (issue #23)', () => {
     assert.equal(hits[0]!.id, 'best');
     assert.equal(hits[0]!.retrievers.semantic?.imputed, true);
     assert.equal(hits.find((h) => h.id === 'other')!.retrievers.semantic?.imputed, undefined);
+  });
+
+  it('has Atlas say which lexical hits have a current vector (the same test as the vector pipeline)', () => {
+    const query: SearchQuery = {
+      text: 'wing',
+      vector: null,
+      limit: 10,
+      preset: 'balanced',
+      candidates: 10,
+      aperture: null,
+      semanticWeight: 1,
+      scope: { containerIds: new Set(['c']), contentTypes: null, typeLimits: null },
+    };
+    const config = { ATLAS_SEARCH_INDEX: 's', ATLAS_VECTOR_INDEX: 'v', EMBEDDINGS_DIMENSIONS: 2 };
+    const project = lexicalPipeline(query, config, { embedderId: 'm' }).at(-1) as { $project: Record<string, unknown> };
+    assert.deepEqual(project.$project.has_vector, {
+      $and: [{ $eq: ['$search.embedder', 'm'] }, { $eq: ['$search.revision', '$revision'] }],
+    });
   });
 });
