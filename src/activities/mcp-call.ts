@@ -34,6 +34,8 @@ export async function settle<T>(run: () => Promise<T>): Promise<T | CallToolResu
  */
 export async function heartbeating<T>(run: (progress: (p: { progress: number; total?: number }) => void) => Promise<T>): Promise<T> {
   const ctx = Context.current();
+  // A local activity has no heartbeat: the workflow task it runs in is what Temporal watches.
+  if (ctx.info.isLocal) return run(() => {});
   let latest: { progress: number; total?: number } | undefined;
   const timer = setInterval(() => ctx.heartbeat(latest), heartbeatEveryMs);
   try {

@@ -23,6 +23,7 @@ import { workerTracingInterceptors, workerTracingSinks, workflowTracingModules }
 import { activityMetricsInterceptors, runtimeTelemetry } from '../observability/worker-metrics.js';
 import { customSearchAttributes } from '../temporal/search-attributes.js';
 import { indexingQueue } from '../workflows/contracts/queues.js';
+import { registerLocalWorker } from '../temporal/local-worker.js';
 import { createMcpClient } from './mcp-client.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -137,6 +138,9 @@ export async function createPlatformWorker(
       maxConcurrentActivityTaskExecutions: indexingSlots,
     }),
   ];
+  // Invocations started from this process (the API beside its worker, a test, a benchmark) may be started eagerly on it.
+  if (config.TEMPORAL_EAGER_START)
+    registerLocalWorker(config.TEMPORAL_TASK_QUEUE, platformClient(config, connection), () => workers[0]!.getState() === 'RUNNING');
   const sweeperRunner = await eventSweeper(config, db, connection);
   let sweeper: { stop(): Promise<void> } | undefined;
   // The sweeper stops first: nothing new is relayed by a worker on its way out (another worker's sweeper takes over).

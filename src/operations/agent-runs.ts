@@ -190,9 +190,12 @@ export async function startAgent(
       mode: body.mode,
     }),
   );
+  const waitMs = (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000;
+  // Apply mode settles when the run ends: its result is awaited (no update that may come after the end).
+  const runner = ctx.services.invocationRunner;
   return {
     invocationId,
-    state: await ctx.services.invocationRunner.settled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000),
+    state: await (body.mode === 'apply' ? runner.finished(invocationId, waitMs) : runner.settled(invocationId, waitMs)),
   };
 }
 

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
@@ -53,13 +53,18 @@ export class InvocationRunner {
     run: { workflow: typeof agentRunType; input: AgentRunInput } | { workflow: typeof transformRunType; input: TransformRunInput },
     searchAttributes: SearchAttributePair[],
   ): Promise<void> {
-    await startOnce<AgentRun>(this.client, run.workflow, {
-      workflowId: invocationWorkflowId(run.input.invocationId),
-      taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-      args: [run.input as AgentRunInput],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      typedSearchAttributes: searchAttributes,
-    });
+    await startOnce<AgentRun>(
+      this.client,
+      run.workflow,
+      {
+        workflowId: invocationWorkflowId(run.input.invocationId),
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [run.input as AgentRunInput],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: searchAttributes,
+      },
+      { eager: true },
+    );
   }
 
   /**
@@ -119,9 +124,17 @@ export class InvocationRunner {
     }
   }
 
-  /** The run's final state within `waitMs`, else null. */
+  /**
+   * The run's final state within `waitMs`, else null. A run that did not end by itself (terminated or
+   * cancelled from the Temporal UI, say) has no result: its state is then read by query.
+   */
   async finished(invocationId: string, waitMs: number): Promise<AgentRunState | null> {
-    return (await within(this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId)).result(), waitMs))?.value ?? null;
+    const handle = this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId));
+    const ended = handle.result().catch((err: unknown) => {
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      return handle.query(agentRunStateQuery);
+    });
+    return (await within(ended, waitMs))?.value ?? null;
   }
 
   /** An invocation's state by its query (answered from history once it has ended), or null when there is no such run. */

@@ -20,20 +20,31 @@ export class McpCallRunner {
   async start(workflowId: string, input: McpRunInput): Promise<void> {
     const op = input.operation;
     const tool = input.lifecycle?.tool ?? (op.kind === 'call_tool' ? op.name : op.kind);
-    await startOnce<McpRun>(this.client, mcpRunType, {
-      workflowId,
-      taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-      args: [input],
-      // A catalog refresh may run again once finished; an invocation id is used once.
-      workflowIdReusePolicy: op.kind === 'refresh_catalog' ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
-      typedSearchAttributes: [
-        { key: WorkspaceId, value: input.workspaceId },
-        { key: ArtifactId, value: input.serverId },
-        { key: PrincipalId, value: input.principalId },
-        { key: RunKind, value: input.lifecycle ? 'type_lifecycle' : runKinds[op.kind] },
-        { key: McpTool, value: tool },
-      ],
-    });
+    // A call whose attempt is bounded short runs as a local activity (docs/decisions.md, issue #23).
+    const local =
+      op.kind === 'call_tool' &&
+      !input.lifecycle &&
+      op.timeoutMs !== undefined &&
+      op.timeoutMs <= this.config.MCP_CALL_LOCAL_MAX_SECONDS * 1000;
+    await startOnce<McpRun>(
+      this.client,
+      mcpRunType,
+      {
+        workflowId,
+        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+        args: [local ? { ...input, local } : input],
+        // A catalog refresh may run again once finished; an invocation id is used once.
+        workflowIdReusePolicy: op.kind === 'refresh_catalog' ? 'ALLOW_DUPLICATE' : 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: WorkspaceId, value: input.workspaceId },
+          { key: ArtifactId, value: input.serverId },
+          { key: PrincipalId, value: input.principalId },
+          { key: RunKind, value: input.lifecycle ? 'type_lifecycle' : runKinds[op.kind] },
+          { key: McpTool, value: tool },
+        ],
+      },
+      { eager: true },
+    );
   }
 
   /**

@@ -1,4 +1,4 @@
-import { isCancellation, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Activities } from '../activities/index.js';
 import { type McpRunInput, type McpRunResult, type McpRunState, mcpRunStateQuery } from './contracts/mcp-run.js';
@@ -27,6 +27,11 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
 
   const callBudgetMs = op.kind === 'call_tool' ? op.maxTotalMs : op.kind === 'read_resource' ? op.timeoutMs : 60_000;
   const acts = proxyActivities<Activities>({ startToCloseTimeout: callBudgetMs + 30_000, heartbeatTimeout: '10 seconds', retry });
+  // A call expected to be short runs as a local activity: made within the run's first workflow task, with
+  // no activity task and no second workflow task through the server. It is retried the same way, and
+  // made again by the next worker if this one dies (the workflow task times out); it reports no progress.
+  const call =
+    input.local && op.kind === 'call_tool' ? proxyLocalActivities<Activities>({ startToCloseTimeout: callBudgetMs + 30_000, retry }) : acts;
 
   let outcome: McpRunResult;
   try {
@@ -34,7 +39,7 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
       const artifactId = input.lifecycle?.artifactId;
       outcome = {
         kind: 'tool_result',
-        result: await acts.callMcpTool({
+        result: await call.callMcpTool({
           serverId: input.serverId,
           ...(input.serverRevision !== undefined ? { revision: input.serverRevision } : {}),
           name: op.name,

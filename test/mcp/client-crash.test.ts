@@ -68,3 +68,55 @@ it('resumes a tool call after the worker running it is killed', async () => {
   );
   assert.deepEqual(attempts, [2], 'the second attempt completed it (the first died with its worker)');
 });
+
+it('makes a short call (a local activity) again on the next worker when the worker making it is killed', async () => {
+  const ws = (await alice.post('/workspaces', { name: 'crash-local' })).body.id;
+  // An attempt timeout within MCP_CALL_LOCAL_MAX_SECONDS (10 s by default): the call runs as a local activity.
+  const server = await alice.post('/artifacts', {
+    title: 'everything, short calls',
+    content_type: 'application/vnd.platform.mcp-server+json',
+    content: JSON.stringify({ transport: { type: 'http', url: everything.url }, timeout_seconds: 8 }),
+    collection_id: ws,
+  });
+  assert.equal(server.status, 201, server.text);
+  // The one worker: the one the test before left running is stopped.
+  worker?.kill('SIGKILL');
+  if (worker && worker.exitCode === null && worker.signalCode === null) await new Promise((r) => worker!.once('exit', r));
+  worker = await workerProcess(platform, workerEnv);
+
+  const started = await alice.post(`/artifacts/${server.body.id}/invoke`, {
+    name: 'trigger-long-running-operation',
+    arguments: { duration: 3, steps: 3 },
+    wait_seconds: 0,
+  });
+  assert.equal(started.status, 202, started.text);
+  const handle = platform.services.temporal.workflow.getHandle(started.body.workflow_id);
+  // Killed while the first workflow task, which makes the call, is under way.
+  await eventually(
+    async () => (await handle.fetchHistory()).events!.some((e) => e.workflowTaskStartedEventAttributes),
+    20_000,
+    'the workflow task making the call to start',
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  worker.kill('SIGKILL');
+  await new Promise((r) => worker!.once('exit', r));
+
+  worker = await workerProcess(platform, workerEnv);
+  const done = await eventually(
+    async () => {
+      const r = await alice.get(`/invocations/${started.body.invocation_id}`);
+      return r.body.status === 'completed' && r.body;
+    },
+    60_000,
+    'the invocation to complete',
+  );
+  assert.equal(done.result.isError ?? false, false, JSON.stringify(done.result));
+  assert.match(done.result.content[0].text, /Long running operation completed/);
+  const events = (await handle.fetchHistory()).events!;
+  assert.equal(events.filter((e) => e.activityTaskScheduledEventAttributes).length, 0, 'no activity task: the call was a local activity');
+  assert.equal(events.filter((e) => e.markerRecordedEventAttributes).length, 1, 'the call recorded once');
+  assert.ok(
+    events.some((e) => e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes),
+    'the killed worker’s workflow task ended without completing; the next worker made the call',
+  );
+});

@@ -83,6 +83,8 @@ export const envSchema = z.object({
     .default(4 * 1024 * 1024),
   MCP_CALL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   MCP_CALL_MAX_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** A tool call whose attempt timeout is at most this runs as a local activity (no progress heartbeats); 0: never. */
+  MCP_CALL_LOCAL_MAX_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   MCP_INVOKE_WAIT_SECONDS: z.coerce.number().min(0).max(120).default(25),
   MCP_CONNECTION_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   MCP_CATALOG_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),

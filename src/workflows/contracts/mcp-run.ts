@@ -31,6 +31,11 @@ export interface McpRunInput {
   lifecycle?: { tool: string; artifactId: string };
   /** Started by an automation: which, and the event (shown in the run's input). */
   automation?: AutomationTrigger;
+  /**
+   * A tool call expected to be short (its attempt timeout is at most MCP_CALL_LOCAL_MAX_SECONDS): made as
+   * a local activity, without progress heartbeats. Absent in runs started before it existed: they replay as they ran.
+   */
+  local?: boolean;
 }
 
 export type McpRunResult =
