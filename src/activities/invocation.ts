@@ -62,14 +62,26 @@ async function workspaceOf(d: InvocationDeps, principal: Principal, id: string) 
 }
 
 /** The context artifacts the principal may read: named ones in visible containers, or the workspace's drafts. */
-async function contextArtifacts(d: InvocationDeps, input: ProposeInput, principal: Principal): Promise<ArtifactDoc[]> {
+async function contextArtifacts(
+  d: InvocationDeps,
+  input: ProposeInput,
+  principal: Principal,
+  workspace: ContainerDoc,
+): Promise<ArtifactDoc[]> {
   const readable = (doc: ArtifactDoc) => principal.scopes.allowsType('artifact:read', doc.content_type);
   if (input.artifactIds.length === 0) return (await d.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
   const docs = new Map((await d.artifacts.getMany(input.artifactIds)).map((doc) => [doc._id, doc]));
+  // Each container is read once (the invocation's workspace was just read, with the same visibility filter).
+  const containers = new Map<string, Promise<ContainerDoc | null>>([[`workspace:${workspace._id}`, Promise.resolve(workspace)]]);
+  const visible = (doc: ArtifactDoc) => {
+    const key = `${doc.container_kind}:${doc.collection_id}`;
+    if (!containers.has(key)) containers.set(key, d.containers.get(doc.container_kind, principal, doc.collection_id));
+    return containers.get(key)!;
+  };
   const out: ArtifactDoc[] = [];
   for (const id of input.artifactIds) {
     const doc = docs.get(id);
-    if (!doc || !readable(doc) || !(await d.containers.get(doc.container_kind, principal, doc.collection_id))) {
+    if (!doc || !readable(doc) || !(await visible(doc))) {
       throw ApplicationFailure.nonRetryable(`Artifact ${id} is not visible to ${principal.subject}.`, invocationFailure.refused);
     }
     out.push(doc);
@@ -135,8 +147,8 @@ async function builtinAgent(d: InvocationDeps, input: ProposeInput, docs: Artifa
 /** Runs the agent over its context and records what it proposes, each action checked against the workspace. */
 async function proposeActions(d: InvocationDeps, input: ProposeInput): Promise<Proposal> {
   const principal = principalOf(input.principal);
-  await workspaceOf(d, principal, input.workspaceId);
-  const docs = await contextArtifacts(d, input, principal);
+  const workspace = await workspaceOf(d, principal, input.workspaceId);
+  const docs = await contextArtifacts(d, input, principal, workspace);
   const artifacts: AgentArtifact[] = docs.map((doc) => ({
     id: doc._id,
     title: doc.title,

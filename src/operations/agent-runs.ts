@@ -80,9 +80,11 @@ export async function invocationWorkspace(
   const principal = ctx.state.principal!;
   const context = await Promise.all(body.artifact_ids.map((id) => visibleArtifact(ctx, id)));
   const id = body.workspace_id ?? fallback ?? context.find((c) => c.container.kind === 'workspace')?.container._id;
-  const workspace = id
-    ? await ctx.services.containers.get('workspace', principal, id)
-    : await ctx.services.containers.defaultWorkspace(principal);
+  // A context artifact's workspace was just read with the same visibility filter: not read again.
+  const read = id && context.find((c) => c.container.kind === 'workspace' && c.container._id === id)?.container;
+  const workspace =
+    read ||
+    (id ? await ctx.services.containers.get('workspace', principal, id) : await ctx.services.containers.defaultWorkspace(principal));
   if (!workspace) throw problems.notFound('workspace', id);
   requireGrant(workspace, principal, 'I');
   return workspace;
