@@ -1,7 +1,8 @@
 // Task-agent invocation end to end (no LLM): POST /artifacts/{agent}/invoke in apply mode, which
-// starts the agentRun workflow, runs the agent and applies its one update (local activities), and
-// answers with the outcome. Baseline in the same run: GET /artifacts/{id}, the API's floor. Then how
-// many concurrent invocations one worker sustains. Goal: p50 ≤ 60 ms.
+// starts the agentRun workflow (eagerly: the bench's worker runs in the API's process, as
+// TEMPORAL_EAGER_START allows), runs the agent and applies its one update (local activities), and
+// answers with the run's result. Baseline in the same run: GET /artifacts/{id}, the API's floor. Then
+// how many concurrent invocations one worker sustains. Goals: p50 ≤ 60 ms; ≥ 50 invocations/s.
 import { agentId } from '../src/invocations/agents/registry.js';
 import { load, type LoadResult } from './load.js';
 import { benchPlatform } from './platform.js';
@@ -57,12 +58,14 @@ async function main(): Promise<void> {
     );
     const rows: [number, LoadResult][] = [];
     for (const c of levels) rows.push([c, await load(Math.max(100, c * 10), c, invoke)]);
-    console.log('\nconcurrent invocations, one worker\n');
+    console.log('\nconcurrent invocations, one worker (goal ≥ 50 invocations/s)\n');
     console.log('clients | invocations/s |  p50 ms  p99 ms | errors');
     for (const [c, r] of rows)
       console.log(
         `${String(c).padStart(7)} | ${r.perSecond.toFixed(1).padStart(13)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`,
       );
+    const best = Math.max(...rows.map(([, r]) => r.perSecond));
+    console.log(`\nbest: ${best.toFixed(1)} invocations/s (goal ≥ 50: ${best >= 50 ? 'met' : 'NOT met'})`);
   } finally {
     await bench.close();
   }
