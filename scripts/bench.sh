@@ -3,7 +3,8 @@
 # commit (approve → committed) against raw driver writes of the same documents, then MCP
 # `tools/call search` against `POST /artifacts/search`, then an external MCP tool call through the
 # platform against a direct SDK client call, then a burst of 2,000 writes and their events (issue #21), then
-# task-agent invocation (apply mode) against a plain read.
+# bulk indexing (write → semantically searchable; batched against one workflow per revision and the embedder
+# alone), then task-agent invocation (apply mode) against a plain read.
 # The engine alone (choosing a FerretDB backend): EMBEDDED_MONGO_BACKEND=sqlite|postgresql node --import tsx bench/engine-load.ts
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,4 +14,5 @@ node --import tsx bench/commit.ts
 node --import tsx bench/mcp-search.ts
 node --import tsx bench/mcp-client.ts
 node --import tsx bench/event-burst.ts
+node --import tsx bench/indexing-load.ts
 exec node --import tsx bench/invoke.ts

@@ -114,7 +114,7 @@ export const activityDuration = new Histogram({
 
 export const indexingBacklog = new Gauge({
   name: 'platform_indexing_backlog',
-  help: 'Embeddings waiting: running index-artifact workflows, counted at scrape time (NaN when Temporal did not answer in time).',
+  help: 'Embeddings waiting: revisions in the embedding backlog, counted at scrape time (NaN when the store did not answer in time).',
   registers,
 });
 export const collectFailures = new Counter({

@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { agentId } from '../../src/invocations/agents/registry.js';
-import { Client, Connection } from '@temporalio/client';
-import { indexingQueue } from '../../src/workflows/contracts/queues.js';
+import { MongoClient } from 'mongodb';
 import { freePort } from '../../temporal-dev/engines.js';
 import { adminEmail, adminPassword, testConfig } from '../helpers/platform.js';
 import type { Config } from '../../src/kernel/config/env.js';
@@ -75,17 +74,15 @@ async function startStack(env: Record<string, string>): Promise<Stack> {
   };
 }
 
-/** Index workflows still running (or waiting) on the indexing queue: the backlog the load left. */
-async function indexingBacklog(address: string, taskQueue: string): Promise<number | string> {
-  const connection = await Connection.connect({ address });
+/** Revisions still waiting for their embedding (the embedding backlog, issue #23): what the load left. */
+async function indexingBacklog(config: Config): Promise<number | string> {
+  const client = new MongoClient(config.mongodbUri, { serverSelectionTimeoutMS: 5000 });
   try {
-    const client = new Client({ connection });
-    const { count } = await client.workflow.count(`TaskQueue = '${indexingQueue(taskQueue)}' AND ExecutionStatus = 'Running'`);
-    return count;
+    return await client.db(config.MONGODB_DB).collection('embedding_backlog').countDocuments({}, { maxTimeMS: 5000 });
   } catch (err) {
     return `unknown (${(err as Error).message})`;
   } finally {
-    await connection.close();
+    await client.close();
   }
 }
 
@@ -298,10 +295,10 @@ describe('soak: mixed REST load, then a restart with the backlog', () => {
 
     const afterLoad = await signIn(load, adminEmail, adminPassword);
     const created = createdBy.flat();
-    const backlog = await indexingBacklog(config.temporalAddress, config.TEMPORAL_TASK_QUEUE);
+    const backlog = await indexingBacklog(config);
     const slowBefore = stack!.logs.join('').split('slow storage call').length - 1;
     console.log(
-      `[soak] sign-in after the load: ${afterLoad.ms} ms; ${created.length} artifacts created, ${backlog} index workflows still to run (the backlog); ${slowBefore} storage calls over half the deadline`,
+      `[soak] sign-in after the load: ${afterLoad.ms} ms; ${created.length} artifacts created, ${backlog} revisions waiting for their embedding (the backlog); ${slowBefore} storage calls over half the deadline`,
     );
 
     // --- restart: API, worker and engine, on the same data ---
@@ -335,10 +332,10 @@ describe('soak: mixed REST load, then a restart with the backlog', () => {
     });
     await Promise.all(readers);
     const lastSignIn = await signIn(after, adminEmail, adminPassword);
-    const backlogAfter = await indexingBacklog(config.temporalAddress, config.TEMPORAL_TASK_QUEUE);
+    const backlogAfter = await indexingBacklog(config);
     console.log(after.report('after the restart', (Date.now() - checkStarted) / 1000));
     console.log(
-      `[soak] sign-in at the end: ${lastSignIn.ms} ms; ${backlogAfter} index workflows still to run; ${stack.logs.join('').split('slow storage call').length - 1} storage calls over half the deadline since the restart`,
+      `[soak] sign-in at the end: ${lastSignIn.ms} ms; ${backlogAfter} revisions waiting for their embedding; ${stack.logs.join('').split('slow storage call').length - 1} storage calls over half the deadline since the restart`,
     );
 
     for (const rec of [load, after]) {

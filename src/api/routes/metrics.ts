@@ -2,30 +2,19 @@ import { Problem, problems } from '../../kernel/errors/problem.js';
 import { collectFailures, indexingBacklog, metricsRegistry } from '../../observability/metrics.js';
 import { metricsAccess, metricsRefusal } from '../../observability/metrics-access.js';
 import type { Services } from '../../operations/services.js';
-import { indexingQueue } from '../../workflows/contracts/queues.js';
 import type { RouteDef } from '../route.js';
 
 /** How long a scrape waits for the backlog's count before it answers without it. */
 export const backlogDeadlineMs = 2000;
 
-/** A visibility query's string literal. */
-const literal = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
 /**
- * The indexing backlog, counted at scrape time: running `index-artifact` workflows on this
- * deployment's indexing queue (each is one revision waiting for its embedding). A count that fails or
+ * The indexing backlog, counted at scrape time: revisions waiting in the embedding backlog (issue
+ * #23: one indexing workflow queues them there and embeds them in batches). A count that fails or
  * misses its deadline leaves the gauge NaN, never a stale number, and is counted as a collect failure.
  */
-export async function collectIndexingBacklog(services: Pick<Services, 'temporal' | 'config'>): Promise<void> {
-  const query = [
-    'RunKind = "index-artifact"',
-    'ExecutionStatus = "Running"',
-    `TaskQueue = ${literal(indexingQueue(services.config.TEMPORAL_TASK_QUEUE))}`,
-  ].join(' AND ');
+export async function collectIndexingBacklog(services: Pick<Services, 'db'>): Promise<void> {
   try {
-    const { connection, workflow } = services.temporal;
-    const { count } = await connection.withDeadline(Date.now() + backlogDeadlineMs, () => workflow.count(query));
-    indexingBacklog.set(count);
+    indexingBacklog.set(await services.db.collection('embedding_backlog').countDocuments({}, { maxTimeMS: backlogDeadlineMs }));
   } catch {
     indexingBacklog.set(Number.NaN);
     collectFailures.inc({ collector: 'indexing_backlog' });
