@@ -36,16 +36,19 @@ async function create(api: Api, ws: string, body: Record<string, unknown>): Prom
 interface Hit {
   id: string;
   score: number;
-  retrievers: { lexical?: { rank: number; score: number }; semantic?: { rank: number; score: number } };
+  retrievers: { lexical?: { rank: number; score: number }; semantic?: { rank: number; score: number; imputed?: true } };
 }
 
-/** Waits until both retrievers find `id` for `query` in the container (embeddings are computed a moment after a write). */
+/**
+ * Waits until both retrievers find `id` for `query` in the container: its embedding is stored (a moment
+ * after the write; until then its semantic entry is only imputed from its lexical rank).
+ */
 async function indexed(api: Api, scope: Record<string, string[]>, query: string, id: string): Promise<Hit> {
   return eventually(
     async () => {
       const reply = await api.post('/artifacts/search', { query, ...scope });
       const hit = (reply.body.results as Hit[] | undefined)?.find((r) => r.id === id);
-      return hit?.retrievers.lexical && hit.retrievers.semantic ? hit : null;
+      return hit?.retrievers.lexical && hit.retrievers.semantic && !hit.retrievers.semantic.imputed ? hit : null;
     },
     60_000,
     `${id} found by both retrievers`,

@@ -33,6 +33,8 @@ export interface Artifact {
 export interface RetrieverHit {
   rank: number;
   score: number;
+  /** No vector yet: the semantic rank is the lexical one (issue #23), not a neighbour found. */
+  imputed?: true;
 }
 
 /** One result of POST /artifacts/search: the fused RRF score and each retriever's rank and score. */

@@ -162,7 +162,11 @@ function Results({ answer }: { answer: SearchResponse }) {
                   {r.retrievers.lexical ? `${r.retrievers.lexical.rank} (${score(r.retrievers.lexical.score, 3)})` : '—'}
                 </td>
                 <td data-testid="semantic">
-                  {r.retrievers.semantic ? `${r.retrievers.semantic.rank} (${score(r.retrievers.semantic.score, 3)})` : '—'}
+                  {r.retrievers.semantic
+                    ? r.retrievers.semantic.imputed
+                      ? `${r.retrievers.semantic.rank} (embedding pending)`
+                      : `${r.retrievers.semantic.rank} (${score(r.retrievers.semantic.score, 3)})`
+                    : '—'}
                 </td>
               </tr>
             ))}
