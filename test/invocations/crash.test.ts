@@ -6,6 +6,8 @@ import { agentId } from '../../src/invocations/agents/registry.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { workerProcess } from '../helpers/worker-process.js';
+import { eventsWorkflowId } from '../../src/workflows/contracts/ids.js';
+import { pendingEventsQuery } from '../../src/workflows/contracts/workspace-events.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
@@ -62,13 +64,23 @@ describe('a worker killed mid-apply', () => {
       assert.equal(new Set(docs.map((d) => d.provenance.source.action_id)).size, sections, 'one artifact per action');
       assert.equal(new Set(docs.map((d) => d.title)).size, sections);
       const ids = docs.map((d) => d._id);
-      await eventually(
-        async () =>
-          (await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' })) >=
-          sections,
-        60_000,
-        'the events recorded',
-      );
+      const recorded = () =>
+        platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' });
+      // A liveness bound, generous for a loaded CI machine: the killed worker's tasks wait for their
+      // timeouts (sticky queue, workflow task, record activity, dispatch heartbeat) before the next worker takes them.
+      await eventually(async () => (await recorded()) >= sections, 120_000, 'the events recorded').catch(async (err: Error) => {
+        // What was left where, for whoever reads the failure: waiting in the outbox, or in the workflow's queue.
+        const waiting = await platform.services.db
+          .collection('artifact_revisions')
+          .countDocuments({ artifact_id: { $in: ids }, event_waiting: true });
+        const queued = await platform.services.temporal.workflow
+          .getHandle(eventsWorkflowId(docs[0]!.collection_id))
+          .query(pendingEventsQuery)
+          .catch((e: Error) => `unknown (${e.message})`);
+        throw new Error(
+          `${err.message}: ${await recorded()} of ${sections} recorded, ${waiting} waiting in the outbox, ${queued} queued in the event workflow`,
+        );
+      });
       assert.equal(
         await platform.services.db.collection('events').countDocuments({ artifact_id: { $in: ids }, kind: 'artifact_created' }),
         sections,
