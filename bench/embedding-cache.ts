@@ -1,5 +1,5 @@
 // Document and query vectors for the benches, cached under the dev directory by embedder and texts:
-// the same files and key as bench/search-quality.ts, so either bench reuses what the other embedded.
+// the benches (search quality, indexing lag, throughput) reuse what another one embedded.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';

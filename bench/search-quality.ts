@@ -2,8 +2,6 @@
 // 52 judged queries, binary): nDCG@10 and recall@100 of our BM25, vector-only and hybrid (RRF,
 // aperture on/off) rankings, next to the lexical peers of bench/lexical-peers.ts (MiniSearch, Orama,
 // wink-bm25, Lucene) measured in the same run. Every collection is reported in every run (issue #23).
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { embeddingText } from '../src/search/documents.js';
@@ -13,6 +11,7 @@ import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
 import { loadCacm, loadCranfield, type Cranfield, type CranQuery } from './collections.js';
 import { lexicalPeers } from './lexical-peers.js';
+import { cachedEmbeddings } from './embedding-cache.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const depth = 100; // recall@100 needs 100 results; also the candidate pool per retriever (the API default)
@@ -44,27 +43,6 @@ async function evaluate({ queries, judgements }: Cranfield, rank: Ranker): Promi
     recall += recallAt100(ranked, gains);
   }
   return { ndcg: ndcg / queries.length, recall: recall / queries.length, ms: performance.now() - start };
-}
-
-/**
- * Embeds the texts in batches. A model's vectors are cached under the dev directory by the texts'
- * hash (bench-cache/), so a second run, or a run measuring fusion alone, does not embed again.
- */
-async function embedAll(embedder: Embedder, texts: string[], batch = 64): Promise<Float32Array[]> {
-  const key = createHash('sha256').update(embedder.id).update(JSON.stringify(texts)).digest('hex').slice(0, 16);
-  const file = resolve(repoRoot, process.env.PLATFORM_DEV_DIR ?? '.dev', 'bench-cache', `${embedder.id}-${key}.f32`);
-  const dims = embedder.dimensions;
-  if (existsSync(file)) {
-    const all = new Float32Array(new Uint8Array(readFileSync(file)).buffer);
-    if (all.length === texts.length * dims) return texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
-  }
-  const out: Float32Array[] = [];
-  for (let i = 0; i < texts.length; i += batch) out.push(...(await embedder.embed(texts.slice(i, i + batch))));
-  mkdirSync(dirname(file), { recursive: true });
-  const all = new Float32Array(texts.length * dims);
-  out.forEach((v, i) => all.set(v, i * dims));
-  writeFileSync(file, Buffer.from(all.buffer));
-  return out;
 }
 
 /** The default embedder, when its model is installed (scripts/install-model.sh); otherwise why not. */
@@ -99,13 +77,13 @@ async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: R
   let bm25: number | null = null;
   for (const embedder of embedders) {
     t = performance.now();
-    const docVectors = await embedAll(
+    const docVectors = await cachedEmbeddings(
       embedder,
       docs.map((d) => embeddingText({ title: d.title, context: {}, content: d.content })),
     );
     const queryVectors = new Map(
       (
-        await embedAll(
+        await cachedEmbeddings(
           embedder,
           queries.map((q) => q.text),
         )
