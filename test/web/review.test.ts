@@ -138,7 +138,11 @@ describe('reviewing commits in the web console', () => {
     // Straight to the commit: sign-in comes back to it.
     await signIn(page, platform, person, `/console/commits/${id}`);
     await page.getByRole('heading', { level: 1, name: 'Not ready' }).waitFor();
-    assert.equal(await page.getByRole('list', { name: 'Items' }).getByRole('listitem').count(), 2);
+    // The items render once the commit's preview is read: wait for them before counting.
+    const items = page.getByRole('list', { name: 'Items' }).getByRole('listitem');
+    await items.filter({ hasText: 'Delta' }).waitFor();
+    await items.filter({ hasText: 'Gamma' }).waitFor();
+    assert.equal(await items.count(), 2);
 
     await page.getByRole('button', { name: 'Reject' }).click();
     await page
