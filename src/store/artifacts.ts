@@ -109,16 +109,40 @@ export class ArtifactStore {
         ...(container.kind === 'collection' ? { version: 1 } : {}),
         provenance: { created_by: principal.subject, created_at: now, updated_by: principal.subject, updated_at: now, source },
       };
+      const cause: WriteCause = { kind: 'artifact_created', actor: principal.subject, source };
       try {
         await this.artifacts.insertOne(doc);
-        if (doc.container_kind === 'workspace') await this.claimFirst(doc, { kind: 'artifact_created', actor: principal.subject, source });
-        await this.raiseLastKey(doc);
-        if (container.kind === 'collection') await versionsCollection(this.db).insertOne(initialVersion(doc));
-        return doc;
       } catch (err) {
         const existing = id && isDuplicateKey(err) ? await this.get(id) : null;
-        if (existing) return existing;
+        if (existing) {
+          // A retried create (an activity run again after its worker died): what followed the insert
+          // may not have happened, and must, or the draft would have no history and no event (a kill
+          // test lost one event in 200 this way). Each step is idempotent.
+          await this.afterInsert(existing, cause);
+          return existing;
+        }
         if (!isDuplicateKey(err) || attempt >= keyRetries) throw err;
+        continue;
+      }
+      await this.afterInsert(doc, cause);
+      return doc;
+    }
+  }
+
+  /**
+   * What follows a new artifact's insert, each step safe to run again: a draft's first revision claim
+   * with its artifact_created event (only while the draft is still at revision 1: a later revision's
+   * state is not the first one's), the container's last order key, a collection artifact's version 1
+   * (only while it is at version 1).
+   */
+  private async afterInsert(doc: ArtifactDoc, cause: WriteCause): Promise<void> {
+    if (doc.container_kind === 'workspace' && doc.revision === 1) await this.claimFirst(doc, cause);
+    await this.raiseLastKey(doc);
+    if (doc.container_kind === 'collection' && (doc.version ?? 1) === 1) {
+      try {
+        await versionsCollection(this.db).insertOne(initialVersion(doc));
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
       }
     }
   }

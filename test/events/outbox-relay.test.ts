@@ -80,6 +80,26 @@ describe('the outbox: each draft write inserts its event with its revision claim
     assert.deepEqual(claims[3]!.event!.source!.automation, { id: 'auto-1', depth: 2, event_id: 'e' });
   });
 
+  it('a create retried after a crash between its insert and its claim still records its event, once', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const ws = await workspace();
+    const input = { id: 'retried-create-1', title: 't', content_type: 'text/plain', content: 'a', context: {}, source: api };
+    const first = await store.create(principal('alice'), ws, input);
+    // The crash: the document went in, its claim (and the event with it) did not.
+    await revisionsCollection(platform.services.db).deleteMany({ artifact_id: first._id });
+    assert.equal((await claimsOf(first._id)).length, 0);
+    // The retry (the activity run again with the same id) finds the document and completes the write.
+    const again = await store.create(principal('alice'), ws, input);
+    assert.equal(again._id, first._id);
+    const claims = await claimsOf(first._id);
+    assert.equal(claims.length, 1);
+    assert.equal(claims[0]!.event?.kind, 'artifact_created');
+    assert.equal(claims[0]!.event_waiting, true, 'its event waits for the relay');
+    // A third try changes nothing: the claim is there.
+    await store.create(principal('alice'), ws, input);
+    assert.equal((await claimsOf(first._id)).length, 1);
+  });
+
   it('a collection artifact has no claim, so no event', async () => {
     const store = new ArtifactStore(platform.services.db);
     const admin = await platform.admin();
