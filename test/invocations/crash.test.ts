@@ -77,8 +77,26 @@ describe('a worker killed mid-apply', () => {
           .getHandle(eventsWorkflowId(docs[0]!.collection_id))
           .query(pendingEventsQuery)
           .catch((e: Error) => `unknown (${e.message})`);
+        const withEvent = new Set(
+          (
+            await platform.services.db
+              .collection('events')
+              .find({ artifact_id: { $in: ids }, kind: 'artifact_created' })
+              .toArray()
+          ).map((e) => e.artifact_id),
+        );
+        const missing = ids.filter((a) => !withEvent.has(a));
+        const claims = await platform.services.db
+          .collection('artifact_revisions')
+          .find({ artifact_id: { $in: missing } })
+          .toArray();
+        const events = await platform.services.db
+          .collection('events')
+          .find({ artifact_id: { $in: missing } })
+          .toArray();
         throw new Error(
-          `${err.message}: ${await recorded()} of ${sections} recorded, ${waiting} waiting in the outbox, ${queued} queued in the event workflow`,
+          `${err.message}: ${await recorded()} of ${sections} recorded, ${waiting} waiting in the outbox, ${queued} queued in the event workflow; ` +
+            `without one: ${JSON.stringify(missing)}, their claims ${JSON.stringify(claims)}, their events ${JSON.stringify(events)}`,
         );
       });
       assert.equal(

@@ -67,19 +67,19 @@ export class ActionApplier {
       const id = createdArtifactId(scope.invocationId, action.id);
       const { title, content_type, content, context } = action.payload;
       // A retry finds the artifact made by the attempt before, and reports it again (its event id is fixed);
-      // one deleted since is not made again (its first revision is still recorded).
+      // one deleted since is not made again (its first revision is still recorded). It goes through
+      // create all the same: an attempt whose worker died between the artifact's insert and its
+      // revision claim left no claim and no event, which create completes (a kill test lost events so).
       const made = await this.artifacts.get(id);
       if (!made && (await this.artifacts.revisionAt(id, 1))) return { ...done(id), reason: 'created, and deleted since' };
-      const doc =
-        made ??
-        (await this.artifacts.create(scope.principal, scope.workspace, {
-          id,
-          title,
-          content_type,
-          content,
-          context: context ?? {},
-          source,
-        }));
+      const doc = await this.artifacts.create(scope.principal, scope.workspace, {
+        id,
+        title,
+        content_type,
+        content,
+        context: context ?? {},
+        source,
+      });
       await this.afterWrite('artifact_created', doc, key);
       return done(id);
     }
