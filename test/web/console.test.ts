@@ -100,6 +100,8 @@ describe('the web console', () => {
     const list = page.getByRole('list', { name: 'Your workspaces' });
     await list.waitFor();
     assert.deepEqual((await list.getByRole('listitem').allTextContents()).sort(), ['Release <b>plans</b>', 'Research notes']);
+    // The person's e-mail comes with their own record, read after the page shows: wait for it.
+    await page.getByTestId('signed-in').filter({ hasText: email }).waitFor();
     assert.equal(await page.getByTestId('signed-in').textContent(), `Signed in as ${email}`);
     // Nothing of the sign-in is left in storage: tokens are in memory, the PKCE verifier is removed;
     // only the flag that signs a reloaded tab in again is kept, for this tab.
