@@ -43,6 +43,8 @@ export async function benchPlatform(
     RATE_LIMIT_PER_MINUTE: '0',
     AUTH_RATE_LIMIT_PER_MINUTE: '0',
     ...overrides,
+    // BENCH_CONFIG='{"EVENT_RELAY_INLINE":"false"}': a setting to compare against, for any benchmark.
+    ...(process.env.BENCH_CONFIG ? (JSON.parse(process.env.BENCH_CONFIG) as Record<string, string>) : {}),
   });
   const services = createServices(config, createLogger('warn'));
   try {

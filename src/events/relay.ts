@@ -39,6 +39,15 @@ export class EventRelay {
     return claim ? this.relay([claim]) : 0;
   }
 
+  /**
+   * The fast path for many writes at once (the API's, off the request: runners/events.ts): the claims
+   * whose event still waits, read by `_id` each, then relayed together (one signal per workspace).
+   */
+  async relayClaims(claims: { artifactId: string; revision: number }[]): Promise<number> {
+    const found = await Promise.all(claims.map((c) => outbox.waiting(this.db, c.artifactId, c.revision)));
+    return this.relay(found.filter((c): c is RevisionDoc => c !== null));
+  }
+
   /** One sweep: every event that waited longer than the grace, oldest first, up to the limit. Returns how many. */
   async sweep(now = new Date()): Promise<number> {
     const due = await outbox.due(this.db, new Date(now.getTime() - this.options.graceMs), this.options.sweepLimit);

@@ -100,6 +100,8 @@ export function createServices(config: Config, logger: Logger): Services {
     eventRunner: new EventRunner(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
       db,
       inline: config.EVENT_RELAY_INLINE,
+      // A request answers once its write and its event's claim are stored; the signal follows it.
+      background: { onError: (err) => logger.warn({ err }, 'events not relayed after their writes; the sweeper relays them') },
     }),
     serverCredentials: new ServerCredentialStore(db),
     apiKeys: new ApiKeyStore(db),
@@ -156,6 +158,7 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.eventRunner.flush(); // each signal has its deadline
   await services.search.stop();
   await Promise.allSettled([
     services.outbound.close(),

@@ -16,7 +16,18 @@ export interface OutboxOptions {
   /** The fast path right after a write (EVENT_RELAY_INLINE); off, the sweeper alone relays. */
   inline: boolean;
   relay?: RelayOptions;
+  /**
+   * The fast path runs behind the write instead of within it (the API: a request does not wait for
+   * Temporal): writes queue their claims, and one drain at a time relays what has queued, together.
+   * `onError` hears of a drain that failed (the sweeper relays those events).
+   */
+  background?: { onError(err: unknown): void };
 }
+
+/** At most this many claims wait for the background fast path; past it, a write's event is the sweeper's. */
+const backgroundQueueLimit = 10_000;
+/** Claims per background drain round. */
+const backgroundBatch = 200;
 
 /**
  * Delivers a workspace's events to its event workflow, starting it on first use. A draft's write
@@ -24,6 +35,8 @@ export interface OutboxOptions {
  */
 export class EventRunner {
   readonly relay?: EventRelay;
+  private queued: { artifactId: string; revision: number }[] = [];
+  private draining: Promise<void> | null = null;
 
   constructor(
     private readonly client: Client,
@@ -70,7 +83,34 @@ export class EventRunner {
     if (!this.outbox!.inline) return;
     // A delete's claim is the revision after the draft as it was read before it (a blind delete that
     // raced another write claimed a later one: the sweeper relays that).
-    await this.relay.relayClaim(write.doc._id, write.kind === 'artifact_deleted' ? write.doc.revision + 1 : write.doc.revision);
+    const revision = write.kind === 'artifact_deleted' ? write.doc.revision + 1 : write.doc.revision;
+    if (!this.outbox!.background) {
+      await this.relay.relayClaim(write.doc._id, revision);
+      return;
+    }
+    if (this.queued.length < backgroundQueueLimit) this.queued.push({ artifactId: write.doc._id, revision });
+    this.draining ??= this.drain();
+  }
+
+  /** Relays what has queued, round after round, until nothing is left (one drain at a time). */
+  private async drain(): Promise<void> {
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.queued.splice(0, backgroundBatch);
+        try {
+          await this.relay!.relayClaims(batch);
+        } catch (err) {
+          this.outbox!.background!.onError(err); // still in the outbox: the sweeper relays them
+        }
+      }
+    } finally {
+      this.draining = null;
+    }
+  }
+
+  /** Resolves once the background fast path has relayed (or failed to relay) everything queued so far: shutdown waits for it. */
+  async flush(): Promise<void> {
+    while (this.draining) await this.draining;
   }
 
   /** An event with no claim behind it (a move): signalled directly, once. */

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../identity/principal.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
-import { containerCollection, settleShares, type ContainerDoc } from './containers.js';
+import type { ContainerDoc } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 import {
   atRevision,
@@ -73,12 +73,27 @@ const keyRetries = 5;
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
- * A key after `last`, with a short random fraction appended so that concurrent appends that read the
- * same `last` still get distinct keys (a fraction may not end in '0').
+ * The clock's key for `ms`: an integer key of head 'h' and the time in milliseconds as 8 base62 digits
+ * (good until the year 8888). Every key counted up from the first one ('a0', 'a1', … up to head 'g')
+ * sorts before it.
  */
-export function appendKey(last: string | null): string {
+export function clockKey(ms: number): string {
+  let digits = '';
+  for (let n = Math.floor(ms); digits.length < 8; n = Math.floor(n / 62)) digits = base62[n % 62] + digits;
+  return `h${digits}`;
+}
+
+/**
+ * A key at the end of a container: the clock's key, or after `last` when `last` is not before the
+ * clock (a batch of appends in one millisecond, or a clock behind another node's). A short random
+ * fraction is appended, so that appends in the same millisecond still get distinct keys (a fraction
+ * may not end in '0'). Appends need no read of the container's last key: one that is stale or absent
+ * still gives a key after every earlier append (docs/decisions.md).
+ */
+export function appendKey(last: string | null, now = Date.now()): string {
+  const clock = clockKey(now);
   const jitter = Array.from({ length: 3 }, (_, i) => base62[i === 2 ? randomInt(1, 62) : randomInt(0, 62)]).join('');
-  return generateKeyBetween(last, null) + jitter;
+  return (last !== null && last >= clock ? generateKeyBetween(last, null) : clock) + jitter;
 }
 
 /** Artifact persistence. Callers have already checked the principal may use the container. */
@@ -92,8 +107,9 @@ export class ArtifactStore {
   }
 
   /**
-   * Appends at the end of the container, after the container's last handed-out key (no sort over its
-   * artifacts). A key collision, vanishingly rare with the jitter, is retried with a fresh key.
+   * Appends at the end of the container, at the clock's key (appendKey: no sort over its artifacts,
+   * and no write to the container). A key collision, vanishingly rare with the jitter, is retried
+   * with a fresh key.
    */
   async create(principal: Principal, container: ContainerDoc, input: NewArtifact): Promise<ArtifactDoc> {
     const now = new Date();
@@ -132,12 +148,10 @@ export class ArtifactStore {
   /**
    * What follows a new artifact's insert, each step safe to run again: a draft's first revision claim
    * with its artifact_created event (only while the draft is still at revision 1: a later revision's
-   * state is not the first one's), the container's last order key, a collection artifact's version 1
-   * (only while it is at version 1).
+   * state is not the first one's), a collection artifact's version 1 (only while it is at version 1).
    */
   private async afterInsert(doc: ArtifactDoc, cause: WriteCause): Promise<void> {
     if (doc.container_kind === 'workspace' && doc.revision === 1) await this.claimFirst(doc, cause);
-    await this.raiseLastKey(doc);
     if (doc.container_kind === 'collection' && (doc.version ?? 1) === 1) {
       try {
         await versionsCollection(this.db).insertOne(initialVersion(doc));
@@ -145,16 +159,6 @@ export class ArtifactStore {
         if (!isDuplicateKey(err)) throw err;
       }
     }
-  }
-
-  /** Records the artifact's key as the container's last, unless a higher one is already there. */
-  private async raiseLastKey(doc: ArtifactDoc): Promise<void> {
-    await containerCollection(this.db, doc.container_kind).updateOne(
-      { _id: doc.collection_id, $or: [{ last_order_key: null }, { last_order_key: { $lt: doc.order_key } }] },
-      { $set: { last_order_key: doc.order_key } },
-    );
-    // The engine may have written back shares this update read over a racing change of them.
-    await settleShares(this.db, doc.container_kind, doc.collection_id);
   }
 
   get(id: string): Promise<ArtifactDoc | null> {
@@ -389,7 +393,6 @@ export class ArtifactStore {
       .next();
     const key = generateKeyBetween(lower, next?.order_key ?? null);
     const moved = await this.artifacts.findOneAndUpdate({ _id: doc._id }, { $set: { order_key: key } }, { returnDocument: 'after' });
-    if (moved) await this.raiseLastKey(moved);
     // A move is not an edit (no revision), but the engine may have written it over a racing edit.
     return moved && ((await this.settle(doc._id)) ?? moved);
   }

@@ -9,7 +9,14 @@ export interface UserDoc {
   created_at: Date;
 }
 
+/** How long a found person is kept (see UserStore.findById), and how many are. */
+const personCacheMs = 10_000;
+const personCacheSize = 10_000;
+
 export class UserStore {
+  private readonly found = new Map<string, { doc: UserDoc; until: number }>();
+  private readonly pending = new Map<string, Promise<UserDoc | null>>();
+
   constructor(private readonly db: Db) {}
 
   private get users() {
@@ -20,8 +27,27 @@ export class UserStore {
     return this.users.findOne({ email: email.toLowerCase() });
   }
 
-  findById(id: string): Promise<UserDoc | null> {
-    return this.users.findOne({ _id: id });
+  /**
+   * A person by id. Every authenticated request asks this (credentials.ts), so a found person is kept
+   * for 10 s and concurrent lookups of one id share one read: people are never changed or deleted
+   * through the platform (no route or workflow does), so only a change made in the database by hand
+   * shows up to 10 s late (docs/decisions.md). A person not found is never kept: one made a moment
+   * later (a sign-in racing another) is found at once.
+   */
+  async findById(id: string): Promise<UserDoc | null> {
+    const kept = this.found.get(id);
+    if (kept && kept.until > Date.now()) return kept.doc;
+    const inFlight = this.pending.get(id);
+    if (inFlight) return inFlight;
+    const read = this.users.findOne({ _id: id }).finally(() => this.pending.delete(id));
+    this.pending.set(id, read);
+    const doc = await read;
+    this.found.delete(id);
+    if (doc) {
+      if (this.found.size >= personCacheSize) this.found.delete(this.found.keys().next().value!);
+      this.found.set(id, { doc, until: Date.now() + personCacheMs });
+    }
+    return doc;
   }
 
   /** `id`: chosen by the caller when something else already names the person (an external identity's link). */

@@ -1,8 +1,10 @@
 // The outbox of issue #21 and its relay, against the real store: every draft write's claim carries its
 // event; the relay hands waiting events on (fast path and sweeper) and marks them; a refused hand-over
-// leaves them waiting. The deliverer here is a recorder, not Temporal (the kill test covers that).
+// leaves them waiting. The deliverer here is a recorder, not Temporal (the kill test covers that),
+// except for the API's background fast path, which signals the real Temporal.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
 import { EventRelay, startSweeper } from '../../src/events/relay.js';
 import { stableEventId } from '../../src/events/ids.js';
 import type { WorkspaceEvent } from '../../src/events/types.js';
@@ -10,6 +12,8 @@ import type { Principal } from '../../src/identity/principal.js';
 import { ArtifactStore, type Provenance } from '../../src/store/artifacts.js';
 import type { ContainerDoc } from '../../src/store/containers.js';
 import { revisionsCollection, type RevisionDoc } from '../../src/store/revisions.js';
+import { EventRunner } from '../../src/runners/events.js';
+import { eventsWorkflowId } from '../../src/workflows/contracts/ids.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
@@ -208,3 +212,60 @@ async function waitFor(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
   assert.ok(check(), 'in time');
 }
+
+describe("the API's fast path, behind the write (EventRunner's background mode)", () => {
+  beforeEach(drain);
+
+  const runnerWith = (client: Client, errors: unknown[]) =>
+    new EventRunner(client, platform.services.config.TEMPORAL_TASK_QUEUE, 1000, {
+      db: platform.services.db,
+      inline: true,
+      background: { onError: (err) => errors.push(err) },
+    });
+
+  it('answers before the signal, relays what queued meanwhile together, and loses nothing', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const ws = await workspace();
+    const docs = [];
+    for (let i = 0; i < 20; i++) docs.push(await draftIn(store, ws));
+    const errors: unknown[] = [];
+    const runner = runnerWith(platform.services.temporal, errors);
+    await Promise.all(docs.map((doc) => runner.publishWrite({ kind: 'artifact_created', doc, actor: 'alice' })));
+    // Every write's publish has resolved; no signal can have been answered within the same tick.
+    const waiting = await revisionsCollection(platform.services.db).countDocuments({
+      artifact_id: { $in: docs.map((d) => d._id) },
+      event_waiting: true,
+    });
+    assert.ok(waiting > 0, 'the writes did not wait for their relay');
+    await runner.flush();
+    assert.deepEqual(errors, []);
+    const left = await revisionsCollection(platform.services.db).countDocuments({
+      artifact_id: { $in: docs.map((d) => d._id) },
+      event_waiting: true,
+    });
+    assert.equal(left, 0, 'every event relayed and marked');
+    const handle = platform.services.temporal.workflow.getHandle(eventsWorkflowId(ws._id));
+    const history = await handle.fetchHistory();
+    const signals = history.events!.filter((e) => e.workflowExecutionSignaledEventAttributes);
+    assert.ok(
+      signals.length >= 1 && signals.length < docs.length,
+      `${signals.length} signals for ${docs.length} writes: queued writes go together`,
+    );
+    await handle.terminate('test done');
+  });
+
+  it('a relay that fails leaves the events in the outbox for the sweeper, and says so', async () => {
+    const store = new ArtifactStore(platform.services.db);
+    const ws = await workspace();
+    const doc = await draftIn(store, ws);
+    const connection = await Connection.connect({ address: platform.services.config.TEMPORAL_ADDRESS });
+    await connection.close(); // every call through it fails
+    const errors: unknown[] = [];
+    const runner = runnerWith(new Client({ connection }), errors);
+    await runner.publishWrite({ kind: 'artifact_created', doc, actor: 'alice' });
+    await runner.flush();
+    assert.equal(errors.length, 1, 'the failed relay was reported');
+    const [claim] = await claimsOf(doc._id);
+    assert.equal(claim!.event_waiting, true, 'still waiting for the sweeper');
+  });
+});
