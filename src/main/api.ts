@@ -1,4 +1,5 @@
-// Production entry point of the API process. The worker runs separately (src/main/worker.ts).
+// Production entry point of the API process. The worker runs separately (src/main/worker.ts), or, in
+// single-node mode (API_RUNS_WORKER), in this process too (src/main/api-worker.ts).
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../api/app.js';
@@ -8,6 +9,7 @@ import { markDraining } from '../api/routes/health.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
+import { apiWorkerStopMs, startApiWorker, type ApiWorker } from './api-worker.js';
 import { onShutdownSignal } from './graceful.js';
 import { trackInFlight } from './in-flight.js';
 import { bootstrap, closeServices, createServices } from './services.js';
@@ -27,6 +29,14 @@ export async function startApi(): Promise<void> {
   // The web console: CONSOLE_ASSETS_DIR's build (npm start makes one), else built here, before the first request.
   const { built } = await consoleFiles(config);
   if (built) logger.info({ dir: built.outDir, ms: built.ms, assets: built.assets }, 'console built');
+  // Single-node mode: the worker polls before the API listens, so a ready API can run what it starts.
+  // If it ends by itself, /readyz answers 503 at once and the API stops (exit 1).
+  const worker: ApiWorker | undefined = config.API_RUNS_WORKER
+    ? await startApiWorker(config, services, logger, () => {
+        markDraining(services);
+        process.kill(process.pid, 'SIGTERM');
+      })
+    : undefined;
   const server: Server = createApp(services).listen(config.PORT, config.HOST);
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);
@@ -68,10 +78,17 @@ export async function startApi(): Promise<void> {
       logger.warn({ in_flight: cut }, 'API: requests still open at the end of the grace, cut');
       server.closeAllConnections();
     }
+    // The worker drains after the requests (one waiting for a run it executes was answered first), then
+    // the services it shares with them close.
+    const workerFailed = await worker?.stop().then(
+      () => undefined,
+      (err: unknown) => err as Error,
+    );
     await Promise.all([closeServices(services), tracing.shutdown()]);
+    if (workerFailed) throw workerFailed;
     if (!answered) throw new Error(`${cut} request(s) were cut at the end of SHUTDOWN_GRACE_MS`);
   };
-  onShutdownSignal({ what: 'API', logger, deadlineMs: config.SHUTDOWN_GRACE_MS, stop: drain });
+  onShutdownSignal({ what: 'API', logger, deadlineMs: config.SHUTDOWN_GRACE_MS + (worker ? apiWorkerStopMs(config) : 0), stop: drain });
   // Said last: whoever waits for it (an orchestrator's log, a test) finds the signal handlers installed.
   logger.info(
     { url: config.apiUri, mcp: `${config.apiUri}/mcp`, admin_email: admin?.email, admin_credentials_file: admin?.credentialsFile },
