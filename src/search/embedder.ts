@@ -99,6 +99,8 @@ export async function createEmbedder(config: {
   EMBEDDINGS_MODEL: string;
   EMBEDDINGS_DIMENSIONS: number;
   EMBEDDINGS_MODEL_DIR?: string;
+  EMBEDDINGS_THREADS?: number;
+  EMBEDDINGS_MAX_TOKENS?: number;
   EMBEDDINGS_BASE_URL?: string;
   EMBEDDINGS_API_KEY?: string;
   PLATFORM_DEV_DIR: string;
@@ -113,7 +115,10 @@ export async function createEmbedder(config: {
       return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
     case 'minilm': {
       const { MiniLmEmbedder, defaultModelDir } = await import('./minilm.js');
-      return MiniLmEmbedder.load(config.EMBEDDINGS_MODEL_DIR ?? defaultModelDir(config.PLATFORM_DEV_DIR));
+      return MiniLmEmbedder.load(config.EMBEDDINGS_MODEL_DIR ?? defaultModelDir(config.PLATFORM_DEV_DIR), {
+        ...(config.EMBEDDINGS_THREADS === undefined ? {} : { threads: config.EMBEDDINGS_THREADS }),
+        ...(config.EMBEDDINGS_MAX_TOKENS === undefined ? {} : { maxTokens: config.EMBEDDINGS_MAX_TOKENS }),
+      });
     }
   }
 }

@@ -6,22 +6,44 @@ import { normalize, type Embedder } from './embedding.js';
 
 /** How the model runs; the defaults are what bench/indexing-throughput.ts measured best on 2 shared cores. */
 export interface MiniLmOptions {
-  /** Tokens per text: sentence-transformers' max_seq_length for all-MiniLM-L6-v2 is 256. */
+  /**
+   * Tokens per text: sentence-transformers' max_seq_length for all-MiniLM-L6-v2 is 256. Fewer is faster
+   * (the cost is per token) but truncates long texts: 128 measured −1.4 % (Cranfield) and −1.5 % (CACM)
+   * hybrid nDCG@10, so 256 stays the default (`EMBEDDINGS_MAX_TOKENS`).
+   */
   maxTokens: number;
-  /** Texts per inference call, after sorting a call's texts by length (each batch pads to its own longest). */
+  /**
+   * Texts per inference call, after sorting a call's texts by length (each batch pads to its own
+   * longest). One: a text alone measured 1.3–2.8× faster than batches of 16 sorted by length on these
+   * cores (Cranfield / CACM): a batch's activations ([16, 256, 1536] floats is 25 MB) leave the cache,
+   * one text's stay in it, and a text alone has no padding. Vectors are the same either way.
+   */
   batchSize: number;
   /**
-   * onnxruntime's intra-op threads. One: on two cores shared with the API, Temporal and the store, two
-   * spinning threads measured 2–4× slower than one (they wait on each other whenever a core is taken).
+   * onnxruntime's intra-op threads (`EMBEDDINGS_THREADS`). One: on two cores shared with the API,
+   * Temporal and the store, two spinning threads measured 2–4× slower than one (they wait on each other
+   * whenever a core is taken); a machine that only indexes can give it its cores.
    */
   threads: number;
   /** Whether intra-op threads spin while idle (onnxruntime's default); off, they yield the core. */
   spinning: boolean;
   /** Sort a call's texts by token count before batching (less padding); false: in the given order. */
   sortByLength: boolean;
+  /** onnxruntime's graph optimisations ('all' also lays out kernels for this CPU). */
+  graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
 }
 
-export const defaultMiniLmOptions: MiniLmOptions = { maxTokens: 256, batchSize: 16, threads: 1, spinning: false, sortByLength: true };
+/** sentence-transformers' max_seq_length for all-MiniLM-L6-v2. */
+export const miniLmMaxTokens = 256;
+
+export const defaultMiniLmOptions: MiniLmOptions = {
+  maxTokens: miniLmMaxTokens,
+  batchSize: 1,
+  threads: 1,
+  spinning: false,
+  sortByLength: true,
+  graphOptimizationLevel: 'all',
+};
 
 export const defaultModelDir = (devDir: string) => resolve(devDir, 'models', 'all-MiniLM-L6-v2');
 
@@ -33,7 +55,11 @@ export class ModelMissingError extends Error {}
  * PyPI wheels (scripts/install-model.sh); nothing is fetched at run time.
  */
 export class MiniLmEmbedder implements Embedder {
-  readonly id = 'all-MiniLM-L6-v2-int8';
+  /**
+   * Names the vectors: a stored vector counts only for the embedder that made it, so truncating
+   * differently (`EMBEDDINGS_MAX_TOKENS`) names other vectors, and the next write re-embeds.
+   */
+  readonly id: string;
   readonly dimensions = 384;
   /** Unrelated sentences score about 0–0.15 with this model; related ones well above 0.3. */
   readonly similarityFloor = 0.2;
@@ -44,10 +70,15 @@ export class MiniLmEmbedder implements Embedder {
     private readonly tokenizer: Tokenizer,
     private readonly session: ort.InferenceSession,
     private readonly options: MiniLmOptions,
-  ) {}
+  ) {
+    this.id = options.maxTokens === miniLmMaxTokens ? 'all-MiniLM-L6-v2-int8' : `all-MiniLM-L6-v2-int8-t${options.maxTokens}`;
+  }
 
   static async load(modelDir: string, options: Partial<MiniLmOptions> = {}): Promise<MiniLmEmbedder> {
     const o = { ...defaultMiniLmOptions, ...options };
+    if (!(Number.isInteger(o.maxTokens) && o.maxTokens >= 8 && o.maxTokens <= miniLmMaxTokens))
+      throw new RangeError(`maxTokens must be an integer from 8 to ${miniLmMaxTokens}`);
+    if (!(Number.isInteger(o.batchSize) && o.batchSize >= 1)) throw new RangeError('batchSize must be a positive integer');
     const onnx = join(modelDir, 'onnx', 'model_quantized.onnx');
     if (!existsSync(onnx))
       throw new ModelMissingError(
@@ -61,7 +92,7 @@ export class MiniLmEmbedder implements Embedder {
       intraOpNumThreads: o.threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
+      graphOptimizationLevel: o.graphOptimizationLevel,
       extra: { session: { intra_op: { allow_spinning: o.spinning ? '1' : '0' } } },
     });
     return new MiniLmEmbedder(tokenizer, session, o);
@@ -79,6 +110,11 @@ export class MiniLmEmbedder implements Embedder {
       slice.forEach((j, k) => (out[j] = vectors[k]!));
     }
     return out;
+  }
+
+  /** Tokens the model sees for this text, after truncation (the cost of embedding it is about proportional). */
+  tokenCount(text: string): number {
+    return this.tokens(text).length;
   }
 
   private tokens(text: string): number[] {

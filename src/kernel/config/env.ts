@@ -140,6 +140,10 @@ export const envSchema = z.object({
   SEARCH_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).optional(),
   EMBEDDINGS_PROVIDER: z.enum(['minilm', 'hashing', 'openai']).default('minilm'),
   EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
+  /** MiniLM: onnxruntime's intra-op threads (1 leaves a core to the API and the store; a machine that only indexes can use its cores). */
+  EMBEDDINGS_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+  /** MiniLM: tokens per text (the model's 256; fewer is faster and truncates long texts; changing it re-embeds on the next write). */
+  EMBEDDINGS_MAX_TOKENS: z.coerce.number().int().min(8).max(256).default(256),
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(8).max(4096).default(384),
   EMBEDDINGS_BASE_URL: z.url().optional(),
