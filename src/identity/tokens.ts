@@ -17,7 +17,13 @@ export class TokenError extends Error {}
  * and verification refuses a token meant for anyone else, or for no one, such as a delegation token
  * whose audience is a server's client id (SPEC §5.7).
  */
+/** How many verified tokens are kept (see TokenService.verify). */
+const verifiedLimit = 10_000;
+
 export class TokenService {
+  /** Tokens whose signature and claims were checked, by audience and token: the payload. */
+  private readonly verified = new Map<string, JWTPayload & { sub: string }>();
+
   constructor(
     private readonly keys: SigningKeys,
     private readonly issuer: string,
@@ -59,6 +65,16 @@ export class TokenService {
     if (!kid) throw new TokenError('token has no kid');
     const key = await this.keys.verificationKey(kid);
     if (!key) throw new TokenError('token was signed by an unknown key');
+    // A token verified before (a client sends the same one with every request) is not verified again,
+    // only checked for expiry: the RSA signature check was a tenth of a read's CPU. Its key is still
+    // checked above, so a key no longer published stops its tokens at once.
+    const cacheKey = `${[audience].flat().join(' ')}\n${token}`;
+    const known = this.verified.get(cacheKey);
+    if (known) {
+      if (known.exp! * 1000 > Date.now()) return known;
+      this.verified.delete(cacheKey);
+      throw new TokenError('token has expired');
+    }
     try {
       const { payload } = await jwtVerify(token, key, {
         algorithms: ['RS256'],
@@ -66,6 +82,10 @@ export class TokenService {
         audience,
         requiredClaims: ['sub', 'exp', 'aud'],
       });
+      if (payload.nbf === undefined) {
+        if (this.verified.size >= verifiedLimit) this.verified.delete(this.verified.keys().next().value!);
+        this.verified.set(cacheKey, Object.freeze(payload) as JWTPayload & { sub: string });
+      }
       return payload as JWTPayload & { sub: string };
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw new TokenError('token has expired');
