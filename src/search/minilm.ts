@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { Tokenizer } from '@huggingface/tokenizers';
-import ort from 'onnxruntime-node';
-import { normalize, type Embedder } from './embedding.js';
+import type { Embedder } from './embedding.js';
+import { createSession, inferBatch } from './minilm-inference.js';
+import type { InferenceAnswer, InferenceRequest, InferenceThreadData } from './minilm-thread.js';
 
 /** How the model runs; the defaults are what bench/indexing-throughput.ts measured best on 2 shared cores. */
 export interface MiniLmOptions {
@@ -31,6 +34,14 @@ export interface MiniLmOptions {
   sortByLength: boolean;
   /** onnxruntime's graph optimisations ('all' also lays out kernels for this CPU). */
   graphOptimizationLevel: 'disabled' | 'basic' | 'extended' | 'all';
+  /**
+   * Run inference in a thread of its own (search/minilm-thread.ts). onnxruntime-node's `run` holds the
+   * JavaScript thread for the whole inference (measured: one 5 ms timer tick per text, gaps of 140 ms
+   * for a 256-token text, over a second for a batch of 16): in the calling thread it delays the
+   * worker's workflow tasks, heartbeats and, where the API shares the process, its requests and its
+   * search-index sync. Same vectors either way.
+   */
+  thread: boolean;
 }
 
 /** sentence-transformers' max_seq_length for all-MiniLM-L6-v2. */
@@ -43,6 +54,7 @@ export const defaultMiniLmOptions: MiniLmOptions = {
   spinning: false,
   sortByLength: true,
   graphOptimizationLevel: 'all',
+  thread: true,
 };
 
 export const defaultModelDir = (devDir: string) => resolve(devDir, 'models', 'all-MiniLM-L6-v2');
@@ -68,7 +80,7 @@ export class MiniLmEmbedder implements Embedder {
 
   private constructor(
     private readonly tokenizer: Tokenizer,
-    private readonly session: ort.InferenceSession,
+    private readonly infer: (batches: number[][][]) => Promise<Float32Array[]>,
     private readonly options: MiniLmOptions,
   ) {
     this.id = options.maxTokens === miniLmMaxTokens ? 'all-MiniLM-L6-v2-int8' : `all-MiniLM-L6-v2-int8-t${options.maxTokens}`;
@@ -88,27 +100,34 @@ export class MiniLmEmbedder implements Embedder {
       JSON.parse(readFileSync(join(modelDir, 'tokenizer.json'), 'utf8')),
       JSON.parse(readFileSync(join(modelDir, 'tokenizer_config.json'), 'utf8')),
     );
-    const session = await ort.InferenceSession.create(onnx, {
-      intraOpNumThreads: o.threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: o.graphOptimizationLevel,
-      extra: { session: { intra_op: { allow_spinning: o.spinning ? '1' : '0' } } },
-    });
-    return new MiniLmEmbedder(tokenizer, session, o);
+    const dimensions = 384;
+    let infer: (batches: number[][][]) => Promise<Float32Array[]>;
+    if (o.thread) {
+      const thread = new InferenceThread({ onnxPath: onnx, settings: o, dimensions });
+      infer = (batches) => thread.run(batches);
+    } else {
+      const session = await createSession(onnx, o);
+      infer = async (batches) => {
+        const out: Float32Array[] = [];
+        for (const b of batches) out.push(...(await inferBatch(session, b, dimensions)));
+        return out;
+      };
+    }
+    const embedder = new MiniLmEmbedder(tokenizer, infer, o);
+    await embedder.embed(['']); // the session loads (and a broken model fails) here, not on the first write
+    return embedder;
   }
 
   async embed(texts: string[]): Promise<Float32Array[]> {
     const encoded = texts.map((t) => this.tokens(t));
     const order = encoded.map((_, i) => i);
     if (this.options.sortByLength) order.sort((a, b) => encoded[a]!.length - encoded[b]!.length);
-    const out = new Array<Float32Array>(texts.length);
     const { batchSize } = this.options;
-    for (let i = 0; i < order.length; i += batchSize) {
-      const slice = order.slice(i, i + batchSize);
-      const vectors = await this.embedBatch(slice.map((j) => encoded[j]!));
-      slice.forEach((j, k) => (out[j] = vectors[k]!));
-    }
+    const slices: number[][] = [];
+    for (let i = 0; i < order.length; i += batchSize) slices.push(order.slice(i, i + batchSize));
+    const vectors = await this.infer(slices.map((slice) => slice.map((j) => encoded[j]!)));
+    const out = new Array<Float32Array>(texts.length);
+    order.forEach((j, k) => (out[j] = vectors[k]!));
     return out;
   }
 
@@ -122,32 +141,58 @@ export class MiniLmEmbedder implements Embedder {
     const max = this.options.maxTokens;
     return ids.length > max ? [...ids.slice(0, max - 1), ids[ids.length - 1]!] : ids;
   }
+}
 
-  private async embedBatch(encoded: number[][]): Promise<Float32Array[]> {
-    const width = Math.max(...encoded.map((ids) => ids.length));
-    const ids = new BigInt64Array(encoded.length * width);
-    const mask = new BigInt64Array(encoded.length * width);
-    encoded.forEach((row, r) =>
-      row.forEach((id, c) => {
-        ids[r * width + c] = BigInt(id);
-        mask[r * width + c] = 1n;
-      }),
-    );
-    const dims = [encoded.length, width];
-    const { last_hidden_state: hidden } = await this.session.run({
-      input_ids: new ort.Tensor('int64', ids, dims),
-      attention_mask: new ort.Tensor('int64', mask, dims),
-      token_type_ids: new ort.Tensor('int64', new BigInt64Array(encoded.length * width), dims),
+let nextRequest = 0;
+
+/**
+ * The inference thread of one embedder: started on first use, requests answered in order. It keeps
+ * the process alive only while a request is pending; if it dies, pending requests fail and the next
+ * request starts another.
+ */
+class InferenceThread {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+
+  constructor(private readonly data: InferenceThreadData) {}
+
+  run(batches: number[][][]): Promise<Float32Array[]> {
+    const worker = this.worker ?? this.start();
+    const id = nextRequest++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ id, batches } satisfies InferenceRequest);
     });
-    const h = hidden!.data as Float32Array;
-    const d = this.dimensions;
-    return encoded.map((row, r) => {
-      const v = new Float32Array(d);
-      for (let t = 0; t < row.length; t++) {
-        const base = (r * width + t) * d;
-        for (let j = 0; j < d; j++) v[j]! += h[base + j]!;
-      }
-      return normalize(v); // the mean's 1/n vanishes in the normalisation
+  }
+
+  private start(): Worker {
+    const ext = extname(fileURLToPath(import.meta.url));
+    const entry = new URL(`./minilm-thread${ext}`, import.meta.url).href;
+    // Run from TypeScript sources (tsx), the thread registers tsx's loader before it imports its entry.
+    const source =
+      ext === '.ts'
+        ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`
+        : `import(${JSON.stringify(entry)})`;
+    const worker = new Worker(source, { eval: true, workerData: this.data });
+    worker.unref();
+    worker.on('message', (answer: InferenceAnswer) => {
+      const waiting = this.pending.get(answer.id);
+      if (!waiting) return;
+      this.pending.delete(answer.id);
+      if (this.pending.size === 0) worker.unref();
+      if ('error' in answer) waiting.reject(new Error(`MiniLM inference failed: ${answer.error}`));
+      else waiting.resolve(answer.vectors);
     });
+    const fail = (err: Error) => {
+      if (this.worker !== worker) return; // an earlier thread: its requests were failed already
+      this.worker = null;
+      for (const w of this.pending.values()) w.reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', (err) => fail(err));
+    worker.on('exit', (code) => fail(new Error(`MiniLM inference thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
   }
 }

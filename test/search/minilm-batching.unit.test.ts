@@ -19,9 +19,9 @@ const texts = [
 const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
 describe('MiniLM batching (issue #23)', () => {
-  it('gives the same vectors in sorted sub-batches as one text at a time, in the order given', async () => {
-    const alone = await MiniLmEmbedder.load(modelDir, { batchSize: 1 });
-    const batched = await MiniLmEmbedder.load(modelDir, { batchSize: 3, sortByLength: true });
+  it("gives the same vectors in sorted sub-batches as one text at a time, in the order given, in its thread or in the caller's", async () => {
+    const alone = await MiniLmEmbedder.load(modelDir, { batchSize: 1, thread: false });
+    const batched = await MiniLmEmbedder.load(modelDir, { batchSize: 3, sortByLength: true, thread: true });
     const one = await Promise.all(texts.map(async (t) => (await alone.embed([t]))[0]!));
     const many = await batched.embed(texts);
     assert.equal(many.length, texts.length);
@@ -32,10 +32,23 @@ describe('MiniLM batching (issue #23)', () => {
     }
     // The texts differ: a vector put back at the wrong index would fail above, not pass by sameness.
     assert.ok(cosine(one[0]!, one[1]!) < 0.9);
-    // Batched calls of the default embedder (one text per inference) agree too.
+    // The default embedder (one text per inference, in its thread) gives the in-thread vectors exactly.
     const defaults = await MiniLmEmbedder.load(modelDir);
     const again = await defaults.embed(texts);
-    for (const [i, v] of again.entries()) assert.ok(cosine(v, many[i]!) > 0.9999, `text ${i}`);
+    for (const [i, v] of again.entries()) assert.deepEqual(v, one[i], `text ${i}`);
+    // Calls at once are answered each with its own vectors.
+    const [x, y] = await Promise.all([defaults.embed([texts[0]!]), defaults.embed([texts[2]!, texts[1]!])]);
+    assert.deepEqual([x[0], y[0], y[1]], [one[0], one[2], one[1]]);
+  });
+
+  it("keeps the caller's thread free during inference", async () => {
+    const embedder = await MiniLmEmbedder.load(modelDir);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    await embedder.embed(texts.concat(texts, texts));
+    clearInterval(timer);
+    // In the caller's thread, a timer fires at most once per inference call (21 here); ticks count, not time.
+    assert.ok(ticks > 2 * 21, `only ${ticks} timer ticks during 21 inferences`);
   });
 
   it('names truncated vectors apart, so a change of EMBEDDINGS_MAX_TOKENS re-embeds', async () => {
