@@ -19,6 +19,7 @@ import {
 } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
 import type { ArtifactDoc, Provenance } from './artifact-doc.js';
+import { findByIds } from './by-id.js';
 
 export type { ArtifactDoc, Provenance } from './artifact-doc.js';
 
@@ -166,7 +167,7 @@ export class ArtifactStore {
   }
 
   getMany(ids: string[]): Promise<ArtifactDoc[]> {
-    return ids.length ? this.artifacts.find({ _id: { $in: ids } }).toArray() : Promise.resolve([]);
+    return findByIds(this.artifacts, ids);
   }
 
   /**

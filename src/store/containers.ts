@@ -105,6 +105,7 @@ export class ContainerStore {
    * What the principal may see: containers its person owns or was granted, narrowed by the
    * credential's resource filters. Every read goes through this.
    */
+  /** The containers a principal sees, as a query (`get()` applies the same rule to one document). */
   private visible(kind: ContainerKind, principal: Principal): Filter<ContainerDoc> {
     const filter = principal.filters[collectionNames[kind] as 'workspaces' | 'collections'];
     const mine: Filter<ContainerDoc> = { $or: [{ owner_id: principal.subject }, { readers: principal.subject }] };
@@ -146,8 +147,16 @@ export class ContainerStore {
     }
   }
 
-  get(kind: ContainerKind, principal: Principal, id: string): Promise<ContainerDoc | null> {
-    return this.coll(kind).findOne({ $and: [{ _id: id }, this.visible(kind, principal)] });
+  /**
+   * A visible container by id: read by `_id` alone (the primary key on every engine; FerretDB does not
+   * take it from inside an `$and`), then held to the same rule as `visible()`.
+   */
+  async get(kind: ContainerKind, principal: Principal, id: string): Promise<ContainerDoc | null> {
+    const doc = await this.coll(kind).findOne({ _id: id });
+    if (!doc) return null;
+    const filter = principal.filters[collectionNames[kind] as 'workspaces' | 'collections'];
+    if (filter !== '*' && !filter.includes(doc._id)) return null;
+    return doc.owner_id === principal.subject || (doc.readers ?? []).includes(principal.subject) ? doc : null;
   }
 
   /** Finds a visible workspace or collection by id: artifacts name their container by id alone. */

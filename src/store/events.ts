@@ -1,6 +1,7 @@
 import type { Db } from 'mongodb';
 import type { WorkspaceEvent } from '../events/types.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
+import { findByIds } from './by-id.js';
 
 export interface EventDoc extends Omit<WorkspaceEvent, 'id'> {
   _id: string;
@@ -45,7 +46,11 @@ export class EventStore {
     } catch (err) {
       if (!onlyDuplicates(err)) throw err;
     }
-    const stored = await this.events.find({ _id: { $in: events.map((e) => e.id) } }, { projection: { seq: 1 } }).toArray();
+    const stored = await findByIds(
+      this.events,
+      events.map((e) => e.id),
+      { projection: { seq: 1 } },
+    );
     const seqOf = new Map(stored.map((doc) => [doc._id, doc.seq]));
     return events.filter((e) => seqOf.has(e.id) && seqOf.get(e.id) === e.seq).map((e) => e.id);
   }

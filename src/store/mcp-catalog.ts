@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { TypeDefinition } from '../artifacts/content-types/type-definition.js';
+import { findByIds } from './by-id.js';
 
 export interface CatalogTool {
   name: string;
@@ -75,7 +76,7 @@ export class McpCatalogStore {
   }
 
   async getMany(serverIds: string[]): Promise<CatalogDoc[]> {
-    return serverIds.length ? (await this.coll.find({ _id: { $in: serverIds } }).toArray()).map(decode) : [];
+    return (await findByIds(this.coll, serverIds)).map(decode);
   }
 
   async put(doc: CatalogDoc): Promise<void> {

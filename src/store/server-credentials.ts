@@ -3,6 +3,7 @@ import { randomBase62 } from '../kernel/crypto/opaque.js';
 import type { ResourceFilters } from '../identity/principal.js';
 import { storageDeadlineMs, withDeadline } from './deadline.js';
 import { isDuplicateKey } from './mongo.js';
+import { findByIds } from './by-id.js';
 
 /**
  * A server credential (SPEC §2.6). `_id` is the client_id: the name its creator chose, qualified by
@@ -190,7 +191,14 @@ export class ServerCredentialStore {
   /** The credentials with their last use (kept apart, see touch). */
   async withUsage(docs: ServerCredentialDoc[]): Promise<ServerCredentialDoc[]> {
     if (docs.length === 0) return docs;
-    const used = new Map((await this.usage.find({ _id: { $in: docs.map((d) => d._id) } }).toArray()).map((u) => [u._id, u.last_used_at]));
+    const used = new Map(
+      (
+        await findByIds(
+          this.usage,
+          docs.map((d) => d._id),
+        )
+      ).map((u) => [u._id, u.last_used_at]),
+    );
     return docs.map((d) => ({ ...d, last_used_at: used.get(d._id) ?? d.last_used_at }));
   }
 
