@@ -8,11 +8,14 @@ import type { EmbedBatchOutcome, WrittenRevision } from '../workflows/contracts/
 import type { IndexArtifactInput } from '../workflows/contracts/index-artifact.js';
 
 /**
- * Artifacts embedded and stored together within a batch. MiniLM's throughput is the same from one
- * text per call to sixteen (bench/indexing-throughput.ts: the cost is per token), so small slices cost
- * nothing and bring each vector to search sooner.
+ * Artifacts embedded and stored together within a batch. MiniLM's throughput is the same for any slice
+ * (it runs one text per inference), so small slices cost nothing and bring each vector to search
+ * sooner: a slice's vectors are stored while the next slice is embedded (MiniLM infers in its own
+ * thread, search/minilm.ts), so the store adds no wait.
  */
-const storeSlice = 8;
+const storeSlice = 4;
+/** Slices under way at once: one embedding while the one before it is stored. */
+const slicesInFlight = 2;
 
 /** The activities of `indexBacklog` (batches) and of `indexArtifact` (one revision, for runs started before). */
 export function createIndexingActivities(deps: {
@@ -81,15 +84,26 @@ export function createIndexingActivities(deps: {
     const entries = await deps.backlog.take(limit);
     const ids = [...new Set(entries.map((e) => e.artifact_id))];
     const docs = ids.length > 0 ? await deps.artifacts.getMany(ids) : [];
-    const outcomes: EmbedOutcome[] = [];
-    // In slices, each stored and its entries removed before the next: a search sees the first vectors
-    // of a batch a slice's time after it began, and a crash loses at most one slice's work.
-    for (let i = 0; i < docs.length; i += storeSlice) {
+    // In slices, each stored and its entries removed on its own: a search sees the first vectors of a
+    // batch a slice's time after it began, and a crash loses at most the slices under way.
+    const perSlice: EmbedOutcome[][] = [];
+    const running = new Set<Promise<void>>();
+    let failure: { err: unknown } | undefined;
+    for (let i = 0, k = 0; i < docs.length && !failure; i += storeSlice, k++) {
       const slice = docs.slice(i, i + storeSlice);
-      outcomes.push(...(await embedEach(slice)));
-      const done = new Set(slice.map((d) => d._id));
-      await deps.backlog.done(entries.filter((e) => done.has(e.artifact_id)).map((e) => e._id));
+      const step: Promise<void> = (async () => {
+        perSlice[k] = await embedEach(slice);
+        const done = new Set(slice.map((d) => d._id));
+        await deps.backlog.done(entries.filter((e) => done.has(e.artifact_id)).map((e) => e._id));
+      })()
+        .catch((err: unknown) => void (failure ??= { err }))
+        .finally(() => running.delete(step));
+      running.add(step);
+      if (running.size >= slicesInFlight) await Promise.race(running);
     }
+    await Promise.all(running);
+    if (failure) throw failure.err;
+    const outcomes = perSlice.flat();
     const found = new Set(docs.map((d) => d._id));
     await deps.backlog.done(entries.filter((e) => !found.has(e.artifact_id)).map((e) => e._id)); // deleted meanwhile
     const count = (o: EmbedOutcome) => outcomes.filter((x) => x === o).length;
