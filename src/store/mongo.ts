@@ -13,7 +13,6 @@ export function createMongoClient(uri: string, timeoutMs = defaultStorageTimeout
   const phaseMs = Math.min(5000, timeoutMs);
   return new MongoClient(uri, {
     appName: 'platform',
-    monitorCommands: process.env.BENCH_MONITOR_COMMANDS === '1', // bench/round-trips.ts counts them
     serverSelectionTimeoutMS: phaseMs,
     connectTimeoutMS: phaseMs,
     waitQueueTimeoutMS: timeoutMs,
