@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
-import { ActionApplier, type AfterWrite } from '../invocations/proposed-actions/apply.js';
+import { ActionApplier, createdArtifactId, type AfterWrite, type Prefetched } from '../invocations/proposed-actions/apply.js';
 import { missingPermission } from '../invocations/proposed-actions/permissions.js';
 import type { ActionOutcome, RecordedAction } from '../invocations/proposed-actions/schema.js';
 import { vetProposals } from '../invocations/proposed-actions/checks.js';
@@ -9,6 +9,7 @@ import { agentByName } from '../invocations/agents/registry.js';
 import type { AgentArtifact } from '../invocations/agents/types.js';
 import { principalOf, type PrincipalSnapshot } from '../identity/principal.js';
 import type { Config } from '../kernel/config/env.js';
+import { createLogger, type Logger } from '../kernel/logging/logger.js';
 import { EventRunner } from '../runners/events.js';
 import { IndexingRunner } from '../runners/indexing.js';
 import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
@@ -42,6 +43,7 @@ function llmFailure(err: LlmError): ApplicationFailure {
 
 interface InvocationDeps {
   config: Config;
+  logger: Logger;
   db: Db;
   artifacts: ArtifactStore;
   changes: SearchChangeStore;
@@ -166,17 +168,34 @@ async function proposeActions(d: InvocationDeps, input: ProposeInput): Promise<P
       artifacts: d.artifacts,
       maxActions: d.config.INVOKE_MAX_ACTIONS,
       policy: d.policy,
+      known: docs,
     }),
     output: output.output ?? null,
   };
 }
 
+/**
+ * The worker's event relay for agents' writes, one per worker client: each write's event is already in
+ * its revision claim (the outbox, issue #21), so the fast path hands it on behind the activity, in
+ * batches, as the API does; the sweeper relays whatever it leaves (a failed drain, a worker killed).
+ */
+const relays = new WeakMap<object, EventRunner>();
+function relayFor(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): EventRunner {
+  let events = relays.get(client);
+  if (!events) {
+    events = new EventRunner(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+      db: d.db,
+      inline: d.config.EVENT_RELAY_INLINE,
+      background: { onError: (err) => d.logger.warn({ err }, 'event relay after an applied action failed; the sweeper relays it') },
+    });
+    relays.set(client, events);
+  }
+  return events;
+}
+
 /** What follows each write an action makes, as a worker has it; the event id is the write's claim's, so a retry reports nothing twice. */
 function afterActionWrite(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): AfterWrite {
-  const events = new EventRunner(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER, {
-    db: d.db,
-    inline: d.config.EVENT_RELAY_INLINE,
-  });
+  const events = relayFor(d, client);
   const indexing = new IndexingRunner(() => client, d.config.TEMPORAL_TASK_QUEUE);
   const steps: AfterWriteSteps = {
     index: (w) => Promise.all([d.changes.record(w.doc._id), w.kind !== 'artifact_deleted' && indexing.start(w.doc)]),
@@ -187,12 +206,23 @@ function afterActionWrite(d: InvocationDeps, client: ReturnType<typeof Context.c
   };
 }
 
+/**
+ * Every artifact the actions write, read in one round trip (the targets of updates and deletes, the
+ * fixed ids of creates), null where there is none: what the applier would otherwise read action by action.
+ */
+async function prefetch(d: InvocationDeps, invocationId: string, actions: RecordedAction[]): Promise<Prefetched> {
+  const ids = actions.flatMap((a) =>
+    a.kind === 'create' ? [createdArtifactId(invocationId, a.id)] : a.kind === 'update' || a.kind === 'delete' ? [a.target] : [],
+  );
+  const read: Prefetched = new Map(ids.map((id) => [id, null]));
+  if (ids.length) for (const doc of await d.artifacts.getMany([...new Set(ids)])) read.set(doc._id, doc);
+  return read;
+}
+
 /** Apply mode, every action of the run: the ones the principal may not apply (none: all may go ahead). */
-async function refusals(d: InvocationDeps, principal: Principal, workspace: ContainerDoc, all: RecordedAction[]): Promise<ActionOutcome[]> {
-  const edited = all.filter((a) => a.kind === 'update' || a.kind === 'delete').map((a) => a.target);
-  const targets = new Map((await d.artifacts.getMany(edited)).map((doc) => [doc._id, doc.content_type]));
+function refusals(principal: Principal, workspace: ContainerDoc, all: RecordedAction[], read: Prefetched): ActionOutcome[] {
   return all.flatMap((a): ActionOutcome[] => {
-    const type = a.kind === 'create' ? a.payload.content_type : (targets.get(a.target) ?? 'application/octet-stream');
+    const type = a.kind === 'create' ? a.payload.content_type : (read.get(a.target)?.content_type ?? 'application/octet-stream');
     const missing = missingPermission(principal, workspace, a.kind, type);
     return missing ? [{ id: a.id, status: 'refused', reason: `forbidden: ${missing}` }] : [];
   });
@@ -217,13 +247,16 @@ interface ApplyInput {
 async function applyActions(d: InvocationDeps, input: ApplyInput): Promise<ActionOutcome[]> {
   const principal = principalOf(input.principal);
   const workspace = await workspaceOf(d, principal, input.workspaceId);
+  // One read for the batch's artifacts (apply mode: for every action, the permission check's too).
+  const read = await prefetch(d, input.invocationId, input.allOrNothing ?? input.actions);
   if (input.allOrNothing) {
-    const refused = await refusals(d, principal, workspace, input.allOrNothing);
+    const refused = refusals(principal, workspace, input.allOrNothing, read);
     if (refused.length) return refused;
   }
   const context = Context.current();
-  // Writes go one by one, in order; what follows each (index, event) goes on meanwhile, and all of
-  // it is done before the batch counts as applied (a retry does it again, harmlessly).
+  // Writes go one by one, in order; what follows each goes on meanwhile: the index hand-off is done
+  // before the batch counts as applied (a retry does it again, harmlessly); the event, already in the
+  // write's claim, is relayed behind (relayFor).
   const report = afterActionWrite(d, context.client);
   const reports: Promise<void>[] = [];
   const applier = new ActionApplier(d.artifacts, async (...args) => void reports.push(report(...args)));
@@ -235,7 +268,7 @@ async function applyActions(d: InvocationDeps, input: ApplyInput): Promise<Actio
       depth: input.automation.depth,
       event_id: input.automation.event_id,
     };
-    outcomes.push(await applier.apply({ ...scope, ...(automation ? { automation } : {}) }, action));
+    outcomes.push(await applier.apply({ ...scope, ...(automation ? { automation } : {}) }, action, read));
     if (!context.info.isLocal) context.heartbeat(outcomes.length);
   }
   await Promise.all(reports);
@@ -249,6 +282,7 @@ export function createInvocationActivities(
 ) {
   const d: InvocationDeps = {
     config,
+    logger: createLogger(config.LOG_LEVEL),
     db,
     ...deps,
     containers: new ContainerStore(db),

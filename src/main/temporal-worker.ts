@@ -20,6 +20,7 @@ import type { Logger } from '../kernel/logging/logger.js';
 import { platformClient, temporalConnectionOptions } from '../temporal/client.js';
 import { failureConverterPath, platformDataConverter } from '../temporal/payload-codec.js';
 import { workerTracingInterceptors, workerTracingSinks, workflowTracingModules } from '../observability/temporal-tracing.js';
+import { tracesEndpoint } from '../observability/tracing.js';
 import { activityMetricsInterceptors, runtimeTelemetry } from '../observability/worker-metrics.js';
 import { customSearchAttributes } from '../temporal/search-attributes.js';
 import { indexingQueue } from '../workflows/contracts/queues.js';
@@ -30,6 +31,17 @@ export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', impo
 
 /** What a workflow bundle is built from, here and by the test runner: the workflows and their interceptors. */
 export const workflowBundleOptions = { workflowsPath, workflowInterceptorModules: workflowTracingModules, failureConverterPath };
+
+/**
+ * The bundle options for this worker's configuration. Without a traces endpoint the workflows carry
+ * no tracing interceptors: their spans would be dropped anyway, and every workflow the worker creates
+ * evaluates its bundle's interceptor modules afresh (OpenTelemetry's tracer provider among them: about
+ * a sixth of the workflow thread's CPU per invocation, issue #23). The interceptors issue no commands, so
+ * histories replay the same with or without them (test/invocations/untraced-bundle-replay.unit.test.ts).
+ */
+export function workflowBundleOptionsFor(config: Config): typeof workflowBundleOptions {
+  return tracesEndpoint(config) ? workflowBundleOptions : { ...workflowBundleOptions, workflowInterceptorModules: [] };
+}
 
 /**
  * Registers the custom search attributes on clusters that lack them (the dev server gets them at
@@ -112,7 +124,7 @@ export async function createPlatformWorker(
   const bundle =
     workflowBundle ??
     (await bundleWorkflowCode({
-      ...workflowBundleOptions,
+      ...workflowBundleOptionsFor(config),
       logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} },
     }));
   const mcp = createMcpClient(config, db, logger);

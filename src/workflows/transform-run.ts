@@ -8,7 +8,8 @@ import {
   uuid4,
   workflowInfo,
 } from '@temporalio/workflow';
-import { render, type TransformStep } from '../artifacts/content-types/transform.js';
+import type { TransformStep } from '../artifacts/content-types/transform.js';
+import { render } from './transform-render.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
 import { invocationWorkflowId } from './contracts/ids.js';
 import { agentRun } from './agent-run.js';

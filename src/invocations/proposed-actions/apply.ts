@@ -24,6 +24,14 @@ export interface ApplyScope {
  * What follows a write: search index, embedding, workspace event. Done by the caller (the activity);
  * `key` names the action, so doing it again for a write already reported changes nothing.
  */
+/**
+ * Artifacts read for a batch just before it applies, by id (null: none there). The first action on an
+ * artifact takes its look from here instead of a read of its own (a later one on the same artifact
+ * reads it again); what it then writes is still guarded by its revision claim, so a write made in
+ * between is found as a conflict, as before.
+ */
+export type Prefetched = Map<string, ArtifactDoc | null>;
+
 export type AfterWrite = (kind: EventKind, doc: ArtifactDoc, key: string, changed?: string[]) => Promise<void>;
 
 /**
@@ -37,7 +45,13 @@ export class ActionApplier {
     private readonly afterWrite: AfterWrite,
   ) {}
 
-  async apply(scope: ApplyScope, action: RecordedAction): Promise<ActionOutcome> {
+  async apply(scope: ApplyScope, action: RecordedAction, read?: Prefetched): Promise<ActionOutcome> {
+    const get = (id: string) => {
+      if (!read?.has(id)) return this.artifacts.get(id);
+      const doc = read.get(id) ?? null;
+      read.delete(id);
+      return Promise.resolve(doc);
+    };
     const source: Provenance['source'] = {
       kind: 'agent',
       invocation_id: scope.invocationId,
@@ -56,7 +70,7 @@ export class ActionApplier {
     const refused = (reason: string): ActionOutcome => ({ id: action.id, status: 'refused', reason });
 
     if (action.kind === 'log') return done();
-    const current = action.kind === 'create' ? null : await this.artifacts.get(action.target);
+    const current = action.kind === 'create' ? null : await get(action.target);
     const contentType = action.kind === 'create' ? action.payload.content_type : current?.content_type;
     if (contentType) {
       const missing = missingPermission(scope.principal, scope.workspace, action.kind, contentType);
@@ -70,7 +84,7 @@ export class ActionApplier {
       // one deleted since is not made again (its first revision is still recorded). It goes through
       // create all the same: an attempt whose worker died between the artifact's insert and its
       // revision claim left no claim and no event, which create completes (a kill test lost events so).
-      const made = await this.artifacts.get(id);
+      const made = await get(id);
       if (!made && (await this.artifacts.revisionAt(id, 1))) return { ...done(id), reason: 'created, and deleted since' };
       const doc = await this.artifacts.create(scope.principal, scope.workspace, {
         id,

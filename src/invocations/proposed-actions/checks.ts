@@ -57,13 +57,22 @@ function refusal(a: ProposedAction, workspaceId: string, doc: ArtifactDoc | null
  */
 export async function vetProposals(
   raw: readonly unknown[],
-  opts: { workspaceId: string; artifacts: ArtifactStore; maxActions: number; policy: ContentPolicy },
+  opts: {
+    workspaceId: string;
+    artifacts: ArtifactStore;
+    maxActions: number;
+    policy: ContentPolicy;
+    /** Artifacts the agent was given, as it read them: a target among them is checked (and based) on that revision, unread again. */
+    known?: readonly ArtifactDoc[];
+  },
 ): Promise<RecordedAction[]> {
   const parsed = raw.map((r) => proposedAction.safeParse(r));
   const targets = parsed.flatMap((p) =>
     p.success && (p.data.kind === 'update' || p.data.kind === 'delete') && z.uuid().safeParse(p.data.target).success ? [p.data.target] : [],
   );
-  const docs = new Map((await opts.artifacts.getMany([...new Set(targets)])).map((d) => [d._id, d]));
+  const docs = new Map((opts.known ?? []).map((d) => [d._id, d]));
+  const unread = [...new Set(targets)].filter((id) => !docs.has(id));
+  if (unread.length) for (const d of await opts.artifacts.getMany(unread)) docs.set(d._id, d);
   let bytes = 0;
   return parsed.map((p, i) => {
     if (!p.success)
