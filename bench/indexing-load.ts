@@ -16,6 +16,7 @@ import { indexArtifactWorkflowId } from '../src/workflows/contracts/ids.js';
 import { indexArtifactType, type IndexArtifact } from '../src/workflows/contracts/index-artifact.js';
 import { indexingQueue } from '../src/workflows/contracts/queues.js';
 import { loadCranfield } from './collections.js';
+import { recordGoal } from './goals.js';
 import { load } from './load.js';
 import { benchPlatform } from './platform.js';
 
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
       }
     })();
     const tp = performance.now();
+    const wallStart = Date.now();
     await Promise.all(
       paced.map(async (d, i) => {
         await new Promise((r) => setTimeout(r, (i * 1000) / rate));
@@ -166,9 +168,40 @@ async function main(): Promise<void> {
     pacing = false;
     await pacedWatcher;
     const pacedLatencies = pacedIds.map((id) => pacedSeen.get(id)! - pacedWritten.get(id)!).sort((a, b) => a - b);
+    // Where the time goes: write → vector stored by the worker (its embedded_at), then → in the API's index (its search sync).
+    const storedAt = new Map<string, number>();
+    for (const a of await artifacts.find({ _id: { $in: pacedIds } } as never).toArray()) {
+      const at = (a as { search?: { embedded_at?: Date } }).search?.embedded_at;
+      if (at) storedAt.set(String(a._id), at.getTime() - wallStart + tp);
+    }
+    const toStored = pacedIds.map((id) => (storedAt.get(id) ?? NaN) - pacedWritten.get(id)!).sort((a, b) => a - b);
     console.log(
-      `paced: ${paced.length} writes at ${rate.toFixed(1)}/s (half the embedder's rate) over ${((performance.now() - tp) / 1000).toFixed(1)} s: write → semantically searchable p50 ${quantile(pacedLatencies, 0.5).toFixed(0)} ms, p99 ${quantile(pacedLatencies, 0.99).toFixed(0)} ms, max ${pacedLatencies.at(-1)!.toFixed(0)} ms (goal: within 1 s)`,
+      `paced: ${paced.length} writes at ${rate.toFixed(1)}/s (half the embedder's rate) over ${((performance.now() - tp) / 1000).toFixed(1)} s: write → semantically searchable p50 ${quantile(pacedLatencies, 0.5).toFixed(0)} ms, p99 ${quantile(pacedLatencies, 0.99).toFixed(0)} ms, max ${pacedLatencies.at(-1)!.toFixed(0)} ms (goal: within 1 s); write → vector stored p50 ${quantile(toStored, 0.5).toFixed(0)} ms, p99 ${quantile(toStored, 0.99).toFixed(0)} ms`,
     );
+
+    recordGoal({
+      row: 'indexing',
+      what: 'documents embedded per second through the platform (Cranfield abstracts, batched indexBacklog, best round, no other load)',
+      measured: `${best.toFixed(1)} docs/s`,
+      baseline: `= embedder alone ÷ platform; the embedder alone did ${embedderRate.toFixed(1)} docs/s in this run`,
+      ratio: embedderRate / best,
+      goal: `≥ ${goalPerSecond} docs/s`,
+      met: best >= goalPerSecond,
+    });
+    recordGoal({
+      row: 'indexing',
+      what: `write → semantically searchable, writes paced at ${rate.toFixed(1)}/s (half the embedder's rate)`,
+      measured: `p50 ${quantile(pacedLatencies, 0.5).toFixed(0)} ms, p99 ${quantile(pacedLatencies, 0.99).toFixed(0)} ms`,
+      goal: '≤ 1 s (p50)',
+      met: quantile(pacedLatencies, 0.5) <= 1000,
+    });
+    recordGoal({
+      row: 'indexing',
+      what: `write → semantically searchable, a bulk load of ${size} through REST (${loaded.perSecond.toFixed(0)} writes/s, faster than the embedder: a backlog)`,
+      measured: `p50 ${(quantile(latencies, 0.5) / 1000).toFixed(1)} s, p99 ${(quantile(latencies, 0.99) / 1000).toFixed(1)} s; ${batchedRate.toFixed(1)} docs/s embedded meanwhile`,
+      goal: '≤ 1 s (p50)',
+      met: quantile(latencies, 0.5) <= 1000,
+    });
   } finally {
     await bench.close();
   }
