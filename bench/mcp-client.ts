@@ -7,6 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { everythingHttp } from '../test/helpers/mcp-servers.js';
+import { recordGoal } from './goals.js';
 import { load, type LoadResult } from './load.js';
 import { benchPlatform } from './platform.js';
 
@@ -81,6 +82,36 @@ async function main(): Promise<void> {
     ] as const) {
       const ratio = at(i).p50 / at(3).p50;
       console.log(`20 ms tool, ${how}: ${ratio.toFixed(2)}x the direct call at p50 (goal ≤ 1.3x: ${ratio <= 1.3 ? 'met' : 'NOT met'})`);
+    }
+    for (const [i, how] of [
+      [2, 'local activity, timeout_seconds ≤ 10'],
+      [1, 'regular activity, default timeout'],
+    ] as const) {
+      const added = at(i).p50 - at(0).p50;
+      recordGoal({
+        row: 'tool-call',
+        what: `MCP tool call (echo) added over a direct SDK call, p50 (${how})`,
+        measured: `+${added.toFixed(1)} ms`,
+        baseline: `direct SDK callTool p50 ${at(0).p50.toFixed(1)} ms`,
+        ratio: at(i).p50 / at(0).p50,
+        goal: '≤ +10 ms at p50',
+        met: added <= 10,
+      });
+    }
+    for (const [i, how] of [
+      [5, 'local activity'],
+      [4, 'regular activity'],
+    ] as const) {
+      const ratio = at(i).p50 / at(3).p50;
+      recordGoal({
+        row: 'tool-call',
+        what: `20 ms tool through invoke, p50 (${how})`,
+        measured: `${at(i).p50.toFixed(1)} ms`,
+        baseline: `direct SDK p50 ${at(3).p50.toFixed(1)} ms`,
+        ratio,
+        goal: '≤ 1.3× the direct call',
+        met: ratio <= 1.3,
+      });
     }
   } finally {
     await direct.close().catch(() => {});
