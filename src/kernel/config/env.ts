@@ -134,7 +134,7 @@ export const envSchema = z.object({
   SEARCH_BACKEND: z.enum(['memory', 'atlas']).default('memory'),
   ATLAS_SEARCH_INDEX: z.string().min(1).default('artifacts_text'),
   ATLAS_VECTOR_INDEX: z.string().min(1).default('artifacts_vector'),
-  SEARCH_SYNC_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(250),
+  SEARCH_SYNC_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1000),
   SEARCH_ANN_THRESHOLD: z.coerce.number().int().min(100).default(5000),
   /** The semantic ranking's weight in RRF against the lexical one's 1; unset: the embedder's measured weight. */
   SEARCH_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).optional(),
