@@ -79,7 +79,8 @@ async function main(): Promise<void> {
   const shared: Record<string, string> = { PLATFORM_DEV_DIR: devDir, CONSOLE_ASSETS_DIR: web.outDir };
   if (engines.temporalAddress) shared.TEMPORAL_ADDRESS = engines.temporalAddress;
   if (engines.mongodbUri) shared.MONGODB_URI = engines.mongodbUri;
-  child('worker', 'src/main/worker.ts', shared);
+  // Single-node mode (API_RUNS_WORKER=true): the API runs the worker itself.
+  if (!config.API_RUNS_WORKER) child('worker', 'src/main/worker.ts', shared);
   child('API', 'src/main/api.ts', shared);
 
   for (let i = 0; i < 480 && !stopping; i++) {

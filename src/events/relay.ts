@@ -34,14 +34,13 @@ export class EventRelay {
    * The fast path: the event of one write (the draft's claim on `revision`), handed on now if it still
    * waits. Anything else left waiting (a claim at another revision, a crash) is the sweeper's.
    */
-  async relayClaim(artifactId: string, revision: number): Promise<number> {
-    const claim = await outbox.waiting(this.db, artifactId, revision);
-    return claim ? this.relay([claim]) : 0;
+  relayClaim(artifactId: string, revision: number): Promise<number> {
+    return this.relayClaims([{ artifactId, revision }]);
   }
 
   /**
-   * The fast path for many writes at once (the API's, off the request: runners/events.ts): the claims
-   * whose event still waits, read by `_id` each, then relayed together (one signal per workspace).
+   * The fast path for many writes at once (the API's, behind the requests: runners/events.ts): the
+   * claims whose event still waits, read by `_id` each, then relayed together (one signal per workspace).
    */
   async relayClaims(claims: { artifactId: string; revision: number }[]): Promise<number> {
     const found = await Promise.all(claims.map((c) => outbox.waiting(this.db, c.artifactId, c.revision)));

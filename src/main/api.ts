@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../api/app.js';
 import { consoleFiles } from '../api/routes/console.js';
 import { eventStreams } from '../api/routes/event-stream.js';
-import { markDraining } from '../api/routes/health.js';
+import { markDraining, reportWorker } from '../api/routes/health.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
@@ -37,6 +37,7 @@ export async function startApi(): Promise<void> {
         process.kill(process.pid, 'SIGTERM');
       })
     : undefined;
+  if (worker) reportWorker(services, () => worker.failure === undefined);
   const server: Server = createApp(services).listen(config.PORT, config.HOST);
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);

@@ -290,15 +290,16 @@ export class ArtifactStore {
         if (expected !== undefined && doc.revision !== expected) throw new RevisionMismatch(doc.revision);
         const state = next(doc);
         const revision = doc.revision + 1;
+        const claim = claimWithEvent(doc, revision, state, cause);
         try {
-          await this.revisions.insertOne(claimWithEvent(doc, revision, state, cause));
+          await this.revisions.insertOne(claim);
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
           if (expected !== undefined) throw new RevisionMismatch((await this.settle(id))?.revision ?? null);
           if (attempt >= claimRetries) throw new Error(`artifact ${id}: lost the claim on its next revision ${claimRetries} times`);
           continue;
         }
-        await this.settle(id, doc);
+        await this.settle(id, doc, claim); // the claim just inserted is not read back
         return state ? atRevision(doc, revision, state) : null;
       }
     });
@@ -310,11 +311,16 @@ export class ArtifactStore {
    * (the engine does not isolate concurrent updates of one document) is written now: the write is the
    * claim's own state, so whoever makes it, and however often, the result is the same. Every writer
    * of an artifact document settles after its write, so the last write is always followed by a check.
+   * `nextClaim`: the claim on the revision after `known`, when the caller has it (its own, just
+   * inserted), so it is not read again.
    */
-  async settle(id: string, known?: ArtifactDoc | null): Promise<ArtifactDoc | null> {
+  async settle(id: string, known?: ArtifactDoc | null, nextClaim?: RevisionDoc): Promise<ArtifactDoc | null> {
     let doc = known === undefined ? await this.get(id) : known;
     for (let round = 0; doc; round++) {
-      const claim: RevisionDoc | null = await this.revisions.findOne({ _id: revisionId(id, doc.revision + 1) });
+      const claim: RevisionDoc | null =
+        round === 0 && nextClaim?.revision === doc.revision + 1
+          ? nextClaim
+          : await this.revisions.findOne({ _id: revisionId(id, doc.revision + 1) });
       if (!claim) return doc;
       if (round >= settleRounds) throw new Error(`artifact ${id}: still behind its revision claims after ${settleRounds} rounds`);
       if (!claim.state) {
@@ -322,14 +328,16 @@ export class ArtifactStore {
         return null;
       }
       const { archived_at, ...state } = claim.state;
-      await this.artifacts.updateOne(
+      // The document as this write left it; when another writer had written the claim already, as it is.
+      const written = await this.artifacts.findOneAndUpdate(
         { _id: id, revision: { $lt: claim.revision } },
         {
           $set: { ...state, ...(archived_at ? { archived_at } : {}), revision: claim.revision },
           ...(archived_at ? {} : { $unset: { archived_at: '' as const } }),
         },
+        { returnDocument: 'after' },
       );
-      doc = await this.get(id);
+      doc = written ?? (await this.get(id));
     }
     return null;
   }

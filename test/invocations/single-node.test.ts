@@ -33,6 +33,7 @@ after(async () => {
 it('is ready, with its worker running', async () => {
   const ready = await new Api(api.url).get('/readyz');
   assert.equal(ready.status, 200, ready.text);
+  assert.equal(ready.body.checks.worker, 'up', 'the readiness checks report its own worker');
 });
 
 it('completes an apply-mode invocation, started eagerly on its own worker', async () => {

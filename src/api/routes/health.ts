@@ -13,6 +13,13 @@ export function markDraining(services: Services): void {
 
 export const isDraining = (services: Services): boolean => drainingServices.has(services);
 
+const workers = new WeakMap<Services, () => boolean>();
+
+/** Single-node mode (API_RUNS_WORKER): /readyz also reports the API's own worker, `up` while it runs. */
+export function reportWorker(services: Services, running: () => boolean): void {
+  workers.set(services, running);
+}
+
 function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   promise.catch(() => undefined); // a check that loses the race may still fail later: not an unhandled rejection
   let timer: NodeJS.Timeout;
@@ -30,6 +37,11 @@ export async function readiness(services: Services): Promise<Record<string, 'up'
       return probe.withDeadline(Date.now() + checkTimeoutMs, () => probe.workflowService.getSystemInfo({}));
     },
   };
+  const worker = workers.get(services);
+  if (worker)
+    checks.worker = async () => {
+      if (!worker()) throw new Error('the worker in the API process stopped');
+    };
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       try {
