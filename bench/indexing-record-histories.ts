@@ -7,24 +7,15 @@
 // (continueAsNewAfter 14), and a running idle one (continueAsNewAfter 8, its last run).
 // Usage: node --import tsx bench/indexing-record-histories.ts <out-dir> [continueAsNewAfter]
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { benchPlatform } from './platform.js';
+import { historyToJson } from '../scripts/record-workflow-histories.js';
 import { decodeHistory } from '../src/temporal/codec/history.js';
 import { platformCodec } from '../src/temporal/payload-codec.js';
 import { RunKind } from '../src/temporal/search-attributes.js';
 import { indexBacklogSettings } from '../src/runners/indexing.js';
 import { indexBacklogType, indexBacklogWorkflowId, revisionsWrittenSignal } from '../src/workflows/contracts/index-backlog.js';
 import { indexingQueue } from '../src/workflows/contracts/queues.js';
-
-const protoRequire = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
-const protojson = protoRequire('protobufjs/ext/protojson') as { toJson(type: unknown, message: unknown): unknown };
-const protoRoot = protoRequire('@temporalio/proto');
-const historyType = protoRequire('@temporalio/proto/lib/patch-protobuf-root')
-  .patchProtobufRoot(protoRoot)
-  .lookupType('temporal.api.history.v1.History');
-const historyToJson = (history: unknown) =>
-  JSON.stringify(protojson.toJson(historyType, protoRoot.temporal.api.history.v1.History.fromObject(history)), null, 2);
 
 const out = process.argv[2];
 if (!out) throw new Error('usage: node --import tsx bench/indexing-record-histories.ts <out-dir> [continueAsNewAfter]');

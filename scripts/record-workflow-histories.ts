@@ -48,7 +48,8 @@ const protoRoot = protoRequire('@temporalio/proto');
 const historyType = protoRequire('@temporalio/proto/lib/patch-protobuf-root')
   .patchProtobufRoot(protoRoot)
   .lookupType('temporal.api.history.v1.History');
-const historyToJson = (history: unknown) =>
+/** A history as `temporal workflow show -o json` writes it (protojson). */
+export const historyToJson = (history: unknown) =>
   JSON.stringify(protojson.toJson(historyType, protoRoot.temporal.api.history.v1.History.fromObject(history)), null, 2);
 
 /** Writes one history per distinct shape of each recorded workflow type, and an index.json describing them. */
