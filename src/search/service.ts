@@ -93,12 +93,13 @@ export class SearchService {
       const changes = await this.deps.changes.page(after, changePage);
       for (const change of changes) {
         after = change._id;
-        if (this.applied.has(change._id)) continue;
-        await this.refresh(change.artifact_id);
         const at = uuidv7Time(change._id);
-        this.applied.set(change._id, at);
+        if (!this.applied.has(change._id)) {
+          await this.refresh(change.artifact_id);
+          this.applied.set(change._id, at);
+          count++;
+        }
         this.cursorMs = Math.max(this.cursorMs, at);
-        count++;
       }
       if (changes.length < changePage) break;
     }
@@ -148,7 +149,7 @@ export class SearchService {
   async written(doc: ArtifactDoc): Promise<void> {
     if (!this.atlas) {
       this.apply(doc);
-      await this.deps.changes.record(doc._id);
+      this.ownChanges(await this.deps.changes.record(doc._id));
     }
     await this.deps.startIndexing(doc);
   }
@@ -178,7 +179,12 @@ export class SearchService {
     this.deletedIds.add(artifactId);
     if (this.deletedIds.size > 100_000) this.deletedIds.delete(this.deletedIds.values().next().value!);
     this.index.remove(artifactId);
-    await this.deps.changes.record(artifactId);
+    this.ownChanges(await this.deps.changes.record(artifactId));
+  }
+
+  /** Change-log entries this replica wrote for what it has applied already: its polls skip them (no read back). */
+  private ownChanges(ids: string[]): void {
+    for (const id of ids) this.applied.set(id, uuidv7Time(id));
   }
 
   /** The semantic ranking's weight in fusion: SEARCH_SEMANTIC_WEIGHT, else what the embedder was measured at. */

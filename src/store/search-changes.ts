@@ -26,8 +26,11 @@ export class SearchChangeStore {
     return this.db.collection<SearchChangeDoc>('search_changes');
   }
 
-  async record(...artifactIds: string[]): Promise<void> {
-    if (artifactIds.length) await this.coll.insertMany(artifactIds.map((id) => ({ _id: uuidv7(), artifact_id: id })));
+  /** Logs the artifacts' changes; returns the ids of the entries it wrote. */
+  async record(...artifactIds: string[]): Promise<string[]> {
+    const docs = artifactIds.map((id) => ({ _id: uuidv7(), artifact_id: id }));
+    if (docs.length) await this.coll.insertMany(docs);
+    return docs.map((d) => d._id);
   }
 
   /** One page of changes after `afterId` (exclusive), in id order. */

@@ -160,6 +160,37 @@ describe('index consistency across processes', () => {
     }
   });
 
+  it("does not read back a change it logged itself, and still reads another replica's", async () => {
+    const id = await create(alice, ws, 'Own change', 'Logged by the replica that applied it.');
+    await embedded(id); // the worker's change (the stored vector) is behind us
+    // Its writes' embeddings go to a queue no worker polls: no other process logs a change of it meanwhile.
+    const replica = createServices({ ...platform.config, TEMPORAL_TASK_QUEUE: 'no-worker-polls-this' }, createLogger('silent'));
+    await bootstrap(replica);
+    try {
+      await replica.search.stop(); // poll by hand
+      while ((await replica.search.poll()) > 0);
+      const reads: string[] = [];
+      const get = replica.artifacts.get.bind(replica.artifacts);
+      replica.artifacts.get = (artifactId: string) => (reads.push(artifactId), get(artifactId));
+      await replica.search.written((await platform.services.artifacts.get(id))!);
+      while ((await replica.search.poll()) > 0);
+      assert.deepEqual(
+        reads.filter((r) => r === id),
+        [],
+        'its own change is not read back',
+      );
+      await new SearchChangeStore(platform.services.db).record(id); // another replica's write
+      while ((await replica.search.poll()) > 0);
+      assert.deepEqual(
+        reads.filter((r) => r === id),
+        [id],
+        "another replica's change is read once",
+      );
+    } finally {
+      await closeServices(replica);
+    }
+  });
+
   it('rebuilds from MongoDB at start, and follows writes made by another replica', async () => {
     const id = await create(alice, ws, 'Shock tube calibration', 'Calibration of a shock tube facility.');
     await embedded(id);
