@@ -37,7 +37,7 @@ describe('append keys', () => {
   it('are fractional-index keys: a move can take a key between two of them', () => {
     const a = appendKey(null, now);
     const b = appendKey(a, now);
-    const c = appendKey(null, now + 1);
+    const c = appendKey(null, now + 2); // b took the integer after a's, which is the clock's at now + 1
     for (const [lo, hi] of [
       [a, b],
       [b, c],
