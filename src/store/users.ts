@@ -15,7 +15,6 @@ const personCacheSize = 10_000;
 
 export class UserStore {
   private readonly found = new Map<string, { doc: UserDoc; until: number }>();
-  private readonly pending = new Map<string, Promise<UserDoc | null>>();
 
   constructor(private readonly db: Db) {}
 
@@ -29,7 +28,7 @@ export class UserStore {
 
   /**
    * A person by id. Every authenticated request asks this (credentials.ts), so a found person is kept
-   * for 10 s and concurrent lookups of one id share one read: people are never changed or deleted
+   * for 10 s: people are never changed or deleted
    * through the platform (no route or workflow does), so only a change made in the database by hand
    * shows up to 10 s late (docs/decisions.md). A person not found is never kept: one made a moment
    * later (a sign-in racing another) is found at once.
@@ -37,11 +36,8 @@ export class UserStore {
   async findById(id: string): Promise<UserDoc | null> {
     const kept = this.found.get(id);
     if (kept && kept.until > Date.now()) return kept.doc;
-    const inFlight = this.pending.get(id);
-    if (inFlight) return inFlight;
-    const read = this.users.findOne({ _id: id }).finally(() => this.pending.delete(id));
-    this.pending.set(id, read);
-    const doc = await read;
+    // No sharing of a read in flight: one begun before a concurrent create would answer a caller that asks after it.
+    const doc = await this.users.findOne({ _id: id });
     this.found.delete(id);
     if (doc) {
       if (this.found.size >= personCacheSize) this.found.delete(this.found.keys().next().value!);
