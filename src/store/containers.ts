@@ -187,13 +187,16 @@ export class ContainerStore {
     return doc && settleShares(this.db, kind, id);
   }
 
-  /** Grants `flags` to a person, replacing what they had. */
-  share(kind: ContainerKind, id: string, share: Share): Promise<ContainerDoc | null> {
-    return this.changeShares(kind, id, (shares) => [...shares.filter((s) => s.person_id !== share.person_id), share]);
+  /**
+   * Grants `flags` to a person, replacing what they had. `allowed` is asked (and may throw) on the
+   * shares each attempt changes, so a rule about who may change whose grant holds against racing changes.
+   */
+  share(kind: ContainerKind, id: string, share: Share, allowed?: (doc: ContainerDoc) => void): Promise<ContainerDoc | null> {
+    return this.changeShares(kind, id, (shares) => [...shares.filter((s) => s.person_id !== share.person_id), share], allowed);
   }
 
-  unshare(kind: ContainerKind, id: string, personId: string): Promise<ContainerDoc | null> {
-    return this.changeShares(kind, id, (shares) => shares.filter((s) => s.person_id !== personId));
+  unshare(kind: ContainerKind, id: string, personId: string, allowed?: (doc: ContainerDoc) => void): Promise<ContainerDoc | null> {
+    return this.changeShares(kind, id, (shares) => shares.filter((s) => s.person_id !== personId), allowed);
   }
 
   /**
@@ -202,11 +205,17 @@ export class ContainerStore {
    * and a revoked grant cannot come back (see settleShares). Serialised in process, so that its own
    * changes do not compete for a claim.
    */
-  private changeShares(kind: ContainerKind, id: string, change: (shares: Share[]) => Share[]): Promise<ContainerDoc | null> {
+  private changeShares(
+    kind: ContainerKind,
+    id: string,
+    change: (shares: Share[]) => Share[],
+    allowed?: (doc: ContainerDoc) => void,
+  ): Promise<ContainerDoc | null> {
     return this.shareLock.run(`${kind}:${id}`, async () => {
       for (let attempt = 0; attempt < 100; attempt++) {
         const doc = await settleShares(this.db, kind, id);
         if (!doc) return null;
+        allowed?.(doc);
         const shares = change(doc.shares);
         const version = (doc.shares_version ?? 0) + 1;
         const claimedAt = new Date();

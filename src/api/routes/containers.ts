@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { problems } from '../../kernel/errors/problem.js';
-import type { ContainerKind } from '../../store/containers.js';
+import type { ContainerDoc, ContainerKind } from '../../store/containers.js';
 import { presentContainer, presentPage } from '../../presenters/index.js';
 import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../identity/grants.js';
 import type { AppContext } from '../context.js';
@@ -129,11 +129,26 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
         const { id, person_id } = parse(shareParams, ctx.params, 'path');
         const doc = await administrable(ctx, kind, id);
         if (!doc.shares.some((s) => s.person_id === person_id)) throw problems.notFound('share', person_id);
-        await ctx.services.containers.unshare(kind, id, person_id);
+        await ctx.services.containers.unshare(kind, id, person_id, (latest) => mayChangeGrantOf(ctx, latest, person_id));
         ctx.status = 204;
       },
     },
   ];
+}
+
+/**
+ * Whether the caller may change or remove `personId`'s grant, on the container's shares as they are
+ * now (asked again on every attempt of the change): they administer it (A), and an owner's grant (O)
+ * is changed only by an owner. The creator (`owner_id`) is never a share, so a container always keeps
+ * an owner; a co-owner may step down.
+ */
+function mayChangeGrantOf(ctx: AppContext, doc: ContainerDoc, personId: string): void {
+  const principal = ctx.state.principal!;
+  requireGrant(doc, principal, 'A');
+  const target = doc.shares.find((s) => s.person_id === personId);
+  if (target?.flags.includes('O') && !grantsOf(doc, principal.subject).has('O')) {
+    throw problems.forbidden(`Only an owner may change or remove the grant of an owner of ${doc.kind} ${doc._id}.`);
+  }
 }
 
 /** Shares a container with a person, within what the caller may hand out. */
@@ -141,13 +156,17 @@ async function grantShare(ctx: AppContext, kind: ContainerKind, id: string, shar
   const doc = await administrable(ctx, kind, id);
   if (share.person_id === doc.owner_id)
     throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
-  // An administrator who is not an owner hands out only flags they hold, and never O.
-  const held = grantsOf(doc, ctx.state.principal!.subject);
-  const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag) || (f === 'O' && !held.has('O')));
-  if (beyond.length > 0) throw problems.forbidden(`You cannot grant ${beyond.join('')}: you do not hold it.`);
+  const allowed = (latest: ContainerDoc) => {
+    // An administrator who is not an owner hands out only flags they hold, and never O.
+    const held = grantsOf(latest, ctx.state.principal!.subject);
+    const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag));
+    if (beyond.length > 0) throw problems.forbidden(`You cannot grant ${beyond.join('')}: you do not hold it.`);
+    mayChangeGrantOf(ctx, latest, share.person_id);
+  };
+  allowed(doc);
   if (!(await ctx.services.users.findById(share.person_id))) {
     throw problems.validation(`No person with id ${share.person_id}.`, [{ name: 'person_id', reason: 'unknown person' }]);
   }
-  const updated = (await ctx.services.containers.share(kind, id, share))!;
+  const updated = (await ctx.services.containers.share(kind, id, share, allowed))!;
   return { owner_id: updated.owner_id, items: updated.shares };
 }
