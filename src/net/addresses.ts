@@ -1,26 +1,15 @@
 /**
- * Which IP addresses the outbound client may connect to (see ./outbound.ts). Everything that is not
- * a public unicast address is refused unless the operator's allow-list (CIDRs) names it; IPv4-mapped
- * IPv6 forms are judged as the IPv4 address, and IPv6 forms that embed an IPv4 address (IPv4-compatible,
- * NAT64 64:ff9b::/96, 6to4 2002::/16, Teredo 2001::/32) are refused when the embedded address is.
+ * Which IP addresses the outbound client may connect to (see ./outbound.ts). The IANA special-purpose
+ * address registries are the source of truth (./special-addresses.ts: every entry, its RFC, and what
+ * is decided for it): an address is judged by the most specific entry that holds it, and refused
+ * unless that entry is an IPv6 form carrying an IPv4 address, which is judged by the IPv4 address it
+ * carries. IPv6 outside 2000::/3 (not global unicast) is refused too. The operator's allow-list
+ * (CIDRs) wins over every refusal, the embedded address included.
  */
 import { BlockList, isIP } from 'node:net';
+import { ipv6GlobalUnicast, specialRanges, type SpecialRange } from './special-addresses.js';
 
 type Family = 'ipv4' | 'ipv6';
-
-/** Each category's ranges, in the order they are reported. */
-const refusedRanges: [string, string[]][] = [
-  ['an unspecified', ['0.0.0.0/8', '::/128']],
-  ['a loopback', ['127.0.0.0/8', '::1/128']],
-  ['a private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7', 'fec0::/10', '64:ff9b:1::/48']],
-  ['a link-local (cloud metadata lives here)', ['169.254.0.0/16', 'fe80::/10']],
-  ['a carrier-grade NAT', ['100.64.0.0/10']],
-  ['a multicast', ['224.0.0.0/4', 'ff00::/8']],
-  [
-    'a reserved',
-    ['240.0.0.0/4', '192.0.0.0/24', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '100::/64', '2001:db8::/32'],
-  ],
-];
 
 function familyOf(address: string): Family | undefined {
   const version = isIP(address);
@@ -74,35 +63,80 @@ function ipv6Groups(address: string): number[] {
   return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
+/** The address as a number (32 bits for IPv4, 128 for IPv6). */
+function toNumber(address: string, family: Family): bigint {
+  const parts = family === 'ipv4' ? address.split('.').map(Number) : ipv6Groups(address);
+  const width = family === 'ipv4' ? 8n : 16n;
+  return parts.reduce((n, part) => (n << width) | BigInt(part), 0n);
+}
+
+interface Range {
+  family: Family;
+  base: bigint;
+  mask: bigint;
+  prefix: number;
+}
+
+function range(cidr: string): Range {
+  const { address, prefix, family } = parseCidr(cidr);
+  const bits = family === 'ipv4' ? 32 : 128;
+  const mask = ((1n << BigInt(bits)) - 1n) ^ ((1n << BigInt(bits - prefix)) - 1n);
+  return { family, base: toNumber(address, family) & mask, mask, prefix };
+}
+
+const contains = (r: Range, family: Family, n: bigint) => r.family === family && (n & r.mask) === r.base;
+
+/** Most specific first, so an address is judged by the narrowest entry that holds it. */
+const entries = specialRanges.map((entry) => ({ entry, range: range(entry.cidr) })).sort((a, b) => b.range.prefix - a.range.prefix);
+const globalUnicast = range(ipv6GlobalUnicast);
+
 const v4 = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
 
-/** The IPv4 address an IPv6 address carries, for the transition forms that route to it. */
-function embeddedIPv4(address: string): string | undefined {
+/** The IPv4 addresses an IPv6 form carries: the low 32 bits, 6to4's bits 16-47, Teredo's server and (inverted) client. */
+function embeddedIPv4(address: string, entry: SpecialRange): string[] {
   const g = ipv6Groups(address) as [number, number, number, number, number, number, number, number];
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0 || g[5] === 0xffff)) return v4(g[6], g[7]);
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4(g[6], g[7]);
-  if (g[0] === 0x2002) return v4(g[1], g[2]);
-  if (g[0] === 0x2001 && g[1] === 0) return v4(g[6] ^ 0xffff, g[7] ^ 0xffff);
-  return undefined;
+  if (entry.cidr === '2002::/16') return [v4(g[1], g[2])];
+  if (entry.cidr === '2001::/32') return [v4(g[2], g[3]), v4(g[6] ^ 0xffff, g[7] ^ 0xffff)];
+  return [v4(g[6], g[7])];
+}
+
+const described = (entry: SpecialRange) =>
+  `${/^[aeiou]/.test(entry.kind) ? 'an' : 'a'} ${entry.kind} address (${entry.name}, ${entry.rfc})`;
+
+/** The registry's entry for an address, or undefined when it is in none. */
+export function specialRangeOf(address: string): SpecialRange | undefined {
+  const family = familyOf(address);
+  if (!family) return undefined;
+  const n = toNumber(address, family);
+  return entries.find(({ range: r }) => contains(r, family, n))?.entry;
 }
 
 /**
- * Returns a checker: for an IP address it answers why the address is refused (e.g. "a loopback address"),
- * or undefined when it may be contacted. `allow` entries (CIDRs) win over every refused range.
+ * Returns a checker: for an IP address it answers why the address is refused (e.g. "a loopback
+ * address (Loopback, RFC 1122)"), or undefined when it may be contacted. `allow` entries (CIDRs) win
+ * over every refused range.
  */
 export function addressChecker(allow: string[]): (address: string) => string | undefined {
   const allowed = blockList(allow);
-  const refused = refusedRanges.map(([what, cidrs]) => [what, blockList(cidrs)] as const);
-  const category = (address: string, family: Family) => refused.find(([, list]) => list.check(address, family))?.[0];
+  const judge = (address: string, family: Family): string | undefined => {
+    if (allowed.check(address, family)) return undefined;
+    const entry = specialRangeOf(address);
+    if (entry?.decision === 'embedded') {
+      for (const inner of embeddedIPv4(address, entry)) {
+        const why = judge(inner, 'ipv4');
+        if (why) return `an IPv6 address embedding ${inner}, ${why}`;
+      }
+      return undefined;
+    }
+    if (entry) return described(entry);
+    if (family === 'ipv6' && !contains(globalUnicast, family, toNumber(address, family))) {
+      return `a reserved address (outside ${ipv6GlobalUnicast}, the only global unicast block of the IANA IPv6 address space)`;
+    }
+    return undefined;
+  };
   return (input) => {
     const address = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
     const family = familyOf(address);
-    if (!family) return 'not an IP address';
-    if (allowed.check(address, family)) return undefined;
-    const direct = category(address, family);
-    if (direct) return `${direct} address`;
-    const inner = family === 'ipv6' ? embeddedIPv4(address) : undefined;
-    const innerCategory = inner && !allowed.check(inner, 'ipv4') ? category(inner, 'ipv4') : undefined;
-    return innerCategory ? `an IPv6 address embedding ${inner}, ${innerCategory} address` : undefined;
+    return family ? judge(address, family) : 'not an IP address';
   };
 }

@@ -92,7 +92,8 @@ describe('outbound address rules', () => {
     ['::', /unspecified/],
     ['100.64.0.1', /carrier-grade NAT/],
     ['224.0.0.1', /multicast/],
-    ['255.255.255.255', /reserved/],
+    ['255.255.255.255', /limited broadcast/],
+    ['240.0.0.1', /reserved/],
     ['::ffff:127.0.0.1', /loopback/],
     ['::ffff:a9fe:a9fe', /link-local/],
     ['64:ff9b::a9fe:a9fe', /embedding 169\.254\.169\.254/],
@@ -133,7 +134,7 @@ describe('outbound client', () => {
     const server = await serve(echo);
     await assertNoSocket(
       () => outbound().fetch(`${server.url}/`),
-      refused(/^127\.0\.0\.1 is a loopback address; set MCP_OUTBOUND_ALLOW to allow it$/),
+      refused(/^127\.0\.0\.1 is a loopback address \(Loopback, RFC 1122 §3\.2\.1\.3\); set MCP_OUTBOUND_ALLOW to allow it$/),
     );
     await assertNoSocket(() => outbound().fetch('http://[::1]:8080/'), refused(/^::1 is a loopback/));
     assert.equal(server.hits(), 0);
@@ -154,7 +155,10 @@ describe('outbound client', () => {
     await assertNoSocket(() => client.fetch('http://169.254.169.254/latest/meta-data/'), refused(/^169\.254\.169\.254 is a link-local/));
     await assertNoSocket(() => client.fetch('http://10.1.2.3/'), refused(/^10\.1\.2\.3 is a private address/));
     await assertNoSocket(() => client.fetch('https://192.168.0.1:8443/'), refused(/^192\.168\.0\.1 is a private address/));
-    await assertNoSocket(() => client.fetch('http://[::ffff:127.0.0.1]/'), refused(/^::ffff:7f00:1 is a loopback address/));
+    await assertNoSocket(
+      () => client.fetch('http://[::ffff:127.0.0.1]/'),
+      refused(/^::ffff:7f00:1 is an IPv6 address embedding 127\.0\.0\.1, a loopback address/),
+    );
     await assertNoSocket(() => client.fetch('http://0x7f.1/'), refused(/^127\.0\.0\.1 is a loopback/));
     await assertNoSocket(() => client.fetch('file:///etc/passwd'), refused(/file: URLs are refused.*only http: and https:/));
     await assertNoSocket(() => client.fetch('ftp://example.com/'), refused(/only http: and https:/));
