@@ -44,7 +44,12 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
     ...createSubscriptionActivities(config, db, { secrets: mcp.secrets, fetch: mcp.fetch }),
     ...createIndexingActivities({ artifacts, changes, embedder, backlog: new EmbeddingBacklog(db) }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
-    ...createMcpActivities(external, { artifacts, changes, delegations: mcp.delegations }),
+    ...createMcpActivities(external, {
+      artifacts,
+      changes,
+      delegations: mcp.delegations,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+    }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),
     ...createConnectionActivities({
       connections: mcp.connections,

@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactStore } from '../store/artifacts.js';
+import { IndexingRunner } from '../runners/indexing.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import type { ExternalServers } from '../mcp/client/external.js';
 import { CallFailed, failureResult } from '../mcp/client/failure.js';
@@ -56,7 +57,13 @@ export interface Delegations {
 
 export function createMcpActivities(
   external: ExternalServers,
-  deps: { artifacts: ArtifactStore; changes: SearchChangeStore; delegations: Delegations },
+  deps: {
+    artifacts: ArtifactStore;
+    changes: SearchChangeStore;
+    delegations: Delegations;
+    /** The task queue whose indexing the enrichment's new revision is queued on (none: not queued). */
+    taskQueue?: string;
+  },
 ) {
   /**
    * The call's `_meta` with a delegation token, when the server is first-party now: the person who
@@ -139,11 +146,26 @@ export function createMcpActivities(
       }
     },
 
-    /** §4.6 on_create: the server's `context` enriches the artifact, key by key (a user's concurrent edit of other keys stands). */
+    /**
+     * §4.6 on_create: the server's `context` enriches the artifact, key by key (a user's concurrent edit
+     * of other keys stands), as a revision of its own that names this run, so a retry finds it rather
+     * than writing it again. Its event goes out with its claim (the outbox); search and the embedding
+     * follow the new revision.
+     */
     async mergeArtifactContext(input: { artifactId: string; context: Record<string, unknown> }): Promise<boolean> {
-      const merged = await deps.artifacts.mergeContext(input.artifactId, input.context);
-      if (merged) await deps.changes.record(input.artifactId);
-      return merged;
+      const { info } = Context.current();
+      const merged = await deps.artifacts.mergeContext(input.artifactId, input.context, {
+        invocationId: (info.workflowExecution?.workflowId ?? info.activityId).replace(/^invoke-/, ''),
+        // Claims made since the run's first attempt was scheduled (a minute's leeway for clocks).
+        since: new Date(info.scheduledTimestampMs - 60_000),
+      });
+      if (!merged) return false;
+      await deps.changes.record(input.artifactId);
+      if (merged.revised && deps.taskQueue) {
+        const { client } = Context.current();
+        await new IndexingRunner(() => client, deps.taskQueue).start(merged.doc);
+      }
+      return true;
     },
   };
 }

@@ -18,11 +18,14 @@ import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-wri
 
 /**
  * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
- * the container is visible and the principal may read this content type.
+ * the container is visible and the principal may read this content type. The artifact is as every
+ * acknowledged write left it (ArtifactStore.current: a draft is settled to its latest revision claim),
+ * so a GET, get_artifact, and the checks before an edit never answer from a revision behind one
+ * already acknowledged.
  */
 export async function visibleArtifact(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
   const principal = ctx.state.principal!;
-  const doc = await ctx.services.artifacts.get(id);
+  const doc = await ctx.services.artifacts.current(id);
   const container = doc && (await ctx.services.containers.get(doc.container_kind, principal, doc.collection_id));
   if (!doc || !container || !principal.scopes.allowsType('artifact:read', doc.content_type)) throw problems.notFound('artifact', id);
   return { doc, container };

@@ -57,6 +57,8 @@ export interface Provenance {
     approved_by?: string;
     /** A write an automation's run made (issue #21): the automation, its depth (the loop guard's count) and the event that started it. */
     automation?: { id: string; depth: number; event_id: string };
+    /** A content-type server's lifecycle call that made the change (its run is `invocation_id`): `on_create` enrichment. */
+    lifecycle?: 'on_create';
     /** The credential that made the change when it was not the person's own token. */
     via?: { kind: Exclude<ActorKind, 'user'>; id: string };
   };

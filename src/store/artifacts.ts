@@ -162,8 +162,25 @@ export class ArtifactStore {
     }
   }
 
+  /**
+   * The stored document as it is: for a draft, possibly behind its latest revision claim (a write on
+   * its way, or a late write that moved it back). Writers settle before they claim; what a reader is
+   * answered comes from current().
+   */
   get(id: string): Promise<ArtifactDoc | null> {
     return this.artifacts.findOne({ _id: id });
+  }
+
+  /**
+   * An artifact as every acknowledged write left it: a draft is brought to its latest revision claim
+   * first (settle: one more primary-key read when it is current). The read path is the guarantee:
+   * on the embedded engine an update is not atomic, so a late whole-document write (a slower settle,
+   * an embedding write-back, a call that missed its deadline and landed after) can move the stored
+   * document back behind a claim whose write was already acknowledged (issue #30).
+   */
+  async current(id: string): Promise<ArtifactDoc | null> {
+    const doc = await this.get(id);
+    return doc?.container_kind === 'workspace' ? this.settle(id, doc) : doc;
   }
 
   getMany(ids: string[]): Promise<ArtifactDoc[]> {
@@ -359,18 +376,63 @@ export class ArtifactStore {
   }
 
   /**
-   * Sets context keys of a draft without touching its revision or provenance: a content-type
-   * server's `on_create` enrichment (§4.6), which is not an edit by anyone.
+   * A content-type server's `on_create` enrichment (§4.6): sets context keys of a draft, as a revision
+   * of its own like any other write (a claim on the next revision, made from the draft as the latest
+   * claim left it, claimed again when another writer won it), so no racing edit, settle or write-back
+   * can drop it (issue #30: it was a direct field update, lost once in seven tries). Its provenance
+   * names the run (`source.kind` mcp, `lifecycle` on_create, the run's `invocation_id`), so a retried
+   * activity finds its own earlier claim instead of writing it again; keys that already hold these
+   * values need no revision. Emits artifact_updated (changed: context), as every revision does.
+   * Null when the draft is gone (or is not a draft).
    */
-  async mergeContext(id: string, context: Record<string, unknown>): Promise<boolean> {
+  async mergeContext(
+    id: string,
+    context: Record<string, unknown>,
+    run: { invocationId?: string; since?: Date } = {},
+  ): Promise<{ doc: ArtifactDoc; revised: boolean } | null> {
     const keys = Object.entries(context).filter(([k]) => /^[A-Za-z0-9_-]{1,100}$/.test(k));
-    if (keys.length === 0) return false;
-    const set = Object.fromEntries(keys.map(([k, v]) => [`context.${k}`, v]));
-    const r = await this.lock.run(id, () => this.artifacts.updateOne({ _id: id, container_kind: 'workspace' }, { $set: set }));
-    // Not an edit, so no claim: a racing edit may write over these keys (docs/decisions.md), but
-    // this write never keeps an edit out of the document.
-    await this.settle(id);
-    return r.matchedCount === 1;
+    if (keys.length === 0) return null;
+    const current = await this.settle(id);
+    if (!current || current.container_kind !== 'workspace') return null;
+    if (run.invocationId) {
+      const earlier = await this.enrichedBy(current, run.invocationId, run.since);
+      if (earlier) return { doc: earlier, revised: true };
+    }
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (keys.every(([k, v]) => k in current.context && same(current.context[k], v))) return { doc: current, revised: false };
+    const source: Provenance['source'] = {
+      kind: 'mcp',
+      lifecycle: 'on_create',
+      ...(run.invocationId ? { invocation_id: run.invocationId } : {}),
+    };
+    const doc = await this.revise(
+      id,
+      undefined,
+      { kind: 'artifact_updated', actor: current.provenance.created_by, changed: ['context'], source },
+      (d) => ({
+        ...revisionState(d),
+        context: { ...d.context, ...Object.fromEntries(keys) },
+        // For the person the run was made for: the one who created the draft.
+        provenance: { ...d.provenance, updated_by: d.provenance.created_by, updated_at: new Date(), source },
+      }),
+      (d) => d.container_kind === 'workspace',
+    );
+    return doc && { doc, revised: true };
+  }
+
+  /**
+   * The draft as the enrichment of `invocationId` left it, when an earlier attempt of the same run
+   * claimed it: looked for from the latest claim back, by `_id`, over the claims made since the run's
+   * activity was first scheduled (at most 100).
+   */
+  private async enrichedBy(doc: ArtifactDoc, invocationId: string, since?: Date): Promise<ArtifactDoc | null> {
+    for (let r = doc.revision; r > 1 && r > doc.revision - 100; r--) {
+      const claim = await this.revisionAt(doc._id, r);
+      if (!claim?.state || (since && claim.claimed_at < since)) return null;
+      const by = claim.state.provenance.source;
+      if (by.lifecycle === 'on_create' && by.invocation_id === invocationId) return doc;
+    }
+    return null;
   }
 
   /**
