@@ -84,9 +84,15 @@ export async function principalFromBearer(
       };
     }
     case 'console': {
-      // The platform's own console: the person themselves, for as long as the account and the family live.
-      const [user, revoked] = await Promise.all([services.users.findById(claims.sub), services.oauth.isFamilyRevoked(String(claims.fam))]);
-      if (!user || revoked) throw new TokenError('the console session was ended');
+      // The platform's own console: the person themselves, for as long as the account, the family and
+      // the browser session it was issued through (sign-out ends it, on every replica) live.
+      if (typeof claims.sid !== 'string') throw new TokenError('the console session was ended');
+      const [user, revoked, ended] = await Promise.all([
+        services.users.findById(claims.sub),
+        services.oauth.isFamilyRevoked(String(claims.fam)),
+        services.oauth.isSessionEnded(claims.sid),
+      ]);
+      if (!user || revoked || ended) throw new TokenError('the console session was ended');
       return { ...userPrincipal(user._id, user.is_admin), console: { clientId: String(claims.client_id), family: String(claims.fam) } };
     }
     case 'oauth': {

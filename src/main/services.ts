@@ -113,7 +113,7 @@ export function createServices(config: Config, logger: Logger): Services {
       tokens,
       new MetadataDocumentClients(config.PLATFORM_ENV === 'development', logger),
     ),
-    browserSessions: new BrowserSessions(tokens),
+    browserSessions: new BrowserSessions(tokens, oauth),
     externalSignIn: externalSignIn(config, db, outbound, logger),
     secrets: new SecretStore(db, ring),
     audit,

@@ -28,6 +28,16 @@ export interface OAuthGrant {
   filters: ResourceFilters;
   /** The consent the grant came from: revoking (or replacing) it ends the grant. */
   consent_grant_id: string;
+  /** The browser session the grant was made through (the console's grants): its sign-out ends the grant. */
+  session_id?: string;
+}
+
+/** A browser session that was signed out; kept until `expires_at`, when its cookie would have expired anyway. */
+export interface EndedSessionDoc {
+  _id: string; // the session id (the `sid` of its signed cookie)
+  person_id: string;
+  ended_at: Date;
+  expires_at: Date;
 }
 
 export interface OAuthCodeDoc extends OAuthGrant {
@@ -67,6 +77,9 @@ export class OAuthStore {
   }
   private get revocations() {
     return this.db.collection<{ _id: string; reason: string; at: Date }>('oauth_revoked_families');
+  }
+  private get endedSessions() {
+    return this.db.collection<EndedSessionDoc>('oauth_ended_sessions');
   }
 
   async registerClient(doc: OAuthClientDoc): Promise<void> {
@@ -114,5 +127,21 @@ export class OAuthStore {
 
   async isFamilyRevoked(familyId: string): Promise<boolean> {
     return (await this.revocations.findOne({ _id: familyId }, { projection: { _id: 1 } })) !== null;
+  }
+
+  /**
+   * Ends a browser session for every replica: a unique insert keyed by the session id (ending it
+   * twice is harmless). Each replica reads it by `_id` whenever it accepts the session's cookie.
+   */
+  async endSession(doc: EndedSessionDoc): Promise<void> {
+    try {
+      await this.endedSessions.insertOne(doc);
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+
+  async isSessionEnded(sessionId: string): Promise<boolean> {
+    return (await this.endedSessions.findOne({ _id: sessionId }, { projection: { _id: 1 } })) !== null;
   }
 }

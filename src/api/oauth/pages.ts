@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
+import type { AuthorizationRequest, BrowserSession } from '../../identity/oauth/browser-session.js';
 import type { OAuthClient } from '../../identity/oauth/clients.js';
 import { userPrincipal } from '../../identity/principal.js';
 import { TokenError } from '../../identity/tokens.js';
@@ -15,10 +15,15 @@ export async function signInTarget(ctx: AppContext, fields: { request?: string; 
   return { request: fields.request!, clientName: client.client_name };
 }
 
-/** The person whose session cookie this browser holds, if the session is valid and the account still exists. */
+/** The session this browser's cookie holds, if it is valid, not signed out, and its account still exists. */
+export async function signedInSession(ctx: AppContext): Promise<BrowserSession | null> {
+  const session = await ctx.services.browserSessions.session(readSession(ctx));
+  return session && (await ctx.services.users.findById(session.person)) ? session : null;
+}
+
+/** The person whose session cookie this browser holds (see signedInSession). */
 export async function signedInPerson(ctx: AppContext): Promise<string | null> {
-  const person = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
-  return person && (await ctx.services.users.findById(person)) ? person : null;
+  return (await signedInSession(ctx))?.person ?? null;
 }
 
 /**

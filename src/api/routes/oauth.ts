@@ -7,7 +7,7 @@ import { errorPage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { clientRedirect, PageError, parseAuthorizationRequest } from '../oauth/authorization-request.js';
-import { redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
+import { readSession, redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
 import {
   afterSignIn,
   asPage,
@@ -16,6 +16,7 @@ import {
   showConsent,
   showLogin,
   signedInPerson,
+  signedInSession,
   signInTarget,
 } from '../oauth/pages.js';
 import { passwordSignIn } from '../password-sign-in.js';
@@ -23,15 +24,26 @@ import type { RouteDef } from '../route.js';
 
 type Form = Record<string, string | undefined>;
 
-/** The person allowed: a one-time code, and the redirect that takes it to the client. */
-async function allow(ctx: AppContext, person: string, request: AuthorizationRequest, filters: ResourceFilters, consentGrantId = '') {
+/**
+ * The person allowed: a one-time code, and the redirect that takes it to the client. The console's
+ * grant names the browser session it came through (`sessionId`), so signing out ends it; a
+ * third-party client's grant lives by the person's consent instead (revoked at /oauth/consents).
+ */
+async function allow(
+  ctx: AppContext,
+  person: string,
+  request: AuthorizationRequest,
+  filters: ResourceFilters,
+  consent: { grantId: string } | { sessionId: string },
+) {
   const code = await ctx.services.authorizationServer.issueCode({
     client_id: request.client_id,
     person_id: person,
     scope: request.scope,
     resource: request.resource,
     filters,
-    consent_grant_id: consentGrantId,
+    consent_grant_id: 'grantId' in consent ? consent.grantId : '',
+    ...('sessionId' in consent ? { session_id: consent.sessionId } : {}),
     redirect_uri: request.redirect_uri,
     code_challenge: request.code_challenge,
   });
@@ -68,11 +80,12 @@ export const oauthRoutes: RouteDef[] = [
         const sealedParam = typeof ctx.query.pending === 'string' ? ctx.query.pending : undefined;
         const pending = sealedParam ? await pendingRequest(ctx, sealedParam) : await parseAuthorizationRequest(ctx);
         const sealed = sealedParam ?? (await ctx.services.browserSessions.sealRequest(pending.request));
-        const person = await signedInPerson(ctx);
-        if (!person) return showLogin(ctx, { request: sealed, clientName: pending.client.client_name });
+        const session = await signedInSession(ctx);
+        if (!session) return showLogin(ctx, { request: sealed, clientName: pending.client.client_name });
         // The platform's own console asks no consent: it is the person, signed in, using their account.
-        if (pending.client.source === 'first_party') return redirect(ctx, await allow(ctx, person, pending.request, unfiltered));
-        await showConsent(ctx, person, pending, sealed);
+        if (pending.client.source === 'first_party')
+          return redirect(ctx, await allow(ctx, session.person, pending.request, unfiltered, { sessionId: session.id }));
+        await showConsent(ctx, session.person, pending, sealed);
       }),
   },
   {
@@ -103,7 +116,8 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/consent',
     access: 'public',
-    guard: sameOriginForm,
+    // Counted with the credential exchanges, like the sign-in form: an allowed decision issues a code.
+    guard: (ctx) => (sameOriginForm(ctx), limitCredentialExchange(ctx)),
     body: 'form',
     handler: (ctx) =>
       asPage(ctx, async () => {
@@ -131,18 +145,21 @@ export const oauthRoutes: RouteDef[] = [
           { client_name: client.client_name, scopes: granted, filters },
           newGrantId(),
         );
-        redirect(ctx, await allow(ctx, person, { ...request, scope: granted }, filters, consent.oauth!.grant_id));
+        redirect(ctx, await allow(ctx, person, { ...request, scope: granted }, filters, { grantId: consent.oauth!.grant_id }));
       }),
   },
   {
     method: 'post',
     path: '/oauth/sign-out',
     access: 'public',
-    guard: sameOriginForm,
+    // Counted with the credential exchanges: a sign-out stores the session's end.
+    guard: (ctx) => (sameOriginForm(ctx), limitCredentialExchange(ctx)),
     body: 'form',
     handler: (ctx) =>
       asPage(ctx, async () => {
         const form = ctx.state.body as Form;
+        // Ended on the server (for every replica), not only in this browser: a copy of the cookie dies too.
+        await ctx.services.browserSessions.endSession(readSession(ctx));
         writeSession(ctx, null);
         if (form.request) return redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(form.request)}`);
         sendPage(ctx, 200, errorPage('Signed out', 'You are signed out.'));

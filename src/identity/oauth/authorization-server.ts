@@ -144,6 +144,7 @@ export class AuthorizationServer {
       throw new OAuthError('invalid_target', 'resource differs from the one the person authorized.');
     }
     await this.checkConsent(doc);
+    await this.checkSession(client, doc);
     return this.mint(client, doc, hash, doc.scope);
   }
 
@@ -165,6 +166,7 @@ export class AuthorizationServer {
     if (extra.length) throw new OAuthError('invalid_scope', `Not granted: ${extra.join(' ')}.`);
     if (await this.store.isFamilyRevoked(doc.family_id)) throw new OAuthError('invalid_grant', 'The refresh token was revoked.');
     await this.checkConsent(doc);
+    await this.checkSession(client, doc);
     // Rotation with reuse detection (OAuth 2.1 §4.3.1): a used token coming back means one of two
     // holders is not the client, and the whole family is revoked.
     if (!(await this.store.redeem('refresh', hash))) {
@@ -205,13 +207,23 @@ export class AuthorizationServer {
       throw new OAuthError('invalid_grant', 'The person revoked this authorization.');
   }
 
+  /**
+   * The console's grant lives as long as the browser session it came through: signing out ends it
+   * (on any replica). A console grant without a session is from before sessions had ids: ended too.
+   */
+  private async checkSession(client: OAuthClient, grant: OAuthGrant): Promise<void> {
+    if (client.source !== 'first_party') return;
+    if (!grant.session_id || (await this.store.isSessionEnded(grant.session_id)))
+      throw new OAuthError('invalid_grant', 'The browser session this grant came through was signed out.');
+  }
+
   /** An access token with `scope`, and a refresh token keeping the grant's scope if the client may refresh. */
   private async mint(client: OAuthClient, grant: OAuthGrant, familyId: string, scopes: string[]): Promise<TokenResponse> {
     const scope = scopes.join(' ');
     // The console's token is the person's own (kind `console`); any other client's is an OAuth client's.
     const claims =
       client.source === 'first_party'
-        ? { kind: 'console', client_id: grant.client_id, fam: familyId }
+        ? { kind: 'console', client_id: grant.client_id, fam: familyId, sid: grant.session_id }
         : { kind: 'oauth', client_id: grant.client_id, scope, gid: grant.consent_grant_id, fam: familyId };
     const issued = await this.tokens.issue(grant.person_id, claims, undefined, grant.resource);
     const response = { access_token: issued.access_token, token_type: 'Bearer' as const, expires_in: issued.expires_in, scope };
@@ -225,6 +237,7 @@ export class AuthorizationServer {
       resource: grant.resource,
       filters: grant.filters,
       consent_grant_id: grant.consent_grant_id,
+      ...(grant.session_id ? { session_id: grant.session_id } : {}),
       family_id: familyId,
       expires_at: new Date(Date.now() + (client.source === 'first_party' ? consoleRefreshTtlMs : refreshTtlMs)),
       created_at: new Date(),
