@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from 'mongodb';
 import { CommitApplier } from '../commits/apply.js';
+import { claimVersions, type ClaimResult } from '../commits/claims.js';
 import { recordPreview, type PreviewSummary } from '../commits/snapshot.js';
 import type { Config } from '../kernel/config/env.js';
 import { hasCurrentVector } from '../search/documents.js';
@@ -148,6 +149,18 @@ export function createCommitActivities(
     },
 
     recordCommitState: (change: CommitStateChange): Promise<void> => recordCommitState(db, change),
+
+    /**
+     * At approval, before the workflow answers: claims every version the preview expected, or
+     * finds the preview stale (a head moved) and claims nothing (commits/claims.ts).
+     */
+    claimCommitVersions(input: { commitId: string; generation: number }): Promise<ClaimResult> {
+      const context = Context.current();
+      return claimVersions(db, input.commitId, input.generation, {
+        heartbeat: () => context.heartbeat(),
+        sleep: (ms) => context.sleep(ms),
+      });
+    },
 
     /** Applies chunk `index` of the approved commit; returns how many versions it wrote. */
     async applyCommitChunk(input: { commitId: string; index: number }): Promise<number> {

@@ -93,7 +93,13 @@ export interface Services {
  */
 export interface OperationContext {
   services: Services;
-  state: { principal?: Principal; requestId: string; channel?: 'api' | 'mcp' };
+  state: {
+    principal?: Principal;
+    requestId: string;
+    channel?: 'api' | 'mcp';
+    /** The API's base URL as this request reached it (api/public-url.ts): where to send a person back to. */
+    publicBase?: string;
+  };
 }
 
 /**

@@ -1,16 +1,29 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
-import { problems } from '../kernel/errors/problem.js';
-import type { CommitDoc } from '../store/commits.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
+import type { CommitDoc, StaleItem } from '../store/commits.js';
 import { CollectionId, CommitState, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { within } from '../temporal/within.js';
 import { commitWorkspaceType, type CommitWorkspace } from '../workflows/contracts/commit-workspace.js';
-import { approveUpdate, notPendingFailure, rejectUpdate, type CommitStatus } from '../workflows/contracts/commit-workspace.js';
+import {
+  approveUpdate,
+  notPendingFailure,
+  rejectUpdate,
+  staleFailure,
+  type CommitStatus,
+} from '../workflows/contracts/commit-workspace.js';
 import { startOnce } from '../temporal/start-once.js';
 
 /** How long a decision waits for a worker to take it before the reviewer is told to retry. */
 const decisionWaitMs = 20_000;
+
+/**
+ * 409 `commit-stale`: the approval was refused because a collection artifact the commit would write
+ * moved past the head its preview showed; `items` names each, with the previewed and current head.
+ */
+export const commitStale = (detail: string, items: StaleItem[]) =>
+  new Problem(409, 'commit-stale', 'The preview of this commit is stale', detail, { items });
 
 /** The API's side of the commit workflow: start it, and hand it a person's decision. */
 export class CommitRunner {
@@ -60,8 +73,9 @@ export class CommitRunner {
     try {
       answer = await within(update, decisionWaitMs);
     } catch (err) {
-      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === notPendingFailure) {
-        throw problems.conflict('commit-not-pending', err.cause.message);
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+        if (err.cause.type === notPendingFailure) throw problems.conflict('commit-not-pending', err.cause.message);
+        if (err.cause.type === staleFailure) throw commitStale(err.cause.message, (err.cause.details?.[0] ?? []) as StaleItem[]);
       }
       throw err;
     }

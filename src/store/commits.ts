@@ -107,6 +107,47 @@ export interface CommitResultDoc {
   results: { source_artifact_id: string; artifact_id: string; version: number; content_type: string; has_vector: boolean }[];
 }
 
+/**
+ * A commit's claim of the version its preview expected for one collection artifact (`_id`
+ * `<artifact>:<n>`, n = the previewed head + 1): the unique insert that decides, at approval, which of
+ * two commits previewed against the same head may write it (docs/decisions.md). A winner's claims stay
+ * for good; a refused commit deletes its own.
+ */
+export interface VersionClaimDoc {
+  _id: string;
+  artifact_id: string;
+  version: number;
+  commit_id: string;
+  claimed_at: Date;
+}
+
+/** An item whose previewed head moved before approval: the approval is refused (409 `commit-stale`). */
+export interface StaleItem {
+  source_artifact_id: string;
+  artifact_id: string;
+  title: string;
+  /** The head the preview was made against (null: the artifact did not exist, "new"). */
+  previewed_version: number | null;
+  /** The head now, or the version another approved commit has claimed (null: unknown, still none). */
+  current_version: number | null;
+}
+
+/** How a commit's approval claims ended, inserted once (`_id` the commit id): the first word stands. */
+export interface ClaimOutcomeDoc {
+  _id: string;
+  outcome: 'claimed' | 'stale';
+  stale?: StaleItem[];
+  at: Date;
+}
+
+export function versionClaims(db: Db) {
+  return db.collection<VersionClaimDoc>('commit_version_claims');
+}
+
+export function claimOutcomes(db: Db) {
+  return db.collection<ClaimOutcomeDoc>('commit_claim_outcomes');
+}
+
 /** Items and chunks of one preview attempt are keyed by commit, attempt and position. */
 export const previewDocId = (commitId: string, generation: number, n: number) => `${commitId}:${generation}:${n}`;
 export const commitResultId = (commitId: string, index: number) => `${commitId}:${index}`;

@@ -3,6 +3,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -25,6 +26,7 @@ import {
   type CommitStateChange,
   rejectUpdate,
   commitStateQuery,
+  staleFailure,
 } from './contracts/commit-workspace.js';
 
 const { recordCommitState } = proxyActivities<Activities>({
@@ -44,6 +46,13 @@ const { applyCommitChunk } = proxyActivities<Activities>({
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 });
+const { claimCommitVersions } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
+});
+/** Approval claims the versions the preview expected, or is refused as stale (docs/decisions.md). */
+const claimPatch = 'commit-approval-claims';
 const afterApply = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '1 minute',
@@ -75,7 +84,29 @@ export async function commitWorkspace(input: CommitWorkspaceInput): Promise<Comm
   setHandler(commitStateQuery, () => state);
   setHandler(commitPreviewQuery, () => preview);
   setHandler(commitProgressQuery, () => ({ ...progress }));
+  // An approval being claimed: no other decision is taken meanwhile, and the expiry waits for it.
+  let deciding = false;
   const decide = (action: 'approve' | 'reject') => async (d: DecisionInput) => {
+    if (action === 'approve' && patched(claimPatch)) {
+      // Before answering: the reviewer is told "approved" only once every version is theirs to write.
+      deciding = true;
+      try {
+        const claim = await claimCommitVersions({ commitId, generation: preview!.generation });
+        if (claim.outcome === 'stale') {
+          const n = claim.items.length;
+          throw ApplicationFailure.create({
+            type: staleFailure,
+            nonRetryable: true,
+            message:
+              `The preview of this commit is stale: ${n} artifact${n === 1 ? '' : 's'} it would write changed in the collection ` +
+              'since it was made, so approving it would not do what the preview shows. Nothing was written; request a new commit to review it again.',
+            details: [claim.items],
+          });
+        }
+      } finally {
+        deciding = false;
+      }
+    }
     decision = { action, by: d.by, comment: d.comment, at: new Date().toISOString() };
     await condition(() => decisionRecorded);
     return status();
@@ -83,6 +114,11 @@ export async function commitWorkspace(input: CommitWorkspaceInput): Promise<Comm
   const validator = (_d: DecisionInput) => {
     if (state !== 'awaiting_approval' || decision)
       throw ApplicationFailure.create({ type: notPendingFailure, message: `The commit is ${state}, not awaiting approval.` });
+    if (deciding)
+      throw ApplicationFailure.create({
+        type: notPendingFailure,
+        message: 'An approval of this commit is being taken; try again in a moment.',
+      });
   };
   setHandler(approveUpdate, decide('approve'), { validator });
   setHandler(rejectUpdate, decide('reject'), { validator });
@@ -100,6 +136,8 @@ export async function commitWorkspace(input: CommitWorkspaceInput): Promise<Comm
     });
 
     await condition(() => decision !== null, input.expirySeconds * 1000);
+    // An approval begun before the timer fired is claimed to the end: it decides, or leaves the commit to expire.
+    if (decision === null && deciding) await condition(() => !deciding);
     // A decision taken in the same instant the timer fired still counts: its validator accepted it.
     const decided = decision as CommitStatus['decision'];
     if (!decided) {

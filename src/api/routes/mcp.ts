@@ -4,6 +4,7 @@ import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
 import { serveMcp } from '../../mcp/server/server.js';
 import { tools } from '../../mcp/server/tools.js';
 import type { AppContext } from '../context.js';
+import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
 import { mcpPath } from '../middleware/authenticate.js';
 
@@ -48,7 +49,15 @@ export const mcpRoutes: RouteDef[] = [
     handler: async (ctx) => {
       ctx.respond = false;
       await serveMcp(
-        { services: ctx.services, state: { principal: ctx.state.principal, requestId: ctx.state.requestId, channel: 'mcp' } },
+        {
+          services: ctx.services,
+          state: {
+            principal: ctx.state.principal,
+            requestId: ctx.state.requestId,
+            channel: 'mcp',
+            publicBase: publicBase(ctx, ctx.services.config),
+          },
+        },
         ctx.req,
         ctx.res,
         ctx.state.body,

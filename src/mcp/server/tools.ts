@@ -297,14 +297,17 @@ export const tools: ToolDef[] = [
       { workspace_id, idempotency_key, ...body }: { workspace_id: string; idempotency_key?: string } & z.infer<typeof commitBody>,
     ) => {
       const { commit, counts } = await requestCommit(ctx, workspace_id, body, idempotency_key ?? null);
-      const base = ctx.services.config.apiUri;
+      // The console page on the origin this client reached (api/public-url.ts decides which are ours).
+      const page = `${new URL(ctx.state.publicBase ?? ctx.services.config.apiUri).origin}/console/commits/${encodeURIComponent(commit.id)}`;
       return {
         status: 'awaiting_human_approval',
         commit_id: commit.id,
         state: commit.state,
         preview: counts ? { counts } : null,
-        review: `GET ${base}/commits/${commit.id}`,
-        approve: `POST ${base}/commits/${commit.id}/approve (a person's own sign-in; not available to agents)`,
+        review: page,
+        approve:
+          `A person reviews and approves it at ${page}, signed in as themselves (agents cannot approve). ` +
+          `Over REST: POST /commits/${commit.id}/approve with the person's own token.`,
       };
     },
   },

@@ -43,6 +43,13 @@ export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject'
 /** The failure type a refused decision carries; the API turns it into 409 `commit-not-pending`. */
 export const notPendingFailure = 'CommitNotPending';
 
+/**
+ * The failure type of an approval refused because the preview is stale: a collection artifact it
+ * would write moved past the head it was previewed against. Its details are the items
+ * (`StaleItem[]`); the API turns it into 409 `commit-stale`, and the commit still awaits a decision.
+ */
+export const staleFailure = 'CommitStale';
+
 /** A state change as the workflow reports it: dates travel as ISO strings. */
 export interface CommitStateChange {
   commitId: string;

@@ -1,0 +1,179 @@
+import type { Db, MongoBulkWriteError } from 'mongodb';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import {
+  claimOutcomes,
+  commitItems,
+  versionClaims,
+  type ClaimOutcomeDoc,
+  type CommitItemDoc,
+  type StaleItem,
+  type VersionClaimDoc,
+} from '../store/commits.js';
+import { isDuplicateKey } from '../store/mongo.js';
+import { versionId, versionsCollection } from '../store/versions.js';
+
+type Item = Pick<CommitItemDoc, 'source_artifact_id' | 'artifact_id' | 'title' | 'current_version'>;
+
+export type ClaimResult = { outcome: 'claimed' } | { outcome: 'stale'; items: StaleItem[] };
+
+/** How long one claim waits for a commit that holds it and has not finished claiming (it wins or lets go). */
+const pendingWaitMs = 60_000;
+const pollMs = 200;
+const insertSlice = 500;
+
+const claimId = (item: Item) => versionId(item.artifact_id, (item.current_version ?? 0) + 1);
+
+/**
+ * Claims, at approval, every version a commit's preview expected: for each item written (new or
+ * modified), `<artifact>:<previewed head + 1>`, by unique insert. The claims are taken in artifact id
+ * order, and one held by a commit still claiming is waited for, so two approvals can never hold each
+ * other's claims: of commits previewed against the same head, exactly one claims it; the others learn
+ * that their preview is stale, let go of what they claimed, and write nothing. A winner's apply then
+ * writes exactly the versions claimed. Idempotent: a retried attempt finds its own claims, and the
+ * first recorded outcome (claimed or stale) is the answer for good.
+ */
+export async function claimVersions(
+  db: Db,
+  commitId: string,
+  generation: number,
+  options: { heartbeat: () => void; sleep: (ms: number) => Promise<void> },
+): Promise<ClaimResult> {
+  const items: Item[] = await commitItems(db)
+    .find(
+      { commit_id: commitId, generation, status: { $ne: 'unchanged' } },
+      { projection: { source_artifact_id: 1, artifact_id: 1, title: 1, current_version: 1 } },
+    )
+    .toArray();
+  items.sort((a, b) => (a.artifact_id < b.artifact_id ? -1 : a.artifact_id > b.artifact_id ? 1 : 0));
+  const ids = items.map(claimId);
+  const earlier = await claimOutcomes(db).findOne({ _id: commitId });
+  if (earlier) return settleOutcome(db, commitId, ids, earlier);
+
+  let taken = false;
+  for (let start = 0; start < items.length && !taken;) {
+    const slice = items.slice(start, start + insertSlice);
+    const done = await insertInOrder(db, commitId, slice);
+    start += done;
+    options.heartbeat();
+    if (done < slice.length) {
+      // Refused at items[start]: held by someone. Ordered inserts leave everything before it ours.
+      taken = (await claimOne(db, commitId, items[start]!, options)) === 'taken';
+      start++;
+    }
+  }
+  const stale = taken ? await staleItems(db, commitId, items) : await movedHeads(db, commitId, items);
+  const outcome: ClaimOutcomeDoc = stale.length
+    ? { _id: commitId, outcome: 'stale', stale, at: new Date() }
+    : { _id: commitId, outcome: 'claimed', at: new Date() };
+  try {
+    await claimOutcomes(db).insertOne(outcome);
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    // Another attempt of this commit answered first: its answer stands.
+    return settleOutcome(db, commitId, ids, (await claimOutcomes(db).findOne({ _id: commitId }))!);
+  }
+  return settleOutcome(db, commitId, ids, outcome);
+}
+
+/** The answer of a recorded outcome; a stale commit lets go of its claims (again, if a retry). */
+async function settleOutcome(db: Db, commitId: string, ids: string[], outcome: ClaimOutcomeDoc): Promise<ClaimResult> {
+  if (outcome.outcome === 'claimed') return { outcome: 'claimed' };
+  for (let i = 0; i < ids.length; i += insertSlice)
+    await versionClaims(db).deleteMany({ _id: { $in: ids.slice(i, i + insertSlice) }, commit_id: commitId });
+  return { outcome: 'stale', items: outcome.stale ?? [] };
+}
+
+/** Inserts the claims in order, stopping at the first refused; returns how many are now this commit's. */
+async function insertInOrder(db: Db, commitId: string, items: Item[]): Promise<number> {
+  const claimedAt = new Date();
+  const docs: VersionClaimDoc[] = items.map((item) => ({
+    _id: claimId(item),
+    artifact_id: item.artifact_id,
+    version: (item.current_version ?? 0) + 1,
+    commit_id: commitId,
+    claimed_at: claimedAt,
+  }));
+  try {
+    await versionClaims(db).insertMany(docs, { ordered: true });
+    return docs.length;
+  } catch (err) {
+    const raw = (err as MongoBulkWriteError).writeErrors;
+    const first = Array.isArray(raw) ? raw[0] : raw;
+    if (!first || first.code !== 11000) throw err;
+    return first.index;
+  }
+}
+
+/**
+ * One claim that was refused: this commit's own (a retry), free again (its holder let go), or held.
+ * A holder that has claimed everything wins ('taken'); one still claiming is waited for.
+ */
+async function claimOne(
+  db: Db,
+  commitId: string,
+  item: Item,
+  options: { heartbeat: () => void; sleep: (ms: number) => Promise<void> },
+): Promise<'mine' | 'taken'> {
+  for (let waited = 0; waited <= pendingWaitMs; waited += pollMs) {
+    if ((await insertInOrder(db, commitId, [item])) === 1) return 'mine';
+    const held = await versionClaims(db).findOne({ _id: claimId(item) });
+    if (held?.commit_id === commitId) return 'mine';
+    if (held && (await claimOutcomes(db).findOne({ _id: held.commit_id }))?.outcome === 'claimed') return 'taken';
+    options.heartbeat();
+    await options.sleep(pollMs);
+  }
+  // A retryable failure: the next attempt starts over, and finds its own claims.
+  throw new Error(`claim ${claimId(item)} stayed held by a commit that neither finished claiming nor let go`);
+}
+
+/**
+ * Every item whose previewed head moved: its claim held by another commit that won, or (commits
+ * applied before claims existed) a head or version beyond the previewed one.
+ */
+async function staleItems(db: Db, commitId: string, items: Item[]): Promise<StaleItem[]> {
+  const held = await versionClaims(db)
+    .find({ _id: { $in: items.map(claimId) }, commit_id: { $ne: commitId } })
+    .toArray();
+  const owners = new Set(
+    (
+      await claimOutcomes(db)
+        .find({ _id: { $in: [...new Set(held.map((h) => h.commit_id))] }, outcome: 'claimed' }, { projection: { _id: 1 } })
+        .toArray()
+    ).map((o) => o._id),
+  );
+  const won = new Map(held.filter((h) => owners.has(h.commit_id)).map((h) => [h.artifact_id, h.version]));
+  const moved = new Map((await movedHeads(db, commitId, items)).map((s) => [s.artifact_id, s]));
+  return items.flatMap((item) => {
+    const m = moved.get(item.artifact_id);
+    if (m) return [m];
+    return won.has(item.artifact_id) ? [stale(item, won.get(item.artifact_id)!)] : [];
+  });
+}
+
+/** Items whose collection artifact is already past the previewed head (heads and versions, as stored now). */
+async function movedHeads(db: Db, commitId: string, items: Item[]): Promise<StaleItem[]> {
+  const ids = items.map((i) => i.artifact_id);
+  const [heads, versions] = await Promise.all([
+    db
+      .collection<ArtifactDoc>('artifacts')
+      .find({ _id: { $in: ids } }, { projection: { version: 1, revision: 1 } })
+      .toArray(),
+    versionsCollection(db)
+      .find({ _id: { $in: items.map(claimId) }, 'provenance.commit_id': { $ne: commitId } }, { projection: { artifact_id: 1, version: 1 } })
+      .toArray(),
+  ]);
+  const now = new Map(heads.map((h) => [h._id, h.version ?? h.revision]));
+  for (const v of versions) now.set(v.artifact_id, Math.max(now.get(v.artifact_id) ?? 0, v.version));
+  return items.flatMap((item) => {
+    const current = now.get(item.artifact_id);
+    return current !== undefined && current > (item.current_version ?? 0) ? [stale(item, current)] : [];
+  });
+}
+
+const stale = (item: Item, current: number | null): StaleItem => ({
+  source_artifact_id: item.source_artifact_id,
+  artifact_id: item.artifact_id,
+  title: item.title,
+  previewed_version: item.current_version,
+  current_version: current,
+});
