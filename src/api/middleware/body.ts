@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import { problems } from '../../kernel/errors/problem.js';
+import { Problem, problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
 import { jsonLimits, jsonViolation, pathName, type JsonRules } from '../../kernel/json/limits.js';
 
@@ -61,14 +61,39 @@ function checked<T>(body: T, rules: JsonRules): T {
   throw problems.validation(`body ${name}: ${bad.reason}.`, [{ name, reason: bad.reason }]);
 }
 
+/**
+ * The status a request is counted under when its client hung up before sending it whole (nginx's 499,
+ * "client closed request"): not a server error, so never 5xx. Nobody reads the answer.
+ */
+export const clientClosedStatus = 499;
+
+export const clientClosedRequest = () =>
+  new Problem(
+    clientClosedStatus,
+    'client-closed-request',
+    'Client closed request',
+    'The connection closed before the request body arrived whole.',
+  );
+
+/** Whether the request's client went away before sending it whole (Node then fails its stream with `aborted`). */
+export function closedByClient(ctx: AppContext): boolean {
+  return !ctx.req.complete && ctx.req.destroyed;
+}
+
 async function readLimited(ctx: AppContext, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  // Past the limit the rest is drained, not kept, so the client reads our 413 instead of a reset.
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= limit) chunks.push(chunk);
+  try {
+    // Past the limit the rest is drained, not kept, so the client reads our 413 instead of a reset.
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    }
+  } catch (err) {
+    if (closedByClient(ctx)) throw clientClosedRequest();
+    throw err;
   }
+  if (!ctx.req.complete) throw clientClosedRequest();
   if (size > limit) throw problems.payloadTooLarge(limit);
   return Buffer.concat(chunks);
 }

@@ -3,11 +3,14 @@ import { PasswordCheckBusy } from '../../identity/passwords.js';
 import { Problem, problems } from '../../kernel/errors/problem.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { AppContext } from '../context.js';
+import { clientClosedRequest, clientClosedStatus, closedByClient } from './body.js';
 
 /**
  * Turns every failure into RFC 9457 problem+json. Unknown routes (404) and wrong methods (405, set by
  * the router's allowedMethods) become problems too. Unexpected errors are logged with the request id
- * and answered with a generic 500: no message or stack reaches the client.
+ * and answered with a generic 500: no message or stack reaches the client. A client that hung up
+ * before its request arrived whole is not a server error: 499, logged at info without a stack (anyone
+ * can do it, so it must not fill the error log or trip 5xx alerts).
  */
 export async function problemResponses(ctx: AppContext, next: Next): Promise<void> {
   let problem: Problem | undefined;
@@ -21,11 +24,19 @@ export async function problemResponses(ctx: AppContext, next: Next): Promise<voi
     problem =
       err instanceof Problem
         ? err
-        : err instanceof PasswordCheckBusy
-          ? problems.tooBusy()
-          : unavailable
-            ? problems.storageUnavailable()
-            : undefined;
+        : closedByClient(ctx)
+          ? clientClosedRequest()
+          : err instanceof PasswordCheckBusy
+            ? problems.tooBusy()
+            : unavailable
+              ? problems.storageUnavailable()
+              : undefined;
+    if (problem?.status === clientClosedStatus) {
+      ctx.services.logger.info(
+        { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path },
+        'client closed the request before it arrived whole',
+      );
+    }
     if (unavailable) ctx.services.logger.warn({ request_id: ctx.state.requestId, err }, 'storage unavailable');
     if (!problem) {
       ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'unhandled error');
