@@ -164,4 +164,33 @@ describe('reviewing commits in the web console', () => {
     assert.equal(rejected.results, null);
     await context.close();
   });
+
+  it('says a stale preview must be refreshed when its approval is refused (409 commit-stale), not a generic error', async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Drafts' })).body.id as string;
+    const col = (await api.post('/collections', { name: 'Handbook' })).body.id as string;
+    const doc = await draft(api, ws, 'Epsilon', 'version one');
+    const older = await requestCommit(api, ws, col, 'Older preview');
+    assert.equal((await api.patch(`/artifacts/${doc}`, { content: 'version two, newer' })).status, 200);
+    const newer = await requestCommit(api, ws, col, 'Newer preview');
+    assert.equal((await api.post(`/commits/${newer}/approve`, {})).status, 200);
+    await eventually(async () => (await api.get(`/commits/${newer}`)).body.state === 'committed', 30_000, 'newer committed');
+
+    const { context, page } = await consolePage(browser);
+    await signIn(page, platform, person, `/console/commits/${older}`);
+    await page.getByRole('heading', { level: 1, name: 'Older preview' }).waitFor();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const notice = page.getByTestId('commit-stale');
+    await notice.waitFor();
+    assert.equal(await notice.getAttribute('role'), 'alert');
+    const text = await notice.innerText();
+    assert.match(text, /This preview is stale/);
+    assert.match(text, /Request a new commit/);
+    assert.match(text, /Epsilon: previewed against none \(new\), the collection now has version 1/);
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).isDisabled(), true, 'a stale preview cannot be approved');
+    assert.equal(await page.getByTestId('commit-state').textContent(), 'awaiting approval');
+    assert.equal((await api.get(`/commits/${older}`)).body.state, 'awaiting_approval', 'nothing changed');
+    await context.close();
+  });
 });

@@ -37,6 +37,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The problem+json body, whose `type` a page may switch on (`urn:platform:problem:<slug>`). */
+    readonly problem: { type?: string; [member: string]: unknown } = {},
   ) {
     super(message);
   }
@@ -53,8 +55,8 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
   let res = await send(false);
   if (res.status === 401 && tokens?.refresh) res = await send(true);
   if (!res.ok) {
-    const body = (await res.json().catch(() => ({}))) as { detail?: string; title?: string };
-    throw new ApiError(res.status, body.detail ?? body.title ?? `HTTP ${res.status}`);
+    const body = (await res.json().catch(() => ({}))) as { type?: string; detail?: string; title?: string };
+    throw new ApiError(res.status, body.detail ?? body.title ?? `HTTP ${res.status}`, body);
   }
   return (res.status === 204 ? undefined : await res.json()) as T;
 }

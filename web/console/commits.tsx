@@ -183,10 +183,42 @@ function Progress({ commit }: { commit: Commit }) {
   );
 }
 
+interface StaleItem {
+  source_artifact_id: string;
+  artifact_id: string;
+  title: string;
+  previewed_version: number | null;
+  current_version: number | null;
+}
+
+const version = (n: number | null) => (n === null ? 'none (new)' : `version ${n}`);
+
+/** An approval refused with 409 commit-stale: what moved, and what to do instead (not a generic error). */
+function Stale({ items }: { items: StaleItem[] }) {
+  return (
+    <div id="decide-error" class="error stale" role="alert" data-testid="commit-stale">
+      <p>
+        <strong>This preview is stale.</strong> The collection changed since it was made, so approving it would not do what it shows.
+        Nothing was written. Request a new commit from the workspace to review the changes as they are now; you can still reject this one.
+      </p>
+      {items.length > 0 && (
+        <ul aria-label="Artifacts that changed since the preview">
+          {items.map((i) => (
+            <li key={i.artifact_id}>
+              {i.title}: previewed against {version(i.previewed_version)}, the collection now has {version(i.current_version)}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 /** Approve (comment optional) or reject (comment required). */
 function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) => void }) {
   const [comment, setComment] = useState('');
-  const { error, setError, busy, post } = useDecision(onDecided);
+  const { error, setError, problem, busy, post } = useDecision(onDecided);
+  const stale = problem?.type === 'urn:platform:problem:commit-stale' ? ((problem.items as StaleItem[] | undefined) ?? []) : null;
   const field = useRef<HTMLTextAreaElement>(null);
 
   const decide = (action: 'approve' | 'reject') => {
@@ -220,13 +252,14 @@ function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) 
         aria-describedby={error ? 'decide-error' : undefined}
         onInput={(event) => setComment((event.currentTarget as HTMLTextAreaElement).value)}
       />
-      {error && (
+      {stale && <Stale items={stale} />}
+      {error && !stale && (
         <p id="decide-error" class="error" role="alert">
           {error}
         </p>
       )}
       <div class="actions">
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || stale !== null}>
           Approve
         </button>
         <button type="button" class="danger" disabled={busy} onClick={() => decide('reject')}>

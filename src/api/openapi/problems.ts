@@ -61,6 +61,7 @@ export const problemStatuses: Record<number, { name: string; title: string; desc
       'archived-artifact',
       'nothing-to-commit',
       'commit-not-pending',
+      'commit-stale',
       'invocation-not-pending',
       'idempotency-key-reused',
       'user-exists',
