@@ -38,7 +38,7 @@ const preflight = (origin: string) =>
     headers: {
       origin,
       'access-control-request-method': 'POST',
-      'access-control-request-headers': 'authorization, content-type, x-namespace',
+      'access-control-request-headers': 'authorization, authorization-extras, content-type, x-namespace',
     },
   });
 
@@ -57,7 +57,7 @@ describe('codec server CORS', () => {
         .get('access-control-allow-headers')!
         .split(', ')
         .map((h) => h.toLowerCase()),
-      ['authorization', 'content-type', 'x-namespace'],
+      ['authorization', 'authorization-extras', 'content-type', 'x-namespace'],
     );
     assert.equal(res.headers.get('access-control-allow-credentials'), null, 'bearer tokens, not cookies');
     assert.match(res.headers.get('vary') ?? '', /Origin/);

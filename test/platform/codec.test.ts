@@ -190,6 +190,24 @@ describe('codec server', () => {
       assert.equal(r.status, 400, JSON.stringify(bad));
       assert.equal(r.body.type, 'urn:platform:problem:validation-error');
     }
+    // The Temporal UI's query (2.54: every call), on every codec route; any other parameter is refused by name.
+    for (const path of ['/codec/decode?preserveStorageRefs=true', '/codec/encode?preserveStorageRefs=false']) {
+      const r = await admin.post(path, { payloads: [clear] });
+      assert.equal(r.status, 200, `${path}: ${r.text}`);
+    }
+    for (const [query, name] of [
+      ['preserveStorageRefs=maybe', 'preserveStorageRefs'],
+      ['preserveStorageRefs=true&preserveStorageRefs=true', 'preserveStorageRefs'],
+      ['preserveStorageRefs=true&junk=1', 'junk'],
+    ]) {
+      const r = await admin.post(`/codec/decode?${query}`, { payloads: [clear] });
+      assert.equal(r.status, 400, query);
+      assert.equal(r.body.type, 'urn:platform:problem:validation-error');
+      assert.ok(
+        r.body.invalid_params.some((p: { name: string }) => p.name === name),
+        r.text,
+      );
+    }
     const many = await admin.post('/codec/decode', {
       payloads: Array.from({ length: platform.config.CODEC_MAX_PAYLOADS + 1 }, () => clear),
     });
@@ -221,8 +239,9 @@ async function sessionCookie(email: string, password: string): Promise<string> {
 describe('codec server for a browser session (a Temporal UI without sign-in, credentials included)', () => {
   let body: unknown;
   let adminCookie: string;
+  // The URL the Temporal UI calls, query included.
   const call = (headers: Record<string, string>) =>
-    fetch(`${platform.url}/codec/session/decode`, {
+    fetch(`${platform.url}/codec/session/decode?preserveStorageRefs=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-namespace': platform.config.TEMPORAL_NAMESPACE, ...headers },
       body: JSON.stringify(body),
@@ -325,8 +344,32 @@ describe('the Temporal CLI through the codec server', () => {
       !plain.out.includes(marker) && plain.out.includes(Buffer.from(encryptedEncoding).toString('base64')),
       'sealed without the codec',
     );
-    const refused = await cliShow(target, [...endpoint, '--codec-auth', `Bearer ${alice.token}`]);
+  });
+
+  it("a non-administrator's token: each codec call is answered 403; the CLI retries them until its deadline (issue #30)", async () => {
+    const target = histories[0]!.workflowId;
+    const from = platform.logs.length;
+    const refused = await cliShow(target, ['--codec-endpoint', `${platform.url}/codec`, '--codec-auth', `Bearer ${alice.token}`]);
     assert.ok(!reveals(refused.out), 'a non-administrator sees nothing decoded');
+    assert.notEqual(refused.code, 0, refused.out.slice(0, 2000));
+    // Why `temporal workflow show` waits instead of saying 403 (docs/decisions.md): the CLI's codec is a
+    // gRPC interceptor, any codec answer but 200 becomes a plain error, gRPC code Unknown, which the Go
+    // SDK retries until the call's deadline. The codec answered each attempt with a 403 problem.
+    const calls = platform.logs
+      .slice(from)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as { msg?: string; path?: string; status?: number }];
+        } catch {
+          return [];
+        }
+      })
+      .filter((l) => l.msg === 'request' && l.path === '/codec/decode');
+    assert.ok(calls.length >= 2, `the CLI called the codec ${calls.length} time(s): it retries a refusal`);
+    assert.deepEqual(
+      calls.map((c) => c.status),
+      calls.map(() => 403),
+    );
   });
 });
 

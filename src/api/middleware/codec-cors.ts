@@ -6,8 +6,12 @@ import type { AppContext } from '../context.js';
 export const codecPathPrefix = '/codec/';
 /** The routes a browser calls with the platform's session cookie (credentials included) instead of a bearer token. */
 export const codecSessionPrefix = '/codec/session/';
-/** What the Temporal UI sends: its access token (when it has one), the JSON body, and the namespace it shows. */
-export const codecAllowedHeaders = ['Authorization', 'Content-Type', 'X-Namespace'];
+/**
+ * What the Temporal UI (2.54) sends: its access token and, with it, Authorization-Extras (when it passes
+ * its access token; the platform reads only Authorization), the JSON body, and the
+ * namespace it shows. A header left out here would fail the UI's preflight, so every call.
+ */
+export const codecAllowedHeaders = ['Authorization', 'Authorization-Extras', 'Content-Type', 'X-Namespace'];
 
 /** The Temporal UI origins of CODEC_ALLOWED_ORIGINS, exact (scheme, host and port); no wildcard. */
 export const codecOrigins = (value: string): string[] =>

@@ -17,6 +17,13 @@ const wirePayload = z.object({
 /** No payloads at all is `{}`: proto3 JSON leaves out an empty list (the CLI sends it so). */
 const codecRequest = z.strictObject({ payloads: z.array(wirePayload).default([]) });
 type WirePayload = z.infer<typeof wirePayload>;
+/**
+ * The query the Temporal UI sends (2.54: `?preserveStorageRefs=true` on every call): a codec that
+ * resolves external storage references would leave them as they are. The platform stores no payload
+ * outside Temporal, so a reference (which it never writes) comes back as it is whatever the value.
+ * Any other parameter is still a 400 naming it.
+ */
+const codecQuery = z.object({ preserveStorageRefs: z.enum(['true', 'false']).optional() });
 
 const fromWire = (p: WirePayload): Payload => ({
   metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
@@ -125,6 +132,7 @@ export const codecRoutes: RouteDef[] = [
     method: 'post',
     path: '/codec/decode',
     access: 'admin',
+    query: codecQuery,
     body: 'json',
     bodyLimit: codecBodyLimit,
     request: codecRequest,
@@ -135,6 +143,7 @@ export const codecRoutes: RouteDef[] = [
     method: 'post',
     path: '/codec/encode',
     access: 'admin',
+    query: codecQuery,
     body: 'json',
     bodyLimit: codecBodyLimit,
     request: codecRequest,
@@ -146,6 +155,7 @@ export const codecRoutes: RouteDef[] = [
     path: `${codecSessionPrefix}decode`,
     access: 'public',
     guard: uiOrigin,
+    query: codecQuery,
     body: 'json',
     bodyLimit: codecBodyLimit,
     request: codecRequest,
@@ -157,6 +167,7 @@ export const codecRoutes: RouteDef[] = [
     path: `${codecSessionPrefix}encode`,
     access: 'public',
     guard: uiOrigin,
+    query: codecQuery,
     body: 'json',
     bodyLimit: codecBodyLimit,
     request: codecRequest,

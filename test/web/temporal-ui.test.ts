@@ -1,0 +1,124 @@
+// The operator's path to decoded payloads (issue #30), in headless Chromium against the real Temporal
+// Web UI: a dev server of this file's own with its UI started as `npm start` starts it (with
+// `--ui-codec-endpoint` at the platform's /codec/session), the platform on it, a workflow whose input the
+// platform's codec sealed. The administrator signs in to the console, opens the workflow in the UI, ticks
+// "include cross-origin credentials" in its codec settings (what the README tells), and sees the input
+// decoded, with no "Codec Server could not connect" banner.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { freePort, startEngines, type Engines } from '../../temporal-dev/engines.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { consolePage, signIn } from '../helpers/console.js';
+import { Api } from '../helpers/http.js';
+import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+const marker = `ui-marker-${randomBytes(6).toString('hex')}`;
+
+describe('the Temporal Web UI decodes payloads through the codec server', () => {
+  let engines: Engines;
+  let platform: TestPlatform;
+  let browser: Browser;
+  let ui: string;
+  let api: string;
+  let workflowId: string;
+  const codecCalls: { url: string; status: number }[] = [];
+
+  before(async () => {
+    const apiPort = await freePort();
+    const uiPort = await freePort();
+    // localhost, as npm start: the UI and the API on the same site, so the UI's call carries the session cookie.
+    api = `http://localhost:${apiPort}`;
+    ui = `http://localhost:${uiPort}`;
+    const stateDir = mkdtempSync(join(process.env.TEST_STATE_DIR!, 'temporal-ui-'));
+    chmodSync(stateDir, 0o711);
+    engines = await startEngines({
+      devDir: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev'),
+      stateDir,
+      temporalPort: await freePort(),
+      temporalUiPort: uiPort,
+      mongoPort: 0,
+      startTemporal: true,
+      startMongo: false,
+      log: () => undefined,
+      ephemeral: true,
+      uiCodecEndpoint: `${api}/codec/session`,
+    });
+    platform = await startPlatform(
+      { PORT: String(apiPort), TEMPORAL_ADDRESS: engines.temporalAddress!, CODEC_ALLOWED_ORIGINS: ui },
+      { worker: false },
+    );
+    // A workflow whose input the platform's client seals: no worker runs it, the UI shows its input.
+    workflowId = `ui-codec-${randomBytes(4).toString('hex')}`;
+    await platform.services.temporal.workflow.start('uiCodecProbe', {
+      taskQueue: `nobody-${workflowId}`,
+      workflowId,
+      args: [{ note: marker }],
+    });
+    const history = await platform.services.temporal.workflow.getHandle(workflowId).fetchHistory();
+    const raw = JSON.stringify(history.events?.[0]?.workflowExecutionStartedEventAttributes?.input);
+    assert.ok(!Buffer.from(raw).includes(marker) && raw.length > 0, 'the input is sealed in Temporal');
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await platform?.close();
+    await engines?.stop();
+  });
+
+  async function signedInPage(): Promise<Page> {
+    const { page } = await consolePage(browser);
+    page.on('response', (r) => {
+      if (r.url().includes('/codec/')) codecCalls.push({ url: r.url(), status: r.status() });
+    });
+    // Signed in to the console on the API's host name (localhost), as the README tells.
+    const person = { email: adminEmail, password: adminPassword, api: new Api(api) };
+    await signIn(page, { ...platform, url: api }, person, '/console/');
+    return page;
+  }
+
+  it('shows the workflow input decoded for a signed-in administrator, once the UI includes credentials', async () => {
+    const page = await signedInPage();
+    const workflowPage = `${ui}/namespaces/${platform.config.TEMPORAL_NAMESPACE}/workflows/${workflowId}`;
+    await page.goto(workflowPage);
+    const input = page.getByRole('textbox', { name: 'Input' });
+    const banner = page.getByRole('alert').filter({ hasText: 'Codec Server could not connect' });
+    // The cluster-level endpoint alone: the UI calls the codec without the cookie, and says so.
+    await banner.waitFor();
+    assert.ok(!(await input.textContent())?.includes(marker));
+
+    // The README's step: the endpoint in the browser's codec settings, with cross-origin credentials.
+    await page.getByRole('button', { name: 'Codec Server could not connect' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Codec Server' });
+    await dialog.getByRole('radio', { name: /Use my browser setting/ }).check();
+    await dialog.getByRole('textbox', { name: 'Codec Server browser endpoint' }).fill(`${api}/codec/session`);
+    // The switch is a visually hidden checkbox: a person clicks its label.
+    await dialog.getByText('Include cross-origin credentials', { exact: true }).click();
+    assert.ok(await dialog.getByRole('switch', { name: 'Include cross-origin credentials' }).isChecked());
+    await dialog.getByRole('button', { name: 'Apply' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.goto(workflowPage);
+
+    await input
+      .filter({ hasText: marker })
+      .waitFor()
+      .catch((err: Error) => {
+        throw new Error(`the input was not decoded; the UI's codec calls: ${JSON.stringify(codecCalls)}`, { cause: err });
+      });
+    await screenshot(page, 'temporal-ui-decoded');
+    assert.equal(await banner.count(), 0, 'no "could not connect" banner');
+    assert.equal(await page.getByRole('button', { name: 'Codec Server could not connect' }).count(), 0);
+    const decoded = codecCalls.filter((c) => c.status === 200);
+    assert.ok(decoded.length > 0, JSON.stringify(codecCalls));
+    // What the UI asks: /decode with its query, which the codec takes.
+    assert.ok(
+      decoded.some(
+        (c) => new URL(c.url).pathname === '/codec/session/decode' && new URL(c.url).searchParams.get('preserveStorageRefs') === 'true',
+      ),
+      JSON.stringify(codecCalls),
+    );
+  });
+});
