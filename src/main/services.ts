@@ -111,7 +111,7 @@ export function createServices(config: Config, logger: Logger): Services {
       oauth,
       consents,
       tokens,
-      new MetadataDocumentClients(config.PLATFORM_ENV === 'development', logger),
+      new MetadataDocumentClients(parseAllowList(config.OAUTH_METADATA_DOCUMENT_ALLOW), logger),
     ),
     browserSessions: new BrowserSessions(tokens, oauth),
     externalSignIn: externalSignIn(config, db, outbound, logger),

@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../kernel/logging/logger.js';
 import { createOutbound, type Outbound } from '../../net/outbound.js';
@@ -26,20 +27,27 @@ const maxCached = 500;
  * Client ID Metadata Documents (MCP authorization, 2025-11-25): a client whose id is an https URL
  * with a path is described by the JSON document at that URL, kept for five minutes. Anyone can make
  * us fetch one, unauthenticated, so the fetch has an SSRF-guarded client of its own: public addresses
- * only (MCP_OUTBOUND_ALLOW does not apply; loopback in development, where the tests serve their
- * documents), no redirects (an open redirect on a trusted host must not vouch for another document),
- * 64 KiB, 5 s; what went wrong is logged, never shown. Plain http only on loopback in development.
+ * only, in every mode (MCP_OUTBOUND_ALLOW does not apply; only OAUTH_METADATA_DOCUMENT_ALLOW, empty
+ * unless an operator names ranges, lets other addresses through), no redirects (an open redirect on a
+ * trusted host must not vouch for another document), 64 KiB, 5 s. Every failure, whatever it was
+ * (refused address, closed port, timeout, status, bad document), gives the same answer, so the sign-in
+ * page tells nobody what is listening where; what went wrong is logged. Plain http only to an IP
+ * address in that allow list.
  */
 export class MetadataDocumentClients {
   private readonly cache = new Map<string, { client: OAuthClient; until: number }>();
   private readonly outbound: Outbound;
+  private readonly allowed = new BlockList();
 
   constructor(
-    private readonly development: boolean,
+    allow: string[],
     private readonly logger: Logger,
   ) {
-    const allow = development ? ['127.0.0.0/8', '::1/128'] : [];
     this.outbound = createOutbound({ allow, timeoutMs: 5000, maxResponseBytes: 64 * 1024 });
+    for (const cidr of allow) {
+      const [address, prefix] = cidr.split('/') as [string, string];
+      this.allowed.addSubnet(address, Number(prefix), isIP(address) === 6 ? 'ipv6' : 'ipv4');
+    }
   }
 
   close(): Promise<void> {
@@ -56,36 +64,36 @@ export class MetadataDocumentClients {
     }
     if (url.pathname === '/' || url.hash || url.username || url.password) return false;
     if (url.protocol === 'https:') return true;
-    return this.development && url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const family = isIP(host);
+    return url.protocol === 'http:' && family !== 0 && this.allowed.check(host, family === 6 ? 'ipv6' : 'ipv4');
   }
 
   async resolve(clientId: string): Promise<OAuthClient> {
     const hit = this.cache.get(clientId);
     if (hit && hit.until > Date.now()) return hit.client;
+    // One answer for every failure: the page must not tell an open port from a closed one.
+    const unusable = (reason: string) => {
+      this.logger.warn({ client_id: clientId, reason }, 'client metadata document not used');
+      return new OAuthError('invalid_client', 'The client metadata document at this client_id could not be fetched or is not valid.');
+    };
     let fetched: { status: number; body: unknown };
     try {
       fetched = await this.outbound.fetchJson(clientId, { headers: { accept: 'application/json' }, redirect: 'manual' });
     } catch (err) {
-      this.logger.warn({ client_id: clientId, err: (err as Error).message }, 'client metadata document not fetched');
-      throw new OAuthError('invalid_client', 'The client metadata document at this client_id could not be fetched.');
+      throw unusable((err as Error).message);
     }
-    if (fetched.status !== 200) {
-      this.logger.warn({ client_id: clientId, status: fetched.status }, 'client metadata document not fetched');
-      throw new OAuthError('invalid_client', `The client metadata document at this client_id answered ${fetched.status}, not 200.`);
-    }
+    if (fetched.status !== 200) throw unusable(`answered ${fetched.status}, not 200`);
     const parsed = documentSchema.safeParse(fetched.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new OAuthError(
-        'invalid_client',
-        `The client metadata document is invalid: ${issue.path.join('.') || 'document'}: ${issue.message}`,
-      );
+      throw unusable(`invalid: ${issue.path.join('.') || 'document'}: ${issue.message}`);
     }
     const doc = parsed.data;
-    if (doc.client_id !== clientId) throw new OAuthError('invalid_client', 'The client metadata document names another client_id.');
+    if (doc.client_id !== clientId) throw unusable(`names another client_id: ${doc.client_id.slice(0, 200)}`);
     for (const uri of doc.redirect_uris) {
       const problem = redirectUriProblem(uri);
-      if (problem) throw new OAuthError('invalid_client', `The client metadata document's redirect URI ${uri} ${problem}.`);
+      if (problem) throw unusable(`redirect URI ${uri.slice(0, 200)} ${problem}`);
     }
     const client: OAuthClient = {
       client_id: clientId,

@@ -76,6 +76,7 @@ export const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z.string().default(''),
   MCP_OUTBOUND_ALLOW: z.string().default(''),
+  OAUTH_METADATA_DOCUMENT_ALLOW: z.string().default(''),
   MCP_OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   MCP_OUTBOUND_MAX_BYTES: z.coerce
     .number()
