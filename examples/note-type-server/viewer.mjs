@@ -51,9 +51,20 @@ const script = String.raw`
   request('ui/initialize', { protocolVersion: '2026-01-26', appInfo: { name: 'note-viewer', version: '1.0.0' }, appCapabilities: {} }).then(
     () => {
       send({ method: 'ui/notifications/initialized', params: {} });
-      // The host sizes the frame to the page (ui/notifications/size-changed).
-      const size = () => send({ method: 'ui/notifications/size-changed', params: { height: Math.ceil(document.body.getBoundingClientRect().bottom) + 16 } });
-      new ResizeObserver(size).observe(document.body);
+      // The host sizes the frame to the page (ui/notifications/size-changed). What is reported is the
+      // content's own height (the wrapper's, whose height is auto, plus the page's margins), which the
+      // frame's height does not change, and only when it changes: never something that grows with the
+      // frame, or host and viewer would chase each other.
+      const content = document.getElementById('content');
+      let reported = 0;
+      const size = () => {
+        const margin = parseFloat(getComputedStyle(document.body).marginBottom) || 0;
+        const height = Math.ceil(content.getBoundingClientRect().bottom + window.scrollY + margin);
+        if (height === reported) return;
+        reported = height;
+        send({ method: 'ui/notifications/size-changed', params: { height } });
+      };
+      new ResizeObserver(size).observe(content);
     },
     (err) => text('caller', 'The host did not initialize the viewer: ' + err.message),
   );
@@ -67,6 +78,8 @@ export const VIEWER_HTML = `<!doctype html>
 <title>Note</title>
 <style>
   body { font: 15px/1.5 system-ui, sans-serif; margin: 0.75rem 1rem; }
+  /* flow-root: the first and last paragraphs' margins stay inside, so its height is the content's. */
+  #content { display: flow-root; }
   h1 { font-size: 1.3rem; margin: 0 0 0.5rem; }
   #body { white-space: pre-wrap; }
   #tags { color: #8a6d00; }
@@ -74,6 +87,7 @@ export const VIEWER_HTML = `<!doctype html>
 </style>
 </head>
 <body>
+<div id="content">
 <article>
   <h1 id="heading">Loading the note…</h1>
   <p id="body"></p>
@@ -81,6 +95,7 @@ export const VIEWER_HTML = `<!doctype html>
 </article>
 <p id="words"></p>
 <p id="caller" role="status"></p>
+</div>
 <script>${script}</script>
 </body>
 </html>

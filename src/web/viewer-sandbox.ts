@@ -2,7 +2,7 @@
 // it in <iframe sandbox="allow-scripts">: without allow-same-origin its origin is opaque, so a viewer
 // cannot read the console's DOM, storage or cookies, nor call the API as the person. This page only
 // says it is ready (ui/notifications/sandbox-proxy-ready) and, once, replaces itself with the HTML the
-// host sends (ui/notifications/sandbox-resource-ready). The response's CSP stays in force for the
+// host sends (ui/notifications/sandbox-resource-ready), keeping its doctype (and so its rendering mode). The response's CSP stays in force for the
 // viewer: inline script and style, images and media from data: and blob:, and no network at all.
 
 export const viewerSandboxCsp = [
@@ -48,9 +48,15 @@ const bootstrap = `(() => {
     if (loaded || event.source !== parent || !m || m.jsonrpc !== '2.0' || m.method !== 'ui/notifications/sandbox-resource-ready') return;
     if (typeof m.params?.html !== 'string') return;
     loaded = true;
+    // The viewer's doctype goes first, ahead of the guard: a document whose first token is not a
+    // doctype is in quirks mode, where the body fills the frame and a viewer sizing itself to its
+    // body chases the frame's height (issue #30).
+    const html = m.params.html;
+    const doctype = /^\\s*(<!doctype[^>]*>)/i.exec(html);
     document.open();
+    if (doctype) document.write(doctype[1]);
     document.write('<script>' + ${JSON.stringify(guard)} + '</scr' + 'ipt>');
-    document.write(m.params.html);
+    document.write(doctype ? html.slice(doctype[0].length) : html);
     document.close();
   });
   parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-proxy-ready', params: {} }, '*');

@@ -140,6 +140,71 @@ describe('MCP Apps viewers in the web console', () => {
     await page.context().close();
   });
 
+  /** The frame's height every 250 ms for `ms`: [elapsed ms, px]. */
+  async function heights(page: Page, ms: number): Promise<[number, number][]> {
+    const frame = page.locator('iframe.viewer-frame');
+    const seen: [number, number][] = [];
+    const started = Date.now();
+    while (Date.now() - started < ms) {
+      seen.push([Date.now() - started, await frame.evaluate((el) => el.clientHeight)]);
+      await page.waitForTimeout(250);
+    }
+    return seen;
+  }
+
+  /** The frame kept one height over the last `lastMs` of the samples, well below the 2,000 px cap. */
+  function assertSettled(seen: [number, number][], lastMs: number): number {
+    const end = seen.at(-1)![0];
+    const tail = new Set(seen.filter(([at]) => at >= end - lastMs).map(([, px]) => px));
+    assert.equal(tail.size, 1, `the frame's height kept changing: ${JSON.stringify(seen.slice(-20))}`);
+    const [settled] = tail;
+    assert.ok(settled! < 1000, `the frame settled at ${settled} px, near the cap`);
+    return settled!;
+  }
+
+  it("sizes the note viewer's frame to its content, and the frame stays still (15 s)", async () => {
+    const { page, viewer } = await openNote('Steady frame');
+    await page.frameLocator('iframe.viewer-frame').getByText('6 words, 2 tags').waitFor();
+    const seen = await heights(page, 15_000);
+    const settled = assertSettled(seen, 5_000);
+    // The frame shows the whole note, in standards mode (the sandbox keeps the viewer's doctype): the
+    // viewer's page does not overflow it, and the frame is not much taller than the note.
+    const inside = (await viewer.evaluate(
+      `({ mode: document.compatMode, inner: innerHeight, bottom: Math.ceil(document.body.getBoundingClientRect().bottom), scroll: document.documentElement.scrollHeight })`,
+    )) as { mode: string; inner: number; bottom: number; scroll: number };
+    assert.equal(inside.mode, 'CSS1Compat');
+    assert.equal(inside.inner, settled);
+    assert.ok(inside.scroll <= settled, `the note (${inside.scroll} px) overflows its ${settled} px frame`);
+    assert.ok(settled - inside.bottom < 60, `the note ends at ${inside.bottom} px in a ${settled} px frame`);
+    await page.context().close();
+  });
+
+  it('stops a viewer whose size reports chase its own frame, and one that keeps asking for more', async () => {
+    // A viewer reporting its frame's height plus a margin on every resize (the loop issue #30 found),
+    // and one reporting a bigger height every 30 ms whatever happens: neither grows the frame for long.
+    const hostile = {
+      chasing: `(() => {
+        const report = () => parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: { height: innerHeight + 16 } }, '*');
+        addEventListener('resize', report);
+        report();
+      })()`,
+      greedy: `(() => {
+        let height = innerHeight;
+        setInterval(() => parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: { height: (height += 20) } }, '*'), 30);
+      })()`,
+    };
+    for (const [name, script] of Object.entries(hostile)) {
+      const { page, viewer } = await openNote(`Hostile ${name}`);
+      await page.frameLocator('iframe.viewer-frame').getByText('6 words, 2 tags').waitFor();
+      const before = await page.locator('iframe.viewer-frame').evaluate((el) => el.clientHeight);
+      await viewer.evaluate(script);
+      const seen = await heights(page, 8_000);
+      const settled = assertSettled(seen, 4_000);
+      assert.ok(settled - before < 400, `${name}: the frame grew from ${before} to ${settled} px`);
+      await page.context().close();
+    }
+  });
+
   it('serves the sandbox frame with a CSP that allows no network and only the console as its parent', async () => {
     const res = await fetch(`${platform.url}/console/sandbox`);
     assert.equal(res.status, 200);

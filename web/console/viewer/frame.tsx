@@ -8,6 +8,7 @@ import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem } from '../commits';
 import { callTool, viewerHtml } from './calls';
+import { frameHeights, frameSizer } from './size';
 
 /** What POST /artifacts/{id}/open says about the artifact type's viewer, when it has one. */
 export interface ViewerRef {
@@ -25,10 +26,11 @@ const host = { name: 'platform-console', version: '1.0.0' };
 export function ViewerFrame({ artifact, viewer }: { artifact: Shown; viewer: ViewerRef }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const [error, setError] = useState<string | null>(null);
-  const [height, setHeight] = useState(240);
+  const [height, setHeight] = useState(frameHeights.initial);
 
   useEffect(() => {
     const iframe = frame.current!;
+    setHeight(frameHeights.initial);
     const bridge = new AppBridge(null, host, { serverTools: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
     bridge.oncalltool = (params) => callTool(viewer.server_id, params.name, params.arguments);
     let sent = false;
@@ -45,7 +47,9 @@ export function ViewerFrame({ artifact, viewer }: { artifact: Shown; viewer: Vie
       void bridge.sendToolInput({ arguments: { artifact_id: artifact.id } });
       void bridge.sendToolResult({ content: [{ type: 'text', text: JSON.stringify(artifact) }] });
     };
-    bridge.onsizechange = ({ height: h }) => h && setHeight(Math.min(Math.max(Math.ceil(h), 80), 2000));
+    // The viewer's size reports, minus any that only chase the host's own resizes (./size.ts).
+    const size = frameSizer(setHeight);
+    bridge.onsizechange = ({ height: h }) => size(h);
     // Listen first, then load the frame: its first message is not missed.
     void bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!)).then(() => {
       iframe.src = '/console/sandbox';
