@@ -6,11 +6,18 @@ import { delimiter, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/kernel/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
 import { buildConsole } from '../src/web/build-console.js';
+import { parseAddress } from '../src/observability/worker-metrics.js';
+import { metricsLines, startEnv } from './start-settings.js';
 
 const devDir = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev');
 // The runners that temporal-dev/install-mcp-servers.sh installed (uv, uvx) are found by stdio MCP
 // servers after whatever the user's PATH already has.
-const env: NodeJS.ProcessEnv = { ...process.env, PATH: [process.env.PATH, join(devDir, 'bin')].filter(Boolean).join(delimiter) };
+// The development defaults (the metrics listeners on loopback) apply to every process started here.
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  ...startEnv(process.env),
+  PATH: [process.env.PATH, join(devDir, 'bin')].filter(Boolean).join(delimiter),
+};
 const say = (line: string) => console.log(`[platform] ${line}`);
 
 let stopping = false;
@@ -63,6 +70,13 @@ async function main(): Promise<void> {
   // Fail fast, before any engine starts, on what would make the API fail later.
   const config = loadConfig({ ...env, PLATFORM_DEV_DIR: devDir });
   if (!(await portFree(config.PORT, config.HOST))) throw new Error(`port ${config.PORT} is already in use (set PORT)`);
+  for (const name of ['WORKER_METRICS_ADDRESS', 'TEMPORAL_METRICS_ADDRESS'] as const) {
+    const address = config[name];
+    if (!address) continue;
+    const { host, port } = parseAddress(address);
+    if (!(await portFree(port, host)))
+      throw new Error(`${address} is already in use: set ${name} to another host:port, or to nothing to turn that metrics listener off`);
+  }
 
   engines = await startEngines({
     devDir,
@@ -97,6 +111,7 @@ async function main(): Promise<void> {
   say(`MCP          ${config.apiUri}/mcp`);
   say(`Console      ${config.apiUri}/console/ (built in ${web.ms} ms)`);
   say(`Temporal UI  ${ui ?? '(external cluster: use its own UI)'}`);
+  for (const line of metricsLines(config)) say(line);
   say(
     env.PLATFORM_ADMIN_EMAIL
       ? `Admin        ${env.PLATFORM_ADMIN_EMAIL} (password from PLATFORM_ADMIN_PASSWORD)`
