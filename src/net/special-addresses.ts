@@ -2,10 +2,11 @@
  * The address ranges the outbound guard (./addresses.ts) judges, with where each comes from.
  *
  * Source of truth: the IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890, BCP 153),
- * transcribed entry by entry as they stood on 2025-10-09 (the IPv6 registry's last update, which added
- * 100:0:0:1::/64; no IPv4 entry changed after it). `reachable` is the registry's "Globally Reachable"
- * column ('N/A' where the registry leaves it blank or marks it N/A). When the registries change, add
- * the entry here and to the test's own copy (test/platform/outbound-addresses.unit.test.ts).
+ * transcribed entry by entry as they stood at the IPv6 registry's update of 2025-10-09 (the newest
+ * entries: 100:0:0:1::/64, RFC 9780; 2001:1::3/128, RFC 9665; 3fff::/20, RFC 9637; 5f00::/16, RFC
+ * 9602). `reachable` is the registry's "Globally Reachable" column ('N/A' where the registry leaves it
+ * blank or marks it N/A). When the registries change (check them at iana.org/assignments), add the
+ * entry here and to the test's own copy (test/platform/outbound-addresses.unit.test.ts).
  *
  * The rule: every entry whose Globally Reachable is False is refused. The others are decided one by
  * one, and the decision is written next to them:
