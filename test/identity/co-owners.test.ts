@@ -3,12 +3,14 @@
 // collections alike, while an owner (the creator or a co-owner) may.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Api, Reply } from '../helpers/http.js';
+import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { Api, type Reply } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 type Person = Api & { userId: string };
 
 let platform: TestPlatform;
+let replica: ApiProcess; // a second API process on the same database
 let alice: Person; // creates the containers
 let bob: Person; // co-owner (O)
 let carol: Person; // administrator (RAS)
@@ -17,8 +19,12 @@ let dave: Person; // an ordinary reader
 before(async () => {
   platform = await startPlatform({}, { worker: false });
   [alice, bob, carol, dave] = await Promise.all([platform.newUser(), platform.newUser(), platform.newUser(), platform.newUser()]);
+  replica = await apiProcess(platform, { PLATFORM_API_URI: platform.config.apiUri });
 });
-after(() => platform.close());
+after(async () => {
+  await replica?.stop();
+  await platform?.close();
+});
 
 async function container(kind: 'workspaces' | 'collections'): Promise<string> {
   const created = await alice.post(`/${kind}`, { name: 'co-owned' });
@@ -79,4 +85,21 @@ describe('an owner’s grant is changed only by an owner', () => {
       assert.equal((await alice.get(`/${kind}/${id}`)).body.owner_id, alice.userId);
     });
   }
+
+  it('holds when an owner makes someone a co-owner while an administrator, in another process, demotes them', async () => {
+    // Whichever change is claimed first, the administrator's demotion never lands on an owner's grant:
+    // either it comes first (and the owner's grant follows), or it is refused. The end is always O.
+    const carolThere = new Api(replica.url, carol.token);
+    for (let round = 0; round < 6; round++) {
+      const id = await container('workspaces');
+      await alice.post(`/workspaces/${id}/shares`, { person_id: dave.userId, flags: 'RS' });
+      const [promote, demote] = await Promise.all([
+        alice.post(`/workspaces/${id}/shares`, { person_id: dave.userId, flags: 'O' }),
+        carolThere.post(`/workspaces/${id}/shares`, { person_id: dave.userId, flags: 'R' }),
+      ]);
+      assert.equal(promote.status, 200, promote.text);
+      assert.ok([200, 403].includes(demote.status), demote.text);
+      assert.equal(await flagsOf('workspaces', id, dave), 'RO', `round ${round}: the administrator's ${demote.status} left it`);
+    }
+  });
 });
