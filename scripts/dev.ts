@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../src/kernel/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
 import { buildConsole } from '../src/web/build-console.js';
 import { parseAddress } from '../src/observability/worker-metrics.js';
-import { metricsLines, startEnv } from './start-settings.js';
+import { codecLines, metricsLines, startEnv } from './start-settings.js';
 
 const devDir = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev');
 // The runners that temporal-dev/install-mcp-servers.sh installed (uv, uvx) are found by stdio MCP
@@ -111,6 +111,8 @@ async function main(): Promise<void> {
   say(`MCP          ${config.apiUri}/mcp`);
   say(`Console      ${config.apiUri}/console/ (built in ${web.ms} ms)`);
   say(`Temporal UI  ${ui ?? '(external cluster: use its own UI)'}`);
+  const codecEndpoint = env.TEMPORAL_UI_CODEC_ENDPOINT?.trim();
+  if (engines.temporalUiUrl && codecEndpoint) for (const line of codecLines(codecEndpoint)) say(line);
   for (const line of metricsLines(config)) say(line);
   say(
     env.PLATFORM_ADMIN_EMAIL

@@ -31,3 +31,12 @@ export function metricsLines(
     `             Temporal SDK ${at(config.TEMPORAL_METRICS_ADDRESS, 'TEMPORAL_METRICS_ADDRESS')} (no authentication)`,
   ];
 }
+
+/**
+ * How to see decoded payloads in the dev server's Web UI: the CLI cannot tell that UI to include the
+ * browser's cookie, so the operator sets the endpoint in the UI's own codec settings (test/web/temporal-ui.test.ts).
+ */
+export const codecLines = (endpoint: string): string[] => [
+  `Codec        sign in to the console, then in the Temporal UI's Codec Server settings choose "Use my browser`,
+  `             setting", endpoint ${endpoint}, and switch on "Include cross-origin credentials"`,
+];

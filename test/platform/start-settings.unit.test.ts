@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/kernel/config/env.js';
 import { isLoopback } from '../../src/observability/metrics-access.js';
 import { seriesNames } from '../../src/observability/metrics.js';
 import { parseAddress, runtimeTelemetry, temporalSdkSeries } from '../../src/observability/worker-metrics.js';
-import { devMetricsAddresses, metricsLines, startEnv } from '../../scripts/start-settings.js';
+import { codecLines, devMetricsAddresses, metricsLines, startEnv } from '../../scripts/start-settings.js';
 
 const production = { PLATFORM_ENV: 'production', MONGODB_URI: 'mongodb://db:27017', TEMPORAL_ADDRESS: 'temporal:7233' };
 const productionKey = { PLATFORM_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') };
@@ -67,5 +67,13 @@ describe('npm start: the metrics listeners', () => {
     assert.match(lines, /worker http:\/\/127\.0\.0\.1:9465\/metrics/);
     assert.match(lines, /Temporal SDK http:\/\/127\.0\.0\.1:9464\/metrics/);
     assert.match(metricsLines(startConfig({ WORKER_METRICS_ADDRESS: '' })).join('\n'), /worker off \(set WORKER_METRICS_ADDRESS\)/);
+  });
+});
+
+describe('npm start: the Temporal UI codec hint', () => {
+  it('names the endpoint and the two settings the UI needs (the ones test/web/temporal-ui.test.ts sets)', () => {
+    const text = codecLines('http://localhost:8080/codec/session').join(' ');
+    for (const part of ['Use my browser', 'http://localhost:8080/codec/session', 'Include cross-origin credentials'])
+      assert.ok(text.includes(part), part);
   });
 });
