@@ -126,7 +126,7 @@ describe('revision history', () => {
     assert.equal((await alice.get(`/artifacts/${id}/revisions?cursor=bogus`)).status, 400);
   });
 
-  it('a revision claimed by a writer that died before writing the draft is rolled forward by the next writer', async () => {
+  it('a revision claimed by a writer that died before writing the draft is rolled forward by the next read or writer', async () => {
     const id = await draft('before the crash');
     const { revisionId, revisionsCollection } = await import('../../src/store/revisions.js');
     const one = await revisionsCollection(platform.services.db).findOne({ _id: revisionId(id, 1) });
@@ -138,8 +138,11 @@ describe('revision history', () => {
       state: { ...one!.state!, title: 'claimed, never written' },
       claimed_at: new Date(),
     });
-    assert.equal((await alice.get(`/artifacts/${id}`)).body.revision, 1);
-    // A conditional write at the revision the client saw learns that the draft has moved on...
+    // A read rolls it forward (reads settle, issue #30): the claim is the draft's state.
+    const read = (await alice.get(`/artifacts/${id}`)).body;
+    assert.equal(read.revision, 2);
+    assert.equal(read.title, 'claimed, never written');
+    // A conditional write at the revision the client saw before learns that the draft has moved on...
     assertMismatch(await alice.request('PATCH', `/artifacts/${id}`, { body: { title: 'stale' }, headers: { 'if-match': '"1"' } }), 2);
     assert.equal((await alice.get(`/artifacts/${id}`)).body.title, 'claimed, never written');
     // ...and a blind one lands on top of it.
