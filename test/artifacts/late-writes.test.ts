@@ -98,6 +98,26 @@ describe('writes that land late', () => {
     assert.equal(got.context.word_count, 3, `the enrichment was lost: ${JSON.stringify(got)}`);
   });
 
+  it('makes an enrichment once however often its activity is retried, and reports it as an update of the context', async () => {
+    const id = await draft('enriched once');
+    const store = new ArtifactStore(other);
+    const run = { invocationId: '01a20000-0000-7000-8000-000000000001', since: new Date(Date.now() - 1000) };
+    const first = await store.mergeContext(id, { word_count: 4 }, run);
+    assert.equal(first?.doc.revision, 2);
+    // A person edits the key afterwards; the retried activity must not put the server's value back.
+    assert.equal((await admin.patch(`/artifacts/${id}`, { context: { word_count: 40 } })).status, 200);
+    const retried = await store.mergeContext(id, { word_count: 4 }, run);
+    assert.equal(retried?.doc.revision, 3);
+    const got = (await admin.get(`/artifacts/${id}`)).body;
+    assert.equal(got.revision, 3);
+    assert.equal(got.context.word_count, 40);
+    const claim = await store.revisionAt(id, 2);
+    assert.equal(claim?.event?.kind, 'artifact_updated');
+    assert.deepEqual(claim?.event?.changed, ['context']);
+    assert.equal(claim?.state?.provenance.source.lifecycle, 'on_create');
+    assert.equal(claim?.state?.provenance.source.invocation_id, run.invocationId);
+  });
+
   it('answers every read with the last acknowledged revision when an older write lands after a newer one', async () => {
     const id = await draft('v1');
     assert.equal((await admin.patch(`/artifacts/${id}`, { title: 'v2' })).body.revision, 2);
