@@ -154,12 +154,20 @@ export function createCommitActivities(
      * At approval, before the workflow answers: claims every version the preview expected, or
      * finds the preview stale (a head moved) and claims nothing (commits/claims.ts).
      */
-    claimCommitVersions(input: { commitId: string; generation: number }): Promise<ClaimResult> {
+    async claimCommitVersions(input: { commitId: string; generation: number }): Promise<ClaimResult> {
       const context = Context.current();
-      return claimVersions(db, input.commitId, input.generation, {
+      const result = await claimVersions(db, input.commitId, input.generation, {
         heartbeat: () => context.heartbeat(),
         sleep: (ms) => context.sleep(ms),
       });
+      // On the record too, so that whoever opens the commit learns it before approving. The workflow
+      // is waiting on this activity: nothing else writes the record meanwhile.
+      if (result.outcome === 'stale')
+        await commitsCollection(db).updateOne(
+          { _id: input.commitId, state: 'awaiting_approval' },
+          { $set: { stale: { items: result.items, at: new Date() } } },
+        );
+      return result;
     },
 
     /** Applies chunk `index` of the approved commit; returns how many versions it wrote. */

@@ -99,8 +99,12 @@ async function insertInOrder(db: Db, commitId: string, items: Item[]): Promise<n
   } catch (err) {
     const raw = (err as MongoBulkWriteError).writeErrors;
     const first = Array.isArray(raw) ? raw[0] : raw;
-    if (!first || first.code !== 11000) throw err;
-    return first.index;
+    if (first) {
+      if (first.code !== 11000) throw err;
+      return first.index;
+    }
+    if (docs.length === 1 && isDuplicateKey(err)) return 0; // a single refused insert, reported without writeErrors
+    throw err;
   }
 }
 

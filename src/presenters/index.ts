@@ -117,6 +117,8 @@ export function presentCommit(doc: CommitDoc, items: CommitItemDoc[] | null, res
     ...(doc.extract_text ? { extract_text: doc.extract_text } : {}),
     ...(doc.error ? { error: doc.error } : {}),
     ...(doc.post_commit_error ? { post_commit_error: doc.post_commit_error } : {}),
+    // An approval was refused because the preview went stale (409 commit-stale): what moved.
+    ...(doc.stale ? { stale: { items: doc.stale.items, at: doc.stale.at.toISOString() } } : {}),
   };
 }
 

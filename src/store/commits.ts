@@ -59,6 +59,8 @@ export interface CommitDoc {
   error?: string;
   /** A step after `committed` (text extraction, embedding) that gave up; the versions stand. */
   post_commit_error?: string;
+  /** An approval refused because the preview went stale (a collection head moved): what moved. */
+  stale?: { items: StaleItem[]; at: Date };
 }
 
 /** The reviewed state of one draft: what a commit writes, whatever happens to the draft meanwhile. */

@@ -115,6 +115,7 @@ describe('an approval whose preview went stale', () => {
     const after = (await alice.get(`/commits/${a.id}`)).body;
     assert.equal(after.state, 'awaiting_approval', 'the refusal changes nothing: the commit still waits');
     assert.equal(after.decision, null);
+    assert.deepEqual(after.stale.items, refused.body.items, 'the record says why, for whoever opens it next');
     const again = await alice.post(`/commits/${a.id}/approve`, {});
     assert.equal(again.body.type, stale, 'asking again gets the same answer');
     assert.equal(await db().collection('commit_version_claims').countDocuments({ commit_id: a.id }), 0, 'its claims let go');

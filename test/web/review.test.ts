@@ -191,6 +191,15 @@ describe('reviewing commits in the web console', () => {
     assert.equal(await page.getByRole('button', { name: 'Approve' }).isDisabled(), true, 'a stale preview cannot be approved');
     assert.equal(await page.getByTestId('commit-state').textContent(), 'awaiting approval');
     assert.equal((await api.get(`/commits/${older}`)).body.state, 'awaiting_approval', 'nothing changed');
+    // Whoever opens the commit later is told before pressing anything.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Older preview' }).waitFor();
+    await page
+      .getByTestId('commit-stale')
+      .getByText(/This preview is stale/)
+      .waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Approve' }).isDisabled(), true);
+    assert.equal(await page.getByRole('button', { name: 'Reject' }).isDisabled(), false, 'it can still be rejected');
     await context.close();
   });
 });

@@ -101,6 +101,17 @@ export interface Commit {
   preview: { counts: Counts } | null;
   results: { source_artifact_id: string; artifact_id: string; version: number }[] | null;
   error?: unknown;
+  /** An approval was refused because the preview went stale (409 commit-stale): what moved. */
+  stale?: { items: StaleItem[]; at: string };
+}
+
+/** A collection artifact that moved past the head a commit's preview was made against. */
+export interface StaleItem {
+  source_artifact_id: string;
+  artifact_id: string;
+  title: string;
+  previewed_version: number | null;
+  current_version: number | null;
 }
 
 export interface CommitItem {

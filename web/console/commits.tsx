@@ -2,7 +2,7 @@
 // unified diff, approve or reject with a comment, then the state as it moves. Everything the API says
 // is rendered as text (Preact escapes it); a diff is split into lines, each a text node with a class.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, finalStates, type Commit, type CommitItem, type Me } from './api';
+import { api, finalStates, type Commit, type CommitItem, type Me, type StaleItem } from './api';
 import { useDecision } from './decision';
 import { useLive } from './live';
 import { usePaged } from './paged';
@@ -183,20 +183,12 @@ function Progress({ commit }: { commit: Commit }) {
   );
 }
 
-interface StaleItem {
-  source_artifact_id: string;
-  artifact_id: string;
-  title: string;
-  previewed_version: number | null;
-  current_version: number | null;
-}
-
 const version = (n: number | null) => (n === null ? 'none (new)' : `version ${n}`);
 
 /** An approval refused with 409 commit-stale: what moved, and what to do instead (not a generic error). */
 function Stale({ items }: { items: StaleItem[] }) {
   return (
-    <div id="decide-error" class="error stale" role="alert" data-testid="commit-stale">
+    <div class="error stale" role="alert" data-testid="commit-stale">
       <p>
         <strong>This preview is stale.</strong> The collection changed since it was made, so approving it would not do what it shows.
         Nothing was written. Request a new commit from the workspace to review the changes as they are now; you can still reject this one.
@@ -218,7 +210,9 @@ function Stale({ items }: { items: StaleItem[] }) {
 function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) => void }) {
   const [comment, setComment] = useState('');
   const { error, setError, problem, busy, post } = useDecision(onDecided);
-  const stale = problem?.type === 'urn:platform:problem:commit-stale' ? ((problem.items as StaleItem[] | undefined) ?? []) : null;
+  // Refused just now, or earlier (the record says so): either way this preview cannot be approved.
+  const refused = problem?.type === 'urn:platform:problem:commit-stale' ? ((problem.items as StaleItem[] | undefined) ?? []) : null;
+  const stale = refused ?? commit.stale?.items ?? null;
   const field = useRef<HTMLTextAreaElement>(null);
 
   const decide = (action: 'approve' | 'reject') => {
@@ -248,12 +242,12 @@ function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) 
         rows={3}
         maxLength={2000}
         value={comment}
-        aria-invalid={error !== null && !comment.trim()}
+        aria-invalid={error !== null && !refused && !comment.trim()}
         aria-describedby={error ? 'decide-error' : undefined}
         onInput={(event) => setComment((event.currentTarget as HTMLTextAreaElement).value)}
       />
       {stale && <Stale items={stale} />}
-      {error && !stale && (
+      {error && !refused && (
         <p id="decide-error" class="error" role="alert">
           {error}
         </p>
