@@ -9,6 +9,7 @@ import {
   type StaleItem,
   type VersionClaimDoc,
 } from '../store/commits.js';
+import { findByIds } from '../store/by-id.js';
 import { isDuplicateKey } from '../store/mongo.js';
 import { versionId, versionsCollection } from '../store/versions.js';
 
@@ -20,6 +21,7 @@ export type ClaimResult = { outcome: 'claimed' } | { outcome: 'stale'; items: St
 const pendingWaitMs = 60_000;
 const pollMs = 200;
 const insertSlice = 500;
+const parallelCalls = 16;
 
 const claimId = (item: Item) => versionId(item.artifact_id, (item.current_version ?? 0) + 1);
 
@@ -49,19 +51,24 @@ export async function claimVersions(
   const earlier = await claimOutcomes(db).findOne({ _id: commitId });
   if (earlier) return settleOutcome(db, commitId, ids, earlier);
 
-  let taken = false;
-  for (let start = 0; start < items.length && !taken;) {
+  let refused: 'taken' | 'held' | null = null;
+  let heldItem: Item | null = null;
+  for (let start = 0; start < items.length && !refused;) {
     const slice = items.slice(start, start + insertSlice);
     const done = await insertInOrder(db, commitId, slice);
     start += done;
     options.heartbeat();
     if (done < slice.length) {
       // Refused at items[start]: held by someone. Ordered inserts leave everything before it ours.
-      taken = (await claimOne(db, commitId, items[start]!, options)) === 'taken';
+      const answer = await claimOne(db, commitId, items[start]!, options);
+      if (answer !== 'mine') [refused, heldItem] = [answer, items[start]!];
       start++;
     }
   }
-  const stale = taken ? await staleItems(db, commitId, items) : await movedHeads(db, commitId, items);
+  const stale = refused ? await staleItems(db, commitId, items) : await movedHeads(db, commitId, items);
+  // Held by a commit that neither finished claiming nor let go (its workflow was terminated mid-claim):
+  // this commit can never write that version, so it is refused like a stale one, naming the item.
+  if (refused === 'held' && !stale.some((s) => s.artifact_id === heldItem!.artifact_id)) stale.push(staleOf(heldItem!, null));
   const outcome: ClaimOutcomeDoc = stale.length
     ? { _id: commitId, outcome: 'stale', stale, at: new Date() }
     : { _id: commitId, outcome: 'claimed', at: new Date() };
@@ -78,8 +85,9 @@ export async function claimVersions(
 /** The answer of a recorded outcome; a stale commit lets go of its claims (again, if a retry). */
 async function settleOutcome(db: Db, commitId: string, ids: string[], outcome: ClaimOutcomeDoc): Promise<ClaimResult> {
   if (outcome.outcome === 'claimed') return { outcome: 'claimed' };
-  for (let i = 0; i < ids.length; i += insertSlice)
-    await versionClaims(db).deleteMany({ _id: { $in: ids.slice(i, i + insertSlice) }, commit_id: commitId });
+  // One primary-key delete each (an `$in` scans the whole collection on FerretDB: store/by-id.ts).
+  for (let i = 0; i < ids.length; i += parallelCalls)
+    await Promise.all(ids.slice(i, i + parallelCalls).map((_id) => versionClaims(db).deleteOne({ _id, commit_id: commitId })));
   return { outcome: 'stale', items: outcome.stale ?? [] };
 }
 
@@ -110,14 +118,16 @@ async function insertInOrder(db: Db, commitId: string, items: Item[]): Promise<n
 
 /**
  * One claim that was refused: this commit's own (a retry), free again (its holder let go), or held.
- * A holder that has claimed everything wins ('taken'); one still claiming is waited for.
+ * A holder that has claimed everything wins ('taken'); one still claiming is waited for, up to a
+ * minute ('held': a holder's claiming takes a moment, or a worker crash's heartbeat timeout and retry;
+ * one that stays is a terminated workflow, and waiting longer would hold this approval for ever).
  */
 async function claimOne(
   db: Db,
   commitId: string,
   item: Item,
   options: { heartbeat: () => void; sleep: (ms: number) => Promise<void> },
-): Promise<'mine' | 'taken'> {
+): Promise<'mine' | 'taken' | 'held'> {
   for (let waited = 0; waited <= pendingWaitMs; waited += pollMs) {
     if ((await insertInOrder(db, commitId, [item])) === 1) return 'mine';
     const held = await versionClaims(db).findOne({ _id: claimId(item) });
@@ -126,8 +136,7 @@ async function claimOne(
     options.heartbeat();
     await options.sleep(pollMs);
   }
-  // A retryable failure: the next attempt starts over, and finds its own claims.
-  throw new Error(`claim ${claimId(item)} stayed held by a commit that neither finished claiming nor let go`);
+  return 'held';
 }
 
 /**
@@ -135,46 +144,39 @@ async function claimOne(
  * applied before claims existed) a head or version beyond the previewed one.
  */
 async function staleItems(db: Db, commitId: string, items: Item[]): Promise<StaleItem[]> {
-  const held = await versionClaims(db)
-    .find({ _id: { $in: items.map(claimId) }, commit_id: { $ne: commitId } })
-    .toArray();
+  const held = (await findByIds(versionClaims(db), items.map(claimId))).filter((h) => h.commit_id !== commitId);
   const owners = new Set(
-    (
-      await claimOutcomes(db)
-        .find({ _id: { $in: [...new Set(held.map((h) => h.commit_id))] }, outcome: 'claimed' }, { projection: { _id: 1 } })
-        .toArray()
-    ).map((o) => o._id),
+    (await findByIds(claimOutcomes(db), [...new Set(held.map((h) => h.commit_id))]))
+      .filter((o) => o.outcome === 'claimed')
+      .map((o) => o._id),
   );
   const won = new Map(held.filter((h) => owners.has(h.commit_id)).map((h) => [h.artifact_id, h.version]));
   const moved = new Map((await movedHeads(db, commitId, items)).map((s) => [s.artifact_id, s]));
   return items.flatMap((item) => {
     const m = moved.get(item.artifact_id);
     if (m) return [m];
-    return won.has(item.artifact_id) ? [stale(item, won.get(item.artifact_id)!)] : [];
+    return won.has(item.artifact_id) ? [staleOf(item, won.get(item.artifact_id)!)] : [];
   });
 }
 
 /** Items whose collection artifact is already past the previewed head (heads and versions, as stored now). */
 async function movedHeads(db: Db, commitId: string, items: Item[]): Promise<StaleItem[]> {
   const ids = items.map((i) => i.artifact_id);
+  // By primary key, one read each: an `$in` would scan every artifact and version on FerretDB.
   const [heads, versions] = await Promise.all([
-    db
-      .collection<ArtifactDoc>('artifacts')
-      .find({ _id: { $in: ids } }, { projection: { version: 1, revision: 1 } })
-      .toArray(),
-    versionsCollection(db)
-      .find({ _id: { $in: items.map(claimId) }, 'provenance.commit_id': { $ne: commitId } }, { projection: { artifact_id: 1, version: 1 } })
-      .toArray(),
+    findByIds(db.collection<ArtifactDoc>('artifacts'), ids, { projection: { version: 1, revision: 1 } }),
+    findByIds(versionsCollection(db), items.map(claimId), { projection: { artifact_id: 1, version: 1, provenance: 1 } }),
   ]);
   const now = new Map(heads.map((h) => [h._id, h.version ?? h.revision]));
-  for (const v of versions) now.set(v.artifact_id, Math.max(now.get(v.artifact_id) ?? 0, v.version));
+  for (const v of versions)
+    if (v.provenance?.commit_id !== commitId) now.set(v.artifact_id, Math.max(now.get(v.artifact_id) ?? 0, v.version));
   return items.flatMap((item) => {
     const current = now.get(item.artifact_id);
-    return current !== undefined && current > (item.current_version ?? 0) ? [stale(item, current)] : [];
+    return current !== undefined && current > (item.current_version ?? 0) ? [staleOf(item, current)] : [];
   });
 }
 
-const stale = (item: Item, current: number | null): StaleItem => ({
+const staleOf = (item: Item, current: number | null): StaleItem => ({
   source_artifact_id: item.source_artifact_id,
   artifact_id: item.artifact_id,
   title: item.title,
