@@ -1,7 +1,8 @@
 // Issue #30: signing out ends the browser session on the server, for every API replica. A session
 // cookie captured before the sign-out (copied from the browser, a proxy log, a shared machine) gets no
 // console code, no consents page and no session codec call on another replica afterwards, and the
-// console's refresh and access tokens issued through that session stop working with it.
+// console's refresh and access tokens issued through that session stop working with it. Sign-out is not
+// rate-limited: flooding the per-address sign-in bucket does not keep anyone signed in.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
@@ -13,14 +14,20 @@ const env = { SIGN_IN_LOCK_AFTER: '0', AUTH_RATE_LIMIT_PER_MINUTE: '0', CODEC_AL
 
 let platform: TestPlatform;
 let replica: ApiProcess;
+/** A replica whose per-address credential limit is low enough to exhaust. */
+let limited: ApiProcess;
+const limitPerMinute = 3;
 
 before(async () => {
   platform = await startPlatform(env, { worker: false });
   // Replicas behind one balancer share the public URL (the session cookie's audience is derived from it).
-  replica = await apiProcess(platform, { ...env, PLATFORM_API_URI: platform.config.apiUri });
+  [replica, limited] = await Promise.all([
+    apiProcess(platform, { ...env, PLATFORM_API_URI: platform.config.apiUri }),
+    apiProcess(platform, { ...env, AUTH_RATE_LIMIT_PER_MINUTE: String(limitPerMinute), PLATFORM_API_URI: platform.config.apiUri }),
+  ]);
 });
 after(async () => {
-  await replica?.stop();
+  await Promise.all([replica?.stop(), limited?.stop()]);
   await platform?.close();
 });
 
@@ -159,5 +166,34 @@ describe('sign-out ends the session on the server, across replicas', () => {
     });
     assert.equal(redeemed.status, 400, JSON.stringify(redeemed.body));
     assert.equal(redeemed.body.error, 'invalid_grant');
+  });
+
+  it('is not rate-limited: with the per-address bucket exhausted by sign-in attempts, sign-out still ends the session', async () => {
+    const { cookie } = await consoleSignIn(platform.url);
+    // Someone behind the same address floods the sign-in form until it answers 429.
+    const attacker = new Browser(limited.url);
+    const login = await attacker.get('/oauth/consents');
+    const fields = formFields(login.html, '/oauth/login');
+    const statuses: number[] = [];
+    for (let i = 0; i <= limitPerMinute; i++) {
+      statuses.push((await attacker.post('/oauth/login', { ...fields, email: adminEmail, password: 'wrong password' })).status);
+    }
+    assert.equal(statuses.at(-1), 429, `the bucket is exhausted: ${statuses.join(', ')}`);
+
+    // The victim's browser signs out on that replica, from the same address.
+    const signedOut = await fetch(`${limited.url}/oauth/sign-out`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+      redirect: 'manual',
+    });
+    assert.equal(signedOut.status, 200, await signedOut.text());
+    assert.ok(
+      signedOut.headers.getSetCookie().some((c) => c.startsWith('platform_session=;') && /max-age=0/i.test(c)),
+      'the cookie is cleared',
+    );
+    const afterwards = await withCookie(replica.url, cookie);
+    assert.equal(afterwards.authorize.status, 200, 'the session ended on the server: the sign-in page, no code');
+    assert.equal(afterwards.codec.status, 401, afterwards.codec.body);
   });
 });

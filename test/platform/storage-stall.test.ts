@@ -1,12 +1,14 @@
 // Never hang (issue 17): the storage engine stops answering (its process paused with SIGSTOP), and
 // every request still ends within the storage deadline: 503 storage-unavailable on REST and /mcp, an isError
 // result from an MCP tool, /readyz 503 naming mongodb. After SIGCONT the same requests succeed again.
-// The engine is this file's own, so pausing it stalls no other test file.
+// The engine is this file's own, so pausing it stalls no other test file. A sign-out during the stall
+// still clears the browser's cookie before answering 503.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
 import type { Api } from '../helpers/http.js';
+import { Browser, formFields } from '../helpers/oauth-browser.js';
 import { callPlatformTool } from '../../src/mcp/server/server.js';
 import { tools } from '../../src/mcp/server/tools.js';
 import type { OperationContext } from '../../src/operations/context.js';
@@ -197,5 +199,39 @@ describe('an MCP tool whose storage does not answer', () => {
     assert.equal(result.isError, true);
     assert.equal((result.structuredContent as { type: string }).type, 'urn:platform:problem:storage-unavailable');
     assert.ok(ms < deadlineMs + marginMs, `the tool answered in ${ms} ms`);
+  });
+});
+
+describe('signing out while storage does not answer', () => {
+  it('clears the session cookie anyway, then answers 503 storage-unavailable (the end could not be stored)', async () => {
+    const browser = new Browser(platform.url);
+    const login = await browser.get('/oauth/consents');
+    const signedIn = await browser.post('/oauth/login', {
+      ...formFields(login.html, '/oauth/login'),
+      email: adminEmail,
+      password: adminPassword,
+    });
+    assert.equal(signedIn.status, 303, signedIn.html);
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('platform_session='))!
+      .split(';')[0]!;
+
+    pause();
+    const res = await fetch(`${platform.url}/oauth/sign-out`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(30_000),
+    });
+    const body = await res.text();
+    resume();
+    assert.equal(res.status, 503, body);
+    assert.equal((JSON.parse(body) as { type: string }).type, 'urn:platform:problem:storage-unavailable');
+    assert.ok(
+      res.headers.getSetCookie().some((c) => c.startsWith('platform_session=;') && /max-age=0/i.test(c)),
+      `the browser's cookie is cleared: ${JSON.stringify(res.headers.getSetCookie())}`,
+    );
   });
 });

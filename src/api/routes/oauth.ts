@@ -152,15 +152,22 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/sign-out',
     access: 'public',
-    // Counted with the credential exchanges: a sign-out stores the session's end.
-    guard: (ctx) => (sameOriginForm(ctx), limitCredentialExchange(ctx)),
+    // Not rate-limited: the per-address bucket is shared with sign-in, so anyone flooding it from the
+    // victim's address (a shared NAT) would keep the victim signed in. A sign-out stores something only
+    // for a validly signed session cookie, once (an idempotent insert keyed by the session's id).
+    guard: sameOriginForm,
     body: 'form',
     handler: (ctx) =>
       asPage(ctx, async () => {
         const form = ctx.state.body as Form;
-        // Ended on the server (for every replica), not only in this browser: a copy of the cookie dies too.
-        await ctx.services.browserSessions.endSession(readSession(ctx));
-        writeSession(ctx, null);
+        try {
+          // Ended on the server (for every replica), not only in this browser: a copy of the cookie dies too.
+          await ctx.services.browserSessions.endSession(readSession(ctx));
+        } finally {
+          // Cleared even when the end could not be stored (storage down, 503): this browser is signed out
+          // either way; only a copy of the cookie taken earlier would outlive it.
+          writeSession(ctx, null);
+        }
         if (form.request) return redirect(ctx, `/oauth/authorize?pending=${encodeURIComponent(form.request)}`);
         sendPage(ctx, 200, errorPage('Signed out', 'You are signed out.'));
       }),
