@@ -3,14 +3,15 @@ import { PasswordCheckBusy } from '../../identity/passwords.js';
 import { Problem, problems } from '../../kernel/errors/problem.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { AppContext } from '../context.js';
-import { clientClosedRequest, clientClosedStatus, closedByClient } from './body.js';
+import { clientClosedStatus } from './body.js';
 
 /**
  * Turns every failure into RFC 9457 problem+json. Unknown routes (404) and wrong methods (405, set by
  * the router's allowedMethods) become problems too. Unexpected errors are logged with the request id
  * and answered with a generic 500: no message or stack reaches the client. A client that hung up
  * before its request arrived whole is not a server error: 499, logged at info without a stack (anyone
- * can do it, so it must not fill the error log or trip 5xx alerts).
+ * can do it, so it must not fill the error log or trip 5xx alerts). That 499 comes only from the body
+ * reader, which alone can tell a hang-up from another failure.
  */
 export async function problemResponses(ctx: AppContext, next: Next): Promise<void> {
   let problem: Problem | undefined;
@@ -21,16 +22,16 @@ export async function problemResponses(ctx: AppContext, next: Next): Promise<voi
     else if (ctx.status === 404 && ctx.body == null) problem = problems.routeNotFound(ctx.path);
   } catch (err) {
     const unavailable = isStorageUnavailable(err);
+    // A client abort is classified where the body is read (middleware/body.ts throws its own 499
+    // problem): a storage failure or a bug on a request whose client also hung up stays a 503 or 500.
     problem =
       err instanceof Problem
         ? err
-        : closedByClient(ctx)
-          ? clientClosedRequest()
-          : err instanceof PasswordCheckBusy
-            ? problems.tooBusy()
-            : unavailable
-              ? problems.storageUnavailable()
-              : undefined;
+        : err instanceof PasswordCheckBusy
+          ? problems.tooBusy()
+          : unavailable
+            ? problems.storageUnavailable()
+            : undefined;
     if (problem?.status === clientClosedStatus) {
       ctx.services.logger.info(
         { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path },
