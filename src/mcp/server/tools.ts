@@ -24,6 +24,7 @@ import type { ContainerKind } from '../../store/containers.js';
 import { stateOf, type ArtifactDoc } from '../../store/artifacts.js';
 import type { Page } from '../../store/pagination.js';
 import { uuid } from '../../kernel/json/schemas.js';
+import { consoleCommitPage } from './console-links.js';
 
 const extractInput = z.strictObject({
   artifact_ids: z.array(uuid()).min(1).max(50).describe('The source artifacts.'),
@@ -297,8 +298,8 @@ export const tools: ToolDef[] = [
       { workspace_id, idempotency_key, ...body }: { workspace_id: string; idempotency_key?: string } & z.infer<typeof commitBody>,
     ) => {
       const { commit, counts } = await requestCommit(ctx, workspace_id, body, idempotency_key ?? null);
-      // The console page on the origin this client reached (api/public-url.ts decides which are ours).
-      const page = `${new URL(ctx.state.publicBase ?? ctx.services.config.apiUri).origin}/console/commits/${encodeURIComponent(commit.id)}`;
+      // The console page under the base URL this client reached, path prefix included (api/public-url.ts decides which are ours).
+      const page = consoleCommitPage(ctx.state.publicBase ?? ctx.services.config.apiUri, commit.id);
       return {
         status: 'awaiting_human_approval',
         commit_id: commit.id,
