@@ -71,8 +71,13 @@ async function contextArtifacts(
   workspace: ContainerDoc,
 ): Promise<ArtifactDoc[]> {
   const readable = (doc: ArtifactDoc) => principal.scopes.allowsType('artifact:read', doc.content_type);
-  if (input.artifactIds.length === 0) return (await d.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
-  const docs = new Map((await d.artifacts.getMany(input.artifactIds)).map((doc) => [doc._id, doc]));
+  // Each draft as its latest revision claim has it (the acknowledged revision, even where a late write
+  // moved the stored document back: issue #30), one primary-key read per artifact given to the agent.
+  if (input.artifactIds.length === 0) {
+    const drafts = (await d.artifacts.drafts(input.workspaceId, null)).filter(readable).slice(0, workspaceBound);
+    return (await d.artifacts.latestOf(drafts)).filter((doc) => !doc.archived_at && readable(doc));
+  }
+  const docs = new Map((await d.artifacts.currentMany(input.artifactIds)).map((doc) => [doc._id, doc]));
   // Each container is read once (the invocation's workspace was just read, with the same visibility filter).
   const containers = new Map<string, Promise<ContainerDoc | null>>([[`workspace:${workspace._id}`, Promise.resolve(workspace)]]);
   const visible = (doc: ArtifactDoc) => {
@@ -215,7 +220,8 @@ async function prefetch(d: InvocationDeps, invocationId: string, actions: Record
     a.kind === 'create' ? [createdArtifactId(invocationId, a.id)] : a.kind === 'update' || a.kind === 'delete' ? [a.target] : [],
   );
   const read: Prefetched = new Map(ids.map((id) => [id, null]));
-  if (ids.length) for (const doc of await d.artifacts.getMany([...new Set(ids)])) read.set(doc._id, doc);
+  // As their latest revision claims have them (ArtifactStore.current), as the agent was given them.
+  if (ids.length) for (const doc of await d.artifacts.currentMany([...new Set(ids)])) read.set(doc._id, doc);
   return read;
 }
 

@@ -58,8 +58,10 @@ export async function recordPreview(
 ): Promise<PreviewSummary> {
   const { generation } = options;
   const artifacts = new ArtifactStore(db);
+  // Each draft as its latest revision claim has it (read in memory, one primary-key read per draft):
+  // a late write may have moved a stored document back behind an acknowledged edit (issue #30).
   // Drafts deleted or archived since the request are left out.
-  const drafts = (await artifacts.drafts(commit.workspace_id, commit.artifact_ids)).filter((d) => !d.archived_at);
+  const drafts = (await artifacts.currentDrafts(commit.workspace_id, commit.artifact_ids)).filter((d) => !d.archived_at);
   drafts.forEach(options.validate);
   const previews = await previewDrafts(drafts, commit.collection_id, (ids) => artifacts.getMany(ids), { diff: true });
   options.heartbeat();

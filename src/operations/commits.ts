@@ -45,7 +45,8 @@ async function selectionOf(ctx: OperationContext, id: string, body: z.infer<type
   if (!collection) throw problems.notFound('collection', body.collection_id);
 
   const ids = body.artifact_ids ? [...new Set(body.artifact_ids)] : null;
-  let drafts = await ctx.services.artifacts.drafts(workspace._id, ids);
+  // As their latest revision claims have them (one primary-key read per draft; issue #30).
+  let drafts = await ctx.services.artifacts.currentDrafts(workspace._id, ids);
   if (ids) {
     const found = new Set(drafts.map((d) => d._id));
     const bad = [

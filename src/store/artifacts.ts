@@ -19,7 +19,7 @@ import {
 } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
 import type { ArtifactDoc, Provenance } from './artifact-doc.js';
-import { findByIds } from './by-id.js';
+import { findByIds, parallelReads } from './by-id.js';
 
 export type { ArtifactDoc, Provenance } from './artifact-doc.js';
 
@@ -172,15 +172,52 @@ export class ArtifactStore {
   }
 
   /**
-   * An artifact as every acknowledged write left it: a draft is brought to its latest revision claim
-   * first (settle: one more primary-key read when it is current). The read path is the guarantee:
-   * on the embedded engine an update is not atomic, so a late whole-document write (a slower settle,
-   * an embedding write-back, a call that missed its deadline and landed after) can move the stored
-   * document back behind a claim whose write was already acknowledged (issue #30).
+   * An artifact as every acknowledged write left it: a draft as its latest revision claim has it
+   * (latest: one more primary-key read when it is current), worked out in memory. Reads never write:
+   * on the embedded engine an update is a whole-document write that is not atomic, so a reader's
+   * late repair could itself move the document back for the readers that do not settle (lists,
+   * search); repairing the stored document is left to writers, who settle after every write. Null
+   * when the artifact is gone, or its latest claim deleted it (issue #30).
    */
   async current(id: string): Promise<ArtifactDoc | null> {
     const doc = await this.get(id);
-    return doc?.container_kind === 'workspace' ? this.settle(id, doc) : doc;
+    return doc && this.latest(doc);
+  }
+
+  /**
+   * current() of several artifacts, in the order of `ids`: one primary-key read of each (never `$in`,
+   * see by-id.ts) and one of each draft's next claim. Missing ones and drafts a claim deleted are
+   * left out.
+   */
+  async currentMany(ids: string[]): Promise<ArtifactDoc[]> {
+    return this.latestOf(await findByIds(this.artifacts, ids));
+  }
+
+  /** Drafts already read, each as its latest claim has it (latest), in the same order; those a claim deleted are left out. */
+  async latestOf(docs: ArtifactDoc[]): Promise<ArtifactDoc[]> {
+    const out: (ArtifactDoc | null)[] = [];
+    for (let i = 0; i < docs.length; i += parallelReads) {
+      out.push(...(await Promise.all(docs.slice(i, i + parallelReads).map((d) => this.latest(d)))));
+    }
+    return out.filter((d): d is ArtifactDoc => d !== null);
+  }
+
+  /**
+   * The artifact as its latest revision claim has it, without writing: the claims after the stored
+   * revision are read by `_id`, one after the other (only the one at revision+1 when the draft is
+   * current), and laid over the document (what they do not record, the order key and embedding,
+   * stays the document's). Null when a claim deleted it. Collection artifacts have no claims.
+   */
+  private async latest(doc: ArtifactDoc): Promise<ArtifactDoc | null> {
+    if (doc.container_kind !== 'workspace') return doc;
+    let at = doc;
+    for (let round = 0; ; round++) {
+      const claim = await this.revisionAt(doc._id, at.revision + 1);
+      if (!claim) return at;
+      if (!claim.state) return null;
+      if (round >= settleRounds) throw new Error(`artifact ${doc._id}: still behind its revision claims after ${settleRounds} rounds`);
+      at = atRevision(at, claim.revision, claim.state);
+    }
   }
 
   getMany(ids: string[]): Promise<ArtifactDoc[]> {
@@ -229,6 +266,18 @@ export class ArtifactStore {
       ? { collection_id: workspaceId, _id: { $in: ids } }
       : { collection_id: workspaceId, archived_at: { $exists: false } };
     return this.artifacts.find(filter).sort({ order_key: 1, _id: 1 }).toArray();
+  }
+
+  /**
+   * drafts(), each as its latest revision claim has it (latestOf: one primary-key read per draft, so
+   * the cost follows the selection, not the collection): what a commit previews and snapshots. Drafts
+   * a claim deleted are left out, and from the default selection those a claim archived. A draft
+   * whose stored document a late write left archived while its latest claim restored it is not in
+   * the default selection (the query reads the stored documents), as with any list.
+   */
+  async currentDrafts(workspaceId: string, ids: string[] | null): Promise<ArtifactDoc[]> {
+    const docs = await this.latestOf(await this.drafts(workspaceId, ids));
+    return ids ? docs : docs.filter((d) => !d.archived_at);
   }
 
   /**

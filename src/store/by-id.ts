@@ -1,7 +1,7 @@
 import type { Collection, Document, Filter, FindOptions } from 'mongodb';
 
-/** How many primary-key calls findByIds and deleteByIds make at once. */
-const parallelReads = 16;
+/** How many primary-key calls findByIds and deleteByIds (and ArtifactStore.latestOf) make at once. */
+export const parallelReads = 16;
 
 /**
  * Documents by `_id`, one primary-key read each, at most 16 at once; ids not found are skipped, the

@@ -138,21 +138,58 @@ describe('writes that land late', () => {
     assert.equal(got.body.title, 'v3');
     assert.equal(got.body.content, 'the newest');
     assert.equal(got.headers.get('etag'), '"3"');
-    // The read brought the document forward, and MCP reads see the same.
-    assert.equal((await raw().findOne({ _id: id }))!.revision, 3);
-    await lands(older);
+    // The read answered from the claims, in memory: it wrote nothing (a reader's late repair could move
+    // the document back for lists and search; repair is left to writers). MCP reads see the same.
+    assert.equal((await raw().findOne({ _id: id }))!.revision, 2, 'a read wrote the document');
     const viaMcp = await mcpGet(id);
     assert.equal(viaMcp.revision, 3);
     assert.equal(viaMcp.title, 'v3');
-    // A conditional edit at the acknowledged revision applies (it is not told an older one).
-    await lands(older);
+    assert.equal((await raw().findOne({ _id: id }))!.revision, 2);
+    // A conditional edit at the acknowledged revision applies (it is not told an older one), and the
+    // writer leaves the document at its revision.
     const conditional = await admin.request('PATCH', `/artifacts/${id}`, { body: { title: 'v4' }, headers: { 'if-match': '"3"' } });
     assert.equal(conditional.status, 200, conditional.text);
     assert.equal(conditional.body.revision, 4);
-    // The store's own read (what every other caller uses) settles too.
+    assert.equal((await raw().findOne({ _id: id }))!.revision, 4);
+    // The store's own read by id (what every other caller uses) answers the latest claim, in memory,
+    // also over more than one claim the document is behind, and by ids as well.
     await lands(older);
-    const current = await new ArtifactStore(other).current(id);
+    const store = new ArtifactStore(other);
+    const current = await store.current(id);
     assert.equal(current?.revision, 4);
     assert.equal(current?.title, 'v4');
+    assert.equal(current?.content, 'the newest');
+    assert.equal(current?.provenance.updated_at.toISOString(), conditional.body.provenance.updated_at);
+    const [many] = await store.currentMany([id]);
+    assert.equal(many?.revision, 4);
+    assert.equal((await raw().findOne({ _id: id }))!.revision, 2, 'a read wrote the document');
+    const got4 = await admin.get(`/artifacts/${id}`);
+    assert.equal(got4.body.revision, 4);
+    assert.equal(got4.headers.get('etag'), '"4"');
+    assert.equal(got4.body.content, 'the newest');
+    assert.deepEqual(got4.body.provenance, conditional.body.provenance);
+  });
+
+  it('answers a draft whose latest claim archived or deleted it as such, from every read by id', async () => {
+    const id = await draft('to archive, then delete');
+    const unarchived = (await raw().findOne({ _id: id }))!;
+    assert.equal((await admin.post(`/artifacts/${id}/manage`, { action: 'archive' })).status, 200);
+    await lands(unarchived);
+    const archived = await admin.get(`/artifacts/${id}`);
+    assert.equal(archived.body.state, 'archived');
+    assert.ok(archived.body.archived_at);
+    assert.equal(archived.body.revision, 2);
+    const edit = await admin.patch(`/artifacts/${id}`, { title: 'edited while archived' });
+    assert.equal(edit.status, 409, edit.text);
+    assert.equal(edit.body.type, 'urn:platform:problem:archived-artifact');
+
+    const older = (await raw().findOne({ _id: id }))!;
+    assert.equal((await admin.request('DELETE', `/artifacts/${id}`)).status, 204);
+    // A late write puts the deleted draft's document back (the deleter's delete had landed first).
+    const { _id, ...rest } = older;
+    await raw().insertOne({ _id, ...rest });
+    assert.equal((await admin.get(`/artifacts/${id}`)).status, 404);
+    assert.equal(await new ArtifactStore(other).current(id), null);
+    assert.deepEqual(await new ArtifactStore(other).currentMany([id]), []);
   });
 });

@@ -47,7 +47,7 @@ export class ActionApplier {
 
   async apply(scope: ApplyScope, action: RecordedAction, read?: Prefetched): Promise<ActionOutcome> {
     const get = (id: string) => {
-      if (!read?.has(id)) return this.artifacts.get(id);
+      if (!read?.has(id)) return this.artifacts.current(id);
       const doc = read.get(id) ?? null;
       read.delete(id);
       return Promise.resolve(doc);
@@ -105,7 +105,10 @@ export class ActionApplier {
       reason: `conflict: ${why}`,
     });
     if (action.kind === 'delete') {
-      if (!current) return { ...done(action.target), reason: 'already deleted' };
+      if (!current) {
+        await this.artifacts.settle(action.target); // a writer repairs what a deleter that died left
+        return { ...done(action.target), reason: 'already deleted' };
+      }
       if (current.revision !== action.base_revision)
         return conflict(
           `artifact ${action.target} changed since it was proposed (revision ${action.base_revision}, now ${current.revision})`,
@@ -122,6 +125,9 @@ export class ActionApplier {
     }
 
     // This very action, applied by an earlier attempt, or applied now.
+    // An earlier attempt's write may be known from its claim only (read in memory): the retry, a writer,
+    // settles the document as every writer does after its write.
+    if (ours(current)) await this.artifacts.settle(action.target);
     const updated = ours(current)
       ? current
       : await this.artifacts.updateAt(scope.principal, action.target, action.base_revision!, action.payload, source);
@@ -129,7 +135,7 @@ export class ActionApplier {
       await this.afterWrite('artifact_updated', updated, key, Object.keys(action.payload));
       return done(action.target);
     }
-    const now = await this.artifacts.get(action.target);
+    const now = await this.artifacts.current(action.target);
     if (ours(now)) return done(action.target);
     if (!now) return conflict(`artifact ${action.target} was deleted since it was proposed`);
     if (now.archived_at) return conflict(`artifact ${action.target} was archived since it was proposed`);

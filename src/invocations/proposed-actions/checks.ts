@@ -72,7 +72,7 @@ export async function vetProposals(
   );
   const docs = new Map((opts.known ?? []).map((d) => [d._id, d]));
   const unread = [...new Set(targets)].filter((id) => !docs.has(id));
-  if (unread.length) for (const d of await opts.artifacts.getMany(unread)) docs.set(d._id, d);
+  if (unread.length) for (const d of await opts.artifacts.currentMany(unread)) docs.set(d._id, d);
   let bytes = 0;
   return parsed.map((p, i) => {
     if (!p.success)
