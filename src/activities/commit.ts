@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { CommitApplier } from '../commits/apply.js';
 import { claimVersions, type ClaimResult } from '../commits/claims.js';
@@ -19,6 +20,7 @@ import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/l
 import { stdioServers } from '../stdio-servers/index.js';
 import { heartbeating, settle } from './mcp-call.js';
 import { type CommitStateChange } from '../workflows/contracts/commit-workspace.js';
+import { within } from '../temporal/within.js';
 
 /** States a commit may be in before moving to each state: the record only ever moves forward. */
 const predecessors: Record<CommitState, CommitState[]> = {
@@ -32,6 +34,22 @@ const predecessors: Record<CommitState, CommitState[]> = {
 };
 
 const finalStates: CommitState[] = ['committed', 'rejected', 'expired', 'failed'];
+
+/**
+ * Whether a commit's workflow still runs (a claim it holds may still be written), asked of Temporal.
+ * Unknown (no answer within 10 s) counts as running: the caller waits and asks again.
+ */
+async function commitRunning(db: Db, client: Client, commitId: string): Promise<boolean> {
+  const commit = await commitsCollection(db).findOne({ _id: commitId }, { projection: { workflow_id: 1 } });
+  if (!commit) return false;
+  try {
+    const answer = await within(client.workflow.getHandle(commit.workflow_id).describe(), 10_000);
+    return answer === null || answer.value.status.name === 'RUNNING';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
 
 /** Records a state change the workflow reports; the record only moves forward, so a late retry changes nothing. */
 async function recordCommitState(db: Db, change: CommitStateChange): Promise<void> {
@@ -154,11 +172,12 @@ export function createCommitActivities(
      * At approval, before the workflow answers: claims every version the preview expected, or
      * finds the preview stale (a head moved) and claims nothing (commits/claims.ts).
      */
-    async claimCommitVersions(input: { commitId: string; generation: number }): Promise<ClaimResult> {
+    async claimCommitVersions(input: { commitId: string; generation: number; chunks: number }): Promise<ClaimResult> {
       const context = Context.current();
-      const result = await claimVersions(db, input.commitId, input.generation, {
+      const result = await claimVersions(db, input, {
         heartbeat: () => context.heartbeat(),
         sleep: (ms) => context.sleep(ms),
+        commitRunning: (commitId) => commitRunning(db, context.client, commitId),
       });
       // On the record too, so that whoever opens the commit learns it before approving. The workflow
       // is waiting on this activity: nothing else writes the record meanwhile.

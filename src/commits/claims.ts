@@ -2,10 +2,11 @@ import type { Db, MongoBulkWriteError } from 'mongodb';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import {
   claimOutcomes,
-  commitItems,
+  claimReleases,
+  commitChunks,
+  previewDocId,
   versionClaims,
   type ClaimOutcomeDoc,
-  type CommitItemDoc,
   type StaleItem,
   type VersionClaimDoc,
 } from '../store/commits.js';
@@ -13,13 +14,21 @@ import { findByIds } from '../store/by-id.js';
 import { isDuplicateKey } from '../store/mongo.js';
 import { versionId, versionsCollection } from '../store/versions.js';
 
-type Item = Pick<CommitItemDoc, 'source_artifact_id' | 'artifact_id' | 'title' | 'current_version'>;
+type Item = Pick<StaleItem, 'source_artifact_id' | 'artifact_id' | 'title'> & { current_version: number | null };
+
+/** What claiming needs besides the store: the activity's heartbeat and sleep, and whether a commit's workflow still runs. */
+export interface ClaimOptions {
+  heartbeat: () => void;
+  sleep: (ms: number) => Promise<void>;
+  /** False once the commit's workflow has ended (completed, failed, terminated): it will claim or write nothing more. */
+  commitRunning: (commitId: string) => Promise<boolean>;
+}
 
 export type ClaimResult = { outcome: 'claimed' } | { outcome: 'stale'; items: StaleItem[] };
 
-/** How long one claim waits for a commit that holds it and has not finished claiming (it wins or lets go). */
-const pendingWaitMs = 60_000;
 const pollMs = 200;
+/** How often a claim held by a commit that has not decided is checked for a holder that has ended. */
+const livenessEveryMs = 5_000;
 const insertSlice = 500;
 const parallelCalls = 16;
 
@@ -36,39 +45,38 @@ const claimId = (item: Item) => versionId(item.artifact_id, (item.current_versio
  */
 export async function claimVersions(
   db: Db,
-  commitId: string,
-  generation: number,
-  options: { heartbeat: () => void; sleep: (ms: number) => Promise<void> },
+  commit: { commitId: string; generation: number; chunks: number },
+  options: ClaimOptions,
 ): Promise<ClaimResult> {
-  const items: Item[] = await commitItems(db)
-    .find(
-      { commit_id: commitId, generation, status: { $ne: 'unchanged' } },
-      { projection: { source_artifact_id: 1, artifact_id: 1, title: 1, current_version: 1 } },
-    )
-    .toArray();
+  const { commitId } = commit;
+  // The items written are the chunks' (by primary key: a find by commit id would scan every commit's items).
+  const chunkIds = Array.from({ length: commit.chunks }, (_, i) => previewDocId(commitId, commit.generation, i));
+  const items: Item[] = (await findByIds(commitChunks(db), chunkIds)).flatMap((chunk) =>
+    chunk.items.map((i) => ({
+      source_artifact_id: i.source_artifact_id,
+      artifact_id: i.artifact_id,
+      title: i.snapshot.title,
+      current_version: i.current_version,
+    })),
+  );
   items.sort((a, b) => (a.artifact_id < b.artifact_id ? -1 : a.artifact_id > b.artifact_id ? 1 : 0));
   const ids = items.map(claimId);
   const earlier = await claimOutcomes(db).findOne({ _id: commitId });
   if (earlier) return settleOutcome(db, commitId, ids, earlier);
 
-  let refused: 'taken' | 'held' | null = null;
-  let heldItem: Item | null = null;
-  for (let start = 0; start < items.length && !refused;) {
+  let taken = false;
+  for (let start = 0; start < items.length && !taken;) {
     const slice = items.slice(start, start + insertSlice);
     const done = await insertInOrder(db, commitId, slice);
     start += done;
     options.heartbeat();
     if (done < slice.length) {
       // Refused at items[start]: held by someone. Ordered inserts leave everything before it ours.
-      const answer = await claimOne(db, commitId, items[start]!, options);
-      if (answer !== 'mine') [refused, heldItem] = [answer, items[start]!];
+      taken = (await claimOne(db, commitId, items[start]!, options)) === 'taken';
       start++;
     }
   }
-  const stale = refused ? await staleItems(db, commitId, items) : await movedHeads(db, commitId, items);
-  // Held by a commit that neither finished claiming nor let go (its workflow was terminated mid-claim):
-  // this commit can never write that version, so it is refused like a stale one, naming the item.
-  if (refused === 'held' && !stale.some((s) => s.artifact_id === heldItem!.artifact_id)) stale.push(staleOf(heldItem!, null));
+  const stale = taken ? await staleItems(db, commitId, items) : await movedHeads(db, commitId, items);
   const outcome: ClaimOutcomeDoc = stale.length
     ? { _id: commitId, outcome: 'stale', stale, at: new Date() }
     : { _id: commitId, outcome: 'claimed', at: new Date() };
@@ -118,25 +126,51 @@ async function insertInOrder(db: Db, commitId: string, items: Item[]): Promise<n
 
 /**
  * One claim that was refused: this commit's own (a retry), free again (its holder let go), or held.
- * A holder that has claimed everything wins ('taken'); one still claiming is waited for, up to a
- * minute ('held': a holder's claiming takes a moment, or a worker crash's heartbeat timeout and retry;
- * one that stays is a terminated workflow, and waiting longer would hold this approval for ever).
+ * Held by a commit that claimed everything: taken, unless that commit ended without writing it (its
+ * apply failed for good, or it was terminated), when the claim is released. Held by a commit still
+ * claiming: waited for, and released if that commit has ended (terminated mid-claim). Ordered claiming
+ * means a holder never waits for this commit, so the wait ends.
  */
-async function claimOne(
-  db: Db,
-  commitId: string,
-  item: Item,
-  options: { heartbeat: () => void; sleep: (ms: number) => Promise<void> },
-): Promise<'mine' | 'taken' | 'held'> {
-  for (let waited = 0; waited <= pendingWaitMs; waited += pollMs) {
+async function claimOne(db: Db, commitId: string, item: Item, options: ClaimOptions): Promise<'mine' | 'taken'> {
+  const id = claimId(item);
+  for (let waited = 0; ; waited += pollMs) {
     if ((await insertInOrder(db, commitId, [item])) === 1) return 'mine';
-    const held = await versionClaims(db).findOne({ _id: claimId(item) });
+    const held = await versionClaims(db).findOne({ _id: id });
     if (held?.commit_id === commitId) return 'mine';
-    if (held && (await claimOutcomes(db).findOne({ _id: held.commit_id }))?.outcome === 'claimed') return 'taken';
+    if (held) {
+      const outcome = (await claimOutcomes(db).findOne({ _id: held.commit_id }))?.outcome;
+      if (outcome === 'claimed' && (await versionsCollection(db).findOne({ _id: id }, { projection: { _id: 1 } }))) return 'taken';
+      const check = outcome === 'claimed' || waited % livenessEveryMs === 0;
+      if (check && !(await options.commitRunning(held.commit_id))) {
+        await releaseEnded(db, held, outcome);
+        continue;
+      }
+      if (outcome === 'claimed') return 'taken';
+    }
     options.heartbeat();
     await options.sleep(pollMs);
   }
-  return 'held';
+}
+
+/**
+ * Releases a claim whose commit has ended without writing it: that commit is first decided stale if it
+ * had not decided (a late attempt of it then lets go instead of claiming), then the claim is deleted by
+ * one releaser a minute (a unique insert), since a conditional delete is not atomic on the embedded engine.
+ */
+async function releaseEnded(db: Db, held: VersionClaimDoc, outcome: ClaimOutcomeDoc['outcome'] | undefined): Promise<void> {
+  if (!outcome)
+    await claimOutcomes(db)
+      .insertOne({ _id: held.commit_id, outcome: 'stale', stale: [], at: new Date() })
+      .catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+      });
+  try {
+    await claimReleases(db).insertOne({ _id: `${held._id}:${held.commit_id}:${Math.floor(Date.now() / 60_000)}`, at: new Date() });
+  } catch (err) {
+    if (isDuplicateKey(err)) return; // another claimer releases it this minute
+    throw err;
+  }
+  await versionClaims(db).deleteOne({ _id: held._id, commit_id: held.commit_id });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   notPendingFailure,
   rejectUpdate,
   staleFailure,
+  busyFailure,
   type CommitStatus,
 } from '../workflows/contracts/commit-workspace.js';
 import { startOnce } from '../temporal/start-once.js';
@@ -76,6 +77,7 @@ export class CommitRunner {
       if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
         if (err.cause.type === notPendingFailure) throw problems.conflict('commit-not-pending', err.cause.message);
         if (err.cause.type === staleFailure) throw commitStale(err.cause.message, (err.cause.details?.[0] ?? []) as StaleItem[]);
+        if (err.cause.type === busyFailure) throw problems.unavailable(err.cause.message, { retry_after: 5 });
       }
       throw err;
     }

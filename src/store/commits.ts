@@ -150,6 +150,11 @@ export function claimOutcomes(db: Db) {
   return db.collection<ClaimOutcomeDoc>('commit_claim_outcomes');
 }
 
+/** Who releases the claim of an ended commit (`<claim>:<commit>:<minute>`): one releaser a minute. */
+export function claimReleases(db: Db) {
+  return db.collection<{ _id: string; at: Date }>('commit_claim_releases');
+}
+
 /** Items and chunks of one preview attempt are keyed by commit, attempt and position. */
 export const previewDocId = (commitId: string, generation: number, n: number) => `${commitId}:${generation}:${n}`;
 export const commitResultId = (commitId: string, index: number) => `${commitId}:${index}`;

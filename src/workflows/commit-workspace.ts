@@ -27,6 +27,7 @@ import {
   rejectUpdate,
   commitStateQuery,
   staleFailure,
+  busyFailure,
 } from './contracts/commit-workspace.js';
 
 const { recordCommitState } = proxyActivities<Activities>({
@@ -48,6 +49,8 @@ const { applyCommitChunk } = proxyActivities<Activities>({
 });
 const { claimCommitVersions } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
+  // Claiming waits only for commits that still run (commits/claims.ts); this bounds it all the same.
+  scheduleToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds' },
 });
@@ -91,7 +94,16 @@ export async function commitWorkspace(input: CommitWorkspaceInput): Promise<Comm
       // Before answering: the reviewer is told "approved" only once every version is theirs to write.
       deciding = true;
       try {
-        const claim = await claimCommitVersions({ commitId, generation: preview!.generation });
+        const claim = await claimCommitVersions({ commitId, generation: preview!.generation, chunks: preview!.chunks }).catch(
+          (err: unknown) => {
+            if (!(err instanceof ActivityFailure)) throw err;
+            throw ApplicationFailure.create({
+              type: busyFailure,
+              nonRetryable: true,
+              message: 'The approval could not be taken: claiming what the commit writes did not finish. Nothing was written; try again.',
+            });
+          },
+        );
         if (claim.outcome === 'stale') {
           const n = claim.items.length;
           throw ApplicationFailure.create({

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Db, MongoClient } from 'mongodb';
 import { claimVersions, type ClaimResult } from '../../src/commits/claims.js';
-import { commitItems, versionClaims, type CommitItemDoc } from '../../src/store/commits.js';
+import { claimOutcomes, commitChunks, versionClaims } from '../../src/store/commits.js';
 import { createMongoClient, ensureIndexes } from '../../src/store/mongo.js';
 
 const clients: MongoClient[] = [];
@@ -24,31 +24,46 @@ after(async () => {
   await Promise.all(clients.map((c) => c.close()));
 });
 
-/** A commit whose preview writes each artifact on top of `base` (null: new). */
+/** A commit whose preview writes each artifact on top of `base` (null: new): one chunk, as recordPreview writes it. */
 async function previewed(artifacts: string[], base: number | null): Promise<string> {
   const id = randomUUID();
-  const items: CommitItemDoc[] = artifacts.map((artifact_id, position) => ({
-    _id: `${id}:1:${position}`,
+  await commitChunks(db).insertOne({
+    _id: `${id}:1:0`,
     commit_id: id,
     generation: 1,
-    position,
-    source_artifact_id: `draft-of-${artifact_id}`,
-    source_revision: 1,
-    artifact_id,
-    title: artifact_id,
-    content_type: 'text/plain',
-    status: base === null ? 'new' : 'modified',
-    version: (base ?? 0) + 1,
-    current_version: base,
-    changed_fields: [],
-    changes: {},
-  }));
-  await commitItems(db).insertMany(items);
+    index: 0,
+    offset: 0,
+    items: artifacts.map((artifact_id) => ({
+      source_artifact_id: `draft-of-${artifact_id}`,
+      source_revision: 1,
+      artifact_id,
+      version: (base ?? 0) + 1,
+      current_version: base,
+      snapshot: {
+        title: artifact_id,
+        content_type: 'text/plain',
+        content: artifact_id,
+        context: {},
+        drafted_by: 'someone',
+        last_edited_by: 'someone',
+      },
+    })),
+  });
   return id;
 }
 
-const options = { heartbeat: () => undefined, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
-const claim = (commitId: string, i: number) => claimVersions(clients[i % clients.length]!.db(dbName), commitId, 1, options);
+/**
+ * Commits whose workflow has ended (completed, failed, terminated), as Temporal would answer: these tests
+ * run the claims against the engine alone; test/commits/stale.test.ts runs them through the workflow.
+ */
+const ended = new Set<string>();
+const options = {
+  heartbeat: () => undefined,
+  sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+  commitRunning: async (commitId: string) => !ended.has(commitId),
+};
+const claim = (commitId: string, i: number) =>
+  claimVersions(clients[i % clients.length]!.db(dbName), { commitId, generation: 1, chunks: 1 }, options);
 
 describe('claimVersions', () => {
   it('relies on ordered inserts stopping at the first refused document (claims are taken in order)', async () => {
@@ -104,5 +119,44 @@ describe('claimVersions', () => {
       items: [{ source_artifact_id: `draft-of-${x}`, artifact_id: x, title: x, previewed_version: 3, current_version: 4 }],
     });
     assert.equal(await versionClaims(db).countDocuments({ artifact_id: x }), 0);
+  });
+
+  it('releases the claims of a commit that won but ended without writing them (its apply failed, or it was terminated)', async () => {
+    const x = randomUUID();
+    const first = await previewed([x], 1);
+    assert.deepEqual(await claim(first, 0), { outcome: 'claimed' });
+    const second = await previewed([x], 1);
+    // While the winner runs, its claim stands: the second preview is stale.
+    assert.equal((await claim(second, 1)).outcome, 'stale');
+    ended.add(first);
+    const third = await previewed([x], 1);
+    assert.deepEqual(await claim(third, 2), { outcome: 'claimed' }, 'the ended winner wrote nothing: the head is still 1');
+    assert.deepEqual(
+      (await versionClaims(db).find({ artifact_id: x }).toArray()).map((c) => c.commit_id),
+      [third],
+    );
+  });
+
+  it('a commit that wrote its claimed version keeps it after it ended', async () => {
+    const x = randomUUID();
+    const first = await previewed([x], null);
+    assert.deepEqual(await claim(first, 0), { outcome: 'claimed' });
+    await db.collection('artifact_versions').insertOne({ _id: `${x}:1` as never, artifact_id: x, version: 1 });
+    ended.add(first);
+    assert.equal((await claim(await previewed([x], null), 1)).outcome, 'stale');
+  });
+
+  it('waits for a commit still claiming, and releases its claims once it has ended (terminated mid-claim)', async () => {
+    const x = randomUUID();
+    const holder = randomUUID();
+    // What a claiming attempt leaves when its workflow is terminated before it decides: a claim, no outcome.
+    await versionClaims(db).insertOne({ _id: `${x}:1`, artifact_id: x, version: 1, commit_id: holder, claimed_at: new Date() });
+    let settled = false;
+    const waiting = claim(await previewed([x], null), 1).finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(settled, false, 'a holder that still runs is waited for');
+    ended.add(holder);
+    assert.deepEqual(await waiting, { outcome: 'claimed' });
+    assert.equal((await claimOutcomes(db).findOne({ _id: holder }))?.outcome, 'stale', 'the ended holder can no longer claim');
   });
 });

@@ -123,6 +123,30 @@ describe('an approval whose preview went stale', () => {
     assert.equal(rejected.status, 200, 'a stale commit can still be rejected');
   });
 
+  it('a claim left by a commit terminated mid-claim is released: the next approval is taken, not wedged', async () => {
+    const [ws, col] = await Promise.all([container('workspaces'), container('collections')]);
+    const d = await draft(ws, 'one');
+    const dead = await requested(ws, col, [d]);
+    const live = await requested(ws, col, [d]);
+    // What a claiming attempt leaves when an operator terminates its workflow before it decides: a claim, no outcome.
+    const target = live.preview.items[0].artifact_id as string;
+    await db()
+      .collection('commit_version_claims')
+      .insertOne({ _id: `${target}:1` as never, artifact_id: target, version: 1, commit_id: dead.id, claimed_at: new Date() });
+    const record = await db()
+      .collection('commits')
+      .findOne({ _id: dead.id as never });
+    await platform.services.temporal.workflow.getHandle(record!.workflow_id as string).terminate('operator: terminated mid-claim');
+
+    const approved = await alice.post(`/commits/${live.id}/approve`, {});
+    assert.equal(approved.status, 200, approved.text);
+    await commitIn(live.id, 'committed');
+    assert.deepEqual(
+      (await versionsOf(target)).map((v) => [v.version, v.content, v.commit]),
+      [[1, 'one', live.id]],
+    );
+  });
+
   it('two approvals of commits previewed against the same head, through two API processes: exactly one wins, every round', async () => {
     const [ws, col] = await Promise.all([container('workspaces'), container('collections')]);
     const d = await draft(ws, 'start');

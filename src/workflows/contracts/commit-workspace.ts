@@ -50,6 +50,9 @@ export const notPendingFailure = 'CommitNotPending';
  */
 export const staleFailure = 'CommitStale';
 
+/** The failure type of an approval whose claiming did not finish (it gave up): nothing was written; the API answers 503. */
+export const busyFailure = 'CommitApprovalBusy';
+
 /** A state change as the workflow reports it: dates travel as ISO strings. */
 export interface CommitStateChange {
   commitId: string;
