@@ -32,7 +32,11 @@ export interface OAuthGrant {
   session_id?: string;
 }
 
-/** A browser session that was signed out; kept until `expires_at`, when its cookie would have expired anyway. */
+/**
+ * A browser session that was signed out. Nothing deletes these records yet (as with expired codes and
+ * refresh tokens): they stay. `expires_at` is when the session's cookie would have expired anyway, so a
+ * later sweep may delete any record past it.
+ */
 export interface EndedSessionDoc {
   _id: string; // the session id (the `sid` of its signed cookie)
   person_id: string;

@@ -151,8 +151,10 @@ describe('writes that land late', () => {
     assert.equal(conditional.status, 200, conditional.text);
     assert.equal(conditional.body.revision, 4);
     assert.equal((await raw().findOne({ _id: id }))!.revision, 4);
-    // The store's own read by id (what every other caller uses) answers the latest claim, in memory,
-    // also over more than one claim the document is behind, and by ids as well.
+    // The store's settling read by id, current() (what the REST and MCP reads by id, agent inputs and
+    // proposed-action checks use; most other callers read the stored document with get/getMany),
+    // answers the latest claim, in memory, also over more than one claim the document is behind, and
+    // currentMany() by ids as well.
     await lands(older);
     const store = new ArtifactStore(other);
     const current = await store.current(id);

@@ -79,11 +79,6 @@ export class BrowserSessions {
     return (await this.session(cookie))?.person ?? null;
   }
 
-  /** Whether a session (by id) was signed out. */
-  isEnded(sessionId: string): Promise<boolean> {
-    return this.store.isSessionEnded(sessionId);
-  }
-
   /** Signs the cookie's session out for every replica; a cookie that is no valid session needs nothing. */
   async endSession(cookie: string | undefined): Promise<void> {
     const session = await this.signed(cookie);
