@@ -48,6 +48,15 @@ function blockList(cidrs: string[]): BlockList {
   return list;
 }
 
+/** Whether an IP address is in one of an allow list's ranges (CIDRs, as parseAllowList gives them). */
+export function allowListMatcher(cidrs: string[]): (address: string) => boolean {
+  const list = blockList(cidrs);
+  return (address) => {
+    const family = familyOf(address);
+    return family !== undefined && list.check(address, family);
+  };
+}
+
 /** The eight 16-bit groups of an IPv6 address (already validated by isIP). */
 function ipv6Groups(address: string): number[] {
   let text = address;

@@ -1,6 +1,6 @@
-import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
 import type { Logger } from '../../kernel/logging/logger.js';
+import { allowListMatcher } from '../../net/addresses.js';
 import { createOutbound, type Outbound } from '../../net/outbound.js';
 import { redirectUriProblem, type OAuthClient } from './clients.js';
 import { OAuthError } from './errors.js';
@@ -37,17 +37,15 @@ const maxCached = 500;
 export class MetadataDocumentClients {
   private readonly cache = new Map<string, { client: OAuthClient; until: number }>();
   private readonly outbound: Outbound;
-  private readonly allowed = new BlockList();
+  /** Whether an IP address is in OAUTH_METADATA_DOCUMENT_ALLOW. */
+  private readonly allowed: (address: string) => boolean;
 
   constructor(
     allow: string[],
     private readonly logger: Logger,
   ) {
     this.outbound = createOutbound({ allow, timeoutMs: 5000, maxResponseBytes: 64 * 1024 });
-    for (const cidr of allow) {
-      const [address, prefix] = cidr.split('/') as [string, string];
-      this.allowed.addSubnet(address, Number(prefix), isIP(address) === 6 ? 'ipv6' : 'ipv4');
-    }
+    this.allowed = allowListMatcher(allow);
   }
 
   close(): Promise<void> {
@@ -65,8 +63,7 @@ export class MetadataDocumentClients {
     if (url.pathname === '/' || url.hash || url.username || url.password) return false;
     if (url.protocol === 'https:') return true;
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    const family = isIP(host);
-    return url.protocol === 'http:' && family !== 0 && this.allowed.check(host, family === 6 ? 'ipv6' : 'ipv4');
+    return url.protocol === 'http:' && this.allowed(host); // an IP address in the allow list (a name is in none)
   }
 
   async resolve(clientId: string): Promise<OAuthClient> {
