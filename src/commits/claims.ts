@@ -29,6 +29,8 @@ export type ClaimResult = { outcome: 'claimed' } | { outcome: 'stale'; items: St
 const pollMs = 200;
 /** How often a claim held by a commit that has not decided is checked for a holder that has ended. */
 const livenessEveryMs = 5_000;
+/** How long a commit decided stale has to delete its own claims before a claimer releases them. */
+const staleLetGoMs = 60_000;
 const insertSlice = 500;
 const parallelCalls = 16;
 
@@ -138,14 +140,16 @@ async function claimOne(db: Db, commitId: string, item: Item, options: ClaimOpti
     const held = await versionClaims(db).findOne({ _id: id });
     if (held?.commit_id === commitId) return 'mine';
     if (held) {
-      const outcome = (await claimOutcomes(db).findOne({ _id: held.commit_id }))?.outcome;
+      const decided = await claimOutcomes(db).findOne({ _id: held.commit_id });
+      const outcome = decided?.outcome;
       if (outcome === 'claimed' && (await versionsCollection(db).findOne({ _id: id }, { projection: { _id: 1 } }))) return 'taken';
+      // A stale commit never writes: its claims are its own to delete, and left to it for a minute.
+      const abandoned = outcome === 'stale' && Date.now() - decided!.at.getTime() > staleLetGoMs;
       const check = outcome === 'claimed' || waited % livenessEveryMs === 0;
-      if (check && !(await options.commitRunning(held.commit_id))) {
-        await releaseEnded(db, held, outcome);
-        continue;
-      }
-      if (outcome === 'claimed') return 'taken';
+      if (abandoned || (check && !(await options.commitRunning(held.commit_id)))) {
+        if (await releaseEnded(db, held, outcome)) continue;
+        // another claimer releases it this minute: wait for that
+      } else if (outcome === 'claimed') return 'taken';
     }
     options.heartbeat();
     await options.sleep(pollMs);
@@ -157,7 +161,7 @@ async function claimOne(db: Db, commitId: string, item: Item, options: ClaimOpti
  * had not decided (a late attempt of it then lets go instead of claiming), then the claim is deleted by
  * one releaser a minute (a unique insert), since a conditional delete is not atomic on the embedded engine.
  */
-async function releaseEnded(db: Db, held: VersionClaimDoc, outcome: ClaimOutcomeDoc['outcome'] | undefined): Promise<void> {
+async function releaseEnded(db: Db, held: VersionClaimDoc, outcome: ClaimOutcomeDoc['outcome'] | undefined): Promise<boolean> {
   if (!outcome)
     await claimOutcomes(db)
       .insertOne({ _id: held.commit_id, outcome: 'stale', stale: [], at: new Date() })
@@ -167,10 +171,11 @@ async function releaseEnded(db: Db, held: VersionClaimDoc, outcome: ClaimOutcome
   try {
     await claimReleases(db).insertOne({ _id: `${held._id}:${held.commit_id}:${Math.floor(Date.now() / 60_000)}`, at: new Date() });
   } catch (err) {
-    if (isDuplicateKey(err)) return; // another claimer releases it this minute
+    if (isDuplicateKey(err)) return false; // another claimer releases it this minute
     throw err;
   }
   await versionClaims(db).deleteOne({ _id: held._id, commit_id: held.commit_id });
+  return true;
 }
 
 /**
