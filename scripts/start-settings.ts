@@ -33,10 +33,10 @@ export function metricsLines(
 }
 
 /**
- * How to see decoded payloads in the dev server's Web UI: the CLI cannot tell that UI to include the
- * browser's cookie, so the operator sets the endpoint in the UI's own codec settings (test/web/temporal-ui.test.ts).
+ * How to see decoded payloads in the dev server's Web UI: the UI calls the codec with the browser's
+ * cookie (temporal-dev/ui-proxy.ts turns that on), so signing in to the console is all it takes
+ * (test/web/temporal-ui.test.ts).
  */
 export const codecLines = (endpoint: string): string[] => [
-  `Codec        sign in to the console, then in the Temporal UI's Codec Server settings choose "Use my browser`,
-  `             setting", endpoint ${endpoint}, and switch on "Include cross-origin credentials"`,
+  `Codec        ${endpoint}: sign in to the console as an administrator, and the Temporal UI shows payloads decoded`,
 ];

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import { customSearchAttributes } from '../src/temporal/search-attributes.js';
+import { startUiProxy } from './ui-proxy.js';
 
 export interface EngineOptions {
   devDir: string;
@@ -214,12 +215,17 @@ function userIds(user: string): { uid: number; gid: number } | null {
 const execFileText = (file: string, args: string[]) =>
   new Promise<void>((resolveRun, reject) => execFile(file, args, { timeout: 5000 }, (err) => (err ? reject(err) : resolveRun())));
 
+/** What engines.stop() stops: the supervised processes, and the Web UI's proxy. */
+interface Stoppable {
+  stop(): Promise<void>;
+}
+
 /**
  * PostgreSQL for FerretDB: a cluster under <stateDir>/postgres, initialised on first use, reachable only
  * through a unix socket in a folder of its own (no TCP listener). PostgreSQL refuses to run as root, so
  * as root it runs as the `postgres` user (which must be able to reach the state folder).
  */
-async function startPostgres(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ url: string }> {
+async function startPostgres(opts: EngineOptions, logs: string, procs: Stoppable[]): Promise<{ url: string }> {
   const missing = () =>
     new Error(
       'PostgreSQL is not installed (no initdb/postgres on PATH or under /usr/lib/postgresql): run temporal-dev/install.sh as root, ' +
@@ -306,7 +312,7 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Supervise
 async function startMongo(
   opts: EngineOptions,
   logs: string,
-  procs: Supervised[],
+  procs: Stoppable[],
 ): Promise<{ uri: string; engine: NonNullable<Engines['mongoEngine']> }> {
   const dataDir = join(opts.stateDir, 'mongo');
   mkdirSync(dataDir, { recursive: true });
@@ -358,15 +364,18 @@ async function startMongo(
 }
 
 /** The Web UI's codec server: payloads are sealed by the platform's codec, and the UI shows them decoded through it. */
-function uiCodec(opts: EngineOptions): string[] {
-  const endpoint = opts.uiCodecEndpoint ?? process.env.TEMPORAL_UI_CODEC_ENDPOINT?.trim();
-  return endpoint ? ['--ui-codec-endpoint', endpoint] : [];
+function uiCodecEndpoint(opts: EngineOptions): string | undefined {
+  return opts.uiCodecEndpoint ?? (process.env.TEMPORAL_UI_CODEC_ENDPOINT?.trim() || undefined);
 }
 
-async function startTemporal(opts: EngineOptions, logs: string, procs: Supervised[]): Promise<{ address: string }> {
+async function startTemporal(opts: EngineOptions, logs: string, procs: Stoppable[]): Promise<{ address: string }> {
   const bin = resolve(opts.devDir, 'bin', 'temporal');
   if (!existsSync(bin)) throw new Error(`the Temporal CLI is not installed at ${bin}: run temporal-dev/install.sh`);
   const address = `127.0.0.1:${opts.temporalPort}`;
+  const codec = opts.temporalUiPort === null ? undefined : uiCodecEndpoint(opts);
+  // With a codec endpoint, the UI itself listens on a port of its own, behind ui-proxy.ts on the
+  // port people open (which turns on the UI's "include credentials" for codec calls).
+  const uiPort = codec ? await freePort() : opts.temporalUiPort;
   const args = [
     'server',
     'start-dev',
@@ -385,7 +394,7 @@ async function startTemporal(opts: EngineOptions, logs: string, procs: Supervise
     '--log-level',
     'warn',
     ...customSearchAttributes.flatMap((a) => ['--search-attribute', `${a.name}=Keyword`]),
-    ...(opts.temporalUiPort === null ? ['--headless'] : ['--ui-port', String(opts.temporalUiPort), ...uiCodec(opts)]),
+    ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort), ...(codec ? ['--ui-codec-endpoint', codec] : [])]),
   ];
   const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'), { log: opts.log });
   procs.push(proc);
@@ -401,13 +410,17 @@ async function startTemporal(opts: EngineOptions, logs: string, procs: Supervise
     },
     90_000,
   );
+  if (codec && opts.temporalUiPort !== null && uiPort !== null) {
+    const proxy = await startUiProxy(opts.temporalUiPort, uiPort);
+    procs.push({ stop: () => proxy.close() });
+  }
   return { address };
 }
 
 export async function startEngines(opts: EngineOptions): Promise<Engines> {
   const logs = join(opts.stateDir, 'logs');
   mkdirSync(logs, { recursive: true });
-  const procs: Supervised[] = [];
+  const procs: Stoppable[] = [];
   const engines: Engines = {
     stop: async () => {
       await Promise.all(procs.map((p) => p.stop()));

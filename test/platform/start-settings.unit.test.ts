@@ -71,9 +71,9 @@ describe('npm start: the metrics listeners', () => {
 });
 
 describe('npm start: the Temporal UI codec hint', () => {
-  it('names the endpoint and the two settings the UI needs (the ones test/web/temporal-ui.test.ts sets)', () => {
+  it('names the endpoint and that signing in to the console is what the UI needs (test/web/temporal-ui.test.ts)', () => {
     const text = codecLines('http://localhost:8080/codec/session').join(' ');
-    for (const part of ['Use my browser', 'http://localhost:8080/codec/session', 'Include cross-origin credentials'])
+    for (const part of ['http://localhost:8080/codec/session', 'sign in to the console as an administrator'])
       assert.ok(text.includes(part), part);
   });
 });
