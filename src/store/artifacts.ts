@@ -261,11 +261,17 @@ export class ArtifactStore {
    * The drafts a commit takes from a workspace, in workspace order: the named ones, or every draft
    * that is not archived.
    */
-  drafts(workspaceId: string, ids: string[] | null): Promise<ArtifactDoc[]> {
-    const filter: Filter<ArtifactDoc> = ids
-      ? { collection_id: workspaceId, _id: { $in: ids } }
-      : { collection_id: workspaceId, archived_at: { $exists: false } };
-    return this.artifacts.find(filter).sort({ order_key: 1, _id: 1 }).toArray();
+  async drafts(workspaceId: string, ids: string[] | null): Promise<ArtifactDoc[]> {
+    if (!ids)
+      return this.artifacts
+        .find({ collection_id: workspaceId, archived_at: { $exists: false } })
+        .sort({ order_key: 1, _id: 1 })
+        .toArray();
+    // Named drafts by primary key, one read each (an `_id $in` scans the whole collection on FerretDB:
+    // by-id.ts), kept when in the workspace, in the order the query would give.
+    const byKey = (a: ArtifactDoc, b: ArtifactDoc) =>
+      a.order_key < b.order_key ? -1 : a.order_key > b.order_key ? 1 : a._id < b._id ? -1 : a._id > b._id ? 1 : 0;
+    return (await findByIds(this.artifacts, ids)).filter((d) => d.collection_id === workspaceId).sort(byKey);
   }
 
   /**

@@ -23,7 +23,7 @@ async function diffed(ctx: AppContext, body: unknown): Promise<unknown> {
   const principal = ctx.state.principal!;
   return withContentDiffs(body, {
     mayRead: (type) => principal.scopes.allowsType('artifact:read', type),
-    getMany: (ids) => artifacts.getMany(ids),
+    getMany: (ids) => artifacts.currentMany(ids),
     revisionAt: (id, n) => artifacts.revisionAt(id, n),
   });
 }
