@@ -36,6 +36,10 @@ async function runFiles(files: string[], tapFile: string, env: NodeJS.ProcessEnv
       'tsx',
       '--test',
       '--test-concurrency=2',
+      // A file whose tests have all finished exits even if something it started keeps its event loop
+      // alive (a stdio MCP server a worker launched as the platform was closing held one file for good,
+      // and with it the suite): a hang is then a failed test, never a suite that waits for CI's limit.
+      '--test-force-exit',
       '--test-reporter=spec',
       '--test-reporter-destination=stdout',
       '--test-reporter=tap',
