@@ -46,16 +46,25 @@ async function runFiles(files: string[], tapFile: string, env: NodeJS.ProcessEnv
       `--test-reporter-destination=${tapFile}`,
       ...files,
     ],
-    { stdio: 'inherit', env },
+    { stdio: ['inherit', 'pipe', 'inherit'], env },
   );
-  const exitCode = await new Promise<number>((r) => child.once('exit', (c) => r(c ?? 1)));
+  // The spec report is passed through as it comes, and its summary kept: with --test-force-exit the
+  // runner exits before the TAP file is flushed, so the TAP counts are only a fallback.
+  let tail = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    tail = (tail + chunk.toString('utf8')).slice(-64 * 1024);
+  });
+  const exitCode = await new Promise<number>((r) => child.once('close', (c) => r(c ?? 1)));
   let tap = '';
   try {
     tap = readFileSync(tapFile, 'utf8');
   } catch {
     // no TAP file: the runner died before reporting; the counts below say 0 and the exit code says why
   }
-  const count = (name: string) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(tap)?.[1] ?? 0);
+  const last = (re: RegExp, text: string) => [...text.matchAll(re)].at(-1)?.[1];
+  const count = (name: string) =>
+    Number(last(new RegExp(`^ℹ ${name} (\\d+)$`, 'gm'), tail) ?? last(new RegExp(`^# ${name} (\\d+)$`, 'gm'), tap) ?? 0);
   console.log(`# pass ${count('pass')}\n# fail ${count('fail')}`);
   console.log(`${count('pass')} passed, ${count('fail')} failed`);
   return exitCode;
