@@ -10,7 +10,7 @@ import {
   type StaleItem,
   type VersionClaimDoc,
 } from '../store/commits.js';
-import { findByIds } from '../store/by-id.js';
+import { deleteByIds, findByIds } from '../store/by-id.js';
 import { isDuplicateKey } from '../store/mongo.js';
 import { versionId, versionsCollection } from '../store/versions.js';
 
@@ -32,7 +32,6 @@ const livenessEveryMs = 5_000;
 /** How long a commit decided stale has to delete its own claims before a claimer releases them. */
 const staleLetGoMs = 60_000;
 const insertSlice = 500;
-const parallelCalls = 16;
 
 const claimId = (item: Item) => versionId(item.artifact_id, (item.current_version ?? 0) + 1);
 
@@ -95,9 +94,7 @@ export async function claimVersions(
 /** The answer of a recorded outcome; a stale commit lets go of its claims (again, if a retry). */
 async function settleOutcome(db: Db, commitId: string, ids: string[], outcome: ClaimOutcomeDoc): Promise<ClaimResult> {
   if (outcome.outcome === 'claimed') return { outcome: 'claimed' };
-  // One primary-key delete each (an `$in` scans the whole collection on FerretDB: store/by-id.ts).
-  for (let i = 0; i < ids.length; i += parallelCalls)
-    await Promise.all(ids.slice(i, i + parallelCalls).map((_id) => versionClaims(db).deleteOne({ _id, commit_id: commitId })));
+  await deleteByIds(versionClaims(db), ids, { commit_id: commitId });
   return { outcome: 'stale', items: outcome.stale ?? [] };
 }
 

@@ -19,7 +19,7 @@ import {
 } from './revisions.js';
 import { initialVersion, versionsCollection } from './versions.js';
 import type { ArtifactDoc, Provenance } from './artifact-doc.js';
-import { findByIds, parallelReads } from './by-id.js';
+import { findByIds, inParallelSlices } from './by-id.js';
 
 export type { ArtifactDoc, Provenance } from './artifact-doc.js';
 
@@ -195,11 +195,7 @@ export class ArtifactStore {
 
   /** Drafts already read, each as its latest claim has it (latest), in the same order; those a claim deleted are left out. */
   async latestOf(docs: ArtifactDoc[]): Promise<ArtifactDoc[]> {
-    const out: (ArtifactDoc | null)[] = [];
-    for (let i = 0; i < docs.length; i += parallelReads) {
-      out.push(...(await Promise.all(docs.slice(i, i + parallelReads).map((d) => this.latest(d)))));
-    }
-    return out.filter((d): d is ArtifactDoc => d !== null);
+    return (await inParallelSlices(docs, (d) => this.latest(d))).filter((d): d is ArtifactDoc => d !== null);
   }
 
   /**

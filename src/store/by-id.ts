@@ -1,7 +1,14 @@
 import type { Collection, Document, Filter, FindOptions } from 'mongodb';
 
-/** How many primary-key calls findByIds and deleteByIds (and ArtifactStore.latestOf) make at once. */
-export const parallelReads = 16;
+/** How many primary-key calls findByIds and deleteByIds make at once. */
+const parallelReads = 16;
+
+/** `call` on every item, at most 16 at once; the answers in the order of `items`. */
+export async function inParallelSlices<T, R>(items: T[], call: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += parallelReads) out.push(...(await Promise.all(items.slice(i, i + parallelReads).map(call))));
+  return out;
+}
 
 /**
  * Documents by `_id`, one primary-key read each, at most 16 at once; ids not found are skipped, the
@@ -14,19 +21,18 @@ export async function findByIds<T extends Document & { _id: string }>(
   ids: string[],
   options?: FindOptions,
 ): Promise<T[]> {
-  const unique = [...new Set(ids)];
-  const found: (T | null)[] = [];
-  for (let i = 0; i < unique.length; i += parallelReads) {
-    const chunk = unique.slice(i, i + parallelReads);
-    found.push(...(await Promise.all(chunk.map((_id) => coll.findOne<T>({ _id } as Filter<T>, options)))));
-  }
+  const found = await inParallelSlices([...new Set(ids)], (_id) => coll.findOne<T>({ _id } as Filter<T>, options));
   return found.filter((doc): doc is T => doc !== null);
 }
 
-/** Deletes documents by `_id`, one primary-key delete each, at most 16 at once (not `$in`: see findByIds). */
-export async function deleteByIds<T extends Document & { _id: string }>(coll: Collection<T>, ids: string[]): Promise<void> {
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += parallelReads) {
-    await Promise.all(unique.slice(i, i + parallelReads).map((_id) => coll.deleteOne({ _id } as Filter<T>)));
-  }
+/**
+ * Deletes documents by `_id`, one primary-key delete each, at most 16 at once (not `$in`: see
+ * findByIds); `also` narrows each delete (e.g. to its owner's documents).
+ */
+export async function deleteByIds<T extends Document & { _id: string }>(
+  coll: Collection<T>,
+  ids: string[],
+  also: Filter<T> = {},
+): Promise<void> {
+  await inParallelSlices([...new Set(ids)], (_id) => coll.deleteOne({ ...also, _id } as Filter<T>));
 }
