@@ -10,6 +10,14 @@ export interface PageReply {
   headers: Headers;
 }
 
+/** The `platform_session=…` pair a sign-in's answer sets, as a Cookie header carries it (undefined: none set). */
+export function sessionCookie(headers: Headers): string | undefined {
+  return headers
+    .getSetCookie()
+    .find((c) => c.startsWith('platform_session='))
+    ?.split(';')[0];
+}
+
 /** The inputs a form would submit, keyed by name (checkboxes that are checked, the chosen radio). */
 export function formFields(html: string, action: string): Record<string, string> {
   const form = new RegExp(`<form[^>]*action="${action.replace(/[/]/g, '\\/')}"[^>]*>([\\s\\S]*?)</form>`).exec(html);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
-import { Browser, formFields, pkce } from '../helpers/oauth-browser.js';
+import { Browser, formFields, pkce, sessionCookie } from '../helpers/oauth-browser.js';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 const uiOrigin = 'http://ui.sign-out.test:8233';
@@ -65,10 +65,7 @@ async function consoleSignIn(base: string) {
     password: adminPassword,
   });
   assert.equal(signedIn.status, 303, signedIn.html);
-  const cookie = signedIn.headers
-    .getSetCookie()
-    .find((c) => c.startsWith('platform_session='))!
-    .split(';')[0]!;
+  const cookie = sessionCookie(signedIn.headers)!;
   const back = await browser.get(signedIn.location!);
   assert.equal(back.status, 303, back.html);
   const code = new URL(back.location!).searchParams.get('code')!;

@@ -15,7 +15,7 @@ import { EncryptionCodec, encryptedEncoding, keyIdKey } from '../../src/temporal
 import { keyEncryptionKeys } from '../../src/kernel/crypto/key-encryption-keys.js';
 import { payloadsIn } from '../../src/temporal/codec/history.js';
 import { createApiKey } from '../helpers/credentials.js';
-import { Browser, formFields, pkce } from '../helpers/oauth-browser.js';
+import { Browser, formFields, pkce, sessionCookie as sessionCookieOf } from '../helpers/oauth-browser.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -231,9 +231,9 @@ async function sessionCookie(email: string, password: string): Promise<string> {
   assert.equal(login.status, 200, login.html);
   const signedIn = await browser.post('/oauth/login', { ...formFields(login.html, '/oauth/login'), email, password });
   assert.equal(signedIn.status, 303, signedIn.html);
-  const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('platform_session='));
+  const cookie = sessionCookieOf(signedIn.headers);
   assert.ok(cookie, 'a session cookie');
-  return cookie.split(';')[0]!;
+  return cookie;
 }
 
 describe('codec server for a browser session (a Temporal UI without sign-in, credentials included)', () => {

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
 import type { Api } from '../helpers/http.js';
-import { Browser, formFields } from '../helpers/oauth-browser.js';
+import { Browser, formFields, sessionCookie } from '../helpers/oauth-browser.js';
 import { callPlatformTool } from '../../src/mcp/server/server.js';
 import { tools } from '../../src/mcp/server/tools.js';
 import type { OperationContext } from '../../src/operations/context.js';
@@ -212,10 +212,7 @@ describe('signing out while storage does not answer', () => {
       password: adminPassword,
     });
     assert.equal(signedIn.status, 303, signedIn.html);
-    const cookie = signedIn.headers
-      .getSetCookie()
-      .find((c) => c.startsWith('platform_session='))!
-      .split(';')[0]!;
+    const cookie = sessionCookie(signedIn.headers)!;
 
     pause();
     const res = await fetch(`${platform.url}/oauth/sign-out`, {
