@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   // MiniLM, the worker's embedding of the created artifacts takes the same two cores for minutes.
   const bench = await benchPlatform('bench-artifacts', { EMBEDDINGS_PROVIDER: 'hashing' });
   const { services, engines, url, headers } = bench;
-  const baseDb = services.mongo.db('bench_baseline');
+  const baseDb = services.store.db('bench_baseline');
   await baseDb.dropDatabase();
   const basePort = await freePort();
   const base = await baselineServer(baseDb, basePort);
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
     ]);
 
     console.log(
-      `\n${count} requests per row (search: ${searchCount}), ${concurrency} concurrent clients, engine: ${engines.mongoEngine}\n`,
+      `\n${count} requests per row (search: ${searchCount}), ${concurrency} concurrent clients, engine: ${engines.storeEngine}\n`,
     );
     console.log('op      | platform req/s  p50 ms  p99 ms | baseline req/s  p50 ms  p99 ms | throughput ratio | errors');
     for (const [op, p, b] of results) {

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     const applySeconds = (performance.now() - approved) / 1000;
 
     // Baseline: the same documents written straight through the driver, 100 at a time.
-    const scratch = services.mongo.db('bench_commit_baseline');
+    const scratch = services.store.db('bench_commit_baseline');
     await scratch.dropDatabase();
     const drafts = await services.db.collection('artifacts').find({ collection_id: ws }).toArray();
     const baselineStart = performance.now();
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     const baselineSeconds = (performance.now() - baselineStart) / 1000;
 
     const distinct = samples.filter((s, i) => i === 0 || s.progress.applied !== samples[i - 1]!.progress.applied);
-    console.log(`\nCommit of ${size} new artifacts, engine: ${engines.mongoEngine}, ${config.COMMIT_APPLY_BATCH} per apply step\n`);
+    console.log(`\nCommit of ${size} new artifacts, engine: ${engines.storeEngine}, ${config.COMMIT_APPLY_BATCH} per apply step\n`);
     console.log('progress query while applying (seconds after approve → applied/total):');
     console.log(distinct.map((s) => `  ${s.at.toFixed(2)} s → ${s.progress.applied}/${s.progress.total}`).join('\n'));
     console.log(`\nrequest → awaiting_approval (preview of ${size}) | ${previewSeconds.toFixed(2)} s`);

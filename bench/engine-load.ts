@@ -31,7 +31,7 @@ async function main(): Promise<void> {
     ephemeral: true,
   });
   // As many pooled connections as clients, like an API process under load.
-  const client = new MongoClient(engines.mongodbUri!, { maxPoolSize: clients });
+  const client = new MongoClient(engines.storeUri!, { maxPoolSize: clients });
   try {
     const items = client.db('engine_load').collection<{ _id: number; n: number; text: string; tag: number }>('items');
     await items.insertMany(Array.from({ length: docs }, (_, i) => ({ _id: i, n: 0, text: 'lorem ipsum '.repeat(20), tag: i % 10 })));
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     const elapsed = (performance.now() - started) / 1000;
     const total = lat.find.length + lat.update.length;
     console.log(
-      `\n${engines.mongoEngine}: ${clients} clients, ${elapsed.toFixed(1)} s, ${total} operations (${(total / elapsed).toFixed(0)}/s), ${errors} errors`,
+      `\n${engines.storeEngine}: ${clients} clients, ${elapsed.toFixed(1)} s, ${total} operations (${(total / elapsed).toFixed(0)}/s), ${errors} errors`,
     );
     for (const [op, xs] of Object.entries(lat)) {
       const s = xs.sort((a, b) => a - b);

@@ -21,17 +21,22 @@ export interface BenchPlatform {
   close(): Promise<void>;
 }
 
-export async function benchPlatform(
+export const benchAdmin = { email: 'bench@example.test', password };
+
+/**
+ * The settings of a bench's platform on `engines` at `port`: the same for an in-process platform
+ * (benchPlatform) and one run as separate processes (bench/processes.ts).
+ */
+export function platformSettings(
   name: string,
+  engines: Engines & { stateDir: string },
+  port: number,
   overrides: Record<string, string> = {},
-  options: { worker?: boolean } = {},
-): Promise<BenchPlatform> {
-  const engines = await startEphemeralEngines(name, (line) => console.log(`[bench] ${line}`));
-  const port = await freePort();
-  const config = loadConfig({
+): Record<string, string> {
+  return {
     PORT: String(port),
     LOG_LEVEL: 'warn',
-    MONGODB_URI: engines.mongodbUri!,
+    STORE_URI: engines.storeUri!,
     MONGODB_DB: name.replace(/-/g, '_'),
     TEMPORAL_ADDRESS: engines.temporalAddress!,
     TEMPORAL_TASK_QUEUE: name,
@@ -45,10 +50,25 @@ export async function benchPlatform(
     ...overrides,
     // BENCH_CONFIG='{"EVENT_RELAY_INLINE":"false"}': a setting to compare against, for any benchmark.
     ...(process.env.BENCH_CONFIG ? (JSON.parse(process.env.BENCH_CONFIG) as Record<string, string>) : {}),
-  });
+  };
+}
+
+export async function benchPlatform(
+  name: string,
+  overrides: Record<string, string> = {},
+  options: {
+    worker?: boolean;
+    /** Fills the store before the platform starts (its search index is then built from it, as at a restart). */
+    seed?: (services: Services) => Promise<void>;
+  } = {},
+): Promise<BenchPlatform> {
+  const engines = await startEphemeralEngines(name, (line) => console.log(`[bench] ${line}`));
+  const port = await freePort();
+  const config = loadConfig(platformSettings(name, engines, port, overrides));
   const services = createServices(config, createLogger('warn'));
   try {
     await services.db.dropDatabase();
+    if (options.seed) await options.seed(services);
     await bootstrap(services);
   } catch (err) {
     // A failed start (no model installed, say) must not leave the engines running.
@@ -64,7 +84,7 @@ export async function benchPlatform(
     await fetch(`${url}/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.test', password }),
+      body: JSON.stringify(benchAdmin),
     })
   ).json();
   return {
@@ -82,4 +102,13 @@ export async function benchPlatform(
       await engines.stop();
     },
   };
+}
+
+/**
+ * A database on the platform's store without the stores' deadlines or metrics (the baselines' raw
+ * driver): from the client the services hold (`store`; `mongo` before the embedded store on PostgreSQL).
+ */
+export function rawDatabase(services: Services, name: string): import('mongodb').Db {
+  const held = services as unknown as { store?: { db(n: string): import('mongodb').Db }; mongo?: { db(n: string): import('mongodb').Db } };
+  return (held.store ?? held.mongo)!.db(name);
 }

@@ -85,14 +85,14 @@ async function main(): Promise<void> {
     temporalUiPort: Number(env.TEMPORAL_UI_PORT ?? 8233),
     mongoPort: Number(env.MONGO_PORT ?? 27017),
     startTemporal: !env.TEMPORAL_ADDRESS,
-    startMongo: !env.MONGODB_URI,
+    startMongo: !env.STORE_URI && !env.MONGODB_URI,
     log: say,
   });
   // The web console, built once per start (esbuild: well under a second) and served by the API from there.
   const web = await buildConsole(resolve(devDir, 'console'));
   const shared: Record<string, string> = { PLATFORM_DEV_DIR: devDir, CONSOLE_ASSETS_DIR: web.outDir };
   if (engines.temporalAddress) shared.TEMPORAL_ADDRESS = engines.temporalAddress;
-  if (engines.mongodbUri) shared.MONGODB_URI = engines.mongodbUri;
+  if (engines.storeUri) shared.STORE_URI = engines.storeUri;
   // Single-node mode (API_RUNS_WORKER=true): the API runs the worker itself.
   if (!config.API_RUNS_WORKER) child('worker', 'src/main/worker.ts', shared);
   child('API', 'src/main/api.ts', shared);

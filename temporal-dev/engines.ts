@@ -1,8 +1,9 @@
-// Starts the embedded engines (Temporal dev server, MongoDB-wire server) installed by install.sh,
-// waits until each answers, and stops them. Used by `npm start`, `npm test` and `npm run bench`.
-// The MongoDB-wire server is `mongod` when on PATH, else FerretDB 1.24 on PostgreSQL (its own cluster
-// under <stateDir>/postgres) or, with EMBEDDED_MONGO_BACKEND=sqlite, on SQLite. An engine that dies
-// after it was ready is restarted (with backoff), and the log says so.
+// Starts the embedded engines (Temporal dev server, the store) installed by install.sh, waits until
+// each answers, and stops them. Used by `npm start`, `npm test` and `npm run bench`.
+// The store is PostgreSQL itself by default (its own cluster under <stateDir>/postgres; the platform's
+// embedded store implementation, src/store/postgres, speaks to it), or with EMBEDDED_STORE a
+// MongoDB-wire server: `ferretdb` (FerretDB 1.24 on that PostgreSQL), `ferretdb-sqlite`, `mongod` (on
+// PATH). An engine that dies after it was ready is restarted (with backoff), and the log says so.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -33,21 +34,28 @@ export interface EngineOptions {
   uiCodecEndpoint?: string;
 }
 
-/** FerretDB's storage: PostgreSQL (default) or SQLite (EMBEDDED_MONGO_BACKEND=sqlite). */
-export type EmbeddedBackend = 'postgresql' | 'sqlite';
+/**
+ * The embedded store (EMBEDDED_STORE): `postgresql` (default: the platform's store on PostgreSQL),
+ * `ferretdb` (MongoDB wire, FerretDB on PostgreSQL), `ferretdb-sqlite`, or `mongod` (from PATH).
+ * EMBEDDED_MONGO_BACKEND=sqlite, the older setting, still means ferretdb-sqlite.
+ */
+export type EmbeddedStore = 'postgresql' | 'ferretdb' | 'ferretdb-sqlite' | 'mongod';
 
-export function embeddedBackend(env: NodeJS.ProcessEnv = process.env): EmbeddedBackend {
-  const value = env.EMBEDDED_MONGO_BACKEND?.trim() || 'postgresql';
-  if (value !== 'postgresql' && value !== 'sqlite')
-    throw new Error(`EMBEDDED_MONGO_BACKEND must be postgresql or sqlite, not ${JSON.stringify(value)}`);
-  return value;
+export function embeddedStore(env: NodeJS.ProcessEnv = process.env): EmbeddedStore {
+  const value = env.EMBEDDED_STORE?.trim() || (env.EMBEDDED_MONGO_BACKEND?.trim() === 'sqlite' ? 'ferretdb-sqlite' : 'postgresql');
+  if (!['postgresql', 'ferretdb', 'ferretdb-sqlite', 'mongod'].includes(value))
+    throw new Error(`EMBEDDED_STORE must be postgresql, ferretdb, ferretdb-sqlite or mongod, not ${JSON.stringify(value)}`);
+  return value as EmbeddedStore;
 }
 
 export interface Engines {
   temporalAddress?: string;
   temporalUiUrl?: string;
-  mongodbUri?: string;
-  mongoEngine?: 'mongod' | 'ferretdb-postgresql' | 'ferretdb-sqlite';
+  /** The store's URI: postgres:// (the embedded store) or mongodb:// (a MongoDB-wire server). */
+  storeUri?: string;
+  storeEngine?: EmbeddedStore;
+  /** The store's server process (the postmaster, FerretDB or mongod): tests pause it. */
+  storePid?: number;
   stop(): Promise<void>;
 }
 
@@ -225,11 +233,15 @@ interface Stoppable {
  * through a unix socket in a folder of its own (no TCP listener). PostgreSQL refuses to run as root, so
  * as root it runs as the `postgres` user (which must be able to reach the state folder).
  */
-async function startPostgres(opts: EngineOptions, logs: string, procs: Stoppable[]): Promise<{ url: string }> {
+async function startPostgres(
+  opts: EngineOptions,
+  logs: string,
+  procs: Stoppable[],
+): Promise<{ url: string; socketDir: string; pid: number }> {
   const missing = () =>
     new Error(
       'PostgreSQL is not installed (no initdb/postgres on PATH or under /usr/lib/postgresql): run temporal-dev/install.sh as root, ' +
-        'or `sudo apt-get install -y postgresql`; or set EMBEDDED_MONGO_BACKEND=sqlite (hangs under load), or MONGODB_URI to a real MongoDB',
+        'or `sudo apt-get install -y postgresql`; or set STORE_URI to a real MongoDB or PostgreSQL',
     );
   const initdb = postgresBinary('initdb');
   const postgres = postgresBinary('postgres');
@@ -281,7 +293,12 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Stoppable
     '-c',
     'port=5432',
     '-c',
-    'max_connections=150',
+    'max_connections=300',
+    // Plans for small, indexed statements: compiling them (JIT) costs more than running them.
+    '-c',
+    'jit=off',
+    '-c',
+    'random_page_cost=1.1',
     // synchronous_commit stays on: with it off, a PostgreSQL crash loses its last commits (a collection
     // just created, measured), while FerretDB's metadata cache still names their tables. Throwaway runs
     // skip fsync: a commit then survives a crash of the server process, not of the machine.
@@ -305,22 +322,25 @@ async function startPostgres(opts: EngineOptions, logs: string, procs: Stoppable
           : Promise.reject(new Error('not ready')),
     60_000,
   );
-  // FerretDB keeps each MongoDB database as a schema in the `postgres` database; 100 pooled connections.
-  return { url: `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432&pool_max_conns=100` };
+  // Each store database (and each FerretDB database) is a schema in the `postgres` database.
+  return { url: `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432`, socketDir, pid: proc.pid! };
 }
 
-async function startMongo(
+async function startStore(
   opts: EngineOptions,
   logs: string,
   procs: Stoppable[],
-): Promise<{ uri: string; engine: NonNullable<Engines['mongoEngine']> }> {
+): Promise<{ uri: string; engine: EmbeddedStore; pid: number }> {
+  const engine = process.env.EMBEDDED_STORE?.trim() ? embeddedStore() : onPath('mongod') ? 'mongod' : embeddedStore();
+  if (engine === 'postgresql') {
+    const pg = await startPostgres(opts, logs, procs);
+    return { uri: pg.url, engine, pid: pg.pid };
+  }
   const dataDir = join(opts.stateDir, 'mongo');
   mkdirSync(dataDir, { recursive: true });
   const uri = `mongodb://127.0.0.1:${opts.mongoPort}/`;
   let proc: Supervised;
-  let engine: NonNullable<Engines['mongoEngine']>;
-  if (onPath('mongod')) {
-    engine = 'mongod';
+  if (engine === 'mongod') {
     proc = new Supervised(
       'mongod',
       'mongod',
@@ -331,11 +351,9 @@ async function startMongo(
   } else {
     const bin = resolve(opts.devDir, 'bin', 'ferretdb');
     if (!existsSync(bin)) throw new Error(`FerretDB is not installed at ${bin}: run temporal-dev/install.sh`);
-    const backend = embeddedBackend();
-    engine = `ferretdb-${backend}`;
     const storage =
-      backend === 'postgresql'
-        ? ['--handler=postgresql', `--postgresql-url=${(await startPostgres(opts, logs, procs)).url}`]
+      engine === 'ferretdb'
+        ? ['--handler=postgresql', `--postgresql-url=${(await startPostgres(opts, logs, procs)).url}&pool_max_conns=100`]
         : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`];
     proc = new Supervised(
       'FerretDB',
@@ -360,7 +378,7 @@ async function startMongo(
   } finally {
     await client.close();
   }
-  return { uri, engine };
+  return { uri, engine, pid: proc.pid! };
 }
 
 /** The Web UI's codec server: payloads are sealed by the platform's codec, and the UI shows them decoded through it. */
@@ -430,7 +448,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     // allSettled: when one engine fails, the other has finished starting before both are stopped.
     const [temporalResult, mongoResult] = await Promise.allSettled([
       opts.startTemporal ? startTemporal(opts, logs, procs) : undefined,
-      opts.startMongo ? startMongo(opts, logs, procs) : undefined,
+      opts.startMongo ? startStore(opts, logs, procs) : undefined,
     ]);
     for (const r of [temporalResult, mongoResult]) if (r.status === 'rejected') throw r.reason;
     const temporal = temporalResult.status === 'fulfilled' ? temporalResult.value : undefined;
@@ -443,9 +461,10 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
       opts.log(`Temporal dev server ready at ${temporal.address}${engines.temporalUiUrl ? `, Web UI ${engines.temporalUiUrl}` : ''}`);
     }
     if (mongo) {
-      engines.mongodbUri = mongo.uri;
-      engines.mongoEngine = mongo.engine;
-      opts.log(`${mongo.engine} ready at ${mongo.uri}`);
+      engines.storeUri = mongo.uri;
+      engines.storeEngine = mongo.engine;
+      engines.storePid = mongo.pid;
+      opts.log(`store (${mongo.engine}) ready at ${mongo.uri}`);
     }
     return engines;
   } catch (err) {

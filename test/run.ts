@@ -107,7 +107,7 @@ async function runAll(files: string[]): Promise<number> {
       ...process.env,
       // uvx and friends (temporal-dev/install-mcp-servers.sh): stdio MCP servers find them on the worker's PATH.
       PATH: `${resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin')}${delimiter}${process.env.PATH ?? ''}`,
-      TEST_MONGODB_URI: engines.mongodbUri,
+      TEST_STORE_URI: engines.storeUri,
       TEST_TEMPORAL_ADDRESS: engines.temporalAddress,
       TEST_WORKFLOW_BUNDLE: bundlePath,
       TEST_CONSOLE_ASSETS_DIR: web.outDir,

@@ -8,7 +8,7 @@ import type { Logger } from '../kernel/logging/logger.js';
 import type { Services } from '../operations/services.js';
 import { ContainerStore } from '../store/containers.js';
 import { EventStore } from '../store/events.js';
-import { createMongoClient, ensureIndexes, openDatabase } from '../store/mongo.js';
+import { createStoreClient, ensureIndexes, openDatabase } from '../store/mongo.js';
 import { UserStore } from '../store/users.js';
 import { ApiKeyStore } from '../store/api-keys.js';
 import { AuditStore } from '../store/audit.js';
@@ -61,8 +61,8 @@ function externalSignIn(config: Config, db: Db, outbound: Outbound, logger: Logg
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
-  const mongo = createMongoClient(config.mongodbUri, config.STORAGE_TIMEOUT_MS);
-  const db = openDatabase(mongo, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, slowStorageLog(logger, config.STORAGE_TIMEOUT_MS));
+  const store = createStoreClient(config.storeUri, config.STORAGE_TIMEOUT_MS);
+  const db = openDatabase(store, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, slowStorageLog(logger, config.STORAGE_TIMEOUT_MS));
   const temporal = createTemporalClient(config);
   const ring = loadKeyRing(config, logger);
   const artifacts = new ArtifactStore(db);
@@ -87,7 +87,7 @@ export function createServices(config: Config, logger: Logger): Services {
   return {
     config,
     logger,
-    mongo,
+    store,
     db,
     temporal,
     temporalProbe: createTemporalProbe(config),
@@ -163,7 +163,7 @@ export async function closeServices(services: Services): Promise<void> {
   await Promise.allSettled([
     services.outbound.close(),
     services.authorizationServer.documents.close(),
-    services.mongo.close(),
+    services.store.close(),
     services.temporal.connection.close(),
     services.temporalProbe.close(),
   ]);

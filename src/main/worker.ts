@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
 import { startWorkerMetrics } from '../observability/worker-metrics.js';
-import { createMongoClient, openDatabase } from '../store/mongo.js';
+import { createStoreClient, openDatabase } from '../store/mongo.js';
 import { onShutdownSignal } from './graceful.js';
 import { createPlatformWorker } from './temporal-worker.js';
 
@@ -15,8 +15,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const tracing = startTracing(config, 'worker', logger);
   const metrics = await startWorkerMetrics(config, logger);
-  const mongo = createMongoClient(config.mongodbUri, config.STORAGE_TIMEOUT_MS);
-  const db = openDatabase(mongo, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, (call, ms) =>
+  const store = createStoreClient(config.storeUri, config.STORAGE_TIMEOUT_MS);
+  const db = openDatabase(store, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, (call, ms) =>
     logger.warn({ call, ms, deadline_ms: config.STORAGE_TIMEOUT_MS }, 'slow storage call'),
   );
   const bundle = config.TEMPORAL_WORKFLOW_BUNDLE ? { codePath: config.TEMPORAL_WORKFLOW_BUNDLE } : undefined;
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
   ran = worker.run().finally(async () => {
     await connection.close();
-    await mongo.close();
+    await store.close();
     await metrics.close();
     await tracing.shutdown();
   });

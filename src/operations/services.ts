@@ -1,5 +1,6 @@
 import type { Client, Connection } from '@temporalio/client';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../store/mongo.js';
 import type { SigningKeys } from '../identity/signing-keys.js';
 import type { TokenService } from '../identity/tokens.js';
 import type { Config } from '../kernel/config/env.js';
@@ -38,7 +39,8 @@ import type { RateLimits } from '../rate-limits/rate-limits.js';
 export interface Services {
   config: Config;
   logger: Logger;
-  mongo: MongoClient;
+  /** The store's client (MongoDB, or the embedded store on PostgreSQL). */
+  store: StoreClient;
   db: Db;
   temporal: Client;
   /** A retry-free connection used only to probe readiness. */

@@ -92,6 +92,12 @@ export interface DeadlineOptions {
   onCall?: (what: string, ms: number, err?: unknown) => void;
 }
 
+/** The embedded PostgreSQL store's collections and cursors (src/store/postgres), told apart without importing them. */
+export const storeCollectionMark = Symbol.for('platform.store.collection');
+export const storeCursorMark = Symbol.for('platform.store.cursor');
+const isStoreCollection = (v: unknown): boolean => typeof v === 'object' && v !== null && storeCollectionMark in v;
+const isStoreCursor = (v: unknown): boolean => typeof v === 'object' && v !== null && storeCursorMark in v;
+
 const isThenable = (v: unknown): v is Promise<unknown> => typeof (v as { then?: unknown } | null)?.then === 'function';
 
 async function timed<T>(what: string, work: Promise<T>, opts: DeadlineOptions): Promise<T> {
@@ -150,7 +156,7 @@ function cursorWithDeadlines<C extends AbstractCursor>(cursor: C, what: string, 
         if (result === target) return proxy;
         if (isThenable(result))
           return prop === 'close' ? timed(`${what}.close`, result, opts) : closing(timed(`${what}.${String(prop)}`, result, opts));
-        if (result instanceof AbstractCursor) return cursorWithDeadlines(result, what, opts);
+        if (result instanceof AbstractCursor || isStoreCursor(result)) return cursorWithDeadlines(result as AbstractCursor, what, opts);
         return result;
       };
     },
@@ -193,7 +199,7 @@ function wrapMethods<T extends object>(
         if (wrapped !== undefined) return wrapped;
         const what = `${name}.${String(prop)}`;
         if (isThenable(result)) return timed(what, result, opts);
-        if (result instanceof AbstractCursor) return cursorWithDeadlines(result, what, opts);
+        if (result instanceof AbstractCursor || isStoreCursor(result)) return cursorWithDeadlines(result as AbstractCursor, what, opts);
         return result;
       };
     },
@@ -209,7 +215,8 @@ function wrapMethods<T extends object>(
  */
 export function withStorageDeadlines(db: Db, opts: DeadlineOptions): Db {
   return wrapMethods(db, db.databaseName, opts, (prop, result) => {
-    if (prop === 'collection' && result instanceof Collection) return wrapMethods(result, result.collectionName, opts, boundedBatches);
+    if (prop === 'collection' && (result instanceof Collection || isStoreCollection(result)))
+      return wrapMethods(result as Collection, (result as Collection).collectionName, opts, boundedBatches);
     return undefined;
   });
 }

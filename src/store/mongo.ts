@@ -1,6 +1,24 @@
 import { MongoClient, MongoServerError, type Db } from 'mongodb';
 import { storageCallMetrics } from '../observability/metrics-storage.js';
 import { defaultStorageTimeoutMs, withStorageDeadlines } from './deadline.js';
+import { PgStoreClient } from './postgres/client.js';
+
+/** What the stores need of a client: a database by name, and close. The driver's MongoClient is one. */
+export interface StoreClient {
+  db(name: string): Db;
+  close(): Promise<void>;
+}
+
+/** `postgres://` / `postgresql://`: the embedded store on PostgreSQL (src/store/postgres). */
+export const isPostgresUri = (uri: string): boolean => /^postgres(ql)?:\/\//.test(uri);
+
+/**
+ * The client for a store URI: MongoDB or Atlas (`mongodb://`, `mongodb+srv://`), or the embedded
+ * store on PostgreSQL (`postgres://`). The stores use the same calls on both (docs/decisions.md).
+ */
+export function createStoreClient(uri: string, timeoutMs = defaultStorageTimeoutMs): StoreClient {
+  return isPostgresUri(uri) ? new PgStoreClient(uri, timeoutMs) : createMongoClient(uri, timeoutMs);
+}
 
 /**
  * Only the portable subset of MongoDB is used (CRUD, single-collection indexes, findOneAndUpdate,
@@ -26,7 +44,7 @@ export function createMongoClient(uri: string, timeoutMs = defaultStorageTimeout
  * in the storage metrics.
  */
 export function openDatabase(
-  client: MongoClient,
+  client: StoreClient,
   name: string,
   timeoutMs = defaultStorageTimeoutMs,
   onSlow?: (what: string, ms: number) => void,

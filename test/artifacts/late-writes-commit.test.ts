@@ -5,22 +5,23 @@
 // claims in memory), and the preview must not write the draft (reads never write).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../../src/store/mongo.js';
 import type { ArtifactDoc } from '../../src/store/artifacts.js';
-import { createMongoClient, openDatabase } from '../../src/store/mongo.js';
+import { createStoreClient, openDatabase } from '../../src/store/mongo.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
 let admin: Api;
-let client: MongoClient;
+let client: StoreClient;
 /** The other process's connection: where the late write comes from. */
 let other: Db;
 
 before(async () => {
   platform = await startPlatform();
   admin = await platform.admin();
-  client = createMongoClient(platform.config.mongodbUri);
+  client = createStoreClient(platform.config.storeUri);
   other = openDatabase(client, platform.config.MONGODB_DB);
 });
 after(async () => {

@@ -8,15 +8,16 @@
 // read). Every read after an acknowledged write must still show it, and no enrichment may be lost.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../../src/store/mongo.js';
 import { ArtifactStore, type ArtifactDoc } from '../../src/store/artifacts.js';
-import { createMongoClient, openDatabase } from '../../src/store/mongo.js';
+import { createStoreClient, openDatabase } from '../../src/store/mongo.js';
 import type { Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
 let admin: Api;
-let client: MongoClient;
+let client: StoreClient;
 /** The other process's connection: where the late writes come from. */
 let other: Db;
 let ws: string;
@@ -24,7 +25,7 @@ let ws: string;
 before(async () => {
   platform = await startPlatform({}, { worker: false });
   admin = await platform.admin();
-  client = createMongoClient(platform.config.mongodbUri);
+  client = createStoreClient(platform.config.storeUri);
   other = openDatabase(client, platform.config.MONGODB_DB);
   ws = (await admin.post('/workspaces', { name: 'late writes' })).body.id as string;
 });

@@ -3,20 +3,21 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../../src/store/mongo.js';
 import { CommitApplier } from '../../src/commits/apply.js';
 import type { ArtifactDoc } from '../../src/store/artifacts.js';
 import { commitChunks, commitsCollection, previewDocId, type CommitChunkDoc, type CommitDoc } from '../../src/store/commits.js';
 import { containerCollection } from '../../src/store/containers.js';
-import { createMongoClient, ensureIndexes } from '../../src/store/mongo.js';
+import { createStoreClient, ensureIndexes } from '../../src/store/mongo.js';
 import { versionId, versionsCollection } from '../../src/store/versions.js';
 
-let client: MongoClient;
+let client: StoreClient;
 let db: Db;
 const person = randomUUID();
 
 before(async () => {
-  client = createMongoClient(process.env.TEST_MONGODB_URI!);
+  client = createStoreClient(process.env.TEST_STORE_URI!);
   db = client.db(`test_apply_${randomBytes(4).toString('hex')}`);
   await ensureIndexes(db);
 });

@@ -4,18 +4,19 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../../src/store/mongo.js';
 import { claimVersions, type ClaimResult } from '../../src/commits/claims.js';
 import { claimOutcomes, commitChunks, versionClaims } from '../../src/store/commits.js';
-import { createMongoClient, ensureIndexes } from '../../src/store/mongo.js';
+import { createStoreClient, ensureIndexes } from '../../src/store/mongo.js';
 
-const clients: MongoClient[] = [];
+const clients: StoreClient[] = [];
 let db: Db;
 const dbName = `test_claims_${randomBytes(4).toString('hex')}`;
 
 before(async () => {
   // One connection pool per claimer: as separate processes would, they share nothing but the engine.
-  for (let i = 0; i < 4; i++) clients.push(createMongoClient(process.env.TEST_MONGODB_URI!));
+  for (let i = 0; i < 4; i++) clients.push(createStoreClient(process.env.TEST_STORE_URI!));
   db = clients[0]!.db(dbName);
   await ensureIndexes(db);
 });

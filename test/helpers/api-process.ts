@@ -21,7 +21,7 @@ export async function apiProcess(platform: TestPlatform, env: Record<string, str
       ...process.env,
       HOST: '127.0.0.1',
       PORT: String(port),
-      MONGODB_URI: config.mongodbUri,
+      STORE_URI: config.storeUri,
       MONGODB_DB: config.MONGODB_DB,
       TEMPORAL_ADDRESS: config.temporalAddress,
       TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,

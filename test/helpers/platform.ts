@@ -30,7 +30,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PLATFORM_ENV: 'development',
     PORT: '0',
     LOG_LEVEL: 'info',
-    MONGODB_URI: required('TEST_MONGODB_URI'),
+    STORE_URI: required('TEST_STORE_URI'),
     MONGODB_DB: `test_${id}`,
     TEMPORAL_ADDRESS: required('TEST_TEMPORAL_ADDRESS'),
     TEMPORAL_TASK_QUEUE: `test-${id}`,

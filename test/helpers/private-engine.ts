@@ -1,5 +1,5 @@
-// A MongoDB-wire engine of a test file's own (the embedded one npm start runs: FerretDB on PostgreSQL,
-// or mongod when on PATH), for tests that pause it, restart it or load it hard without touching the
+// A store engine of a test file's own (the embedded one npm start runs: PostgreSQL, or what
+// EMBEDDED_STORE names), for tests that pause it, restart it or load it hard without touching the
 // engine the other test files share.
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,26 +9,33 @@ import { freePort, startEngines } from '../../temporal-dev/engines.js';
 export interface PrivateEngine {
   uri: string;
   stateDir: string;
-  /** The process that speaks the wire protocol (FerretDB or mongod). */
+  /** The store's server process (PostgreSQL's postmaster, FerretDB or mongod). */
   pid: number;
+  /** Stops the whole server answering (SIGSTOP to it and every process it started); resume() undoes it. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
-/** The pid of the process whose command line names `--listen-addr=127.0.0.1:<port>` (FerretDB) or `--port <port>` (mongod). */
-function enginePid(port: number): number {
+/** The store's server and every process it started (PostgreSQL runs a process per connection). */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    let args: string[];
     try {
-      args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
     } catch {
-      continue; // gone meanwhile
+      // gone meanwhile
     }
-    const ferret = args.includes(`--listen-addr=127.0.0.1:${port}`);
-    const mongod = args.some((a, i) => a === '--port' && args[i + 1] === String(port)) && args.some((a) => a.endsWith('mongod'));
-    if (ferret || mongod) return Number(entry);
   }
-  throw new Error(`no engine process listens on port ${port}`);
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const child of children.get(pid) ?? []) walk(child);
+  };
+  walk(root);
+  return out;
 }
 
 /**
@@ -52,5 +59,20 @@ export async function startPrivateEngine(stateDir?: string, log: (line: string) 
     log,
     ephemeral: true,
   });
-  return { uri: engines.mongodbUri!, stateDir: dir, pid: enginePid(mongoPort), stop: () => engines.stop() };
+  const pid = engines.storePid!;
+  let paused: number[] = [];
+  return {
+    uri: engines.storeUri!,
+    stateDir: dir,
+    pid,
+    pause: () => {
+      paused = processTree(pid);
+      for (const p of paused) process.kill(p, 'SIGSTOP');
+    },
+    resume: () => {
+      for (const p of paused) process.kill(p, 'SIGCONT');
+      paused = [];
+    },
+    stop: () => engines.stop(),
+  };
 }

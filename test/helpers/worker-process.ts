@@ -9,7 +9,7 @@ export async function workerProcess(platform: TestPlatform, env: Record<string, 
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
-      MONGODB_URI: config.mongodbUri,
+      STORE_URI: config.storeUri,
       MONGODB_DB: config.MONGODB_DB,
       TEMPORAL_ADDRESS: config.temporalAddress,
       TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,

@@ -5,9 +5,10 @@
 // another process between the two is forced here by writing its claim from a second connection.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../../src/store/mongo.js';
 import type { ContainerDoc } from '../../src/store/containers.js';
-import { createMongoClient, openDatabase } from '../../src/store/mongo.js';
+import { createStoreClient, openDatabase } from '../../src/store/mongo.js';
 import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { Api, type Reply } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -20,7 +21,7 @@ let alice: Person; // creates the containers
 let bob: Person; // co-owner (O)
 let carol: Person; // administrator (RAS)
 let dave: Person; // an ordinary reader
-let client: MongoClient;
+let client: StoreClient;
 /** Another process's connection: where a racing change's claim comes from. */
 let other: Db;
 
@@ -28,7 +29,7 @@ before(async () => {
   platform = await startPlatform({}, { worker: false });
   [alice, bob, carol, dave] = await Promise.all([platform.newUser(), platform.newUser(), platform.newUser(), platform.newUser()]);
   replica = await apiProcess(platform, { PLATFORM_API_URI: platform.config.apiUri });
-  client = createMongoClient(platform.config.mongodbUri);
+  client = createStoreClient(platform.config.storeUri);
   other = openDatabase(client, platform.config.MONGODB_DB);
 });
 after(async () => {

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { Db, MongoClient } from 'mongodb';
+import type { Db } from 'mongodb';
+import type { StoreClient } from '../../src/store/mongo.js';
 import {
   ExternalAccounts,
   ExternalIdentityProviders,
@@ -17,7 +18,7 @@ import {
 import { verifyPassword } from '../../src/identity/passwords.js';
 import { createOutbound, type Outbound } from '../../src/net/outbound.js';
 import { ExternalIdentityStore, externalIdentityKey } from '../../src/store/external-identities.js';
-import { createMongoClient, ensureIndexes, openDatabase } from '../../src/store/mongo.js';
+import { createStoreClient, ensureIndexes, openDatabase } from '../../src/store/mongo.js';
 import { UserStore } from '../../src/store/users.js';
 import { followAsBrowser } from '../helpers/oauth-provider.js';
 import { startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
@@ -28,7 +29,7 @@ const atCallback = (url: URL) => url.href.startsWith(redirectUri);
 let idp: OidcIdp;
 let userinfoIdp: OidcIdp;
 let outbound: Outbound;
-let client: MongoClient;
+let client: StoreClient;
 let db: Db;
 let users: UserStore;
 let links: ExternalIdentityStore;
@@ -37,9 +38,9 @@ before(async () => {
   [idp, userinfoIdp] = await Promise.all([startOidcIdp(), startOidcIdp({ claimsIn: 'userinfo' })]);
   // The IdP is on loopback: the administrator's outbound policy allows it, as MCP_OUTBOUND_ALLOW would.
   outbound = createOutbound({ allow: ['127.0.0.0/8'], timeoutMs: 5000, maxResponseBytes: 1 << 20 });
-  const uri = process.env.TEST_MONGODB_URI;
-  if (!uri) throw new Error('TEST_MONGODB_URI is not set: run with `npm test -- test/identity/external-idp`');
-  client = createMongoClient(uri);
+  const uri = process.env.TEST_STORE_URI;
+  if (!uri) throw new Error('TEST_STORE_URI is not set: run with `npm test -- test/identity/external-idp`');
+  client = createStoreClient(uri);
   db = openDatabase(client, `test_${randomBytes(4).toString('hex')}`);
   await ensureIndexes(db);
   users = new UserStore(db);

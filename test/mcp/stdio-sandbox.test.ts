@@ -101,7 +101,7 @@ describe('a sandboxed stdio server', () => {
   });
 
   it("cannot reach the worker's services: no network unless its catalog entry allows it", async () => {
-    const mongoPort = Number(new URL(platform.config.mongodbUri).port);
+    const mongoPort = Number(new URL(platform.config.storeUri).port);
     const apiPort = Number(new URL(platform.url).port);
     for (const port of [mongoPort, apiPort]) {
       const { outcome } = await call('connect', { host: '127.0.0.1', port });

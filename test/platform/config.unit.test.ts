@@ -21,7 +21,7 @@ describe('configuration', () => {
     [{ TEMPORAL_ADDRESS: 'no-port' }, /^invalid configuration: TEMPORAL_ADDRESS: must be host:port/],
     [{ ALLOW_STDIO_MCP_SERVERS: 'maybe' }, /^invalid configuration: ALLOW_STDIO_MCP_SERVERS: /],
     [{ PLATFORM_MASTER_KEY: 'c2hvcnQ=' }, /^invalid configuration: PLATFORM_MASTER_KEY: must be 32 bytes/],
-    [{ PLATFORM_ENV: 'production' }, /^invalid configuration: MONGODB_URI: required when PLATFORM_ENV=production/],
+    [{ PLATFORM_ENV: 'production' }, /^invalid configuration: STORE_URI: required when PLATFORM_ENV=production/],
   ];
   for (const [env, message] of bad) {
     it(`refuses ${JSON.stringify(env)} with one clear line`, () => {

@@ -39,7 +39,7 @@ describe('health and readiness', () => {
   });
 
   it('answers 503 naming MongoDB when it is unreachable', async () => {
-    await withBrokenDependency({ MONGODB_URI: 'mongodb://127.0.0.1:1/' }, async (api) => {
+    await withBrokenDependency({ STORE_URI: 'mongodb://127.0.0.1:1/' }, async (api) => {
       const reply = await api.get('/readyz');
       assert.equal(reply.status, 503);
       assert.deepEqual(reply.body.checks, { mongodb: 'down', temporal: 'up' });

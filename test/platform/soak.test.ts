@@ -76,7 +76,7 @@ async function startStack(env: Record<string, string>): Promise<Stack> {
 
 /** Revisions still waiting for their embedding (the embedding backlog, issue #23): what the load left. */
 async function indexingBacklog(config: Config): Promise<number | string> {
-  const client = new MongoClient(config.mongodbUri, { serverSelectionTimeoutMS: 5000 });
+  const client = new MongoClient(config.storeUri, { serverSelectionTimeoutMS: 5000 });
   try {
     return await client.db(config.MONGODB_DB).collection('embedding_backlog').countDocuments({}, { maxTimeMS: 5000 });
   } catch (err) {
@@ -203,7 +203,7 @@ const stackEnv = (): Record<string, string> => ({
   HOST: '127.0.0.1',
   PORT: String(config.PORT),
   LOG_LEVEL: 'info', // the entry points say they are ready at info
-  MONGODB_URI: engine.uri,
+  STORE_URI: engine.uri,
   MONGODB_DB: config.MONGODB_DB,
   TEMPORAL_ADDRESS: config.temporalAddress,
   TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,

@@ -28,11 +28,11 @@ let adminId: string;
 let paused = false;
 
 const pause = () => {
-  process.kill(engine.pid, 'SIGSTOP');
+  engine.pause();
   paused = true;
 };
 const resume = () => {
-  if (paused) process.kill(engine.pid, 'SIGCONT');
+  if (paused) engine.resume();
   paused = false;
 };
 
@@ -93,7 +93,7 @@ const requests = () => ({
 
 before(async () => {
   engine = await startPrivateEngine();
-  platform = await startPlatform({ MONGODB_URI: engine.uri, STORAGE_TIMEOUT_MS: String(deadlineMs) }, { worker: false });
+  platform = await startPlatform({ STORE_URI: engine.uri, STORAGE_TIMEOUT_MS: String(deadlineMs) }, { worker: false });
   admin = await platform.admin();
   workspace = (await admin.post('/workspaces', { name: 'stall' })).body.id;
   const created = await admin.post('/artifacts', {

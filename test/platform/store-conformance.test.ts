@@ -1,23 +1,25 @@
-// What the platform relies on from its MongoDB-wire engine, checked against the engine the harness
-// started (TEST_MONGODB_URI: FerretDB on PostgreSQL by default, mongod when on PATH). Any engine the
-// platform runs on (a real MongoDB, Atlas, FerretDB) must pass this file. Read-modify-write atomicity
+// What the platform relies on from its store, checked against the engine the harness started
+// (TEST_STORE_URI: the embedded store on PostgreSQL by default; EMBEDDED_STORE=ferretdb for FerretDB,
+// mongod when on PATH). Any store the platform runs on (the embedded store, a real MongoDB, Atlas,
+// FerretDB) must pass this file. Read-modify-write atomicity
 // ($inc, conditional updates) is deliberately NOT asserted: FerretDB 1.x does not give it, and the
 // platform arbitrates every cross-process race with a unique-key insert instead (docs/decisions.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MongoBulkWriteError, MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
+import { createStoreClient, type StoreClient } from '../../src/store/mongo.js';
 
-const uri = process.env.TEST_MONGODB_URI;
+const uri = process.env.TEST_STORE_URI;
 
 describe(
   'store conformance: what the platform relies on from its engine',
-  { skip: !uri && 'TEST_MONGODB_URI is not set: run with `npm test`' },
+  { skip: !uri && 'TEST_STORE_URI is not set: run with `npm test`' },
   () => {
-    let client: MongoClient;
+    let client: StoreClient;
     let db: Db;
 
     before(async () => {
-      client = new MongoClient(uri!, { maxPoolSize: 32 });
+      client = createStoreClient(uri!);
       db = client.db(`conformance_${process.pid}`);
       await db.dropDatabase();
     });

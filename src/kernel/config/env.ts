@@ -16,9 +16,17 @@ export const envSchema = z.object({
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(1024 * 1024),
+  /**
+   * The store: `mongodb://` / `mongodb+srv://` (MongoDB, Atlas) or `postgres://` (the embedded store on
+   * PostgreSQL, what `npm start` runs). MONGODB_URI is the older name, still read.
+   */
+  STORE_URI: z
+    .string()
+    .regex(/^(mongodb(\+srv)?|postgres(ql)?):\/\//, 'must be a mongodb://, mongodb+srv:// or postgres:// URI')
+    .optional(),
   MONGODB_URI: z
     .string()
-    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI')
+    .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI (a postgres:// store goes in STORE_URI)')
     .optional(),
   MONGODB_DB: z
     .string()
@@ -202,7 +210,8 @@ const list = (value: string) =>
 
 export interface Config extends Env {
   apiUri: string;
-  mongodbUri: string;
+  /** STORE_URI, else MONGODB_URI. */
+  storeUri: string;
   temporalAddress: string;
   isDev: boolean;
   /** Browser origins and Host names besides the API's own that may call /mcp. */
@@ -227,7 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('invalid configuration: SIGN_IN_DELAY_AFTER: must not exceed SIGN_IN_LOCK_AFTER');
   }
   if (!isDev) {
-    for (const required of ['MONGODB_URI', 'TEMPORAL_ADDRESS', 'PLATFORM_MASTER_KEY'] as const) {
+    if (!e.STORE_URI && !e.MONGODB_URI) throw new ConfigError('invalid configuration: STORE_URI: required when PLATFORM_ENV=production');
+    for (const required of ['TEMPORAL_ADDRESS', 'PLATFORM_MASTER_KEY'] as const) {
       if (!e[required]) throw new ConfigError(`invalid configuration: ${required}: required when PLATFORM_ENV=production`);
     }
   }
@@ -235,7 +245,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...e,
     isDev,
     apiUri: (e.PLATFORM_API_URI ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
-    mongodbUri: e.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/',
+    storeUri: e.STORE_URI ?? e.MONGODB_URI ?? 'mongodb://127.0.0.1:27017/',
     temporalAddress: e.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
     mcpAllowedOrigins: list(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: list(e.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),

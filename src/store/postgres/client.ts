@@ -1,0 +1,24 @@
+import type { Db } from 'mongodb';
+import { PgDb } from './database.js';
+import { PgEngine } from './engine.js';
+
+/** The embedded store's client: one pool per process, a database per name (a PostgreSQL schema). */
+export class PgStoreClient {
+  readonly engine: PgEngine;
+  private readonly dbs = new Map<string, PgDb>();
+
+  constructor(url: string, timeoutMs: number) {
+    this.engine = new PgEngine(url, { timeoutMs });
+  }
+
+  /** Shaped as the driver's Db for the calls the stores make (see collection.ts). */
+  db(name: string): Db {
+    let db = this.dbs.get(name);
+    if (!db) this.dbs.set(name, (db = new PgDb(this.engine, name)));
+    return db as unknown as Db;
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+}

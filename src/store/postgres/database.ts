@@ -1,0 +1,89 @@
+import { PgCollection } from './collection.js';
+import { PgEngine } from './engine.js';
+import { ident } from './sql.js';
+
+type Doc = Record<string, unknown>;
+
+const raceCodes = new Set(['23505', '42P07', '42P06', '42710']);
+
+/**
+ * A database of the embedded store: a PostgreSQL schema, one table per collection, created on first
+ * use. Shaped like the driver's Db for the calls the platform makes (collection, listCollections,
+ * dropDatabase, command ping).
+ */
+export class PgDb {
+  private readonly tables = new Map<string, Promise<void>>();
+
+  constructor(
+    readonly engine: PgEngine,
+    readonly databaseName: string,
+  ) {}
+
+  collection<T = Doc>(name: string): PgCollection<T> {
+    return new PgCollection<T>(this, name);
+  }
+
+  /** DDL that two processes may race to run: "already exists" is success. */
+  async ddl(what: string, text: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.engine.query(what, text);
+        return;
+      } catch (err) {
+        const code = (err as { code?: string; cause?: { code?: string } }).code;
+        if (attempt < 3 && (raceCodes.has(code ?? '') || (err as { code?: number }).code === 11000)) continue;
+        throw err;
+      }
+    }
+  }
+
+  ensureTable(name: string): Promise<void> {
+    let ready = this.tables.get(name);
+    if (!ready) {
+      const table = `${ident(this.databaseName)}.${ident(name)}`;
+      ready = (async () => {
+        await this.ddl(`${this.databaseName}.create`, `CREATE SCHEMA IF NOT EXISTS ${ident(this.databaseName)}`);
+        await this.ddl(`${this.databaseName}.${name}.create`, `CREATE TABLE IF NOT EXISTS ${table} (doc jsonb NOT NULL)`);
+        await this.ddl(
+          `${this.databaseName}.${name}.create`,
+          `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`${name}___id_`.slice(0, 63))} ON ${table} ((doc->'_id'))`,
+        );
+      })();
+      ready.catch(() => this.tables.delete(name));
+      this.tables.set(name, ready);
+    }
+    return ready;
+  }
+
+  async dropTable(name: string): Promise<void> {
+    this.tables.delete(name);
+    await this.engine.query(`${this.databaseName}.${name}.drop`, `DROP TABLE IF EXISTS ${ident(this.databaseName)}.${ident(name)}`);
+  }
+
+  listCollections(): { toArray(): Promise<{ name: string; type: 'collection' }[]> } {
+    return {
+      toArray: async () => {
+        const { rows } = await this.engine.query(
+          `${this.databaseName}.listCollections`,
+          `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+          [this.databaseName],
+        );
+        return rows.map((r) => ({ name: r.name as string, type: 'collection' as const }));
+      },
+    };
+  }
+
+  async dropDatabase(): Promise<boolean> {
+    this.tables.clear();
+    await this.engine.query(`${this.databaseName}.dropDatabase`, `DROP SCHEMA IF EXISTS ${ident(this.databaseName)} CASCADE`);
+    return true;
+  }
+
+  async command(command: Doc): Promise<Doc> {
+    if ('ping' in command) {
+      await this.engine.query(`${this.databaseName}.ping`, 'SELECT 1');
+      return { ok: 1 };
+    }
+    throw new Error(`the embedded PostgreSQL store does not run the command ${Object.keys(command)[0]}`);
+  }
+}
