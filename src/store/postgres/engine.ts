@@ -30,6 +30,8 @@ export interface EngineOptions {
 /** One process's connection pool to the embedded store's PostgreSQL, with a deadline on every statement. */
 export class PgEngine {
   readonly pool: pg.Pool;
+  /** Told of every statement before it runs (plan tests record them to EXPLAIN each). */
+  onStatement: ((text: string, values: unknown[]) => void) | undefined;
 
   constructor(
     url: string,
@@ -60,6 +62,7 @@ export class PgEngine {
       throw translateError(err, what);
     }
     try {
+      this.onStatement?.(text, values ?? []);
       const result = await client.query<R>(text, values);
       client.release();
       return result;
@@ -82,7 +85,10 @@ export class PgEngine {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const value = await work((text, values) => client.query(text, values));
+      const value = await work((text, values) => {
+        this.onStatement?.(text, values ?? []);
+        return client.query(text, values);
+      });
       await client.query('COMMIT');
       return value;
     } catch (err) {
@@ -118,6 +124,7 @@ export class PgEngine {
     try {
       await client.query('BEGIN READ ONLY');
       open = true;
+      this.onStatement?.(text, values);
       await client.query(`DECLARE platform_cursor NO SCROLL CURSOR FOR ${text}`, values);
       for (;;) {
         const { rows } = await client.query(`FETCH ${batch} FROM platform_cursor`);

@@ -70,12 +70,23 @@ function fieldCondition(path: string, cond: unknown, p: Params): string {
           parts.push(op === '$gte' || op === '$lte' ? equality(path, null, p) : 'FALSE');
           break;
         }
+        if (typeof value === 'number' && !Number.isFinite(value)) {
+          // JSON has no infinities: every number is above -Infinity and below +Infinity.
+          const all = (value === -Infinity && (op === '$gt' || op === '$gte')) || (value === Infinity && (op === '$lt' || op === '$lte'));
+          parts.push(all ? typeGuard(expr, value) : 'FALSE');
+          break;
+        }
         parts.push(`(${expr} ${sqlOp} ${p.add(toJsonText(value), '::jsonb')} AND ${typeGuard(expr, value)})`);
         break;
       }
       case '$in':
       case '$nin': {
         if (!Array.isArray(value)) throw new UnsupportedQueryError(`${op} without an array`);
+        if (value.length === 1) {
+          // One value is an equality, which the planner can use for an ordered index scan.
+          parts.push(op === '$in' ? equality(path, value[0], p) : `NOT COALESCE(${equality(path, value[0], p)}, FALSE)`);
+          break;
+        }
         const scalars = value.filter((v) => v !== null && v !== undefined && !(v instanceof RegExp));
         const alternatives: string[] = [];
         if (scalars.length) {
