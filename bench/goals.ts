@@ -1,11 +1,11 @@
-// The rows of issue #23's first table, as each benchmark measures them: `npm run bench` runs every
+// The rows of issue #23's first table and issue #31's goals table, as each benchmark measures them: `npm run bench` runs every
 // benchmark with BENCH_GOALS_FILE set, each one records its rows here, and bench/summary.ts prints
 // them together at the end, every row with its goal. A benchmark run on its own just prints its rows.
 import { appendFileSync } from 'node:fs';
 
 export interface GoalRow {
   /** Which row of the table (its order in the summary). */
-  row: 'invocation' | 'tool-call' | 'indexing' | 'search-lag' | 'rest';
+  row: 'invocation' | 'tool-call' | 'indexing' | 'search-lag' | 'rest' | 'scale' | 'soak';
   /** What was measured, e.g. "invocation p50". */
   what: string;
   /** The measurement, with its unit, e.g. "115 ms". */

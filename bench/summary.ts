@@ -1,9 +1,11 @@
-// The end of `npm run bench`: every row of issue #23's first table that the benchmarks recorded
+// The end of `npm run bench`: every row of issue #23's first table and issue #31's goals that the benchmarks recorded
 // (bench/goals.ts), in the table's order, each with its goal and whether this run met it.
 import { existsSync, readFileSync } from 'node:fs';
 import type { GoalRow } from './goals.js';
 
-const order: GoalRow['row'][] = ['invocation', 'tool-call', 'indexing', 'search-lag', 'rest'];
+const order: GoalRow['row'][] = ['invocation', 'tool-call', 'indexing', 'search-lag', 'rest', 'scale', 'soak'];
+/** Rows only some runs record: the soak is a run of its own (bench/soak.ts), the scale rows can be turned off (BENCH_SCALE=0). */
+const optional: GoalRow['row'][] = ['scale', 'soak'];
 
 const file = process.env.BENCH_GOALS_FILE;
 if (!file || !existsSync(file)) {
@@ -25,8 +27,9 @@ const cells = rows.map((r) => [
 const head = ['what', 'measured', 'against the same-run baseline', 'goal', ''];
 const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
 const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join(' | ');
-console.log(`\nissue #23's goals, this run (${rows.filter((r) => r.met).length} of ${rows.length} met)\n`);
+console.log(`\nissues #23 and #31: the goals, this run (${rows.filter((r) => r.met).length} of ${rows.length} met)\n`);
 console.log(line(head));
 console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
 for (const c of cells) console.log(line(c));
-for (const missing of order.filter((o) => !rows.some((r) => r.row === o))) console.log(`(no row recorded for ${missing})`);
+for (const missing of order.filter((o) => !optional.includes(o) && !rows.some((r) => r.row === o)))
+  console.log(`(no row recorded for ${missing})`);

@@ -1,0 +1,23 @@
+// A store made ready for seeding as a first start would leave it (indexes, the administrator), then seeded.
+import { ensureAdmin } from '../../src/main/bootstrap/admin.js';
+import type { Services } from '../../src/operations/services.js';
+import { createEmbedder } from '../../src/search/embedder.js';
+import { ensureIndexes } from '../../src/store/mongo.js';
+import { outbox } from '../../src/store/revisions.js';
+import { EventStore } from '../../src/store/events.js';
+import { seedStore, type SeedOptions, type SeedResult } from './seed.js';
+
+/**
+ * Seeds the store of `services` (dropped or fresh) with `artifacts` artifacts, vectors by the embedder
+ * its configuration names. The indexes are made first, as the platform's first start makes them.
+ */
+export async function prepareAndSeed(services: Services, options: Omit<SeedOptions, 'embedder'>): Promise<SeedResult> {
+  const { db, config, users, logger } = services;
+  await ensureIndexes(db);
+  await Promise.all([outbox.ensureIndex(db), new EventStore(db).ensureIndexes()]);
+  const admin = await ensureAdmin(config, users, logger);
+  const adminDoc = admin && (await users.findByEmail(admin.email));
+  if (!adminDoc) throw new Error('seed: no administrator (set PLATFORM_ADMIN_EMAIL and PLATFORM_ADMIN_PASSWORD)');
+  const embedder = await createEmbedder(config);
+  return seedStore(db, adminDoc._id, { ...options, embedder });
+}
