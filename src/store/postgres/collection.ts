@@ -1,6 +1,6 @@
 import { BSON, MongoBulkWriteError, MongoServerError } from 'mongodb';
 import { storeCollectionMark } from '../deadline.js';
-import type { PgDb } from './database.js';
+import type { PgEngine } from './engine.js';
 import { PgFindCursor, type FindSpec } from './cursor.js';
 import { arrayFields, isPlainObject, orderBy, UnsupportedQueryError, whereClause } from './filter.js';
 import { fromJson, toJsonText } from './json.js';
@@ -48,6 +48,15 @@ function projectInJs(doc: Doc, projection: Doc): Doc {
   return out;
 }
 
+/** What a collection needs of its database (PgDb). */
+export interface TableHost {
+  readonly databaseName: string;
+  readonly engine: PgEngine;
+  ensureTable(name: string): Promise<void>;
+  ddl(what: string, text: string): Promise<void>;
+  dropTable(name: string): Promise<void>;
+}
+
 /**
  * A collection of the embedded store: one PostgreSQL table of JSONB documents, with MongoDB's
  * semantics for the subset of the driver's Collection the platform uses (docs/decisions.md, "Embedded
@@ -58,7 +67,7 @@ function projectInJs(doc: Doc, projection: Doc): Doc {
 export class PgCollection<TSchema = Doc> {
   readonly [storeCollectionMark] = true;
   constructor(
-    readonly pgdb: PgDb,
+    readonly pgdb: TableHost,
     readonly collectionName: string,
   ) {}
 
@@ -113,7 +122,7 @@ export class PgCollection<TSchema = Doc> {
   }
 
   find(filter: Doc = {}, options: { sort?: Doc; skip?: number; limit?: number; projection?: Doc } = {}): PgFindCursor<TSchema> {
-    return new PgFindCursor<TSchema>(this as never, {
+    return new PgFindCursor<TSchema>(this, {
       filter,
       sort: options.sort,
       skip: options.skip,

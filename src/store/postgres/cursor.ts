@@ -1,5 +1,4 @@
 import { storeCursorMark } from '../deadline.js';
-import type { PgCollection } from './collection.js';
 
 type Doc = Record<string, unknown>;
 
@@ -9,6 +8,11 @@ export interface FindSpec {
   skip?: number;
   limit?: number;
   projection?: Doc;
+}
+
+/** Where a cursor's rows come from (PgCollection). */
+export interface BatchReader {
+  readBatches(spec: FindSpec, batch: number): AsyncIterable<Doc[]>;
 }
 
 /** Rows fetched per round trip when a read has no small limit (a server-side cursor, closed when done). */
@@ -27,7 +31,7 @@ export class PgFindCursor<T = Doc> {
   private done = false;
 
   constructor(
-    private readonly coll: PgCollection,
+    private readonly coll: BatchReader,
     private readonly spec: FindSpec,
   ) {}
 
