@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm start`: install what is missing, start the engines (unless TEMPORAL_ADDRESS / MONGODB_URI point
+# `npm start`: install what is missing, start the engines (unless TEMPORAL_ADDRESS / STORE_URI point
 # elsewhere), then the worker and the API.
 set -euo pipefail
 cd "$(dirname "$0")/.."

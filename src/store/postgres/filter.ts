@@ -8,7 +8,7 @@ import { toJsonText } from './json.js';
  * ordered, limited scans). A query by element on a field not listed here would match only a
  * document whose whole value equals it: list the field here.
  */
-export const arrayFields = new Set(['readers']);
+export const arrayFields = new Set(['readers', 'server_client_ids']);
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
