@@ -96,5 +96,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('audit_log').createIndex({ email: 1, _id: -1 }, { name: 'email_recent' }),
     db.collection('sign_in_events').createIndex({ account: 1, at: -1 }, { name: 'account_recent' }),
     db.collection('sign_in_events').createIndex({ at: 1 }, { name: 'expiry' }),
+    // The indexing run takes the backlog oldest first, a batch at a time (embedding-backlog.ts take()).
+    db.collection('embedding_backlog').createIndex({ queued_at: 1 }, { name: 'queued_at' }),
   ]);
 }
