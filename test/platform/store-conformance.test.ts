@@ -159,6 +159,90 @@ describe(
       assert.ok(Date.now() - started < 2000, `findOne took ${Date.now() - started} ms`);
     });
 
+    it('projects as MongoDB does: _id alone, _id left out, a dotted field, and an exclusion', async () => {
+      const coll = await fresh<{ _id: string; a: number; b: { c: number; d: number }; e?: string }>('projections');
+      await coll.insertOne({ _id: 'p', a: 1, b: { c: 2, d: 3 }, e: 'x' });
+      assert.deepEqual(await coll.findOne({}, { projection: { _id: 1 } }), { _id: 'p' });
+      assert.deepEqual(await coll.findOne({}, { projection: { _id: 0, a: 1 } }), { a: 1 });
+      assert.deepEqual(await coll.findOne({}, { projection: { 'b.c': 1 } }), { _id: 'p', b: { c: 2 } });
+      assert.deepEqual(await coll.findOne({}, { projection: { b: 0, e: 0 } }), { _id: 'p', a: 1 });
+      assert.deepEqual(await coll.findOne({}, { projection: { 'b.d': 0 } }), { _id: 'p', a: 1, b: { c: 2 }, e: 'x' });
+    });
+
+    it('answers the operators the stores use: $exists, $ne, $nin, $or, $and, $regex, null, ranges on dates and numbers, element match on readers', async () => {
+      type D = { _id: number; n?: number | null; s?: string; at?: Date; readers?: string[]; sub?: { k: string } };
+      const coll = await fresh<D>('operators');
+      const t0 = new Date('2026-01-01T00:00:00.000Z');
+      await coll.insertMany([
+        { _id: 1, n: 1, s: 'text/plain', at: new Date(t0.getTime() + 1000), readers: ['ann', 'bob'], sub: { k: 'x' } },
+        { _id: 2, n: 2, s: 'TEXT/markdown; charset=utf-8', at: new Date(t0.getTime() + 2000), readers: ['bob'] },
+        { _id: 3, n: null, s: 'image/png', readers: [] },
+        { _id: 4 },
+      ]);
+      const ids = async (filter: object) =>
+        (
+          await coll
+            .find(filter as never)
+            .sort({ _id: 1 })
+            .toArray()
+        ).map((d) => d._id);
+      assert.deepEqual(await ids({ n: { $exists: true } }), [1, 2, 3]);
+      assert.deepEqual(await ids({ n: { $exists: false } }), [4]);
+      assert.deepEqual(await ids({ n: null }), [3, 4]);
+      assert.deepEqual(await ids({ n: { $ne: null } }), [1, 2]);
+      assert.deepEqual(await ids({ n: { $ne: 1 } }), [2, 3, 4]);
+      assert.deepEqual(await ids({ n: { $nin: [1, 2] } }), [3, 4]);
+      assert.deepEqual(await ids({ n: { $in: [2, null] } }), [2, 3, 4]);
+      assert.deepEqual(await ids({ n: { $gt: -Infinity } }), [1, 2]);
+      assert.deepEqual(await ids({ n: { $gte: 2 } }), [2]);
+      assert.deepEqual(await ids({ $or: [{ n: 1 }, { s: 'image/png' }] }), [1, 3]);
+      assert.deepEqual(await ids({ $and: [{ n: { $lt: 5 } }, { n: { $gt: 1 } }] }), [2]);
+      assert.deepEqual(await ids({ s: { $regex: '^text/', $options: 'i' } }), [1, 2]);
+      assert.deepEqual(await ids({ s: { $regex: '^text/markdown\\s*(;|$)', $options: 'i' } }), [2]);
+      assert.deepEqual(await ids({ at: { $gt: new Date(t0.getTime() + 1500) } }), [2]);
+      assert.deepEqual(await ids({ at: { $lt: new Date(t0.getTime() + 1500) } }), [1]);
+      assert.deepEqual(await ids({ readers: 'bob' }), [1, 2]);
+      assert.deepEqual(await ids({ readers: { $in: ['ann', 'zed'] } }), [1]);
+      assert.deepEqual(await ids({ 'sub.k': 'x' }), [1]);
+      assert.deepEqual(await ids({ s: 'image/png', n: null }), [3]);
+      // Dates come back as dates, sorted in time order; missing sorts first.
+      const byDate = await coll.find({}).sort({ at: -1 }).toArray();
+      assert.deepEqual(
+        byDate.map((d) => d._id),
+        [2, 1, 3, 4].slice(0, 2).concat(byDate.slice(2).map((d) => d._id)),
+      );
+      assert.ok(byDate[0]!.at instanceof Date);
+      assert.equal(byDate[0]!.at!.getTime(), t0.getTime() + 2000);
+      assert.equal(await coll.countDocuments({ n: { $exists: true } }, { limit: 2 }), 2);
+    });
+
+    it('updates as MongoDB does: upsert with $setOnInsert, $unset, a dotted $set, findOneAndUpdate before and after, replaceOne upsert, deleteMany', async () => {
+      type D = { _id: string; a?: number; made?: string; deep?: { x?: number; y?: number }; gone?: boolean };
+      const coll = await fresh<D>('updates');
+      const first = await coll.updateOne({ _id: 'u' }, { $set: { a: 1 }, $setOnInsert: { made: 'once' } }, { upsert: true });
+      assert.equal(first.upsertedCount, 1);
+      const again = await coll.updateOne({ _id: 'u' }, { $set: { a: 2 }, $setOnInsert: { made: 'twice' } }, { upsert: true });
+      assert.equal(again.matchedCount, 1);
+      assert.deepEqual(await coll.findOne({ _id: 'u' }), { _id: 'u', a: 2, made: 'once' });
+      const same = await coll.updateOne({ _id: 'u' }, { $set: { a: 2 } });
+      assert.equal(same.matchedCount, 1);
+      assert.equal(same.modifiedCount, 0, 'an update that changes nothing modifies nothing');
+      await coll.updateOne({ _id: 'u' }, { $set: { 'deep.x': 1, gone: true } });
+      await coll.updateOne({ _id: 'u' }, { $set: { 'deep.y': 2 }, $unset: { gone: '' } });
+      assert.deepEqual(await coll.findOne({ _id: 'u' }), { _id: 'u', a: 2, made: 'once', deep: { x: 1, y: 2 } });
+      const before = await coll.findOneAndUpdate({ _id: 'u' }, { $set: { a: 3 } }, { returnDocument: 'before' });
+      assert.equal(before?.a, 2);
+      const after = await coll.findOneAndUpdate({ _id: 'u', a: 3 }, { $set: { a: 4 } }, { returnDocument: 'after' });
+      assert.equal(after?.a, 4);
+      assert.equal(await coll.findOneAndUpdate({ _id: 'u', a: 99 }, { $set: { a: 5 } }, { returnDocument: 'after' }), null);
+      await coll.replaceOne({ _id: 'r' }, { a: 7 }, { upsert: true });
+      assert.deepEqual(await coll.findOne({ _id: 'r' }), { _id: 'r', a: 7 });
+      await coll.replaceOne({ _id: 'r' }, { a: 8 });
+      assert.deepEqual(await coll.findOne({ _id: 'r' }), { _id: 'r', a: 8 });
+      assert.equal((await coll.deleteMany({ a: { $gt: 3 } })).deletedCount, 2);
+      assert.equal(await coll.countDocuments(), 0);
+    });
+
     it('documents what is NOT relied on: concurrent read-modify-write updates of one document', async () => {
       // On MongoDB and Atlas the 20 $inc land; on FerretDB 1.x some are lost (measured: 7/20 on SQLite,
       // 14/20 on PostgreSQL). Nothing in the platform depends on either outcome, so nothing is asserted

@@ -18,7 +18,8 @@ function projectionSql(projection: Doc | undefined, p: Params): { sql: string; i
   const entries = Object.entries(projection);
   for (const [, v] of entries) if (isPlainObject(v)) throw new UnsupportedQueryError('a projection operator');
   const included = entries.filter(([k, v]) => v && k !== '_id').map(([k]) => k);
-  if (included.length === 0) {
+  const inclusion = entries.some(([, v]) => v);
+  if (!inclusion) {
     // Exclusion: drop the named fields.
     let sql = 'doc';
     for (const [k] of entries) sql = k.includes('.') ? `(${sql} #- ${p.add(k.split('.'), '::text[]')})` : `(${sql} - ${p.add(k)}::text)`;
