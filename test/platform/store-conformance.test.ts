@@ -170,12 +170,35 @@ describe(
     });
 
     it('answers the operators the stores use: $exists, $ne, $nin, $or, $and, $regex, null, ranges on dates and numbers, element match on readers', async () => {
-      type D = { _id: number; n?: number | null; s?: string; at?: Date; readers?: string[]; sub?: { k: string } };
+      type D = {
+        _id: number;
+        n?: number | null;
+        s?: string;
+        at?: Date;
+        readers?: string[];
+        sub?: { k: string };
+        content_types?: { mime: string }[];
+      };
       const coll = await fresh<D>('operators');
       const t0 = new Date('2026-01-01T00:00:00.000Z');
       await coll.insertMany([
-        { _id: 1, n: 1, s: 'text/plain', at: new Date(t0.getTime() + 1000), readers: ['ann', 'bob'], sub: { k: 'x' } },
-        { _id: 2, n: 2, s: 'TEXT/markdown; charset=utf-8', at: new Date(t0.getTime() + 2000), readers: ['bob'] },
+        {
+          _id: 1,
+          n: 1,
+          s: 'text/plain',
+          at: new Date(t0.getTime() + 1000),
+          readers: ['ann', 'bob'],
+          sub: { k: 'x' },
+          content_types: [{ mime: 'text/a' }],
+        },
+        {
+          _id: 2,
+          n: 2,
+          s: 'TEXT/markdown; charset=utf-8',
+          at: new Date(t0.getTime() + 2000),
+          readers: ['bob'],
+          content_types: [{ mime: 'text/a' }, { mime: 'text/b' }],
+        },
         { _id: 3, n: null, s: 'image/png', readers: [] },
         { _id: 4 },
       ]);
@@ -204,6 +227,8 @@ describe(
       assert.deepEqual(await ids({ readers: 'bob' }), [1, 2]);
       assert.deepEqual(await ids({ readers: { $in: ['ann', 'zed'] } }), [1]);
       assert.deepEqual(await ids({ 'sub.k': 'x' }), [1]);
+      assert.deepEqual(await ids({ 'content_types.mime': 'text/b' }), [2]);
+      assert.deepEqual(await ids({ 'content_types.mime': { $in: ['text/a', 'text/zz'] } }), [1, 2]);
       assert.deepEqual(await ids({ s: 'image/png', n: null }), [3]);
       // Dates come back as dates, sorted in time order; missing sorts first.
       const byDate = await coll.find({}).sort({ at: -1 }).toArray();

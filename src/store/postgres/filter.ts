@@ -8,7 +8,19 @@ import { toJsonText } from './json.js';
  * ordered, limited scans). A query by element on a field not listed here would match only a
  * document whose whole value equals it: list the field here.
  */
-export const arrayFields = new Set(['readers', 'server_client_ids']);
+export const arrayFields = new Set(['readers', 'server_client_ids', 'content_types']);
+
+/** A path through an array field (`content_types.mime`): the array's path, and the rest inside each element. */
+function throughArray(path: string): { array: string; rest: string[] } | null {
+  const segments = path.split('.');
+  for (let i = 1; i < segments.length; i++) {
+    const prefix = segments.slice(0, i).join('.');
+    if (arrayFields.has(prefix)) return { array: prefix, rest: segments.slice(i) };
+  }
+  return null;
+}
+
+const nest = (rest: string[], value: unknown): unknown => rest.reduceRight((inner, key) => ({ [key]: inner }), value);
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
@@ -36,6 +48,9 @@ function equality(path: string, value: unknown, p: Params): string {
   const expr = pathExpr(path);
   if (value === null || value === undefined) return `(${expr} IS NULL OR ${expr} = 'null'::jsonb)`;
   if (value instanceof RegExp) return regex(path, value.source, value.flags, p);
+  const through = throughArray(path);
+  // An element of the array has the value at the rest of the path (MongoDB's match through arrays).
+  if (through) return `${pathExpr(through.array)} @> ${p.add(toJsonText([nest(through.rest, value)]), '::jsonb')}`;
   const json = p.add(toJsonText(value), '::jsonb');
   if (arrayFields.has(path) && !Array.isArray(value)) return `${expr} @> ${json}`;
   return `${expr} = ${json}`;
@@ -89,7 +104,9 @@ function fieldCondition(path: string, cond: unknown, p: Params): string {
         }
         const scalars = value.filter((v) => v !== null && v !== undefined && !(v instanceof RegExp));
         const alternatives: string[] = [];
-        if (scalars.length) {
+        if (scalars.length && throughArray(path)) {
+          for (const v of scalars) alternatives.push(equality(path, v, p));
+        } else if (scalars.length) {
           alternatives.push(
             arrayFields.has(path)
               ? `${expr} @> ANY(${p.add(
