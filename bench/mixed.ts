@@ -132,6 +132,8 @@ export interface MixedResult {
   unanswered: number;
   /** Other answers that were not the expected success (4xx: a conflict, a race). */
   otherFailures: number;
+  /** The longest time in which no request got any answer (a wedge shows here). */
+  longestSilenceMs: number;
   byOp: Record<string, { n: number; p50: number; p99: number }>;
   /** Per-interval figures (the soak prints them). */
   intervals: { at: number; requests: number; p50: number; p99: number; serverErrors: number; unanswered: number }[];
@@ -173,6 +175,8 @@ export async function mixedLoad(
   let otherFailures = 0;
   let n = 0;
   const started = performance.now();
+  let lastAnswer = started;
+  let longestSilenceMs = 0;
   const end = started + seconds * 1000;
   const intervalMs = (options.intervalSeconds ?? 60) * 1000;
   let window: number[] = [];
@@ -244,6 +248,11 @@ export async function mixedLoad(
         latencies[op].push(ms);
         all.push(ms);
         window.push(ms);
+        if (r.status !== 0) {
+          const now = performance.now();
+          longestSilenceMs = Math.max(longestSilenceMs, now - lastAnswer);
+          lastAnswer = now;
+        }
         if (r.status === 0) {
           unanswered++;
           windowUnanswered++;
@@ -257,6 +266,7 @@ export async function mixedLoad(
   );
   clearInterval(ticker);
   if (window.length) flushInterval();
+  longestSilenceMs = Math.max(longestSilenceMs, performance.now() - lastAnswer);
   const elapsed = (performance.now() - started) / 1000;
   all.sort((a, b) => a - b);
   const byOp = Object.fromEntries(
@@ -276,6 +286,7 @@ export async function mixedLoad(
     storageUnavailable,
     unanswered,
     otherFailures,
+    longestSilenceMs,
     byOp,
     intervals,
   };

@@ -104,11 +104,7 @@ export async function benchPlatform(
   };
 }
 
-/**
- * A database on the platform's store without the stores' deadlines or metrics (the baselines' raw
- * driver): from the client the services hold (`store`; `mongo` before the embedded store on PostgreSQL).
- */
+/** A database on the platform's store without the stores' deadlines or metrics: the baselines' raw driver. */
 export function rawDatabase(services: Services, name: string): import('mongodb').Db {
-  const held = services as unknown as { store?: { db(n: string): import('mongodb').Db }; mongo?: { db(n: string): import('mongodb').Db } };
-  return (held.store ?? held.mongo)!.db(name);
+  return services.store.db(name);
 }

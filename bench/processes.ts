@@ -5,7 +5,7 @@
 // administrator, rate limits off (one principal from one address far past any budget), and the
 // processes' logs in files. The bench process itself only seeds, measures, and reads the store.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../src/kernel/config/env.js';
 import { createLogger } from '../src/kernel/logging/logger.js';
@@ -110,7 +110,7 @@ export async function processPlatform(
           (r) => r.ok,
           () => false,
         );
-      if (!workerReady) workerReady = readFileSync(workerLog, 'utf8').includes('"worker running"');
+      if (!workerReady) workerReady = existsSync(workerLog) && readFileSync(workerLog, 'utf8').includes('"worker running"');
       if (!(apiReady && workerReady)) await new Promise((r) => setTimeout(r, 250));
     }
     const startSeconds = (performance.now() - started) / 1000;

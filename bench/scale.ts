@@ -14,19 +14,13 @@
 // BENCH_SCALE_ARTIFACTS (100000; 5000 for a quick run), BENCH_SCALE_LAYOUTS (npm-start,lean),
 // BENCH_SCALE_REPS (60 per read), BENCH_SCALE_PREVIEWS (5), BENCH_SCALE_INVOCATIONS (40),
 // BENCH_SCALE_CREATES (800), BENCH_SCALE_MIXED_SECONDS (60).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { Db } from 'mongodb';
 import { agentId } from '../src/invocations/agents/registry.js';
-import { freePort } from '../temporal-dev/engines.js';
-import { baselineServer } from './baseline.js';
 import { recordGoal } from './goals.js';
 import { load, type LoadResult } from './load.js';
 import { call, createMany, mixedLoad, must, percentile, settled, storageDeadlines, type Client, type MixedResult } from './mixed.js';
-import { benchPlatform, rawDatabase } from './platform.js';
-import { processPlatform } from './processes.js';
-import { prepareAndSeed } from './seed/prepare.js';
+import { layoutName, startPlatform, type Layout, type Platform } from './scale-platform.js';
 import type { SeedResult } from './seed/seed.js';
 import { query, rng } from './seed/text.js';
 
@@ -39,92 +33,6 @@ const creates = Number(process.env.BENCH_SCALE_CREATES ?? 800);
 const mixedSeconds = Number(process.env.BENCH_SCALE_MIXED_SECONDS ?? 60);
 /** The large workspace: a fifth of the store, and at least 100 pages of 10. */
 const large = Math.min(size, Math.max(Math.round(size / 5), 1010));
-
-type Layout = 'npm-start' | 'lean';
-const layoutName: Record<Layout, string> = { 'npm-start': 'npm start', lean: 'lean' };
-
-interface Platform {
-  layout: Layout;
-  artifacts: number;
-  client: Client;
-  db: Db;
-  metricsUrls: string[];
-  startSeconds: number;
-  seed?: SeedResult;
-  baseline(): Promise<{ url: string; close(): Promise<void> }>;
-  close(): Promise<void>;
-}
-
-async function startPlatform(layout: Layout, artifacts: number): Promise<Platform> {
-  const name = `bench-scale-${layout}-${artifacts}`;
-  let seed: SeedResult | undefined;
-  const seeding = artifacts
-    ? async (services: Parameters<typeof prepareAndSeed>[0]) => {
-        seed = await prepareAndSeed(services, { artifacts, large, log: (l) => console.log(`[bench] ${l}`) });
-      }
-    : undefined;
-  if (layout === 'npm-start') {
-    const p = await processPlatform(name, {}, seeding);
-    return {
-      layout,
-      artifacts,
-      client: { url: p.url, headers: p.headers },
-      db: p.services.db,
-      metricsUrls: [`${p.url}/metrics`, p.workerMetricsUrl],
-      startSeconds: p.startSeconds,
-      seed,
-      async baseline() {
-        const port = await freePort();
-        const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-process.ts'], {
-          env: { ...process.env, ...p.settings, BASELINE_PORT: String(port) },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        await new Promise<void>((resolve, reject) => {
-          proc.stdout!.on('data', (d: Buffer) => d.toString().includes('baseline listening') && resolve());
-          proc.once('exit', (code) => reject(new Error(`the baseline process exited (${code})`)));
-        });
-        return {
-          url: `http://127.0.0.1:${port}`,
-          close: () =>
-            new Promise<void>((r) => {
-              if (proc.exitCode !== null) return r();
-              proc.once('exit', () => r());
-              proc.kill('SIGTERM');
-            }),
-        };
-      },
-      close: p.close,
-    };
-  }
-  let seededAt = 0;
-  const bench = await benchPlatform(
-    name,
-    { EMBEDDINGS_PROVIDER: 'hashing' },
-    {
-      seed: async (services) => {
-        await seeding?.(services);
-        seededAt = performance.now();
-      },
-    },
-  );
-  return {
-    layout,
-    artifacts,
-    client: { url: bench.url, headers: bench.headers },
-    db: bench.services.db,
-    metricsUrls: [`${bench.url}/metrics`],
-    startSeconds: (performance.now() - seededAt) / 1000,
-    seed,
-    async baseline() {
-      const db = rawDatabase(bench.services, 'bench_baseline');
-      await db.dropDatabase();
-      const port = await freePort();
-      const server: Server = await baselineServer(db, port);
-      return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
-    },
-    close: () => bench.close(),
-  };
-}
 
 interface Stat {
   n: number;
@@ -484,7 +392,7 @@ async function main(): Promise<void> {
     let empty: Figures | undefined;
     for (const artifacts of [0, size]) {
       console.log(`[bench] ${layoutName[layout]} layout, ${artifacts ? `${artifacts} artifacts` : 'empty'}: starting`);
-      const p = await startPlatform(layout, artifacts);
+      const p = await startPlatform(layout, artifacts, large);
       try {
         const f = await measure(p);
         figures.push(f);

@@ -18,6 +18,7 @@ export async function prepareAndSeed(services: Services, options: Omit<SeedOptio
   const admin = await ensureAdmin(config, users, logger);
   const adminDoc = admin && (await users.findByEmail(admin.email));
   if (!adminDoc) throw new Error('seed: no administrator (set PLATFORM_ADMIN_EMAIL and PLATFORM_ADMIN_PASSWORD)');
-  const embedder = await createEmbedder(config);
+  // Both cores: nothing else runs yet (the platform starts after the seeding).
+  const embedder = await createEmbedder({ ...config, EMBEDDINGS_THREADS: 2 });
   return seedStore(db, adminDoc._id, { ...options, embedder });
 }
