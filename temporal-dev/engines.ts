@@ -3,14 +3,18 @@
 // The store is PostgreSQL itself by default (its own cluster under <stateDir>/postgres; the platform's
 // embedded store implementation, src/store/postgres, speaks to it), or with EMBEDDED_STORE a
 // MongoDB-wire server: `ferretdb` (FerretDB 1.24 on that PostgreSQL), `ferretdb-sqlite`, `mongod` (on
-// PATH). An engine that dies after it was ready is restarted (with backoff), and the log says so.
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// PATH). An engine that dies after it was ready is restarted (with backoff), and the log says so. An
+// engine that stays alive but stops answering (wedged, stalled) is found by its watchdog, a real call
+// through a fresh connection every few seconds, and after STORE_WATCHDOG_MS (TEMPORAL_WATCHDOG_MS for
+// the Temporal dev server) without an answer it is killed hard, its whole process tree, and restarted.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
+import pg from 'pg';
 import { customSearchAttributes } from '../src/temporal/search-attributes.js';
 import { startUiProxy } from './ui-proxy.js';
 
@@ -32,6 +36,28 @@ export interface EngineOptions {
    * TEMPORAL_UI_CODEC_ENDPOINT, which scripts/start.sh sets to the API's /codec/session.
    */
   uiCodecEndpoint?: string;
+  /** The watchdogs' windows (ms without an answer before a kill; 0: no watchdog); default from the environment, see watchdogWindows(). */
+  watchdog?: Partial<WatchdogWindows>;
+}
+
+export interface WatchdogWindows {
+  /** The store (PostgreSQL, and FerretDB or mongod when that is the store): STORE_WATCHDOG_MS, default 20 s. */
+  storeMs: number;
+  /** The Temporal dev server: TEMPORAL_WATCHDOG_MS, default 30 s. */
+  temporalMs: number;
+}
+
+/** How long each engine may go without answering its watchdog's probe before it is killed and restarted; 0 turns a watchdog off. */
+export function watchdogWindows(env: NodeJS.ProcessEnv = process.env): WatchdogWindows {
+  const read = (name: string, fallback: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0)
+      throw new Error(`${name} must be a whole number of milliseconds (0 turns the watchdog off), not ${JSON.stringify(raw)}`);
+    return value;
+  };
+  return { storeMs: read('STORE_WATCHDOG_MS', 20_000), temporalMs: read('TEMPORAL_WATCHDOG_MS', 30_000) };
 }
 
 /**
@@ -50,12 +76,17 @@ export function embeddedStore(env: NodeJS.ProcessEnv = process.env): EmbeddedSto
 
 export interface Engines {
   temporalAddress?: string;
+  /** The Temporal dev server's process (supervised, watched); its pid changes when it is restarted. */
+  temporalProcess?: Supervised;
   temporalUiUrl?: string;
   /** The store's URI: postgres:// (the embedded store) or mongodb:// (a MongoDB-wire server). */
   storeUri?: string;
   storeEngine?: EmbeddedStore;
-  /** The store's server process (the postmaster, FerretDB or mongod): tests pause it. */
-  storePid?: number;
+  /**
+   * The store's server process (the postmaster, FerretDB or mongod): tests pause it. Its pid changes
+   * when it is restarted.
+   */
+  storeProcess?: Supervised;
   stop(): Promise<void>;
 }
 
@@ -75,6 +106,44 @@ function onPath(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
 }
 
+/** A process and every process it started, parents first (PostgreSQL runs a process per connection). */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    out.push(pid);
+    for (const child of children.get(pid) ?? []) walk(child);
+  };
+  walk(root);
+  return out;
+}
+
+/** `promise`, or a rejection once `ms` have passed. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  promise.catch(() => undefined); // a probe that loses the race may still fail later: not an unhandled rejection
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export interface WatchdogOptions {
+  /** A real call through a fresh connection; it must give up by itself after `timeoutMs` (it is also raced against it). */
+  probe: (timeoutMs: number) => Promise<unknown>;
+  /** How long it may go without answering before it is killed (and restarted). */
+  windowMs: number;
+  /** After a start or restart, how long it may take to answer its first probe. */
+  startMs: number;
+}
+
 interface SuperviseOptions {
   /** Restart the process when it dies after it was ready (npm start, tests), logging each restart. */
   log?: (line: string) => void;
@@ -83,6 +152,8 @@ interface SuperviseOptions {
   uid?: number;
   gid?: number;
   cwd?: string;
+  /** Once ready, probe it; one that stays alive without answering for the window is killed and restarted. Needs `log`. */
+  watchdog?: WatchdogOptions;
 }
 
 export class Supervised {
@@ -94,6 +165,13 @@ export class Supervised {
   private startedAt = 0;
   private backoffMs = 500;
   restarts = 0;
+  /** Kills by the watchdog (each followed by a restart). */
+  watchdogKills = 0;
+  private watchdogTimer: NodeJS.Timeout | undefined;
+  /** Probes failed in a row since the last answer. */
+  private failedProbes = 0;
+  /** Whether it answered a probe since it was (re)started. */
+  private answeredSinceLaunch = false;
 
   constructor(
     readonly name: string,
@@ -110,6 +188,9 @@ export class Supervised {
     const out = createWriteStream(this.logFile, { flags: append ? 'a' : 'w' });
     this.exited = false;
     this.startedAt = Date.now();
+    // The watchdog counts failures only once this run has answered (PostgreSQL replays its log first).
+    this.answeredSinceLaunch = false;
+    this.failedProbes = 0;
     const child = spawn(this.command, this.args, {
       stdio: ['ignore', 'pipe', 'pipe'],
       uid: this.opts.uid,
@@ -120,6 +201,14 @@ export class Supervised {
     child.on('error', (err) => out.write(`[supervisor] ${err.message}\n`));
     child.stdout!.pipe(out, { end: false });
     child.stderr!.pipe(out, { end: false });
+    // `close` waits for every holder of its output pipes; a process it started that survived it (one
+    // a kill could not end yet) must not keep it from being seen dead and restarted.
+    child.once('exit', () =>
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }, 5000).unref(),
+    );
     // Exited once its output is all written to the log, so a failure's excerpt is complete.
     child.once('close', (code, signal) =>
       out.end(() => {
@@ -149,9 +238,105 @@ export class Supervised {
     );
   }
 
-  /** Called once it answered: from then on a death is restarted (when a log was given). */
+  /** Called once it answered: from then on a death is restarted (when a log was given), and the watchdog probes it. */
   markReady(): void {
+    if (this.ready) return;
     this.ready = true;
+    this.answeredSinceLaunch = true;
+    const dog = this.opts.watchdog;
+    if (dog && dog.windowMs > 0 && this.opts.log) {
+      const everyMs = watchdogPeriod(dog.windowMs);
+      this.opts.log(
+        `${this.name}: watchdog on (a probe every ${everyMs} ms; killed and restarted after ${Math.ceil(dog.windowMs / everyMs)} failed in a row)`,
+      );
+      this.scheduleProbe(everyMs);
+    }
+  }
+
+  private scheduleProbe(delayMs: number): void {
+    if (this.stopping) return;
+    this.watchdogTimer = setTimeout(() => void this.runProbe(), delayMs);
+    this.watchdogTimer.unref();
+  }
+
+  /**
+   * One watchdog round: a probe with its own deadline. A process that is alive and fails `windowMs /
+   * period` probes in a row (or, just (re)started, does not answer within `startMs`) is killed, its
+   * whole tree, and the exit handler restarts it. While it is dead or restarting nothing is counted.
+   */
+  private async runProbe(): Promise<void> {
+    const dog = this.opts.watchdog!;
+    const log = this.opts.log!;
+    const everyMs = watchdogPeriod(dog.windowMs);
+    const started = Date.now();
+    const launch = this.startedAt;
+    let failure: string | undefined;
+    try {
+      await within(dog.probe(everyMs), everyMs, 'probe');
+    } catch (err) {
+      failure = (err as Error)?.message ?? String(err);
+    }
+    if (this.stopping) return;
+    // Died or restarted while the probe ran: this round says nothing about the process now running.
+    if (this.exited || launch !== this.startedAt) {
+      this.scheduleProbe(everyMs);
+      return;
+    }
+    if (failure === undefined) {
+      if (!this.answeredSinceLaunch)
+        log(`${this.name} answers again (pid ${this.child.pid}, ${Date.now() - this.startedAt} ms after its start)`);
+      else if (this.failedProbes > 0) log(`${this.name} answers again after ${this.failedProbes} failed probe(s)`);
+      this.answeredSinceLaunch = true;
+      this.failedProbes = 0;
+    } else if (!this.answeredSinceLaunch) {
+      // Just (re)started: PostgreSQL replays its log first. Only a start that takes too long is a wedge.
+      const sinceStart = Date.now() - this.startedAt;
+      if (sinceStart > dog.startMs) {
+        log(`${this.name} watchdog: no answer ${sinceStart} ms after its start (${failure}); killing it (pid ${this.child.pid})`);
+        this.watchdogKill();
+      }
+    } else {
+      this.failedProbes++;
+      const limit = Math.ceil(dog.windowMs / everyMs);
+      log(`${this.name} watchdog: probe ${this.failedProbes}/${limit} failed (${failure})`);
+      if (this.failedProbes >= limit) {
+        log(
+          `${this.name} watchdog: alive (pid ${this.child.pid}) but answered no probe for ${this.failedProbes} in a row; killing it and its processes (SIGKILL) to restart it`,
+        );
+        this.watchdogKill();
+      }
+    }
+    this.scheduleProbe(Math.max(0, everyMs - (Date.now() - started)));
+  }
+
+  private watchdogKill(): void {
+    this.watchdogKills++;
+    this.failedProbes = 0;
+    this.answeredSinceLaunch = false;
+    this.killTree();
+  }
+
+  /**
+   * SIGKILL to the process and every process it started (PostgreSQL's backends hold its shared memory
+   * and our log pipe: one left behind, stopped or wedged, keeps a restart from starting). The root is
+   * stopped first, so it cannot start another child while the tree is read; SIGKILL ends a stopped
+   * process too, no SIGCONT needed.
+   */
+  killTree(): void {
+    const root = this.child.pid;
+    if (root === undefined || this.exited) return;
+    try {
+      process.kill(root, 'SIGSTOP');
+    } catch {
+      return; // already gone
+    }
+    for (const pid of processTree(root)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
   }
 
   get pid(): number | undefined {
@@ -173,13 +358,69 @@ export class Supervised {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
+    if (this.watchdogTimer) clearTimeout(this.watchdogTimer);
     if (this.exited) return;
     const child = this.child;
     const done = new Promise<void>((r) => child.once('close', () => r()));
     child.kill(this.opts.stopSignal ?? 'SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 8000);
+    // Not stopped in time (wedged, or paused by a test): the whole tree, since a child left stopped
+    // would hold the log pipe open and `close` would never come.
+    const timer = setTimeout(() => this.killTree(), 8000);
     await done;
     clearTimeout(timer);
+  }
+}
+
+/** How often a watchdog probes, and each probe's deadline: a quarter of its window, between 250 ms and 5 s. */
+export function watchdogPeriod(windowMs: number): number {
+  return Math.min(5000, Math.max(250, Math.round(windowMs / 4)));
+}
+
+/** PostgreSQL answers a real query through a fresh connection (pg_isready only sees the postmaster accept). */
+async function probePostgres(url: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: timeoutMs,
+    query_timeout: timeoutMs,
+    statement_timeout: timeoutMs,
+    application_name: 'platform-watchdog',
+  });
+  client.on('error', () => undefined); // the server going away while we wait: the query's own failure says so
+  try {
+    await client.connect();
+    await client.query('select count(*) from pg_catalog.pg_database');
+  } catch (err) {
+    // Too many connections is an answer: the server runs (its clients are the platform's business).
+    if ((err as { code?: string }).code === '53300') return;
+    throw err;
+  } finally {
+    // end() waits for the server; a stalled one never answers, so the socket is simply dropped.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+}
+
+/** A MongoDB-wire server answers a real read (FerretDB answers pings before it can reach its backend). */
+async function probeMongo(uri: string, timeoutMs: number): Promise<void> {
+  const client = new MongoClient(uri, {
+    serverSelectionTimeoutMS: timeoutMs,
+    connectTimeoutMS: timeoutMs,
+    socketTimeoutMS: timeoutMs,
+    maxPoolSize: 1,
+  });
+  try {
+    await client.db('admin').command({ listDatabases: 1, nameOnly: true, maxTimeMS: timeoutMs });
+  } finally {
+    void client.close(true).catch(() => undefined);
+  }
+}
+
+/** The Temporal dev server answers a call through a fresh connection. */
+async function probeTemporal(address: string, timeoutMs: number): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+  try {
+    await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.describeNamespace({ namespace: 'default' }));
+  } finally {
+    void connection.close().catch(() => undefined);
   }
 }
 
@@ -220,8 +461,10 @@ function userIds(user: string): { uid: number; gid: number } | null {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-const execFileText = (file: string, args: string[]) =>
-  new Promise<void>((resolveRun, reject) => execFile(file, args, { timeout: 5000 }, (err) => (err ? reject(err) : resolveRun())));
+/** The watchdogs' windows: the options', else the environment's. */
+function windows(opts: EngineOptions): WatchdogWindows {
+  return { ...watchdogWindows(), ...opts.watchdog };
+}
 
 /** What engines.stop() stops: the supervised processes, and the Web UI's proxy. */
 interface Stoppable {
@@ -237,7 +480,7 @@ async function startPostgres(
   opts: EngineOptions,
   logs: string,
   procs: Stoppable[],
-): Promise<{ url: string; socketDir: string; pid: number }> {
+): Promise<{ url: string; socketDir: string; proc: Supervised }> {
   const missing = () =>
     new Error(
       'PostgreSQL is not installed (no initdb/postgres on PATH or under /usr/lib/postgresql): run temporal-dev/install.sh as root, ' +
@@ -245,7 +488,6 @@ async function startPostgres(
     );
   const initdb = postgresBinary('initdb');
   const postgres = postgresBinary('postgres');
-  const pgIsReady = postgresBinary('pg_isready');
   if (!initdb || !postgres) throw missing();
   const base = join(opts.stateDir, 'postgres');
   const dataDir = join(base, 'data');
@@ -304,41 +546,36 @@ async function startPostgres(
     // skip fsync: a commit then survives a crash of the server process, not of the machine.
     ...(opts.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
   ];
+  // Each store database (and each FerretDB database) is a schema in the `postgres` database.
+  const url = `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432`;
   const proc = new Supervised('PostgreSQL', postgres, args, join(logs, 'postgresql.log'), {
     log: opts.log,
     stopSignal: 'SIGINT',
     uid: ids?.uid,
     gid: ids?.gid,
     cwd: base,
+    watchdog: { probe: (ms) => probePostgres(url, ms), windowMs: windows(opts).storeMs, startMs: 60_000 },
   });
   procs.push(proc);
-  await waitFor(
-    proc,
-    () =>
-      pgIsReady
-        ? execFileText(pgIsReady, ['-q', '-h', socketDir, '-p', '5432', '-U', 'postgres', '-d', 'postgres'])
-        : readFileSync(proc.logFile, 'utf8').includes('ready to accept connections')
-          ? Promise.resolve()
-          : Promise.reject(new Error('not ready')),
-    60_000,
-  );
-  // Each store database (and each FerretDB database) is a schema in the `postgres` database.
-  return { url: `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432`, socketDir, pid: proc.pid! };
+  // Ready: a real query answers (the watchdog's own probe), not just the postmaster accepting connections.
+  await waitFor(proc, () => probePostgres(url, 2000), 60_000);
+  return { url, socketDir, proc };
 }
 
 async function startStore(
   opts: EngineOptions,
   logs: string,
   procs: Stoppable[],
-): Promise<{ uri: string; engine: EmbeddedStore; pid: number }> {
+): Promise<{ uri: string; engine: EmbeddedStore; proc: Supervised }> {
   const engine = process.env.EMBEDDED_STORE?.trim() ? embeddedStore() : onPath('mongod') ? 'mongod' : embeddedStore();
   if (engine === 'postgresql') {
     const pg = await startPostgres(opts, logs, procs);
-    return { uri: pg.url, engine, pid: pg.pid };
+    return { uri: pg.url, engine, proc: pg.proc };
   }
   const dataDir = join(opts.stateDir, 'mongo');
   mkdirSync(dataDir, { recursive: true });
   const uri = `mongodb://127.0.0.1:${opts.mongoPort}/`;
+  const watchdog: WatchdogOptions = { probe: (ms) => probeMongo(uri, ms), windowMs: windows(opts).storeMs, startMs: 60_000 };
   let proc: Supervised;
   if (engine === 'mongod') {
     proc = new Supervised(
@@ -346,7 +583,7 @@ async function startStore(
       'mongod',
       ['--dbpath', dataDir, '--port', String(opts.mongoPort), '--bind_ip', '127.0.0.1'],
       join(logs, 'mongod.log'),
-      { log: opts.log },
+      { log: opts.log, watchdog },
     );
   } else {
     const bin = resolve(opts.devDir, 'bin', 'ferretdb');
@@ -367,7 +604,7 @@ async function startStore(
         '--log-level=warn',
       ],
       join(logs, 'ferretdb.log'),
-      { log: opts.log },
+      { log: opts.log, watchdog },
     );
   }
   procs.push(proc); // registered before it is ready, so a failed start still stops it
@@ -378,7 +615,7 @@ async function startStore(
   } finally {
     await client.close();
   }
-  return { uri, engine, pid: proc.pid! };
+  return { uri, engine, proc };
 }
 
 /** The Web UI's codec server: payloads are sealed by the platform's codec, and the UI shows them decoded through it. */
@@ -386,7 +623,7 @@ function uiCodecEndpoint(opts: EngineOptions): string | undefined {
   return opts.uiCodecEndpoint ?? (process.env.TEMPORAL_UI_CODEC_ENDPOINT?.trim() || undefined);
 }
 
-async function startTemporal(opts: EngineOptions, logs: string, procs: Stoppable[]): Promise<{ address: string }> {
+async function startTemporal(opts: EngineOptions, logs: string, procs: Stoppable[]): Promise<{ address: string; proc: Supervised }> {
   const bin = resolve(opts.devDir, 'bin', 'temporal');
   if (!existsSync(bin)) throw new Error(`the Temporal CLI is not installed at ${bin}: run temporal-dev/install.sh`);
   const address = `127.0.0.1:${opts.temporalPort}`;
@@ -414,7 +651,10 @@ async function startTemporal(opts: EngineOptions, logs: string, procs: Stoppable
     ...customSearchAttributes.flatMap((a) => ['--search-attribute', `${a.name}=Keyword`]),
     ...(uiPort === null ? ['--headless'] : ['--ui-port', String(uiPort), ...(codec ? ['--ui-codec-endpoint', codec] : [])]),
   ];
-  const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'), { log: opts.log });
+  const proc = new Supervised('Temporal dev server', bin, args, join(logs, 'temporal.log'), {
+    log: opts.log,
+    watchdog: { probe: (ms) => probeTemporal(address, ms), windowMs: windows(opts).temporalMs, startMs: 90_000 },
+  });
   procs.push(proc);
   await waitFor(
     proc,
@@ -432,7 +672,7 @@ async function startTemporal(opts: EngineOptions, logs: string, procs: Stoppable
     const proxy = await startUiProxy(opts.temporalUiPort, uiPort);
     procs.push({ stop: () => proxy.close() });
   }
-  return { address };
+  return { address, proc };
 }
 
 export async function startEngines(opts: EngineOptions): Promise<Engines> {
@@ -455,6 +695,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     const mongo = mongoResult.status === 'fulfilled' ? mongoResult.value : undefined;
     if (temporal) {
       engines.temporalAddress = temporal.address;
+      engines.temporalProcess = temporal.proc;
       // localhost, not 127.0.0.1: the same site as the API's default http://localhost:8080, so the UI's calls
       // to the codec server carry the platform's session cookie (SameSite=Lax).
       if (opts.temporalUiPort !== null) engines.temporalUiUrl = `http://localhost:${opts.temporalUiPort}`;
@@ -463,7 +704,7 @@ export async function startEngines(opts: EngineOptions): Promise<Engines> {
     if (mongo) {
       engines.storeUri = mongo.uri;
       engines.storeEngine = mongo.engine;
-      engines.storePid = mongo.pid;
+      engines.storeProcess = mongo.proc;
       opts.log(`store (${mongo.engine}) ready at ${mongo.uri}`);
     }
     return engines;
