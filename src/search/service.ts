@@ -1,6 +1,7 @@
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import { inParallelSlices } from '../store/by-id.js';
 import { uuidv7Floor, uuidv7Time, type SearchChangeStore } from '../store/search-changes.js';
 import { AtlasSearchBackend } from './atlas.js';
 import { searchable } from './documents.js';
@@ -91,11 +92,14 @@ export class SearchService {
     let count = 0;
     for (;;) {
       const changes = await this.deps.changes.page(after, changePage);
+      const fresh = changes.filter((change) => !this.applied.has(change._id));
+      // Each changed artifact read once per page, by primary key (16 at a time): the page's changes
+      // are applied as the artifacts are now, which is what reading them one by one in order gave.
+      await this.refresh([...new Set(fresh.map((change) => change.artifact_id))]);
       for (const change of changes) {
         after = change._id;
         const at = uuidv7Time(change._id);
         if (!this.applied.has(change._id)) {
-          await this.refresh(change.artifact_id);
           this.applied.set(change._id, at);
           count++;
         }
@@ -126,10 +130,14 @@ export class SearchService {
     this.deps.logger.info({ artifacts: fresh.size, vectors: fresh.vectorCount }, 'search index built');
   }
 
-  private async refresh(artifactId: string): Promise<void> {
-    const doc = await this.deps.artifacts.get(artifactId);
-    if (doc) this.apply(doc);
-    else this.index.remove(artifactId);
+  private async refresh(artifactIds: string[]): Promise<void> {
+    if (artifactIds.length === 0) return;
+    const docs = await inParallelSlices(artifactIds, (id) => this.deps.artifacts.get(id));
+    artifactIds.forEach((id, i) => {
+      const doc = docs[i];
+      if (doc) this.apply(doc);
+      else this.index.remove(id);
+    });
   }
 
   /**
