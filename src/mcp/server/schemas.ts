@@ -47,18 +47,37 @@ export function portableJsonSchema(schema: Json): Json {
   return out;
 }
 
+/** A JSON Schema made immutable, all the way down: it is shared by every request that publishes it. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /**
  * A tool's zod schema as the SDK publishes it: zod still validates the arguments, the JSON Schema in
- * tools/list is the portable form of zod's own.
+ * tools/list is the portable form of zod's own. Converted once per process and conversion options
+ * (schemas never change at run time), not once per request and server: the result is frozen, so
+ * nothing that reads it can change what the next request publishes.
  */
 export function published(schema: z.ZodType): StandardSchemaWithJSON {
   const standard = schema['~standard'] as unknown as StandardSchemaWithJSON['~standard'];
+  type Options = Parameters<typeof standard.jsonSchema.input>[0];
+  const converted = new Map<string, Json>();
+  const once = (io: 'input' | 'output', options: Options): Json => {
+    const key = `${io} ${JSON.stringify(options ?? {})}`;
+    let json = converted.get(key);
+    if (!json) converted.set(key, (json = deepFreeze(portableJsonSchema(standard.jsonSchema[io](options)))));
+    return json;
+  };
   return {
     '~standard': {
       ...standard,
       jsonSchema: {
-        input: (options) => portableJsonSchema(standard.jsonSchema.input(options)),
-        output: (options) => portableJsonSchema(standard.jsonSchema.output(options)),
+        input: (options) => once('input', options),
+        output: (options) => once('output', options),
       },
     },
   };

@@ -15,12 +15,11 @@ import type { OperationContext } from '../../operations/context.js';
 import { mcpToolCalls, mcpToolDuration } from '../../observability/metrics.js';
 import { isStorageUnavailable } from '../../store/deadline.js';
 import type { ContainerKind } from '../../store/containers.js';
-import { published } from './schemas.js';
-import { containerWithArtifacts, tools, type ToolDef } from './tools.js';
-import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
+import { containerWithArtifacts, type ToolDef } from './tools.js';
+import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-table.js';
+import { answerDirect, directToolCall, type DirectToolCall } from './tool-call.js';
 
-/** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
-export const serverIcon = 'platform';
+export { serverIcon };
 
 /** Where an error result carries its problem details for programs: the result's `_meta`, under this key. */
 export const problemMetaKey = 'platform/problem';
@@ -119,27 +118,32 @@ async function audit(ctx: OperationContext, tool: ToolDef, status: number): Prom
     .catch((err) => ctx.services.logger.error({ err, request_id: ctx.state.requestId }, 'audit entry not written'));
 }
 
-function register(server: McpServer, tool: ToolDef): void {
+/**
+ * One tools/call for the request's principal, whichever way it came (the SDK's server or the direct
+ * path): the scope check and the tool (callPlatformTool), then its metrics and audit entry.
+ */
+async function runToolCall(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<CallToolResult> {
+  const started = performance.now();
+  const { result, status } = await callPlatformTool(ctx, tool, input);
+  mcpToolCalls.inc({ tool: tool.name, outcome: status < 400 ? 'ok' : status < 500 ? 'refused' : 'failed' });
+  mcpToolDuration.observe({ tool: tool.name }, (performance.now() - started) / 1000);
+  await audit(ctx, tool, status);
+  return result;
+}
+
+function register(server: McpServer, { def: tool, input, output, icons }: PublishedTool): void {
   server.registerTool(
     tool.name,
     {
       title: tool.title,
       description: tool.description,
-      inputSchema: published(tool.input),
-      ...(tool.output ? { outputSchema: published(tool.output) } : {}),
+      inputSchema: input,
+      ...(output ? { outputSchema: output } : {}),
       annotations: tool.annotations,
-      icons: [toolIcon(tool.icon)],
+      icons,
       _meta: { icon: tool.icon, scope: tool.access },
     },
-    async (input: unknown, extra: ServerContext): Promise<CallToolResult> => {
-      const ctx = operationOf(extra);
-      const started = performance.now();
-      const { result, status } = await callPlatformTool(ctx, tool, input);
-      mcpToolCalls.inc({ tool: tool.name, outcome: status < 400 ? 'ok' : status < 500 ? 'refused' : 'failed' });
-      mcpToolDuration.observe({ tool: tool.name }, (performance.now() - started) / 1000);
-      await audit(ctx, tool, status);
-      return result;
-    },
+    async (args: unknown, extra: ServerContext): Promise<CallToolResult> => runToolCall(operationOf(extra), tool, args),
   );
 }
 
@@ -193,21 +197,13 @@ const instructions =
   'saying what went wrong and what to do.';
 
 /**
- * A tool's icon in the protocol's `icons` field: its emoji drawn in an SVG data URI, so clients that
- * show icons fetch nothing from anywhere (the emoji stays in `_meta.icon` for the platform's catalog).
+ * A server with every tool and resource; which principal it serves comes with each request, never with
+ * the server. The tools come published from the process-wide table (tool-table.ts): their schemas are
+ * converted once, not per server.
  */
-function toolIcon(emoji: string): { src: string; mimeType: string; sizes: string[] } {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><text x="16" y="25" font-size="24" text-anchor="middle">${emoji}</text></svg>`;
-  return { src: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, mimeType: 'image/svg+xml', sizes: ['any'] };
-}
-
-/** A server with every tool and resource; which principal it serves comes with each request, never with the server. */
 function createMcpServer(): McpServer {
-  const server = new McpServer(
-    { ...platformInfo, icons: [{ src: platformIcon, mimeType: 'image/svg+xml' }], _meta: { icon: serverIcon } } as typeof platformInfo,
-    { capabilities: { tools: {}, resources: {} }, instructions },
-  );
-  for (const tool of tools) register(server, tool);
+  const server = new McpServer(serverInfo, { capabilities: { tools: {}, resources: {} }, instructions });
+  for (const tool of toolTable.values()) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
   // Stateless: no stream outlives a request, so no list_changed notification could be delivered.
@@ -266,13 +262,48 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   res.end();
 }
 
+/** The answer to a request that failed inside the server: a JSON-RPC internal error naming the request. */
+function internalError(operation: OperationContext, res: ServerResponse, err: unknown): void {
+  operation.services.logger.error({ err, request_id: operation.state.requestId }, 'MCP request failed');
+  if (res.headersSent) return;
+  res.writeHead(500, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `Internal error (request ${operation.state.requestId})` } }),
+  );
+}
+
 /**
- * Answers one stateless Streamable HTTP request, whatever the protocol revision: 2026-07-28 (its
- * `_meta` envelope names it) through the SDK's per-request handler, the 2025 revisions through
+ * A tools/call the direct path takes (tool-call.ts): answered as the SDK would, without its
+ * per-request server, transport or web Request/Response. A client gone mid-call never gets its
+ * answer; the tool may finish, nothing waits for it.
+ */
+async function serveDirect(operation: OperationContext, call: DirectToolCall, res: ServerResponse): Promise<void> {
+  try {
+    const json = await answerDirect(call, ({ tool, input }) => runToolCall(operation, tool.def, input));
+    if (res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+    res.end(json);
+  } catch (err) {
+    if (!res.destroyed) internalError(operation, res, err);
+  }
+}
+
+/**
+ * Answers one stateless Streamable HTTP request, whatever the protocol revision: a tools/call the
+ * direct path takes (most traffic) without the SDK's server; otherwise 2026-07-28 (its `_meta`
+ * envelope names it) through the SDK's per-request handler, the 2025 revisions through
  * `serveLegacy`. The caller's operation context goes to the tools as the request's auth info; a
  * client gone mid-call aborts the exchange.
  */
-export async function serveMcp(operation: OperationContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+export async function serveMcp(
+  operation: OperationContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  options: { direct?: boolean } = {},
+): Promise<void> {
+  const direct = options.direct === false ? undefined : directToolCall(req.headers, body);
+  if (direct) return serveDirect(operation, direct, res);
   const principal = operation.state.principal!;
   const authInfo: AuthInfo = { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } };
   const abort = new AbortController();
@@ -287,16 +318,6 @@ export async function serveMcp(operation: OperationContext, req: IncomingMessage
     await writeResponse(await Promise.race([answer, gone]), res);
   } catch (err) {
     if (abort.signal.aborted) return;
-    operation.services.logger.error({ err, request_id: operation.state.requestId }, 'MCP request failed');
-    if (!res.headersSent) {
-      res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: -32603, message: `Internal error (request ${operation.state.requestId})` },
-        }),
-      );
-    }
+    internalError(operation, res, err);
   }
 }
