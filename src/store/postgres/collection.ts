@@ -118,7 +118,15 @@ export class PgCollection<TSchema = Doc> {
       yield decode((await this.q('find', text, p.values)).rows);
       return;
     }
-    await this.pgdb.ensureTable(this.collectionName);
+    // Most reads are small: one statement with a limit first; only a read with more rows than a batch
+    // is read again, from the start, through a server-side cursor (one snapshot, in bounded batches).
+    const probeParams = new Params();
+    const probeText = this.select({ ...spec, limit: Math.min(spec.limit ?? Infinity, batch + 1) }, probeParams);
+    const probe = (await this.q('find', probeText, probeParams.values)).rows;
+    if (probe.length <= batch) {
+      yield decode(probe);
+      return;
+    }
     yield* this.pgdb.engine.cursor(`${this.namespace}.find`, text, p.values, batch, decode);
   }
 

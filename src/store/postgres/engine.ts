@@ -11,7 +11,10 @@ export function translateError(err: unknown, what: string): unknown {
   if (e?.code === '23505') {
     return new MongoServerError({ message: `E11000 duplicate key error ${what} index: ${e.constraint ?? 'unknown'}`, code: 11000 });
   }
-  if ((e?.code && unavailableStates.has(e.code)) || !e?.code) {
+  // A socket failure (the server restarting or gone: ECONNREFUSED, ENOENT, ECONNRESET, EPIPE, EAGAIN)
+  // is Node's own error, whose code is not a SQLSTATE.
+  const socketFailure = typeof (err as { syscall?: unknown })?.syscall === 'string';
+  if ((e?.code && unavailableStates.has(e.code)) || !e?.code || socketFailure) {
     const message = e?.message ?? String(err);
     // pg's own timeouts and connection failures carry no SQLSTATE.
     if (e?.code || /timeout|terminated|ECONNREFUSED|ENOENT|ECONNRESET|EPIPE|Connection|connect/i.test(message))
@@ -52,6 +55,10 @@ export class PgEngine {
     });
     // An idle connection the server closed (a restart) is dropped by the pool; nothing to tell anyone.
     this.pool.on('error', () => undefined);
+    // A checked-out connection whose server goes away (killed, restarted) emits 'error' as well as
+    // failing its query; the pool listens only while it is idle, and an unheard 'error' would end the
+    // process. The failed call is told through its query; the pool drops the connection on release.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async query<R extends pg.QueryResultRow = pg.QueryResultRow>(what: string, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
