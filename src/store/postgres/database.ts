@@ -46,7 +46,7 @@ export class PgDb {
         await this.ddl(`${this.databaseName}.${name}.create`, `CREATE TABLE IF NOT EXISTS ${table} (doc jsonb NOT NULL)`);
         await this.ddl(
           `${this.databaseName}.${name}.create`,
-          `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`${name}___id_`.slice(0, 63))} ON ${table} ((doc->'_id'))`,
+          `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`${name}___id_`.slice(0, 63))} ON ${table} ((doc->'_id') ASC NULLS FIRST)`,
         );
       })();
       ready.catch(() => this.tables.delete(name));
