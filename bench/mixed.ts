@@ -92,12 +92,15 @@ export async function settled(db: Db, workspaces: string[], maxMs = 10 * 60_000)
   return false;
 }
 
-/** Storage calls that missed their deadline, summed over the processes' /metrics (API, and a worker of its own). */
+/**
+ * Storage calls that missed their deadline, summed over the processes' /metrics (the API, and a worker
+ * of its own); NaN when one of them did not answer (the count is then unknown, never taken as 0).
+ */
 export async function storageDeadlines(urls: string[], headers: Record<string, string> = {}): Promise<number> {
   let total = 0;
   for (const url of urls) {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) }).catch(() => null);
-    if (!res?.ok) continue;
+    if (!res?.ok) return NaN;
     for (const line of (await res.text()).split('\n'))
       if (line.startsWith('platform_storage_operations_total{') && line.includes('outcome="deadline"'))
         total += Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;

@@ -28,6 +28,8 @@ export interface ProcessPlatform {
   workerMetricsUrl: string;
   /** Seconds from spawning the processes to a ready API (its search index built) and a polling worker. */
   startSeconds: number;
+  /** What the API's search index held when it was built (its log's 'search index built'), if it said. */
+  searchIndex: { artifacts: number; vectors: number } | null;
   logs: string;
   close(): Promise<void>;
 }
@@ -114,6 +116,12 @@ export async function processPlatform(
       if (!(apiReady && workerReady)) await new Promise((r) => setTimeout(r, 250));
     }
     const startSeconds = (performance.now() - started) / 1000;
+    const built = readFileSync(apiLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"search index built"'))
+      .map((l) => JSON.parse(l) as { artifacts?: number; vectors?: number })
+      .at(-1);
+    const searchIndex = built?.artifacts !== undefined ? { artifacts: built.artifacts, vectors: built.vectors ?? 0 } : null;
     const login = await (
       await fetch(`${url}/auth/login`, {
         method: 'POST',
@@ -130,6 +138,7 @@ export async function processPlatform(
       headers: { authorization: `Bearer ${login.access_token}`, 'content-type': 'application/json' },
       workerMetricsUrl: `http://${workerMetrics}/metrics`,
       startSeconds,
+      searchIndex,
       logs,
       close,
     };

@@ -23,6 +23,8 @@ export interface Platform {
   db: Db;
   metricsUrls: string[];
   startSeconds: number;
+  /** What the search index held once built at start. */
+  searchIndex: { artifacts: number; vectors: number } | null;
   seed?: SeedResult;
   baseline(): Promise<{ url: string; close(): Promise<void> }>;
   close(): Promise<void>;
@@ -46,6 +48,7 @@ export async function startPlatform(layout: Layout, artifacts: number, large: nu
       db: p.services.db,
       metricsUrls: [`${p.url}/metrics`, p.workerMetricsUrl],
       startSeconds: p.startSeconds,
+      searchIndex: p.searchIndex,
       seed,
       async baseline() {
         const port = await freePort();
@@ -88,6 +91,7 @@ export async function startPlatform(layout: Layout, artifacts: number, large: nu
     db: bench.services.db,
     metricsUrls: [`${bench.url}/metrics`],
     startSeconds: (performance.now() - seededAt) / 1000,
+    searchIndex: { artifacts: bench.services.search.index.size, vectors: bench.services.search.index.vectorCount },
     seed,
     async baseline() {
       const db = rawDatabase(bench.services, 'bench_baseline');

@@ -50,6 +50,7 @@ interface Figures {
   layout: Layout;
   artifacts: number;
   startSeconds: number;
+  searchIndex: Platform['searchIndex'];
   seedSeconds?: number;
   seedCounts?: SeedResult['counts'];
   vectors?: string;
@@ -228,9 +229,9 @@ async function measure(p: Platform): Promise<Figures> {
   log('creates measured');
 
   // The 16-client mixed load.
-  const deadlinesBefore = await storageDeadlines(p.metricsUrls, c.headers);
+  const deadlinesBefore = await storageDeadlines(p.metricsUrls);
   const mixed = await mixedLoad(c, { workspace: mixedWs, artifactIds: ids, queries }, mixedSeconds);
-  const mixedDeadlines = (await storageDeadlines(p.metricsUrls, c.headers)) - deadlinesBefore;
+  const mixedDeadlines = (await storageDeadlines(p.metricsUrls)) - deadlinesBefore;
   const settledAfterMixed = await settled(p.db, [], 5 * 60_000);
   log(`mixed load measured${settledAfterMixed ? '' : ' (the worker had not settled 5 minutes after it)'}`);
 
@@ -238,6 +239,7 @@ async function measure(p: Platform): Promise<Figures> {
     layout: p.layout,
     artifacts: p.artifacts,
     startSeconds: p.startSeconds,
+    searchIndex: p.searchIndex,
     seedSeconds: p.seed?.seconds,
     seedCounts: p.seed?.counts,
     vectors: p.seed?.vectors,
@@ -260,6 +262,10 @@ function printFigures(all: Figures[]): void {
   const rows: [string, string[]][] = [];
   const readNames = [...new Set(all.flatMap((f) => Object.keys(f.reads)))];
   rows.push(['platform start → ready (s)', all.map((f) => f.startSeconds.toFixed(1))]);
+  rows.push([
+    'search index at start: artifacts / vectors',
+    all.map((f) => (f.searchIndex ? `${f.searchIndex.artifacts} / ${f.searchIndex.vectors}` : '?')),
+  ]);
   for (const k of readNames)
     rows.push([
       `${k}, p50 (p99) ms`,

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     const ws = (await must(c, 'POST', '/workspaces', { name: 'soak' })).id as string;
     const ids = p.seed?.sampleArtifactIds ?? [];
     if (!ids.length) throw new Error('the soak needs a seeded platform (BENCH_SOAK_ARTIFACTS > 0)');
-    const deadlinesBefore = await storageDeadlines(p.metricsUrls, c.headers);
+    const deadlinesBefore = await storageDeadlines(p.metricsUrls);
     const readiness = probeReadiness(c);
     console.log('\nminute | requests |  p50 ms |  p99 ms | 5xx | unanswered');
     const result = await mixedLoad(c, { workspace: ws, artifactIds: ids, queries: p.seed!.queries }, minutes * 60, {
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
         ),
     });
     const ready = await readiness.stop();
-    const deadlines = (await storageDeadlines(p.metricsUrls, c.headers)) - deadlinesBefore;
+    const deadlines = (await storageDeadlines(p.metricsUrls)) - deadlinesBefore;
 
     // Still answering afterwards: a read, a write and a search, each within 30 s.
     const after = [
