@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { generateKeyBetween } from 'fractional-indexing';
-import type { Db, Filter, Sort } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../identity/principal.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -71,6 +71,8 @@ export interface NewArtifact {
 export type ArtifactPatch = Partial<Pick<ArtifactDoc, 'title' | 'content_type' | 'content' | 'context' | 'secrets_owner'>>;
 
 const keyRetries = 5;
+/** Containers a list across containers reads one by one (ArtifactStore.acrossContainers). */
+const fanOutContainers = 100;
 const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /**
@@ -232,25 +234,55 @@ export class ArtifactStore {
   ): Promise<Page<ArtifactDoc>> {
     // Within one container the order is the fractional index; across containers, creation order (UUIDv7).
     const single = collectionIds.length === 1;
-    const filter: Filter<ArtifactDoc>[] = [{ collection_id: { $in: collectionIds } }];
+    const filter: Filter<ArtifactDoc>[] = [];
     if (types.contentType) filter.push({ content_type: types.contentType });
     if (types.typeLimits) filter.push(types.typeLimits.length ? { $or: types.typeLimits.map(contentTypeMatch) } : { _id: { $in: [] } });
-    if (cursor && single) {
-      const [key, id] = decodeCursor(cursor, 2) as [string, string];
-      filter.push({ $or: [{ order_key: { $gt: key } }, { order_key: key, _id: { $gt: id } }] });
-    } else if (cursor) {
-      filter.push({ _id: { $gt: decodeCursor(cursor, 1)[0]! } });
+    let docs: ArtifactDoc[];
+    if (single) {
+      // Order keys are unique within a container (order_unique), so the key alone places the cursor:
+      // one range of the index, however deep the page (an `$or` on key and id read every earlier row).
+      // The cursor still carries the id, so cursors issued before stay valid.
+      if (cursor) filter.push({ order_key: { $gt: decodeCursor(cursor, 2)[0]! } });
+      docs = await this.artifacts
+        .find({ $and: [{ collection_id: collectionIds[0]! }, ...filter] })
+        .sort({ order_key: 1 })
+        .limit(limit + 1)
+        .toArray();
+    } else {
+      if (cursor) filter.push({ _id: { $gt: decodeCursor(cursor, 1)[0]! } });
+      docs = await this.acrossContainers(collectionIds, filter, limit + 1);
     }
-    const sort: Sort = single ? { order_key: 1, _id: 1 } : { _id: 1 };
-    const docs = await this.artifacts
-      .find({ $and: filter })
-      .sort(sort)
-      .limit(limit + 1)
-      .toArray();
     const items = docs.slice(0, limit);
     const last = items.at(-1);
     const next = docs.length > limit && last ? encodeCursor(single ? [last.order_key, last._id] : [last._id]) : null;
     return { items, next_cursor: next };
+  }
+
+  /**
+   * The first `n` artifacts of several containers matching `filter`, in `_id` order. Up to
+   * `fanOutContainers` containers, one query each (by the indexes that lead with `collection_id` and
+   * end with `_id`: `container_recent`, or `workspace_type` with a content type), read at most `n`
+   * each and merged here: the cost follows the page and the number of containers, never what they
+   * hold. (MongoDB merges an `$in` this way itself; PostgreSQL reads every matching row of every
+   * container and sorts them.) Beyond that, one `$in` query, bounded by what the containers hold.
+   */
+  private async acrossContainers(collectionIds: string[], filter: Filter<ArtifactDoc>[], n: number): Promise<ArtifactDoc[]> {
+    const byId = (a: ArtifactDoc, b: ArtifactDoc) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
+    if (collectionIds.length > fanOutContainers) {
+      return this.artifacts
+        .find({ $and: [{ collection_id: { $in: collectionIds } }, ...filter] })
+        .sort({ _id: 1 })
+        .limit(n)
+        .toArray();
+    }
+    const pages = await inParallelSlices([...new Set(collectionIds)], (id) =>
+      this.artifacts
+        .find({ $and: [{ collection_id: id }, ...filter] })
+        .sort({ _id: 1 })
+        .limit(n)
+        .toArray(),
+    );
+    return pages.flat().sort(byId).slice(0, n);
   }
 
   /**

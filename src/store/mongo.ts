@@ -64,6 +64,10 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('collections').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
     db.collection('artifacts').createIndex({ collection_id: 1, order_key: 1 }, { unique: true, name: 'order_unique' }),
     db.collection('artifacts').createIndex({ content_type: 1, _id: 1 }, { name: 'content_type' }),
+    // A list across containers reads each container's first page in creation order (ArtifactStore.list),
+    // of one content type too (GET /mcp/servers, a workspace's automations).
+    db.collection('artifacts').createIndex({ collection_id: 1, _id: 1 }, { name: 'container_recent' }),
+    db.collection('artifacts').createIndex({ collection_id: 1, content_type: 1, _id: 1 }, { name: 'workspace_type' }),
     db.collection('events').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
     db.collection('events').createIndex({ workspace_id: 1, seq: 1 }, { name: 'workspace_seq' }),
     db.collection('subscriptions').createIndex({ workspace_id: 1, state: 1 }, { name: 'workspace_state' }),
@@ -96,6 +100,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('audit_log').createIndex({ email: 1, _id: -1 }, { name: 'email_recent' }),
     db.collection('sign_in_events').createIndex({ account: 1, at: -1 }, { name: 'account_recent' }),
     db.collection('sign_in_events').createIndex({ at: 1 }, { name: 'expiry' }),
+    // The servers of a workspace that define a content type (McpCatalogStore.typeServers), on every create.
+    db.collection('mcp_catalog').createIndex({ workspace_id: 1, _id: 1 }, { name: 'workspace' }),
     // The indexing run takes the backlog oldest first, a batch at a time (embedding-backlog.ts take()).
     db.collection('embedding_backlog').createIndex({ queued_at: 1 }, { name: 'queued_at' }),
   ]);
