@@ -1,25 +1,58 @@
-// What the platform relies on from its store, checked against the engine the harness started
-// (TEST_STORE_URI: the embedded store on PostgreSQL by default; EMBEDDED_STORE=ferretdb for FerretDB,
-// mongod when on PATH). Any store the platform runs on (the embedded store, a real MongoDB, Atlas,
-// FerretDB) must pass this file. Read-modify-write atomicity
+// What the platform relies on from its store, checked against the store the harness started
+// (TEST_STORE_URI: the embedded store on PostgreSQL by default, or what EMBEDDED_STORE names) and, when
+// FerretDB is installed, against FerretDB too (the MongoDB wire protocol, through the MongoDB driver,
+// as on MongoDB and Atlas). Any store the platform runs on must pass this file. Read-modify-write atomicity
 // ($inc, conditional updates) is deliberately NOT asserted: FerretDB 1.x does not give it, and the
 // platform arbitrates every cross-process race with a unique-key insert instead (docs/decisions.md).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createStoreClient, type StoreClient } from '../../src/store/mongo.js';
+import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
 
-const uri = process.env.TEST_STORE_URI;
+const harnessUri = process.env.TEST_STORE_URI;
+const ferretInstalled = existsSync(resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin', 'ferretdb'));
 
-describe(
-  'store conformance: what the platform relies on from its engine',
-  { skip: !uri && 'TEST_STORE_URI is not set: run with `npm test`' },
-  () => {
+/** The stores this file checks: the harness's, and FerretDB (MongoDB wire) when the harness's is not already it. */
+const stores: { name: string; skip: string | false; uri: () => Promise<{ uri: string; stop?: () => Promise<void> }> }[] = [
+  {
+    name: 'the store the harness started',
+    skip: !harnessUri && 'TEST_STORE_URI is not set: run with `npm test`',
+    uri: async () => ({ uri: harnessUri! }),
+  },
+  {
+    name: 'FerretDB (MongoDB wire)',
+    skip:
+      (!harnessUri && 'TEST_STORE_URI is not set: run with `npm test`') ||
+      (harnessUri?.startsWith('mongodb') && 'the harness store already speaks the MongoDB wire protocol') ||
+      (!ferretInstalled && 'FerretDB is not installed (temporal-dev/install.sh builds it when Go is present)'),
+    uri: async () => {
+      const previous = process.env.EMBEDDED_STORE;
+      process.env.EMBEDDED_STORE = 'ferretdb';
+      let engine: PrivateEngine;
+      try {
+        engine = await startPrivateEngine();
+      } finally {
+        if (previous === undefined) delete process.env.EMBEDDED_STORE;
+        else process.env.EMBEDDED_STORE = previous;
+      }
+      return { uri: engine.uri, stop: () => engine.stop() };
+    },
+  },
+];
+
+for (const store of stores)
+  describe(`store conformance: what the platform relies on from its engine (${store.name})`, { skip: store.skip }, () => {
     let client: StoreClient;
     let db: Db;
+    let stop: (() => Promise<void>) | undefined;
 
     before(async () => {
-      client = createStoreClient(uri!);
+      const started = await store.uri();
+      stop = started.stop;
+      client = createStoreClient(started.uri);
       db = client.db(`conformance_${process.pid}`);
       await db.dropDatabase();
     });
@@ -27,6 +60,7 @@ describe(
     after(async () => {
       await db?.dropDatabase().catch(() => undefined);
       await client?.close();
+      await stop?.();
     });
 
     const fresh = async <T extends { _id: unknown }>(name: string): Promise<Collection<T>> => {
@@ -280,5 +314,4 @@ describe(
       assert.ok(n >= 1 && n <= 20, `counter at ${n}`);
       console.log(`# non-guarantee: 20 concurrent $inc on one document applied ${n} times on this engine`);
     });
-  },
-);
+  });
