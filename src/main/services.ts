@@ -61,7 +61,7 @@ function externalSignIn(config: Config, db: Db, outbound: Outbound, logger: Logg
 
 /** Builds the API's services: connects (lazily) to MongoDB and Temporal. Nothing is written yet. */
 export function createServices(config: Config, logger: Logger): Services {
-  const store = createStoreClient(config.storeUri, config.STORAGE_TIMEOUT_MS);
+  const store = createStoreClient(config.storeUri, config.STORAGE_TIMEOUT_MS, config.STORE_POOL_SIZE);
   const db = openDatabase(store, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, slowStorageLog(logger, config.STORAGE_TIMEOUT_MS));
   const temporal = createTemporalClient(config);
   const ring = loadKeyRing(config, logger);

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const tracing = startTracing(config, 'worker', logger);
   const metrics = await startWorkerMetrics(config, logger);
-  const store = createStoreClient(config.storeUri, config.STORAGE_TIMEOUT_MS);
+  const store = createStoreClient(config.storeUri, config.STORAGE_TIMEOUT_MS, config.STORE_POOL_SIZE);
   const db = openDatabase(store, config.MONGODB_DB, config.STORAGE_TIMEOUT_MS, (call, ms) =>
     logger.warn({ call, ms, deadline_ms: config.STORAGE_TIMEOUT_MS }, 'slow storage call'),
   );

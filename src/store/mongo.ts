@@ -16,8 +16,8 @@ export const isPostgresUri = (uri: string): boolean => /^postgres(ql)?:\/\//.tes
  * The client for a store URI: MongoDB or Atlas (`mongodb://`, `mongodb+srv://`), or the embedded
  * store on PostgreSQL (`postgres://`). The stores use the same calls on both (docs/decisions.md).
  */
-export function createStoreClient(uri: string, timeoutMs = defaultStorageTimeoutMs): StoreClient {
-  return isPostgresUri(uri) ? new PgStoreClient(uri, timeoutMs) : createMongoClient(uri, timeoutMs);
+export function createStoreClient(uri: string, timeoutMs = defaultStorageTimeoutMs, poolSize?: number): StoreClient {
+  return isPostgresUri(uri) ? new PgStoreClient(uri, timeoutMs, poolSize) : createMongoClient(uri, timeoutMs);
 }
 
 /**
@@ -79,6 +79,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('client_namespaces').createIndex({ owner_id: 1 }, { unique: true, name: 'one_per_owner' }),
     db.collection('api_keys').createIndex({ owner_id: 1 }, { name: 'owner' }),
     db.collection('consents').createIndex({ person_id: 1 }, { name: 'person' }),
+    // A deleted credential's consents are forgotten (ConsentStore.forgetCredential).
+    db.collection('consents').createIndex({ credential_id: 1, credential_kind: 1 }, { name: 'credential' }),
     db.collection('secrets').createIndex({ owner_id: 1, _id: 1 }, { name: 'owner' }),
     db.collection('connections').createIndex({ user_id: 1, created_at: 1 }, { name: 'user' }),
     db.collection('connection_attempts').createIndex({ attempt_id: 1 }, { unique: true, name: 'attempt' }),

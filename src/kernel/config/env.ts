@@ -28,6 +28,8 @@ export const envSchema = z.object({
     .string()
     .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI (a postgres:// store goes in STORE_URI)')
     .optional(),
+  /** Connections per process to a PostgreSQL store (the embedded one, or STORE_URI=postgres://). */
+  STORE_POOL_SIZE: z.coerce.number({ error: 'must be a number' }).int('must be a whole number').min(1).max(500).default(10),
   MONGODB_DB: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be a plain database name')

@@ -7,8 +7,8 @@ export class PgStoreClient {
   readonly engine: PgEngine;
   private readonly dbs = new Map<string, PgDb>();
 
-  constructor(url: string, timeoutMs: number) {
-    this.engine = new PgEngine(url, { timeoutMs });
+  constructor(url: string, timeoutMs: number, maxConnections?: number) {
+    this.engine = new PgEngine(url, { timeoutMs, maxConnections });
   }
 
   /** Shaped as the driver's Db for the calls the stores make (see collection.ts). */

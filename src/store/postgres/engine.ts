@@ -42,7 +42,7 @@ export class PgEngine {
   ) {
     this.pool = new pg.Pool({
       connectionString: url,
-      max: opts.maxConnections ?? Number(process.env.STORE_POOL_SIZE ?? 10),
+      max: opts.maxConnections ?? 10,
       connectionTimeoutMillis: Math.min(5000, opts.timeoutMs),
       idleTimeoutMillis: 30_000,
       // The server ends a statement at its deadline; the client stops waiting a little after (a stalled
