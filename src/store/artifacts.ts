@@ -293,7 +293,7 @@ export class ArtifactStore {
     if (!ids)
       return this.artifacts
         .find({ collection_id: workspaceId, archived_at: { $exists: false } })
-        .sort({ order_key: 1, _id: 1 })
+        .sort({ order_key: 1 }) // unique within the workspace: the index's own order
         .toArray();
     // Named drafts by primary key, one read each (an `_id $in` scans the whole collection on FerretDB:
     // by-id.ts), kept when in the workspace, in the order the query would give.
