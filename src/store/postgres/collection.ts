@@ -55,6 +55,7 @@ export interface TableHost {
   readonly engine: PgEngine;
   ensureTable(name: string): Promise<void>;
   ddl(what: string, text: string): Promise<void>;
+  typeStatistics(collection: string, path: string): Promise<void>;
   dropTable(name: string): Promise<void>;
 }
 
@@ -405,6 +406,7 @@ export class PgCollection<TSchema = Doc> {
       `${this.namespace}.createIndex`,
       `CREATE ${options.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${indexName} ON ${this.table} ${body}`,
     );
+    for (const [path] of fields) await this.pgdb.typeStatistics(this.collectionName, path);
     return name;
   }
 

@@ -1,6 +1,6 @@
 import { PgCollection } from './collection.js';
 import { PgEngine } from './engine.js';
-import { ident } from './sql.js';
+import { ident, pathExpr, shortName } from './sql.js';
 
 type Doc = Record<string, unknown>;
 
@@ -48,11 +48,29 @@ export class PgDb {
           `${this.databaseName}.${name}.create`,
           `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(`${name}___id_`.slice(0, 63))} ON ${table} ((doc->'_id') ASC NULLS FIRST)`,
         );
+        await this.typeStatistics(name, '_id');
       })();
       ready.catch(() => this.tables.delete(name));
       this.tables.set(name, ready);
     }
     return ready;
+  }
+
+  /**
+   * Statistics on a field's JSON type, next to each index on it: a range's type guard
+   * (`jsonb_typeof(doc->'f') = 'string'`, filter.ts) has none otherwise, and PostgreSQL then guesses it
+   * keeps 0.5 % of the rows, finds an ordered index scan with a LIMIT too costly, and reads the whole
+   * table instead (measured: an events page 28 ms against 0.4 ms). PostgreSQL 14+ (expression
+   * statistics); on an older server the plans are only less good.
+   */
+  async typeStatistics(collection: string, path: string): Promise<void> {
+    const name = ident(shortName(`${collection}__${path}__type`));
+    await this.ddl(
+      `${this.databaseName}.${collection}.statistics`,
+      `CREATE STATISTICS IF NOT EXISTS ${ident(this.databaseName)}.${name} ON (jsonb_typeof(${pathExpr(path)})) FROM ${ident(this.databaseName)}.${ident(collection)}`,
+    ).catch((err: { code?: string }) => {
+      if (err?.code !== '42601' && err?.code !== '0A000') throw err; // older than 14: no expression statistics
+    });
   }
 
   async dropTable(name: string): Promise<void> {
