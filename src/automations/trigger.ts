@@ -28,13 +28,26 @@ export interface TriggerOptions {
 }
 
 /** The workspace's automations: its drafts of the automation type, not archived, oldest first. */
+/**
+ * The workspace's automations, on every dispatch of its events: a range of the (collection_id,
+ * content_type, _id) index from the automation type (with or without parameters), then the exact type
+ * checked here. A case-insensitive pattern is served by no index, and read every artifact of the
+ * workspace per batch of events (issue #31). So the type must be written in lower case, as the
+ * specification writes it (docs/decisions.md).
+ */
 async function automationsOf(db: Db, workspaceId: string): Promise<ArtifactDoc[]> {
-  return db
+  const docs = await db
     .collection<ArtifactDoc>('artifacts')
-    .find({ collection_id: workspaceId, container_kind: 'workspace', content_type: automationTypePattern, archived_at: { $exists: false } })
-    .sort({ _id: 1 })
+    .find({
+      collection_id: workspaceId,
+      content_type: { $gte: automationType, $lt: `${automationType}\u{10FFFF}` },
+      container_kind: 'workspace',
+      archived_at: { $exists: false },
+    })
+    .sort({ content_type: 1, _id: 1 })
     .limit(perWorkspace)
     .toArray();
+  return docs.filter((doc) => automationTypePattern.test(doc.content_type)).sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
 }
 
 export function createAutomationTrigger(config: Config, db: Db, options: TriggerOptions = {}) {
