@@ -17,7 +17,7 @@ import { hashPassword } from '../../src/identity/passwords.js';
 import { userPrincipal } from '../../src/identity/principal.js';
 import type { ApiKeyDoc } from '../../src/store/api-keys.js';
 import { ArtifactStore, appendKey, type ArtifactDoc, type Provenance } from '../../src/store/artifacts.js';
-import { commitItems, type CommitItemDoc } from '../../src/store/commits.js';
+import { commitItems, commitsCollection, type CommitDoc, type CommitItemDoc } from '../../src/store/commits.js';
 import { consentId, type ConsentDoc } from '../../src/store/consents.js';
 import { ContainerStore, type ContainerDoc } from '../../src/store/containers.js';
 import { EmbeddingBacklog, type EmbeddingBacklogDoc } from '../../src/store/embedding-backlog.js';
@@ -44,7 +44,8 @@ const sizes = {
   otherWorkspaces: 30,
   mcpServers: 1200,
   collectionArtifacts: 1200,
-  fillerCommits: 120,
+  commits: 1500,
+  commitsWithItems: 120,
   credentials: 1500,
   apiKeys: 1500,
   consents: 1500,
@@ -65,6 +66,8 @@ const seeded = {
   edited: '',
   collectionArtifact: '',
   commit: '',
+  /** The administrator's collection the commit went into. */
+  collection: '',
   /** The administrator's API key they consented to (the other one is deleted by a test). */
   consentedKey: '',
 };
@@ -137,6 +140,7 @@ function drafts(ws: ContainerDoc, count: number, contentType: (i: number) => str
  */
 async function seedThroughRest(): Promise<void> {
   const col = (await admin.post('/collections', { name: 'Mine' })).body.id as string;
+  seeded.collection = col;
   const [published] = await commitInto(
     admin,
     col,
@@ -306,14 +310,28 @@ async function seed(): Promise<void> {
   ]);
 
   await rest;
-  // Other commits' items (what the commit workflow's preview writes), from this commit's own.
+  // Other people's commits (as the API records them), the first of them with their previews' items
+  // (what the commit workflow's preview writes), from this commit's own.
+  const commit = (await commitsCollection(db).findOne({ _id: seeded.commit }))!;
   const items = await commitItems(db).find({ commit_id: seeded.commit }).toArray();
   assert.ok(items.length > 0);
+  const commits: CommitDoc[] = [];
   const filler: CommitItemDoc[] = [];
-  for (let c = 0; c < sizes.fillerCommits; c++) {
+  for (let c = 0; c < sizes.commits; c++) {
+    const w = others[c % others.length]!;
     const commitId = randomUUID();
-    for (const item of items) filler.push({ ...item, _id: `${commitId}:${item.generation}:${item.position}`, commit_id: commitId });
+    commits.push({
+      ...commit,
+      _id: commitId,
+      workflow_id: `commit-${w._id}-${commitId}`,
+      workspace_id: w._id,
+      collection_id: randomUUID(),
+      requested_by: w.owner_id,
+    });
+    if (c < sizes.commitsWithItems)
+      for (const item of items) filler.push({ ...item, _id: `${commitId}:${item.generation}:${item.position}`, commit_id: commitId });
   }
+  await insertAll('commits', commits);
   await insertAll('commit_items', filler);
 
   // The embedding backlog as a burst of writes leaves it (EmbeddingBacklog.add), of artifacts since
@@ -425,6 +443,7 @@ describe('hot queries on a store of a few thousand documents read no whole table
           'events',
           'mcp_catalog',
           'artifact_versions',
+          'commits',
           'commit_items',
           'server_credentials',
           'api_keys',
@@ -478,6 +497,18 @@ describe('hot queries on a store of a few thousand documents read no whole table
       assert.equal(page.items!.length, 5);
       await ok(admin.get(`/commits/${seeded.commit}/items?limit=5&cursor=${page.next_cursor}`));
       await ok(admin.get(`/commits/${seeded.commit}`));
+    });
+  });
+
+  it('a commit preview of 100 drafts, the commit list, the workspace list', async () => {
+    await assertBounded('POST /workspaces/{id}/commit-preview, GET /commits, GET /workspaces', async () => {
+      const ids = seeded.largeDocs.slice(100, 200).map((d) => d._id);
+      const preview = await ok(
+        admin.post(`/workspaces/${seeded.large}/commit-preview`, { collection_id: seeded.collection, artifact_ids: ids }),
+      );
+      assert.deepEqual(preview.counts, { new: 100, modified: 0, unchanged: 0 });
+      assert.ok((await ok(admin.get('/commits?limit=10'))).items!.length >= 1);
+      assert.ok((await ok(admin.get('/workspaces?limit=10'))).items!.length >= 2);
     });
   });
 
