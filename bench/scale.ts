@@ -15,6 +15,7 @@
 // BENCH_SCALE_REPS (60 per read), BENCH_SCALE_PREVIEWS (5), BENCH_SCALE_INVOCATIONS (40),
 // BENCH_SCALE_CREATES (800), BENCH_SCALE_MIXED_SECONDS (60).
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { Db } from 'mongodb';
 import { agentId } from '../src/invocations/agents/registry.js';
 import { recordGoal } from './goals.js';
@@ -62,6 +63,8 @@ interface Figures {
   mixed: MixedResult;
   mixedDeadlines: number;
   settledAfterMixed: boolean;
+  /** The machine's 1-minute load average when the measurements began and ended (2 cores: above 2, others compete). */
+  load: [number, number];
   /** Differences between a seeded document's fields and the platform's own (REST-made) one, if any. */
   shape?: string[];
 }
@@ -92,6 +95,7 @@ async function shapeDifferences(db: Db, seeded: string, made: string): Promise<s
 }
 
 async function measure(p: Platform): Promise<Figures> {
+  const loadBefore = loadavg()[0]!;
   const c = p.client;
   const log = (line: string) => console.log(`[bench] ${layoutName[p.layout]}, ${p.artifacts} artifacts: ${line}`);
   // Setup through REST, as a person would: an empty workspace, a small one, 100 drafts to commit.
@@ -251,6 +255,7 @@ async function measure(p: Platform): Promise<Figures> {
     mixed,
     mixedDeadlines,
     settledAfterMixed,
+    load: [loadBefore, loadavg()[0]!],
     shape,
   };
 }
