@@ -547,7 +547,7 @@ async function startPostgres(
     ...(opts.ephemeral ? ['-c', 'fsync=off', '-c', 'full_page_writes=off'] : []),
   ];
   // Each store database (and each FerretDB database) is a schema in the `postgres` database.
-  const url = `postgres://postgres@/postgres?host=${encodeURIComponent(socketDir)}&port=5432`;
+  const url = `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}&port=5432`;
   const proc = new Supervised('PostgreSQL', postgres, args, join(logs, 'postgresql.log'), {
     log: opts.log,
     stopSignal: 'SIGINT',

@@ -101,9 +101,16 @@ describe('a sandboxed stdio server', () => {
   });
 
   it("cannot reach the worker's services: no network unless its catalog entry allows it", async () => {
-    const mongoPort = Number(new URL(platform.config.storeUri).port);
+    const store = new URL(platform.config.storeUri);
     const apiPort = Number(new URL(platform.url).port);
-    for (const port of [mongoPort, apiPort]) {
+    const ports = [apiPort];
+    if (store.protocol.startsWith('postgres')) {
+      // The embedded store listens on a unix socket only, in the test's state folder.
+      const path = `${store.searchParams.get('host')}/.s.PGSQL.${store.searchParams.get('port') ?? '5432'}`;
+      const { outcome } = await call('connect', { path });
+      assert.notEqual(outcome, 'connected', path);
+    } else ports.push(Number(store.port));
+    for (const port of ports) {
       const { outcome } = await call('connect', { host: '127.0.0.1', port });
       assert.notEqual(outcome, 'connected', `port ${port}`);
     }
