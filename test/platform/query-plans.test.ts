@@ -42,6 +42,8 @@ const sizes = {
   large: 1500,
   others: 1500,
   otherWorkspaces: 30,
+  /** Empty workspaces, and as many collections, of the other people. */
+  emptyContainers: 1000,
   mcpServers: 1200,
   collectionArtifacts: 1200,
   commits: 1500,
@@ -177,6 +179,45 @@ async function seed(): Promise<void> {
   seeded.empty = (await ws(adminId, 'Empty'))._id;
   const others: ContainerDoc[] = [];
   for (let i = 0; i < sizes.otherWorkspaces; i++) others.push(await ws(people[1 + (i % (people.length - 1))]!, `Workspace ${i}`));
+
+  // Many more workspaces and collections of other people, empty, a few of them shared with the
+  // administrator (ContainerStore.create, then a share claimed as ContainerStore.share leaves it).
+  const now = new Date();
+  const bare: ContainerDoc[] = [];
+  const shareClaims: object[] = [];
+  for (const kind of ['workspace', 'collection'] as const) {
+    for (let i = 0; i < sizes.emptyContainers; i++) {
+      const shared = i % 300 === 7;
+      const shares = shared ? [{ person_id: adminId, flags: 'RS' }] : [];
+      const doc: ContainerDoc = {
+        _id: uuidv7(),
+        kind,
+        name: `${kind} ${i}`,
+        description: '',
+        metadata: {},
+        owner_id: people[1 + (i % (people.length - 1))]!,
+        shares,
+        readers: shares.map((x) => x.person_id),
+        ...(shared ? { shares_version: 1 } : {}),
+        last_order_key: null,
+        created_at: now,
+        updated_at: now,
+      };
+      bare.push(doc);
+      if (shared) shareClaims.push({ _id: `${kind}:${doc._id}:1`, container_id: doc._id, kind, version: 1, shares, claimed_at: now });
+    }
+  }
+  await Promise.all([
+    insertAll(
+      'workspaces',
+      bare.filter((c) => c.kind === 'workspace'),
+    ),
+    insertAll(
+      'collections',
+      bare.filter((c) => c.kind === 'collection'),
+    ),
+    insertAll('container_share_versions', shareClaims),
+  ]);
 
   const rest = seedThroughRest();
   const text = (i: number) => `# Note ${i}\n\nSome text about item ${i}.`;
@@ -438,6 +479,8 @@ describe('hot queries on a store of a few thousand documents read no whole table
     const counts = Object.fromEntries(
       await Promise.all(
         [
+          'workspaces',
+          'collections',
           'artifacts',
           'artifact_revisions',
           'events',
