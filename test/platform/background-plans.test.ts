@@ -167,12 +167,6 @@ async function recording(work: () => Promise<unknown>): Promise<{ statements: Re
   return { statements: recorder.stop(), sent };
 }
 
-// Waiting on fixes outside this test's code (/tmp/notes/background-requests.md); each is reported, not failed, until then.
-/** R1: a range's type guard (jsonb_typeof) has no statistics, so a range + sort + limit is planned as a whole-table read. */
-const rangeEstimates = 'the embedded store plans ranges with their type guard estimated at 0.5 % (request R1)';
-/** R3: automations are found by a case-insensitive regex on content_type, which no index serves. */
-const automationLookup = 'the automation lookup reads the whole workspace (request R3)';
-
 const noWholeTableReads = async (statements: Recorded[]) =>
   assert.deepEqual(await wholeTableReads(platform.services.store, schema(), statements), [], 'a background statement reads a whole table');
 
@@ -209,45 +203,41 @@ describe('background work reads what it works on, never a whole collection', () 
     await noWholeTableReads(statements);
   });
 
-  it(
-    "the workspace event workflow's activities: record, last seq, dispatch to subscriptions and automations",
-    { todo: automationLookup },
-    async () => {
-      const { services, config } = platform;
-      const activities = createEventActivities(services.events);
-      const dispatch = createEventDispatchActivities({
-        notifySubscriptions: createSubscriptionNotifier(services.db, (sub, seq) =>
-          new SubscriptionRunner(() => services.temporal, config).poke(sub, seq),
-        ),
-        runAutomations: createAutomationTrigger(config, services.db, { client: () => services.temporal, log: () => undefined }),
-      });
-      const [draft] = await services.db.collection<ArtifactDoc>('artifacts').find({ collection_id: ws._id }).limit(1).toArray();
-      const { statements } = await recording(async () => {
-        const next = (await activities.lastWorkspaceSeq(ws._id)) + 1;
-        const batch: RecordedEvent[] = Array.from({ length: 3 }, (_, i) => ({
-          ...({
-            id: uuidv7(),
-            kind: 'artifact_updated',
-            workspace_id: ws._id,
-            artifact_id: draft!._id,
-            actor: 'alice',
-            occurred_at: new Date().toISOString(),
-            changed: ['title'],
-            content_type: 'text/plain',
-            revision: 2 + i,
-            depth: 0,
-          } satisfies WorkspaceEvent),
-          seq: next + i,
-        }));
-        const recorded = await activities.recordWorkspaceEvents(batch);
-        assert.equal(recorded.length, 3);
-        await new MockActivityEnvironment().run(dispatch.dispatchWorkspaceEvents, ws._id, batch);
-      });
-      await noWholeTableReads(statements);
-    },
-  );
+  it("the workspace event workflow's activities: record, last seq, dispatch to subscriptions and automations", async () => {
+    const { services, config } = platform;
+    const activities = createEventActivities(services.events);
+    const dispatch = createEventDispatchActivities({
+      notifySubscriptions: createSubscriptionNotifier(services.db, (sub, seq) =>
+        new SubscriptionRunner(() => services.temporal, config).poke(sub, seq),
+      ),
+      runAutomations: createAutomationTrigger(config, services.db, { client: () => services.temporal, log: () => undefined }),
+    });
+    const [draft] = await services.db.collection<ArtifactDoc>('artifacts').find({ collection_id: ws._id }).limit(1).toArray();
+    const { statements } = await recording(async () => {
+      const next = (await activities.lastWorkspaceSeq(ws._id)) + 1;
+      const batch: RecordedEvent[] = Array.from({ length: 3 }, (_, i) => ({
+        ...({
+          id: uuidv7(),
+          kind: 'artifact_updated',
+          workspace_id: ws._id,
+          artifact_id: draft!._id,
+          actor: 'alice',
+          occurred_at: new Date().toISOString(),
+          changed: ['title'],
+          content_type: 'text/plain',
+          revision: 2 + i,
+          depth: 0,
+        } satisfies WorkspaceEvent),
+        seq: next + i,
+      }));
+      const recorded = await activities.recordWorkspaceEvents(batch);
+      assert.equal(recorded.length, 3);
+      await new MockActivityEnvironment().run(dispatch.dispatchWorkspaceEvents, ws._id, batch);
+    });
+    await noWholeTableReads(statements);
+  });
 
-  it("a subscription's delivery reads and prune", { todo: rangeEstimates }, async () => {
+  it("a subscription's delivery reads and prune", async () => {
     const { services } = platform;
     const subscriptions = new SubscriptionStore(services.db);
     const { statements } = await recording(async () => {
@@ -260,7 +250,7 @@ describe('background work reads what it works on, never a whole collection', () 
     await noWholeTableReads(statements);
   });
 
-  it("the live event stream's tail", { todo: rangeEstimates }, async () => {
+  it("the live event stream's tail", async () => {
     const { services } = platform;
     const { statements } = await recording(async () => {
       const tail = new EventTail(storeEventSource(services.events), ws._id, beforeAllEvents);
@@ -321,9 +311,7 @@ describe('background work reads what it works on, never a whole collection', () 
         .toArray(),
     );
     const found = await wholeTableReads(platform.services.store, schema(), statements);
-    assert.deepEqual(
-      found.map((f) => f.relation),
-      ['artifact_revisions'],
-    );
+    assert.ok(found.length > 0, 'the scan is named');
+    assert.deepEqual(new Set(found.map((f) => f.relation)), new Set(['artifact_revisions']), JSON.stringify(found));
   });
 });
