@@ -12,6 +12,15 @@ type Query = (text: string, values?: unknown[]) => Promise<{ rows: Doc[]; rowCou
 
 const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
+/** What the driver answers for an update or a replacement. */
+const updateResult = (r: { matched: number; modified: number; upsertedId?: unknown }) => ({
+  acknowledged: true as const,
+  matchedCount: r.matched,
+  modifiedCount: r.modified,
+  upsertedCount: r.upsertedId === undefined ? 0 : 1,
+  upsertedId: r.upsertedId ?? null,
+});
+
 /** Top-level keys only: the projection is done in SQL; a dotted one is done here, on the whole document. */
 function projectionSql(projection: Doc | undefined, p: Params): { sql: string; inJs: Doc | undefined } {
   if (!projection || Object.keys(projection).length === 0) return { sql: 'doc', inJs: undefined };
@@ -276,36 +285,18 @@ export class PgCollection<TSchema = Doc> {
 
   async updateOne(filter: Doc, update: Doc, options: { upsert?: boolean; sort?: Doc } = {}) {
     const r = await this.modify('updateOne', filter, { update }, { upsert: options.upsert, sort: options.sort });
-    return {
-      acknowledged: true,
-      matchedCount: r.matched,
-      modifiedCount: r.modified,
-      upsertedCount: r.upsertedId === undefined ? 0 : 1,
-      upsertedId: r.upsertedId ?? null,
-    };
+    return updateResult(r);
   }
 
   async updateMany(filter: Doc, update: Doc, options: { upsert?: boolean } = {}) {
     const r = await this.modify('updateMany', filter, { update }, { upsert: options.upsert, multi: true });
-    return {
-      acknowledged: true,
-      matchedCount: r.matched,
-      modifiedCount: r.modified,
-      upsertedCount: r.upsertedId === undefined ? 0 : 1,
-      upsertedId: r.upsertedId ?? null,
-    };
+    return updateResult(r);
   }
 
   async replaceOne(filter: Doc, replacement: Doc, options: { upsert?: boolean } = {}) {
     if (isUpdateDocument(replacement)) throw new UnsupportedQueryError('a replacement with update operators');
     const r = await this.modify('replaceOne', filter, { replacement }, { upsert: options.upsert });
-    return {
-      acknowledged: true,
-      matchedCount: r.matched,
-      modifiedCount: r.modified,
-      upsertedCount: r.upsertedId === undefined ? 0 : 1,
-      upsertedId: r.upsertedId ?? null,
-    };
+    return updateResult(r);
   }
 
   async findOneAndUpdate(

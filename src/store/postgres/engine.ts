@@ -61,13 +61,17 @@ export class PgEngine {
     this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(what: string, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    let client: pg.PoolClient;
+  /** A connection from the pool (its wait bounded by connectionTimeoutMillis). */
+  private async checkout(what: string): Promise<pg.PoolClient> {
     try {
-      client = await this.pool.connect();
+      return await this.pool.connect();
     } catch (err) {
       throw translateError(err, what);
     }
+  }
+
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(what: string, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.checkout(what);
     try {
       this.onStatement?.(text, values ?? []);
       const result = await client.query<R>(text, values);
@@ -83,12 +87,7 @@ export class PgEngine {
 
   /** Runs `work` in one transaction on one connection (read-modify-write updates). */
   async transaction<T>(what: string, work: (q: (text: string, values?: unknown[]) => Promise<pg.QueryResult>) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw translateError(err, what);
-    }
+    const client = await this.checkout(what);
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -120,12 +119,7 @@ export class PgEngine {
     batch: number,
     decode: (rows: pg.QueryResultRow[]) => T[],
   ): AsyncGenerator<T[]> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw translateError(err, what);
-    }
+    const client = await this.checkout(what);
     let broken: Error | undefined;
     let open = false;
     try {
