@@ -1,4 +1,6 @@
-// Soak (issue 17, "Done when"): a mixed load through the REST API, 16 concurrent clients for 60 s
+// Soak (issue 17, "Done when"; issue #31: on a store that holds data): the store is first seeded with
+// SOAK_ARTIFACTS (20,000) artifacts in 200 workspaces, with their revisions, events and vectors as real
+// use leaves them (bench/seed), then a mixed load through the REST API, 16 concurrent clients for 60 s
 // (create, get, patch, search, invoke), then the whole stack restarted (engine, API, worker) on the
 // same data with the indexing backlog the load left. Every request must be answered, with no 5xx and
 // no timeout; sign-in answers within 2 s after the load and after the restart. Throughput and
@@ -9,8 +11,14 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { agentId } from '../../src/invocations/agents/registry.js';
-import { MongoClient } from 'mongodb';
 import { freePort } from '../../temporal-dev/engines.js';
+import { seedStore } from '../../bench/seed/seed.js';
+import { hashPassword } from '../../src/identity/passwords.js';
+import { createEmbedder } from '../../src/search/embedder.js';
+import { ensureIndexes, createStoreClient } from '../../src/store/mongo.js';
+import { EventStore } from '../../src/store/events.js';
+import { outbox } from '../../src/store/revisions.js';
+import { UserStore } from '../../src/store/users.js';
 import { adminEmail, adminPassword, testConfig } from '../helpers/platform.js';
 import type { Config } from '../../src/kernel/config/env.js';
 import { untilReady } from '../helpers/processes.js';
@@ -24,6 +32,8 @@ const MAX_PER_CLIENT = 3000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const SIGN_IN_BOUND_MS = 2000;
 const USERS = 4;
+/** Artifacts in the store before the load (issue #31: the soak runs on a store seeded with at least 20,000). */
+const SOAK_ARTIFACTS = Number(process.env.SOAK_ARTIFACTS ?? 20_000);
 
 const tagAgent = agentId('tag-keywords');
 
@@ -42,7 +52,9 @@ async function entryPoint(script: string, env: Record<string, string>, ready: st
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
   });
-  await untilReady(child, ready, script, { onOutput: (chunk) => logs.push(chunk) });
+  // A start rebuilds the search index from the seeded store (20,000 artifacts and their vectors): its
+  // time is printed, not asserted; the bound only turns a hang into a failure.
+  await untilReady(child, ready, script, { timeoutMs: 240_000, onOutput: (chunk) => logs.push(chunk) });
   return child;
 }
 
@@ -76,7 +88,7 @@ async function startStack(env: Record<string, string>): Promise<Stack> {
 
 /** Revisions still waiting for their embedding (the embedding backlog, issue #23): what the load left. */
 async function indexingBacklog(config: Config): Promise<number | string> {
-  const client = new MongoClient(config.storeUri, { serverSelectionTimeoutMS: 5000 });
+  const client = createStoreClient(engine.uri, 5000);
   try {
     return await client.db(config.MONGODB_DB).collection('embedding_backlog').countDocuments({}, { maxTimeMS: 5000 });
   } catch (err) {
@@ -216,9 +228,32 @@ const stackEnv = (): Record<string, string> => ({
   RATE_LIMIT_PER_MINUTE: '0',
 });
 
+/**
+ * The store as a platform in use leaves it, before the platform starts: the indexes its first start
+ * makes, the administrator, then the seeded people, workspaces, artifacts, revisions, events and vectors
+ * (of the embedder the stack runs, so none is stale).
+ */
+async function seed(): Promise<void> {
+  const client = createStoreClient(engine.uri, 60_000);
+  try {
+    const db = client.db(config.MONGODB_DB);
+    await ensureIndexes(db);
+    await Promise.all([outbox.ensureIndex(db), new EventStore(db).ensureIndexes()]);
+    const admin = await new UserStore(db).create(adminEmail, await hashPassword(adminPassword), true);
+    const embedder = await createEmbedder(testConfig({ ...stackEnv(), EMBEDDINGS_THREADS: '2' }));
+    const seeded = await seedStore(db, admin._id, { artifacts: SOAK_ARTIFACTS, workspaces: 200, embedder });
+    console.log(
+      `[soak] seeded ${seeded.counts.artifacts} artifacts in ${seeded.counts.workspaces} workspaces (${seeded.counts.revisions} revisions, ${seeded.counts.events} events) in ${seeded.seconds.toFixed(1)} s`,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
 before(async () => {
   engine = await startPrivateEngine();
   config = testConfig({ PORT: String(await freePort()) });
+  await seed();
   stack = await startStack(stackEnv());
 });
 
