@@ -76,7 +76,7 @@ async function runUnits(files: string[]): Promise<number> {
     // The engines' variables are left out, so a unit test that reached for an engine would fail here.
     const env = Object.fromEntries(
       Object.entries(process.env).filter(
-        ([k]) => !/^TEST_(MONGODB_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR|CONSOLE_ASSETS_DIR)$/.test(k),
+        ([k]) => !/^TEST_(STORE_URI|TEMPORAL_ADDRESS|WORKFLOW_BUNDLE|STATE_DIR|CONSOLE_ASSETS_DIR)$/.test(k),
       ),
     );
     return await runFiles(files, join(dir, 'results.tap'), env);
