@@ -2,12 +2,14 @@
 // same token: as a 2025-era client sends it (no envelope) and as a 2026-07-28 client does (the
 // per-request `_meta` envelope and its headers). Goal: the MCP path at least 0.8x the REST path's
 // throughput. BENCH_REQUESTS per row, BENCH_CONCURRENCY clients, BENCH_ROUNDS turns.
+// The clients run in this process: an MCP client parses its answer (an error is a 200 with isError),
+// the REST client only reads its body, so the MCP rows also carry their client's JSON parsing.
 import { load, type LoadResult } from './load.js';
 import { benchPlatform } from './platform.js';
 
 const count = Number(process.env.BENCH_REQUESTS ?? 2000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 6);
 const words = ['turbine', 'blade', 'flutter', 'boundary', 'layer', 'shock', 'wave', 'pressure', 'heat', 'transfer', 'wing', 'lift'];
 
 /** Each path's `count` requests in `rounds` turns; latencies timed around each request, throughput over the path's own time. */
@@ -16,11 +18,14 @@ async function inTurns(
   concurrency: number,
   rounds: number,
   paths: [string, (i: number) => Promise<boolean>][],
-): Promise<[string, LoadResult][]> {
+): Promise<[string, LoadResult & { cpuMs: number }][]> {
   const per = Math.ceil(count / rounds);
-  const runs = paths.map(() => ({ latencies: [] as number[], seconds: 0, errors: 0 }));
+  const runs = paths.map(() => ({ latencies: [] as number[], seconds: 0, errors: 0, cpu: 0 }));
   for (let r = 0; r < rounds; r++)
-    for (const [p, [, send]] of paths.entries()) {
+    for (let k = 0; k < paths.length; k++) {
+      // Each round starts with the next path, so that no path always follows the same one (and its garbage).
+      const p = (r + k) % paths.length;
+      const send = paths[p]![1];
       const run = runs[p]!;
       const timed = async (i: number) => {
         const started = performance.now();
@@ -30,7 +35,10 @@ async function inTurns(
           run.latencies.push(performance.now() - started);
         }
       };
+      const cpu = process.cpuUsage();
       const result = await load(per, concurrency, timed);
+      const used = process.cpuUsage(cpu);
+      run.cpu += (used.user + used.system) / 1000;
       run.seconds += result.seconds;
       run.errors += result.errors;
     }
@@ -44,6 +52,7 @@ async function inTurns(
       p50: at(0.5),
       p99: at(0.99),
       errors: run.errors,
+      cpuMs: run.cpu / sorted.length,
     };
     return [paths[p]![0], result];
   });
@@ -120,18 +129,22 @@ async function main(): Promise<void> {
       ['MCP 2026-07-28 tools/call', modern],
     ];
     for (const [, send] of paths) await load(200, concurrency, send);
-    // Taken in turns (round by round, each path in each round), so that the machine's other load,
-    // which comes and goes on two shared cores, weighs on every path alike.
+    // Taken in turns (round by round, each path in each round, in a rotating order), so that the
+    // machine's other load, which comes and goes on two shared cores, weighs on every path alike.
     const results = await inTurns(count, concurrency, rounds, paths);
     console.log(`\n${count} searches per row over 300 artifacts, ${concurrency} concurrent clients, in ${rounds} rounds taken in turns\n`);
-    console.log('path                         |  req/s  p50 ms  p99 ms | errors');
+    // CPU per request of this process (the API and its clients; the store engine is a process of its own):
+    // steadier than throughput when other work shares the two cores.
+    console.log('path                         |  req/s  p50 ms  p99 ms | CPU ms/req | errors');
     for (const [name, r] of results)
       console.log(
-        `${name.padEnd(28)} | ${r.perSecond.toFixed(0).padStart(6)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.errors}`,
+        `${name.padEnd(28)} | ${r.perSecond.toFixed(0).padStart(6)} ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${r.cpuMs.toFixed(2).padStart(10)} | ${r.errors}`,
       );
     const ratio = results[1]![1].perSecond / results[0]![1].perSecond;
     console.log(`\nMCP / REST throughput: ${ratio.toFixed(2)} (goal ≥ 0.80: ${ratio >= 0.8 ? 'met' : 'NOT met'})`);
     console.log(`MCP 2026-07-28 / REST throughput: ${(results[2]![1].perSecond / results[0]![1].perSecond).toFixed(2)}`);
+    const cpu = (r: number) => (results[0]![1].cpuMs / results[r]![1].cpuMs).toFixed(2);
+    console.log(`REST / MCP CPU per request: ${cpu(1)} (2025 era), ${cpu(2)} (2026-07-28)`);
   } finally {
     await bench.close();
   }
