@@ -9,13 +9,14 @@ import {
 import { serverInfo, toolTable, type PublishedTool } from './tool-table.js';
 
 // A `tools/call` answered without the SDK's per-request server, transport and web Request/Response:
-// the common case of MCP traffic, at a fraction of the cost (docs/decisions.md: the MCP tools/call
-// direct path). Only a request the SDK would serve, and answer with one JSON body, is taken here, and
-// it is answered as the SDK answers it: test/mcp/direct-tool-call.test.ts compares the two, byte for
-// byte after parsing, for both protocol eras. Anything else (initialize, tools/list, resources, a
-// batch, a notification, arguments the tool's schema refuses, an unknown tool, a header the SDK
-// would refuse) goes to the SDK untouched, which answers it and its errors as before. Nothing here
-// outlives the request, and nothing is shared between requests but the process-wide tool table.
+// the common case of MCP traffic, at a fraction of the cost (docs/decisions.md: MCP `tools/call`
+// answered directly). Only a request the SDK would serve, and answer with one JSON body, is taken
+// here, and it is answered as the SDK answers it: test/mcp/direct-tool-call*.test.ts compare the two
+// (equal once parsed; only the key order may differ) in both protocol eras. Anything else
+// (initialize, tools/list, resources, a batch, a notification, arguments the tool's schema refuses,
+// an unknown tool, a header the SDK would refuse) goes to the SDK untouched, which answers it and its
+// errors as before. Nothing here outlives the request, and nothing is shared between requests but
+// the process-wide tool table.
 
 /** The only 2026-era revision the SDK (2.4) serves; a later one is the SDK's to answer. */
 const modernRevision = '2026-07-28';
