@@ -266,6 +266,7 @@ function printFigures(all: Figures[]): void {
   const cols = all.map((f) => `${layoutName[f.layout]} ${f.artifacts ? f.artifacts.toLocaleString('en') : 'empty'}`);
   const rows: [string, string[]][] = [];
   const readNames = [...new Set(all.flatMap((f) => Object.keys(f.reads)))];
+  rows.push(['load average (1 min) at start / end', all.map((f) => `${f.load[0].toFixed(1)} / ${f.load[1].toFixed(1)}`)]);
   rows.push(['platform start → ready (s)', all.map((f) => f.startSeconds.toFixed(1))]);
   rows.push([
     'search index at start: artifacts / vectors',

@@ -77,6 +77,24 @@ function tailSizes(total: number, count: number): number[] {
   return sizes;
 }
 
+/**
+ * The order of the writes: workspace indexes, each as often as its size, in sessions of 1–50 writes to
+ * one workspace, each session's workspace drawn in proportion to the writes it still has to receive.
+ */
+function* sessions(sizes: number[], random: () => number): Generator<number> {
+  const left = [...sizes];
+  let total = left.reduce((a, b) => a + b, 0);
+  while (total > 0) {
+    let x = random() * total;
+    let w = 0;
+    while (x >= left[w]! && w < left.length - 1) x -= left[w++]!;
+    const burst = Math.min(left[w]!, 1 + Math.floor(random() * 50));
+    left[w]! -= burst;
+    total -= burst;
+    for (let k = 0; k < burst; k++) yield w;
+  }
+}
+
 /** Bulk writer: documents gathered per collection and inserted `batch` at a time, `inFlight` at once. */
 class Writer {
   private readonly buffers = new Map<string, object[]>();
@@ -169,92 +187,90 @@ export async function seedStore(db: Db, adminId: string, options: SeedOptions): 
   let lastReport = performance.now();
   const revisions = revisionsCollection(db).collectionName;
 
-  for (let w = 0; w < workspaces.length; w++) {
+  // Writes arrive as real use makes them: in sessions of 1–50 to one workspace, the workspaces
+  // interleaved (each drawn in proportion to what it has yet to receive), not one workspace after another.
+  const state = workspaces.map(() => ({ lastKey: null as string | null, seq: 0, i: 0 }));
+  for (const w of sessions(sizes, random)) {
     const ws = workspaces[w]!;
     const owner = ws.owner_id;
-    let lastKey: string | null = null;
-    let seq = 0;
-    for (let i = 0; i < sizes[w]!; i++) {
-      const n = counts.artifacts + 1;
-      const r = random();
-      const contentType = r < 0.7 ? 'text/markdown' : r < 0.95 ? 'text/plain' : 'application/json';
-      const heading = title(random, n);
-      const source = (): Provenance['source'] => ({ kind: random() < 0.85 ? 'api' : 'mcp', request_id: randomUUID() });
-      const created = source();
-      const now = new Date();
-      // ArtifactStore.create's document, field for field. Keys chained on the previous one: appendKey
-      // gives a key after it (a tight loop makes many in one millisecond; the clock's key alone could repeat).
-      let doc: ArtifactDoc = {
-        _id: uuidv7(),
-        title: heading,
-        content_type: contentType,
-        content: body(random, contentType, heading),
-        context: random() < 0.2 ? { description: `${word(random)} ${word(random)} ${word(random)}` } : {},
-        collection_id: ws._id,
-        container_kind: 'workspace',
-        order_key: (lastKey = appendKey(lastKey)),
-        revision: 1,
-        provenance: { created_by: owner, created_at: now, updated_by: owner, updated_at: now, source: created },
-      };
-      const claims: RevisionDoc[] = [
-        claimWithEvent(doc, 1, revisionState(doc), { kind: 'artifact_created', actor: owner, source: created }),
-      ];
-      // Later writes: about one draft in ten edited once, one in fifty twice, one in a hundred archived
-      // (the issue's store after half an hour of use: 5,215 revisions for 4,820 artifacts).
-      const e1 = random();
-      const edits = e1 < 0.02 ? 2 : e1 < 0.1 ? 1 : 0;
-      const archive = random() < 0.01;
-      for (let e = 0; e < edits + (archive ? 1 : 0); e++) {
-        const by = source();
-        const edited = { ...doc.provenance, updated_by: owner, updated_at: new Date(), source: by };
-        let patch: Record<string, unknown>;
-        let cause: WriteCause;
-        if (e < edits) {
-          // An edit through REST: new content (its secrets' owner recorded), or a new title.
-          patch =
-            random() < 0.7 ? { content: body(random, contentType, heading), secrets_owner: owner } : { title: `${heading} (revised)` };
-          cause = { kind: 'artifact_updated', actor: owner, changed: Object.keys(patch).filter((k) => k !== 'secrets_owner'), source: by };
-        } else {
-          patch = { archived_at: new Date() };
-          cause = { kind: 'artifact_updated', actor: owner, changed: ['state'], source: by };
-          counts.archived++;
-        }
-        const state = { ...revisionState(doc), ...patch, provenance: edited };
-        const revision = doc.revision + 1;
-        claims.push(claimWithEvent(doc, revision, state, cause));
-        doc = atRevision(doc, revision, state);
+    const st = state[w]!;
+    const i = st.i++;
+    const n = counts.artifacts + 1;
+    const r = random();
+    const contentType = r < 0.7 ? 'text/markdown' : r < 0.95 ? 'text/plain' : 'application/json';
+    const heading = title(random, n);
+    const source = (): Provenance['source'] => ({ kind: random() < 0.85 ? 'api' : 'mcp', request_id: randomUUID() });
+    const created = source();
+    const now = new Date();
+    // ArtifactStore.create's document, field for field. Keys chained on the previous one: appendKey
+    // gives a key after it (a tight loop makes many in one millisecond; the clock's key alone could repeat).
+    let doc: ArtifactDoc = {
+      _id: uuidv7(),
+      title: heading,
+      content_type: contentType,
+      content: body(random, contentType, heading),
+      context: random() < 0.2 ? { description: `${word(random)} ${word(random)} ${word(random)}` } : {},
+      collection_id: ws._id,
+      container_kind: 'workspace',
+      order_key: (st.lastKey = appendKey(st.lastKey)),
+      revision: 1,
+      provenance: { created_by: owner, created_at: now, updated_by: owner, updated_at: now, source: created },
+    };
+    const claims: RevisionDoc[] = [claimWithEvent(doc, 1, revisionState(doc), { kind: 'artifact_created', actor: owner, source: created })];
+    // Later writes: about one draft in ten edited once, one in fifty twice, one in a hundred archived
+    // (the issue's store after half an hour of use: 5,215 revisions for 4,820 artifacts).
+    const e1 = random();
+    const edits = e1 < 0.02 ? 2 : e1 < 0.1 ? 1 : 0;
+    const archive = random() < 0.01;
+    for (let e = 0; e < edits + (archive ? 1 : 0); e++) {
+      const by = source();
+      const edited = { ...doc.provenance, updated_by: owner, updated_at: new Date(), source: by };
+      let patch: Record<string, unknown>;
+      let cause: WriteCause;
+      if (e < edits) {
+        // An edit through REST: new content (its secrets' owner recorded), or a new title.
+        patch = random() < 0.7 ? { content: body(random, contentType, heading), secrets_owner: owner } : { title: `${heading} (revised)` };
+        cause = { kind: 'artifact_updated', actor: owner, changed: Object.keys(patch).filter((k) => k !== 'secrets_owner'), source: by };
+      } else {
+        patch = { archived_at: new Date() };
+        cause = { kind: 'artifact_updated', actor: owner, changed: ['state'], source: by };
+        counts.archived++;
       }
-      // The embedding of the latest revision (ArtifactStore.storeEmbedding).
-      doc.search = {
-        embedder: vectors.embedderId,
-        content_hash: contentHash(embeddingText(doc)),
-        vector: vectorForStorage(vectors.next()),
-        revision: doc.revision,
-        embedded_at: new Date(),
-      };
-      await writer.add('artifacts', doc);
-      for (const claim of claims) {
-        // Relayed (outbox.markRelayed), then recorded under the workspace's next seq (EventStore.record).
-        const { event_waiting: _waiting, ...relayed } = claim;
-        await writer.add(revisions, { ...relayed, event_relayed_at: new Date() });
-        const { id, ...event } = claim.event!;
-        const recorded: EventDoc = { _id: id, ...event, seq: ++seq, recorded_at: new Date() };
-        await writer.add('events', recorded);
-      }
-      counts.artifacts++;
-      counts.revisions += claims.length;
-      counts.events += claims.length;
-      if (
-        owner === adminId &&
-        contentType !== 'application/json' &&
-        (w === 0 ? i % (sampleEvery * 4) === 0 : i % sampleEvery === 0) &&
-        !doc.archived_at
-      )
-        sample.push(doc._id);
-      if (performance.now() - lastReport > 15_000) {
-        lastReport = performance.now();
-        log(`seed: ${counts.artifacts} of ${total} artifacts (${((performance.now() - started) / 1000).toFixed(0)} s)`);
-      }
+      const state = { ...revisionState(doc), ...patch, provenance: edited };
+      const revision = doc.revision + 1;
+      claims.push(claimWithEvent(doc, revision, state, cause));
+      doc = atRevision(doc, revision, state);
+    }
+    // The embedding of the latest revision (ArtifactStore.storeEmbedding).
+    doc.search = {
+      embedder: vectors.embedderId,
+      content_hash: contentHash(embeddingText(doc)),
+      vector: vectorForStorage(vectors.next()),
+      revision: doc.revision,
+      embedded_at: new Date(),
+    };
+    await writer.add('artifacts', doc);
+    for (const claim of claims) {
+      // Relayed (outbox.markRelayed), then recorded under the workspace's next seq (EventStore.record).
+      const { event_waiting: _waiting, ...relayed } = claim;
+      await writer.add(revisions, { ...relayed, event_relayed_at: new Date() });
+      const { id, ...event } = claim.event!;
+      const recorded: EventDoc = { _id: id, ...event, seq: ++st.seq, recorded_at: new Date() };
+      await writer.add('events', recorded);
+    }
+    counts.artifacts++;
+    counts.revisions += claims.length;
+    counts.events += claims.length;
+    if (
+      owner === adminId &&
+      contentType !== 'application/json' &&
+      (w === 0 ? i % (sampleEvery * 4) === 0 : i % sampleEvery === 0) &&
+      !doc.archived_at
+    )
+      sample.push(doc._id);
+    if (performance.now() - lastReport > 15_000) {
+      lastReport = performance.now();
+      log(`seed: ${counts.artifacts} of ${total} artifacts (${((performance.now() - started) / 1000).toFixed(0)} s)`);
     }
   }
   await writer.done();
