@@ -8,7 +8,9 @@
 // Each platform is measured the same way: one client's p50 (and p99) of the reads of the table, a
 // commit preview of 100 drafts, task-agent invocations in apply mode; REST creates by 16 clients next
 // to the raw Koa + driver baseline on the same engines; then a 16-client mixed load (create, get,
-// patch, search, invoke) with its p99, 5xx and storage-deadline counts. Rows are recorded for
+// patch, search, invoke) with its p99, 5xx and storage-deadline counts. The empty and the seeded
+// platform of a layout run side by side and take the light measurements in turns (the machine's other
+// work weighs on both alike); the heavy ones run one platform at a time. Rows are recorded for
 // bench/summary.ts with the empty platform of the same layout, measured in the same run, as baseline.
 //
 // BENCH_SCALE_ARTIFACTS (100000; 5000 for a quick run), BENCH_SCALE_LAYOUTS (npm-start,lean),
@@ -94,170 +96,211 @@ async function shapeDifferences(db: Db, seeded: string, made: string): Promise<s
   return out;
 }
 
-async function measure(p: Platform): Promise<Figures> {
-  const loadBefore = loadavg()[0]!;
-  const c = p.client;
-  const log = (line: string) => console.log(`[bench] ${layoutName[p.layout]}, ${p.artifacts} artifacts: ${line}`);
-  // Setup through REST, as a person would: an empty workspace, a small one, 100 drafts to commit.
-  const emptyWs = (await must(c, 'POST', '/workspaces', { name: 'bench empty' })).id as string;
-  const smallWs = (await must(c, 'POST', '/workspaces', { name: 'bench small' })).id as string;
-  const draftsWs = (await must(c, 'POST', '/workspaces', { name: 'bench drafts' })).id as string;
-  const mixedWs = (await must(c, 'POST', '/workspaces', { name: 'bench mixed' })).id as string;
-  const collection = (await must(c, 'POST', '/collections', { name: 'bench collection' })).id as string;
-  const smallIds = await createMany(c, smallWs, 60, 101);
-  await createMany(c, draftsWs, 100, 102);
-  if (!(await settled(p.db, [smallWs, draftsWs]))) log('the worker did not settle after the setup in 10 minutes');
-  // A seeded draft never edited, next to one the platform created through REST.
-  let unedited: string | undefined;
-  for (const id of p.seed?.sampleArtifactIds ?? [])
-    if ((await p.db.collection('artifacts').findOne({ _id: id as never }))?.revision === 1 && (unedited = id)) break;
-  const shape = unedited ? await shapeDifferences(p.db, unedited, smallIds[0]!) : undefined;
-  if (shape?.length) log(`seeded documents differ from the platform's: ${shape.join('; ')}`);
+/**
+ * One platform's measurements, in phases: the light ones (reads, previews, invocations) are taken in
+ * turns with the other platform of the same layout (empty and seeded), so that the machine's other work
+ * (two shared cores) weighs on both alike; the heavy ones (creates, the mixed load) one platform at a
+ * time, as each leaves its worker work that would weigh on the other.
+ */
+class Measured {
+  private readonly c: Client;
+  private readonly loads: number[] = [];
+  private emptyWs = '';
+  private smallWs = '';
+  private draftsWs = '';
+  private mixedWs = '';
+  private collection = '';
+  private listed = '';
+  private ids: string[] = [];
+  private queries: string[] = [];
+  private page100: string | null = null;
+  private readonly walk: number[] = [];
+  private shape?: string[];
+  private reads: Record<string, () => Promise<boolean>> = {};
+  private readonly latencies: Record<string, number[]> = {};
+  private readonly errors: Record<string, number> = {};
+  private readonly previewTimes: number[] = [];
+  private previewErrors = 0;
+  private readonly invokeTimes: number[] = [];
+  private invokeErrors = 0;
+  private invoked = 0;
+  private heavy?: Pick<Figures, 'create' | 'createBaseline' | 'mixed' | 'mixedDeadlines' | 'settledAfterMixed'>;
 
-  const listed = p.seed ? p.seed.largeWorkspaceId : smallWs;
-  const ids = p.seed ? p.seed.sampleArtifactIds : smallIds;
-  const qr = rng(5);
-  const queries = p.seed ? p.seed.queries : Array.from({ length: 40 }, () => query(qr));
-  const ok = async (method: string, path: string, payload?: unknown) => {
-    const r = await call(c, method, path, payload);
-    return r.status === 200;
-  };
-
-  // Page 100 of the listed workspace: the cursor walked to it once (the walk's pages timed too).
-  let page100: string | null = null;
-  const walk: number[] = [];
-  if (p.seed) {
-    let cursor: string | null = null;
-    for (let page = 1; page < 100; page++) {
-      const t = performance.now();
-      const r = await must(c, 'GET', `/artifacts?collection_id=${listed}&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      walk.push(performance.now() - t);
-      cursor = r.next_cursor;
-      if (!cursor) throw new Error(`the large workspace has only ${page} pages`);
-    }
-    page100 = cursor;
+  constructor(readonly p: Platform) {
+    this.c = p.client;
   }
-  // Every query once first: its embedding is cached, as for people repeating searches.
-  for (const q of queries) await ok('POST', '/artifacts/search', { query: q, limit: 10 });
 
-  const reads: Record<string, () => Promise<boolean>> = {
-    'GET /workspaces/{id}': () => ok('GET', `/workspaces/${emptyWs}`),
-    'list an empty workspace': () => ok('GET', `/artifacts?collection_id=${emptyWs}&limit=10`),
-    'list the first page': () => ok('GET', `/artifacts?collection_id=${listed}&limit=10`),
-    ...(page100
-      ? { 'page 100': () => ok('GET', `/artifacts?collection_id=${listed}&limit=10&cursor=${encodeURIComponent(page100!)}`) }
-      : {}),
-    'get an artifact': (() => {
-      let i = 0;
-      return () => ok('GET', `/artifacts/${ids[i++ % ids.length]}`);
-    })(),
-    'GET /mcp/servers': () => ok('GET', '/mcp/servers'),
-    search: (() => {
-      let i = 0;
-      return () => ok('POST', '/artifacts/search', { query: queries[i++ % queries.length], limit: 10 });
-    })(),
-  };
-  // In rounds, every read a quarter of its repetitions per round: the machine's other work weighs on all alike.
-  const latencies: Record<string, number[]> = Object.fromEntries(Object.keys(reads).map((k) => [k, []]));
-  const errors: Record<string, number> = Object.fromEntries(Object.keys(reads).map((k) => [k, 0]));
-  for (const read of Object.values(reads)) await read(); // warm
-  for (let round = 0; round < 4; round++)
-    for (const [k, read] of Object.entries(reads))
-      for (let i = 0; i < Math.ceil(reps / 4); i++) {
+  private log(line: string): void {
+    console.log(`[bench] ${layoutName[this.p.layout]}, ${this.p.artifacts} artifacts: ${line}`);
+  }
+
+  private async ok(method: string, path: string, payload?: unknown): Promise<boolean> {
+    return (await call(this.c, method, path, payload)).status === 200;
+  }
+
+  /** Through REST, as a person would: an empty workspace, a small one, 100 drafts to commit; then the cursor to page 100. */
+  async setup(): Promise<void> {
+    const { c, p } = this;
+    this.loads.push(loadavg()[0]!);
+    this.emptyWs = (await must(c, 'POST', '/workspaces', { name: 'bench empty' })).id;
+    this.smallWs = (await must(c, 'POST', '/workspaces', { name: 'bench small' })).id;
+    this.draftsWs = (await must(c, 'POST', '/workspaces', { name: 'bench drafts' })).id;
+    this.mixedWs = (await must(c, 'POST', '/workspaces', { name: 'bench mixed' })).id;
+    this.collection = (await must(c, 'POST', '/collections', { name: 'bench collection' })).id;
+    const smallIds = await createMany(c, this.smallWs, 60, 101);
+    await createMany(c, this.draftsWs, 100, 102);
+    if (!(await settled(p.db, [this.smallWs, this.draftsWs]))) this.log('the worker did not settle after the setup in 10 minutes');
+    // A seeded draft never edited, next to one the platform created through REST.
+    let unedited: string | undefined;
+    for (const id of p.seed?.sampleArtifactIds ?? [])
+      if ((await p.db.collection('artifacts').findOne({ _id: id as never }))?.revision === 1 && (unedited = id)) break;
+    this.shape = unedited ? await shapeDifferences(p.db, unedited, smallIds[0]!) : undefined;
+    if (this.shape?.length) this.log(`seeded documents differ from the platform's: ${this.shape.join('; ')}`);
+    this.listed = p.seed ? p.seed.largeWorkspaceId : this.smallWs;
+    this.ids = p.seed ? p.seed.sampleArtifactIds : smallIds;
+    const qr = rng(5);
+    this.queries = p.seed ? p.seed.queries : Array.from({ length: 40 }, () => query(qr));
+    // Page 100 of the listed workspace: the cursor walked to it once (the walk's pages timed too).
+    if (p.seed) {
+      let cursor: string | null = null;
+      for (let page = 1; page < 100; page++) {
         const t = performance.now();
-        if (!(await read())) errors[k]!++;
-        latencies[k]!.push(performance.now() - t);
+        const r = await must(
+          c,
+          'GET',
+          `/artifacts?collection_id=${this.listed}&limit=10${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        this.walk.push(performance.now() - t);
+        cursor = r.next_cursor;
+        if (!cursor) throw new Error(`the large workspace has only ${page} pages`);
       }
-  const readStats = Object.fromEntries(Object.keys(reads).map((k) => [k, stat(latencies[k]!, errors[k]!)]));
-  if (walk.length) readStats['pages 2–99 (the walk to page 100)'] = stat(walk, 0);
-  log('reads measured');
+      this.page100 = cursor;
+    }
+    // Every query once first: its embedding is cached, as for people repeating searches.
+    for (const q of this.queries) await this.ok('POST', '/artifacts/search', { query: q, limit: 10 });
+    let got = 0;
+    let searched = 0;
+    this.reads = {
+      'GET /workspaces/{id}': () => this.ok('GET', `/workspaces/${this.emptyWs}`),
+      'list an empty workspace': () => this.ok('GET', `/artifacts?collection_id=${this.emptyWs}&limit=10`),
+      'list the first page': () => this.ok('GET', `/artifacts?collection_id=${this.listed}&limit=10`),
+      ...(this.page100
+        ? {
+            'page 100': () =>
+              this.ok('GET', `/artifacts?collection_id=${this.listed}&limit=10&cursor=${encodeURIComponent(this.page100!)}`),
+          }
+        : {}),
+      'get an artifact': () => this.ok('GET', `/artifacts/${this.ids[got++ % this.ids.length]}`),
+      'GET /mcp/servers': () => this.ok('GET', '/mcp/servers'),
+      search: () => this.ok('POST', '/artifacts/search', { query: this.queries[searched++ % this.queries.length], limit: 10 }),
+    };
+    for (const [k, read] of Object.entries(this.reads)) {
+      this.latencies[k] = [];
+      this.errors[k] = 0;
+      await read(); // warm
+    }
+    await this.invokeOnce(); // warm
+    this.invokeTimes.length = 0;
+    this.invokeErrors = 0;
+    this.log('set up');
+  }
 
-  // Commit previews of the 100 drafts: request → awaiting_approval, then rejected (the drafts stay).
-  const previewTimes: number[] = [];
-  let previewErrors = 0;
-  for (let i = 0; i < previews; i++) {
+  /** One round of reads: every read `count` times. */
+  async readRound(count: number): Promise<void> {
+    for (const [k, read] of Object.entries(this.reads))
+      for (let i = 0; i < count; i++) {
+        const t = performance.now();
+        if (!(await read())) this.errors[k]!++;
+        this.latencies[k]!.push(performance.now() - t);
+      }
+  }
+
+  /** A commit preview of the 100 drafts: request → awaiting_approval, then rejected (the drafts stay). */
+  async preview(): Promise<void> {
+    const { c } = this;
     const t = performance.now();
-    const commit = await must(c, 'POST', `/workspaces/${draftsWs}/commits`, { collection_id: collection, message: `bench ${i}` });
+    const commit = await must(c, 'POST', `/workspaces/${this.draftsWs}/commits`, { collection_id: this.collection, message: 'bench' });
     let state = '';
     while (performance.now() - t < 120_000) {
       state = (await must(c, 'GET', `/commits/${commit.id}`)).state;
-      if (state !== 'previewing' && state !== 'pending' && state !== 'requested') break;
+      if (state !== 'previewing') break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    previewTimes.push(performance.now() - t);
-    if (state !== 'awaiting_approval') previewErrors++;
+    this.previewTimes.push(performance.now() - t);
+    if (state !== 'awaiting_approval') this.previewErrors++;
     else await must(c, 'POST', `/commits/${commit.id}/reject`, { comment: 'bench: preview only' });
   }
-  log(`commit previews measured`);
 
-  // Task-agent invocations in apply mode, one at a time (bench/invoke.ts's call).
-  const tag = agentId('tag-keywords');
-  let n = 0;
-  const invoke = async (i: number) => {
-    const r = await call(c, 'POST', `/artifacts/${tag}/invoke`, {
-      artifact_ids: [ids[i % ids.length]],
+  /** A task-agent invocation in apply mode that applies one update (bench/invoke.ts's call). */
+  async invokeOnce(): Promise<void> {
+    const i = this.invoked++;
+    const t = performance.now();
+    const r = await call(this.c, 'POST', `/artifacts/${agentId('tag-keywords')}/invoke`, {
+      artifact_ids: [this.ids[i % this.ids.length]],
       mode: 'apply',
-      params: { rules: { [`t${n++}`]: ['the', 'of', 'and', 'a', 'to'] } },
+      params: { rules: { [`t${i}`]: ['the', 'of', 'and', 'a', 'to'] } },
     });
-    return r.status === 200 && r.json?.status === 'completed' && r.json.actions.length === 1;
-  };
-  await load(5, 1, invoke);
-  const inv = await load(invocations, 1, invoke);
-  log('invocations measured');
-
-  // REST create, 16 clients, then (the worker settled) the raw Koa + driver baseline on the same engines.
-  if (!(await settled(p.db, [smallWs]))) log('the worker did not settle before the creates');
-  const createWs = (await must(c, 'POST', '/workspaces', { name: 'bench creates' })).id as string;
-  const body = (i: number) =>
-    JSON.stringify({
-      title: `Artifact ${i}`,
-      content_type: 'text/markdown',
-      content: `# Artifact ${i}\n\n${'lorem ipsum '.repeat(40)}`,
-      collection_id: createWs,
-    });
-  const post = async (url: string, headers: Record<string, string>, i: number) =>
-    (await fetch(url, { method: 'POST', headers, body: body(i) })
-      .then(async (r) => (await r.arrayBuffer(), r.status))
-      .catch(() => 0)) === 201;
-  await load(50, 16, (i) => post(`${c.url}/artifacts`, c.headers, i));
-  const create = await load(creates, 16, (i) => post(`${c.url}/artifacts`, c.headers, i));
-  if (!(await settled(p.db, [createWs]))) log('the worker did not settle after the creates');
-  const base = await p.baseline();
-  let createBaseline: LoadResult;
-  try {
-    await load(50, 16, (i) => post(`${base.url}/items`, { 'content-type': 'application/json' }, i));
-    createBaseline = await load(creates, 16, (i) => post(`${base.url}/items`, { 'content-type': 'application/json' }, i));
-  } finally {
-    await base.close();
+    this.invokeTimes.push(performance.now() - t);
+    if (!(r.status === 200 && r.json?.status === 'completed' && r.json.actions.length === 1)) this.invokeErrors++;
   }
-  log('creates measured');
 
-  // The 16-client mixed load.
-  const deadlinesBefore = await storageDeadlines(p.metricsUrls);
-  const mixed = await mixedLoad(c, { workspace: mixedWs, artifactIds: ids, queries }, mixedSeconds);
-  const mixedDeadlines = (await storageDeadlines(p.metricsUrls)) - deadlinesBefore;
-  const settledAfterMixed = await settled(p.db, [], 5 * 60_000);
-  log(`mixed load measured${settledAfterMixed ? '' : ' (the worker had not settled 5 minutes after it)'}`);
+  /** REST creates by 16 clients, then (the worker settled) the raw Koa + driver baseline; then the mixed load. */
+  async heavyPhases(): Promise<void> {
+    const { c, p } = this;
+    if (!(await settled(p.db, [this.smallWs]))) this.log('the worker did not settle before the creates');
+    const createWs = (await must(c, 'POST', '/workspaces', { name: 'bench creates' })).id as string;
+    const body = (i: number) =>
+      JSON.stringify({
+        title: `Artifact ${i}`,
+        content_type: 'text/markdown',
+        content: `# Artifact ${i}\n\n${'lorem ipsum '.repeat(40)}`,
+        collection_id: createWs,
+      });
+    const post = async (url: string, headers: Record<string, string>, i: number) =>
+      (await fetch(url, { method: 'POST', headers, body: body(i) })
+        .then(async (r) => (await r.arrayBuffer(), r.status))
+        .catch(() => 0)) === 201;
+    await load(50, 16, (i) => post(`${c.url}/artifacts`, c.headers, i));
+    const create = await load(creates, 16, (i) => post(`${c.url}/artifacts`, c.headers, i));
+    if (!(await settled(p.db, [createWs]))) this.log('the worker did not settle after the creates');
+    const base = await p.baseline();
+    let createBaseline: LoadResult;
+    try {
+      await load(50, 16, (i) => post(`${base.url}/items`, { 'content-type': 'application/json' }, i));
+      createBaseline = await load(creates, 16, (i) => post(`${base.url}/items`, { 'content-type': 'application/json' }, i));
+    } finally {
+      await base.close();
+    }
+    this.log('creates measured');
+    const deadlinesBefore = await storageDeadlines(p.metricsUrls);
+    const mixed = await mixedLoad(c, { workspace: this.mixedWs, artifactIds: this.ids, queries: this.queries }, mixedSeconds);
+    const mixedDeadlines = (await storageDeadlines(p.metricsUrls)) - deadlinesBefore;
+    const settledAfterMixed = await settled(p.db, [], 5 * 60_000);
+    this.log(`mixed load measured${settledAfterMixed ? '' : ' (the worker had not settled 5 minutes after it)'}`);
+    this.heavy = { create, createBaseline, mixed, mixedDeadlines, settledAfterMixed };
+    this.loads.push(loadavg()[0]!);
+  }
 
-  return {
-    layout: p.layout,
-    artifacts: p.artifacts,
-    startSeconds: p.startSeconds,
-    searchIndex: p.searchIndex,
-    seedSeconds: p.seed?.seconds,
-    seedCounts: p.seed?.counts,
-    vectors: p.seed?.vectors,
-    reads: readStats,
-    preview: stat(previewTimes, previewErrors),
-    invoke: { n: inv.requests, p50: inv.p50, p99: inv.p99, errors: inv.errors },
-    create,
-    createBaseline,
-    mixed,
-    mixedDeadlines,
-    settledAfterMixed,
-    load: [loadBefore, loadavg()[0]!],
-    shape,
-  };
+  figures(): Figures {
+    const { p } = this;
+    const reads = Object.fromEntries(Object.keys(this.reads).map((k) => [k, stat(this.latencies[k]!, this.errors[k]!)]));
+    if (this.walk.length) reads['pages 2–99 (the walk to page 100)'] = stat(this.walk, 0);
+    return {
+      layout: p.layout,
+      artifacts: p.artifacts,
+      startSeconds: p.startSeconds,
+      searchIndex: p.searchIndex,
+      seedSeconds: p.seed?.seconds,
+      seedCounts: p.seed?.counts,
+      vectors: p.seed?.vectors,
+      reads,
+      preview: stat(this.previewTimes, this.previewErrors),
+      invoke: stat(this.invokeTimes, this.invokeErrors),
+      ...this.heavy!,
+      load: [this.loads[0]!, this.loads.at(-1)!],
+      shape: this.shape,
+    };
+  }
 }
 
 const ms = (x: number) => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : '–');
@@ -401,18 +444,47 @@ async function main(): Promise<void> {
   const figures: Figures[] = [];
   const started = performance.now();
   for (const layout of layouts) {
-    let empty: Figures | undefined;
-    for (const artifacts of [0, size]) {
-      console.log(`[bench] ${layoutName[layout]} layout, ${artifacts ? `${artifacts} artifacts` : 'empty'}: starting`);
-      const p = await startPlatform(layout, artifacts, large);
-      try {
-        const f = await measure(p);
-        figures.push(f);
-        if (!artifacts) empty = f;
-        else if (empty) recordRows(empty, f);
-      } finally {
-        await p.close();
+    console.log(`[bench] ${layoutName[layout]} layout: an empty platform, and one of ${size} artifacts`);
+    const platforms: Platform[] = [];
+    try {
+      const empty = new Measured(await startPlatform(layout, 0, large));
+      platforms.push(empty.p);
+      await empty.setup();
+      const full = new Measured(await startPlatform(layout, size, large));
+      platforms.push(full.p);
+      await full.setup();
+      // The light phases in turns, empty then seeded, a quarter at a time, each when both workers are
+      // idle: an invocation or a preview leaves its worker work (an embedding, the commit's end) that
+      // would otherwise weigh on whichever platform is measured next.
+      const idle = async () => {
+        for (const m of [empty, full]) await settled(m.p.db, [], 2 * 60_000);
+      };
+      for (let round = 0; round < 4; round++) {
+        for (const m of [empty, full]) {
+          await idle();
+          await m.readRound(Math.ceil(reps / 4));
+        }
+        for (const m of [empty, full]) {
+          await idle();
+          for (let i = 0; i < Math.ceil(invocations / 4); i++) await m.invokeOnce();
+        }
       }
+      for (let i = 0; i < previews; i++)
+        for (const m of [empty, full]) {
+          await idle();
+          await m.preview();
+        }
+      console.log(`[bench] ${layoutName[layout]}: reads, invocations and previews measured`);
+      // The heavy phases one platform at a time: the empty one's, then it stops; then the seeded one's.
+      await empty.heavyPhases();
+      await empty.p.close();
+      platforms.shift();
+      await full.heavyPhases();
+      const [e, f] = [empty.figures(), full.figures()];
+      figures.push(e, f);
+      recordRows(e, f);
+    } finally {
+      for (const p of platforms) await p.close();
     }
   }
   console.log(
