@@ -27,6 +27,16 @@ export const benchAdmin = { email: 'bench@example.test', password };
  * The settings of a bench's platform on `engines` at `port`: the same for an in-process platform
  * (benchPlatform) and one run as separate processes (bench/processes.ts).
  */
+/** The bench administrator's sign-in answer (its access_token) from the platform at `url`. */
+export async function signInBenchAdmin(url: string): Promise<{ access_token: string }> {
+  const res = await fetch(`${url}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(benchAdmin),
+  });
+  return (await res.json()) as { access_token: string };
+}
+
 export function platformSettings(
   name: string,
   engines: Engines & { stateDir: string },
@@ -80,13 +90,7 @@ export async function benchPlatform(
   const worker = options.worker === false ? null : await createPlatformWorker(config, services.db, services.logger);
   const running = worker?.worker.run();
   const url = `http://127.0.0.1:${port}`;
-  const login = await (
-    await fetch(`${url}/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(benchAdmin),
-    })
-  ).json();
+  const login = await signInBenchAdmin(url);
   return {
     engines,
     config,

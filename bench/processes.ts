@@ -13,7 +13,7 @@ import { closeServices, createServices } from '../src/main/services.js';
 import type { Services } from '../src/operations/services.js';
 import { freePort, startEphemeralEngines, type Engines } from '../temporal-dev/engines.js';
 import { startEnv } from '../scripts/start-settings.js';
-import { benchAdmin, platformSettings } from './platform.js';
+import { platformSettings, signInBenchAdmin } from './platform.js';
 
 export interface ProcessPlatform {
   engines: Engines & { stateDir: string };
@@ -122,13 +122,7 @@ export async function processPlatform(
       .map((l) => JSON.parse(l) as { artifacts?: number; vectors?: number })
       .at(-1);
     const searchIndex = built?.artifacts !== undefined ? { artifacts: built.artifacts, vectors: built.vectors ?? 0 } : null;
-    const login = await (
-      await fetch(`${url}/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(benchAdmin),
-      })
-    ).json();
+    const login = await signInBenchAdmin(url);
     return {
       engines,
       config,

@@ -7,6 +7,7 @@ import { processTerm } from '../src/search/analyzer.js';
 import { defaultAperture } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
 import { loadCranfield } from './collections.js';
+import { rng } from './seed/text.js';
 
 const dimensions = 384;
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -14,18 +15,6 @@ const queryCount = 200;
 const warmup = 20;
 const targetP95Ms = 15;
 const collection = 'bench';
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Samples words with probability ∝ 1 / rank (Zipf, s = 1); `words` sorted by descending frequency. */
 function zipf(words: string[], random: () => number): () => string {
@@ -115,7 +104,7 @@ interface Result {
 }
 
 async function measure(size: number, vocab: { all: string[]; content: string[] }): Promise<Result> {
-  const random = prng(size);
+  const random = rng(size);
   const word = zipf(vocab.all, random);
   const before = await memory();
   let index: MemorySearchIndex | null = new MemorySearchIndex(dimensions);
@@ -142,7 +131,7 @@ async function measure(size: number, vocab: { all: string[]; content: string[] }
   docs.length = 0;
   const after = await memory();
 
-  const queryWord = zipf(vocab.content, prng(size + 1));
+  const queryWord = zipf(vocab.content, rng(size + 1));
   const queries = Array.from({ length: warmup + queryCount }, () => ({
     text: Array.from({ length: 2 + Math.floor(random() * 3) }, queryWord).join(' '),
     vector: embeddingLike(random),
