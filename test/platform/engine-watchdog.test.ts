@@ -14,7 +14,7 @@ import { Client, Connection } from '@temporalio/client';
 import { freePort, processTree, startEngines, type Engines } from '../../temporal-dev/engines.js';
 import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
-import type { Api } from '../helpers/http.js';
+import { eventually, type Api } from '../helpers/http.js';
 
 /** The storage deadline this platform runs with (STORAGE_TIMEOUT_MS). */
 const deadlineMs = 2000;
@@ -190,7 +190,13 @@ describe('a store engine that stalls and is never resumed', () => {
       `the workspace still lists the artifact written before the stall: ${JSON.stringify(listed.body).slice(0, 300)}`,
     );
 
-    // Each step was logged: failed probes, the kill, the restart, the first answer after it.
+    // Each step was logged: failed probes, the kill, the restart, the first answer after it. The
+    // requests can recover before the watchdog's next probe (one period), which logs that answer.
+    await eventually(
+      async () => engineLog.some((l) => /answers again/.test(l.line)),
+      patienceMs,
+      'the watchdog logs the restarted engine answering its probe',
+    ).catch(() => undefined);
     const lines = engineLog.map((l) => l.line);
     assert.ok(
       lines.some((l) => /watchdog: probe 1\/\d+ failed/.test(l)),
