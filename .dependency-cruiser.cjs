@@ -6,15 +6,15 @@ const layers = [
   { name: 'kernel', path: '^src/kernel/' },
   // The access model: who a principal is and what a grant allows, pure functions the store applies in its queries.
   { name: 'access model', path: '^src/identity/(principal|grants)\\.ts$' },
-  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|web|observability)/' },
-  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp/client)/' },
+  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|console|observability)/' },
+  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp-client)/' },
   { name: 'contracts', path: '^src/workflows/contracts/' },
-  // Automations start invocations from the event workflow's activity, as the runners do from the API.
-  { name: 'runners', path: '^src/(runners|automations)/' },
+  // Automations start invocations from the event workflow's activity, as the workflow clients do from the API.
+  { name: 'workflow clients', path: '^src/(workflow-clients|automations)/' },
   { name: 'activities', path: '^src/activities/' },
   { name: 'presenters', path: '^src/presenters/' },
   { name: 'operations', path: '^src/operations/' },
-  { name: 'surfaces', path: '^src/(api|mcp/server)/' },
+  { name: 'surfaces', path: '^src/(api|mcp-server)/' },
   { name: 'main', path: '^src/main/' },
 ];
 
@@ -43,7 +43,7 @@ const layerRules = layers.slice(0, -1).flatMap((layer, i) => {
 const workflowSafe = [
   '^src/temporal/search-attributes\\.ts$',
   '^src/artifacts/content-types/transform\\.ts$',
-  '^src/mcp/client/failure\\.ts$',
+  '^src/mcp-client/failure\\.ts$',
   '^src/observability/workflow-interceptors\\.ts$', // bundled as workflow interceptors (workflowTracingModules)
   '^src/temporal/codec/failure-converter\\.ts$', // bundled as the workflows' failure converter
 ];
@@ -106,15 +106,15 @@ module.exports = {
       name: 'mcp-client-and-server-apart',
       comment: 'The MCP client (to external servers) and the MCP server (/mcp) never import each other.',
       severity: 'error',
-      from: { path: '^src/mcp/(client|server)/' },
-      to: { path: '^src/mcp/(client|server)/', pathNot: '^src/mcp/$1/' },
+      from: { path: '^src/mcp-(client|server)/' },
+      to: { path: '^src/mcp-(client|server)/', pathNot: '^src/mcp-$1/' },
     },
     {
       name: 'worker-never-loads-the-api',
       comment: "The worker process runs workflows and activities: nothing it loads reaches the API's routes, operations or MCP server.",
       severity: 'error',
       from: { path: '^src/main/worker\\.ts$' },
-      to: { path: '^src/(api|operations|presenters|mcp/server)/', reachable: true },
+      to: { path: '^src/(api|operations|presenters|mcp-server)/', reachable: true },
     },
     {
       name: 'platform-sdk-stands-alone',

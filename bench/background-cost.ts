@@ -3,7 +3,7 @@
 // it). The API and its worker run in this process (bench/platform.ts) with the default embedder
 // (MiniLM), so every statement the embedded store runs can be put down to who sent it:
 //   search poll   SearchService.poll (each API replica, every SEARCH_SYNC_INTERVAL_MS)
-//   sweeper       EventRelay.sweep (each worker, every EVENT_RELAY_SWEEP_MS)
+//   sweeper       OutboxRelay.sweep (each worker, every EVENT_RELAY_SWEEP_MS)
 //   <activity>    a Temporal activity (embedQueued, queueEmbeddings, recordWorkspaceEvents, ...)
 //   requests      everything else: the REST handlers and what follows them in the API (fast paths)
 // For each: statements per second and store time per second (each statement's wall time, pool wait
@@ -16,7 +16,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
-import { EventRelay } from '../src/events/relay.js';
+import { OutboxRelay } from '../src/events/outbox-relay.js';
 import type { Services } from '../src/operations/services.js';
 import type { PgEngine } from '../src/store/postgres/engine.js';
 import { call, type Client } from './mixed.js';
@@ -103,9 +103,9 @@ function instrument(engine: PgEngine): void {
   } as PgEngine['cursor'];
 }
 
-// The two timer loops, each run under its name (the sweeper's prototype: every EventRelay of the process).
-const sweep = EventRelay.prototype.sweep;
-EventRelay.prototype.sweep = function (this: EventRelay, now?: Date) {
+// The two timer loops, each run under its name (the sweeper's prototype: every OutboxRelay of the process).
+const sweep = OutboxRelay.prototype.sweep;
+OutboxRelay.prototype.sweep = function (this: OutboxRelay, now?: Date) {
   return loop.run('sweeper', () => sweep.call(this, now));
 };
 function tagPoll(services: Services): void {

@@ -10,7 +10,7 @@
 // The machine is shared: run it more than once and read the spread. BENCH_INDEXING_DOCS=<n> (400),
 // BENCH_INDEXING_CONCURRENCY=<n> (8).
 import { embeddingText } from '../src/search/documents.js';
-import { IndexingRunner } from '../src/runners/indexing.js';
+import { IndexingWorkflows } from '../src/workflow-clients/indexing.js';
 import { ArtifactId, RunKind } from '../src/temporal/search-attributes.js';
 import { indexArtifactWorkflowId } from '../src/workflows/contracts/ids.js';
 import { indexArtifactType, type IndexArtifact } from '../src/workflows/contracts/index-artifact.js';
@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       }
       return size / ((performance.now() - t0) / 1000);
     };
-    const runner = new IndexingRunner(() => services.temporal, config.TEMPORAL_TASK_QUEUE);
+    const runner = new IndexingWorkflows(() => services.temporal, config.TEMPORAL_TASK_QUEUE);
     const rates = { batched: [] as number[], perRevision: [] as number[] };
     for (let round = 0; round < rounds; round++) {
       rates.perRevision.push(

@@ -13,7 +13,7 @@ import { historyToJson } from '../scripts/record-workflow-histories.js';
 import { decodeHistory } from '../src/temporal/codec/history.js';
 import { platformCodec } from '../src/temporal/payload-codec.js';
 import { RunKind } from '../src/temporal/search-attributes.js';
-import { indexBacklogSettings } from '../src/runners/indexing.js';
+import { indexBacklogSettings } from '../src/workflow-clients/indexing.js';
 import { indexBacklogType, indexBacklogWorkflowId, revisionsWrittenSignal } from '../src/workflows/contracts/index-backlog.js';
 import { indexingQueue } from '../src/workflows/contracts/queues.js';
 

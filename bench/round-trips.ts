@@ -30,7 +30,7 @@ async function main(): Promise<void> {
         'create',
         await calls(async () => {
           id = (await (await fetch(`${url}/artifacts`, { method: 'POST', headers, body })).json()).id;
-          await bench.services.eventRunner.flush(); // the relay behind the request, counted with it
+          await bench.services.eventWorkflows.flush(); // the relay behind the request, counted with it
         }),
       );
       console.log('get   ', await calls(async () => (await fetch(`${url}/artifacts/${id}`, { headers })).json()));

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { ConfigError, loadConfig } from '../src/kernel/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
-import { buildConsole } from '../src/web/build-console.js';
+import { buildConsole } from '../src/console/build-console.js';
 import { parseAddress } from '../src/observability/worker-metrics.js';
 import { codecLines, metricsLines, startEnv } from './start-settings.js';
 

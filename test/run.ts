@@ -90,7 +90,7 @@ async function runAll(files: string[]): Promise<number> {
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   const { startEphemeralEngines } = await import('../temporal-dev/engines.js');
   const { workflowBundleOptions } = await import('../src/main/temporal-worker.js');
-  const { buildConsole } = await import('../src/web/build-console.js');
+  const { buildConsole } = await import('../src/console/build-console.js');
   const engines = await startEphemeralEngines('test', say);
   const { stateDir } = engines;
   try {
@@ -100,7 +100,7 @@ async function runAll(files: string[]): Promise<number> {
     });
     const bundlePath = join(stateDir, 'workflow-bundle.js');
     writeFileSync(bundlePath, code);
-    // The web console, built once for every file's platform (src/web/build-console.ts).
+    // The web console, built once for every file's platform (src/console/build-console.ts).
     const web = await buildConsole(join(stateDir, 'console'));
     say(`console built in ${web.ms} ms`);
     return await runFiles(files, join(stateDir, 'results.tap'), {

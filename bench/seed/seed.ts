@@ -1,7 +1,7 @@
 // Seeds a store as real use leaves it (issue #31): people, their workspaces, drafts with their revision
 // claims and recorded events, every draft embedded. Written straight to the store in batches (REST
 // took 39 minutes for 20,000 artifacts), with the documents built by the platform's own functions
-// (appendKey, claimWithEvent, revisionState, atRevision, the stores' create paths), so that they are
+// (appendKey, claimWithOutboxEvent, revisionState, atRevision, the stores' create paths), so that they are
 // what the platform writes: what each write path would store, listed below, and nothing else.
 //
 //   create (ArtifactStore.create):     the artifact at revision 1, its claim on revision 1 with its
@@ -26,7 +26,7 @@ import { ContainerStore, type ContainerDoc } from '../../src/store/containers.js
 import type { EventDoc } from '../../src/store/events.js';
 import {
   atRevision,
-  claimWithEvent,
+  claimWithOutboxEvent,
   revisionsCollection,
   revisionState,
   type RevisionDoc,
@@ -216,7 +216,9 @@ export async function seedStore(db: Db, adminId: string, options: SeedOptions): 
       revision: 1,
       provenance: { created_by: owner, created_at: now, updated_by: owner, updated_at: now, source: created },
     };
-    const claims: RevisionDoc[] = [claimWithEvent(doc, 1, revisionState(doc), { kind: 'artifact_created', actor: owner, source: created })];
+    const claims: RevisionDoc[] = [
+      claimWithOutboxEvent(doc, 1, revisionState(doc), { kind: 'artifact_created', actor: owner, source: created }),
+    ];
     // Later writes: about one draft in ten edited once, one in fifty twice, one in a hundred archived
     // (the issue's store after half an hour of use: 5,215 revisions for 4,820 artifacts).
     const e1 = random();
@@ -238,7 +240,7 @@ export async function seedStore(db: Db, adminId: string, options: SeedOptions): 
       }
       const state = { ...revisionState(doc), ...patch, provenance: edited };
       const revision = doc.revision + 1;
-      claims.push(claimWithEvent(doc, revision, state, cause));
+      claims.push(claimWithOutboxEvent(doc, revision, state, cause));
       doc = atRevision(doc, revision, state);
     }
     // The embedding of the latest revision (ArtifactStore.storeEmbedding).

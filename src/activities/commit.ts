@@ -15,10 +15,10 @@ import { whyNotCommittable } from '../commits/preview.js';
 import { commitOutcomes } from '../observability/metrics.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
-import type { ExternalServers } from '../mcp/client/external.js';
-import { lifecycleArguments, lifecycleServer, resultText } from '../mcp/client/lifecycle.js';
+import type { ExternalServers } from '../mcp-client/external.js';
+import { lifecycleArguments, lifecycleServer, resultText } from '../mcp-client/lifecycle.js';
 import { stdioServers } from '../stdio-servers/index.js';
-import { heartbeating, settle } from './mcp-call.js';
+import { heartbeating, settle } from './call-support.js';
 import { type CommitStateChange } from '../workflows/contracts/commit-workspace.js';
 import { within } from '../temporal/within.js';
 

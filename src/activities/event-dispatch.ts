@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../events/types.js';
-import { heartbeating } from './mcp-call.js';
+import { heartbeating } from './call-support.js';
 
 /** Who consumes a workspace's recorded events, besides the store: subscriptions and automations. */
 export interface EventConsumers {

@@ -4,14 +4,14 @@ import type { Embedder } from '../search/embedder.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { EventStore } from '../store/events.js';
 import { SearchChangeStore } from '../store/search-changes.js';
-import type { ExternalServers } from '../mcp/client/external.js';
+import type { ExternalServers } from '../mcp-client/external.js';
 import type { FetchLike } from '../net/outbound.js';
 import type { ConnectionStore } from '../store/connections.js';
 import type { SecretStore } from '../store/secrets.js';
 import { createConnectionActivities } from './connection.js';
 import { createCommitActivities } from './commit.js';
 import { createInvocationActivities } from './invocation.js';
-import { createMcpActivities, type Delegations } from './mcp-call.js';
+import { createToolCallActivities, type Delegations } from './tool-call.js';
 import { createEventActivities } from './events.js';
 import { createEventDispatchActivities } from './event-dispatch.js';
 import { createSubscriptionActivities, subscriptionNotifier } from './subscriptions.js';
@@ -44,7 +44,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
     ...createSubscriptionActivities(config, db, { secrets: mcp.secrets, fetch: mcp.fetch }),
     ...createIndexingActivities({ artifacts, changes, embedder, backlog: new EmbeddingBacklog(db) }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
-    ...createMcpActivities(external, {
+    ...createToolCallActivities(external, {
       artifacts,
       changes,
       delegations: mcp.delegations,

@@ -10,19 +10,19 @@ import type { AgentArtifact } from '../invocations/agents/types.js';
 import { principalOf, type PrincipalSnapshot } from '../identity/principal.js';
 import type { Config } from '../kernel/config/env.js';
 import { createLogger, type Logger } from '../kernel/logging/logger.js';
-import { EventRunner } from '../runners/events.js';
-import { IndexingRunner } from '../runners/indexing.js';
-import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
+import { EventWorkflows } from '../workflow-clients/events.js';
+import { IndexingWorkflows } from '../workflow-clients/indexing.js';
+import { afterWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
 import { Llm, LlmError } from '../llm/client.js';
 import { countInvocationStep } from '../observability/metrics-invocations.js';
-import type { ExternalServers } from '../mcp/client/external.js';
+import type { ExternalServers } from '../mcp-client/external.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import { ContainerStore, type ContainerDoc } from '../store/containers.js';
 import { isStorageUnavailable } from '../store/deadline.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { stdioServers } from '../stdio-servers/index.js';
-import { heartbeating, settle } from './mcp-call.js';
+import { heartbeating, settle } from './call-support.js';
 import { type AutomationTrigger, type ProposeInput } from '../workflows/contracts/agent-run.js';
 
 export interface Proposal {
@@ -184,11 +184,11 @@ async function proposeActions(d: InvocationDeps, input: ProposeInput): Promise<P
  * its revision claim (the outbox, issue #21), so the fast path hands it on behind the activity, in
  * batches, as the API does; the sweeper relays whatever it leaves (a failed drain, a worker killed).
  */
-const relays = new WeakMap<object, EventRunner>();
-function relayFor(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): EventRunner {
+const relays = new WeakMap<object, EventWorkflows>();
+function relayFor(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): EventWorkflows {
   let events = relays.get(client);
   if (!events) {
-    events = new EventRunner(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+    events = new EventWorkflows(client, d.config.TEMPORAL_TASK_QUEUE, d.config.EVENTS_CONTINUE_AS_NEW_AFTER, {
       db: d.db,
       inline: d.config.EVENT_RELAY_INLINE,
       background: { onError: (err) => d.logger.warn({ err }, 'event relay after an applied action failed; the sweeper relays it') },
@@ -199,15 +199,15 @@ function relayFor(d: InvocationDeps, client: ReturnType<typeof Context.current>[
 }
 
 /** What follows each write an action makes, as a worker has it; the event id is the write's claim's, so a retry reports nothing twice. */
-function afterActionWrite(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): AfterWrite {
+function afterWorkerWrite(d: InvocationDeps, client: ReturnType<typeof Context.current>['client']): AfterWrite {
   const events = relayFor(d, client);
-  const indexing = new IndexingRunner(() => client, d.config.TEMPORAL_TASK_QUEUE);
+  const indexing = new IndexingWorkflows(() => client, d.config.TEMPORAL_TASK_QUEUE);
   const steps: AfterWriteSteps = {
     index: (w) => Promise.all([d.changes.record(w.doc._id), w.kind !== 'artifact_deleted' && indexing.start(w.doc)]),
     publish: (w) => events.publishWrite(w),
   };
   return async (kind, doc, _key, changed) => {
-    await afterArtifactWrite(steps, { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}) }, 'throw');
+    await afterWrite(steps, { kind, doc, actor: doc.provenance.updated_by, ...(changed ? { changed } : {}) }, 'throw');
   };
 }
 
@@ -263,7 +263,7 @@ async function applyActions(d: InvocationDeps, input: ApplyInput): Promise<Actio
   // Writes go one by one, in order; what follows each goes on meanwhile: the index hand-off is done
   // before the batch counts as applied (a retry does it again, harmlessly); the event, already in the
   // write's claim, is relayed behind (relayFor).
-  const report = afterActionWrite(d, context.client);
+  const report = afterWorkerWrite(d, context.client);
   const reports: Promise<void>[] = [];
   const applier = new ActionApplier(d.artifacts, async (...args) => void reports.push(report(...args)));
   const outcomes: ActionOutcome[] = [];

@@ -7,7 +7,7 @@ import { createSubscriptionNotifier } from '../events/subscriptions/notify.js';
 import { eventWire } from '../events/wire.js';
 import { webhookHeaders } from '../events/subscriptions/signature.js';
 import type { FetchLike } from '../net/outbound.js';
-import { SubscriptionRunner } from '../runners/subscriptions.js';
+import { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 import { ContainerStore } from '../store/containers.js';
 import { EventStore, type EventDoc } from '../store/events.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
@@ -17,7 +17,7 @@ import type { DeliveryOutcome, PageOutcome, SubscriptionBatch } from '../workflo
 
 /** notifySubscriptions for the event dispatch activity: pokes each active subscription's workflow through the activity's client. */
 export const subscriptionNotifier = (config: Config, db: Db) =>
-  createSubscriptionNotifier(db, (sub, seq) => new SubscriptionRunner(() => Context.current().client, config).poke(sub, seq));
+  createSubscriptionNotifier(db, (sub, seq) => new SubscriptionWorkflows(() => Context.current().client, config).poke(sub, seq));
 
 /** Longest error text kept on a delivery or a pause (a receiver's words are not ours to store at length). */
 const maxErrorLength = 300;

@@ -38,7 +38,7 @@ export interface AfterWriteSteps {
  * it (docs/decisions.md; the event is still in the outbox, and the sweeper relays it); an activity
  * throws, and Temporal's retry does it again (the event id is the claim's, so nothing is reported twice).
  */
-export async function afterArtifactWrite(
+export async function afterWrite(
   steps: AfterWriteSteps,
   write: ArtifactWrite,
   failures: { log(what: string, err: unknown): void } | 'throw',

@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { Context } from '@temporalio/activity';
 import { loadKeyRing } from './bootstrap/master-key.js';
 import { Projector } from '../connections/projection.js';
-import { ConnectionRunner } from '../runners/connection.js';
+import { ConnectionWorkflows } from '../workflow-clients/connection.js';
 import { ConnectionStore } from '../store/connections.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
@@ -11,9 +11,9 @@ import { ArtifactStore } from '../store/artifacts.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { SecretStore } from '../store/secrets.js';
 import type { ActivityMcp } from '../activities/index.js';
-import { ExternalServers } from '../mcp/client/external.js';
+import { ExternalServers } from '../mcp-client/external.js';
 import { stdioServers } from '../stdio-servers/index.js';
-import { SessionPool } from '../mcp/client/session-pool.js';
+import { SessionPool } from '../mcp-client/session-pool.js';
 import { DelegationTokens } from '../identity/delegation.js';
 import { SigningKeys } from '../identity/signing-keys.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
@@ -47,7 +47,7 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
   const external = new ExternalServers({
     artifacts: new ArtifactStore(db),
     secrets,
-    projector: new Projector(connections, new ConnectionRunner(() => Context.current().client, config).refresh),
+    projector: new Projector(connections, new ConnectionWorkflows(() => Context.current().client, config).refresh),
     catalog: new McpCatalogStore(db),
     pool,
     outbound: { fetch: transport.fetch, fetchJson: discovery.fetchJson },

@@ -3,7 +3,7 @@ import { TokenService } from '../identity/tokens.js';
 import { ensureAdmin, type AdminBootstrap } from './bootstrap/admin.js';
 import { loadKeyRing } from './bootstrap/master-key.js';
 import type { Config } from '../kernel/config/env.js';
-import { EventRunner } from '../runners/events.js';
+import { EventWorkflows } from '../workflow-clients/events.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { Services } from '../operations/services.js';
 import { ContainerStore } from '../store/containers.js';
@@ -27,22 +27,22 @@ import { SearchService } from '../search/service.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { SearchChangeStore } from '../store/search-changes.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
-import { IndexingRunner } from '../runners/indexing.js';
-import { CommitRunner } from '../runners/commit.js';
+import { IndexingWorkflows } from '../workflow-clients/indexing.js';
+import { CommitWorkflows } from '../workflow-clients/commit.js';
 import { CommitStore } from '../store/commits.js';
 import { VersionStore } from '../store/versions.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
-import { InvocationRunner } from '../runners/invocation.js';
-import { McpCallRunner } from '../runners/mcp-call.js';
+import { InvocationWorkflows } from '../workflow-clients/invocation.js';
+import { ToolCallWorkflows } from '../workflow-clients/tool-call.js';
 import { createOutbound, parseAllowList, type Outbound } from '../net/outbound.js';
 import type { Db } from 'mongodb';
 import { ConnectionStore } from '../store/connections.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { Projector } from '../connections/projection.js';
-import { ConnectionRunner } from '../runners/connection.js';
+import { ConnectionWorkflows } from '../workflow-clients/connection.js';
 import { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { SignInEventStore } from '../store/sign-in-events.js';
-import { builtinServers } from '../mcp/server/builtin.js';
+import { builtinServers } from '../mcp-server/builtin.js';
 import { createRateLimits } from '../rate-limits/rate-limits.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
@@ -77,8 +77,8 @@ export function createServices(config: Config, logger: Logger): Services {
     timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS,
     maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
   });
-  const connectionRunner = new ConnectionRunner(() => temporal, config);
-  const indexing = new IndexingRunner(() => temporal, config.TEMPORAL_TASK_QUEUE);
+  const connectionWorkflows = new ConnectionWorkflows(() => temporal, config);
+  const indexing = new IndexingWorkflows(() => temporal, config.TEMPORAL_TASK_QUEUE);
   const signInPolicy = {
     delayAfter: config.SIGN_IN_DELAY_AFTER,
     lockAfter: config.SIGN_IN_LOCK_AFTER,
@@ -97,7 +97,7 @@ export function createServices(config: Config, logger: Logger): Services {
     containers: new ContainerStore(db),
     artifacts,
     events: new EventStore(db),
-    eventRunner: new EventRunner(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+    eventWorkflows: new EventWorkflows(temporal, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
       db,
       inline: config.EVENT_RELAY_INLINE,
       // A request answers once its write and its event's claim are stored; the signal follows it.
@@ -130,14 +130,14 @@ export function createServices(config: Config, logger: Logger): Services {
     ),
     versions: new VersionStore(db),
     commits: new CommitStore(db),
-    commitRunner: new CommitRunner(temporal, config),
-    mcpCallRunner: new McpCallRunner(temporal, config),
-    invocationRunner: new InvocationRunner(temporal, config),
+    commitWorkflows: new CommitWorkflows(temporal, config),
+    toolCallWorkflows: new ToolCallWorkflows(temporal, config),
+    invocationWorkflows: new InvocationWorkflows(temporal, config),
     mcpCatalog: new McpCatalogStore(db),
     outbound,
     connections,
-    projector: new Projector(connections, connectionRunner.refresh),
-    connectionRunner,
+    projector: new Projector(connections, connectionWorkflows.refresh),
+    connectionWorkflows,
     signIns: new SignInThrottle(new SignInEventStore(db), audit, signInPolicy, logger),
     rateLimits: createRateLimits(config),
     builtinServers,
@@ -158,7 +158,7 @@ export async function bootstrap(services: Services): Promise<AdminBootstrap | nu
 }
 
 export async function closeServices(services: Services): Promise<void> {
-  await services.eventRunner.flush(); // each signal has its deadline
+  await services.eventWorkflows.flush(); // each signal has its deadline
   await services.search.stop();
   await Promise.allSettled([
     services.outbound.close(),

@@ -9,8 +9,8 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import type { Db } from 'mongodb';
-import { startSweeper } from '../events/relay.js';
-import { EventRunner } from '../runners/events.js';
+import { startSweeper } from '../events/outbox-relay.js';
+import { EventWorkflows } from '../workflow-clients/events.js';
 import { EventStore } from '../store/events.js';
 import { outbox } from '../store/revisions.js';
 import { createActivities } from '../activities/index.js';
@@ -184,10 +184,10 @@ export async function createPlatformWorker(
  * EVENT_RELAY_INLINE=false). Several workers sweeping at once send an event twice at worst; the event
  * workflow and the store drop the copy.
  */
-async function eventSweeper(config: Config, db: Db, connection: NativeConnection): Promise<EventRunner> {
+async function eventSweeper(config: Config, db: Db, connection: NativeConnection): Promise<EventWorkflows> {
   await Promise.all([outbox.ensureIndex(db), new EventStore(db).ensureIndexes()]);
   const client = platformClient(config, connection);
-  return new EventRunner(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
+  return new EventWorkflows(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, {
     db,
     inline: config.EVENT_RELAY_INLINE,
     relay: { graceMs: config.EVENT_RELAY_GRACE_MS, sweepLimit: 500, signalBatch: 100 },

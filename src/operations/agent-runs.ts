@@ -13,7 +13,7 @@ import { agentRunType } from '../workflows/contracts/agent-run.js';
 import { type AgentRunState } from '../workflows/contracts/agent-run.js';
 import type { InvocationState } from '../workflows/contracts/invocation.js';
 import { visibleArtifact } from './artifacts.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { invocableServer, waitSeconds, type Answer, type InvocableServer } from './mcp-servers.js';
 import { actionKinds } from '../invocations/proposed-actions/schema.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
@@ -166,7 +166,7 @@ export async function startAgent(
     workspace_id: workspace._id,
     agent: agent.name,
   });
-  await ctx.services.invocationRunner.start(
+  await ctx.services.invocationWorkflows.start(
     {
       workflow: agentRunType,
       input: {
@@ -194,7 +194,7 @@ export async function startAgent(
   );
   const waitMs = (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000;
   // Apply mode settles when the run ends: its result is awaited (no update that may come after the end).
-  const runner = ctx.services.invocationRunner;
+  const runner = ctx.services.invocationWorkflows;
   return {
     invocationId,
     state: await (body.mode === 'apply' ? runner.finished(invocationId, waitMs) : runner.settled(invocationId, waitMs)),
@@ -229,7 +229,7 @@ export const isAgentRun = (s: InvocationState): s is AgentRunState => 'kind' in 
  */
 export async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<InvocationState> {
   const principal = ctx.state.principal!;
-  const state = await ctx.services.invocationRunner.state(invocationId);
+  const state = await ctx.services.invocationWorkflows.state(invocationId);
   const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
   const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
   if (!state || !mayRead || ('operation' in state && state.operation === 'refresh_catalog'))
@@ -251,12 +251,15 @@ async function agentRunToDecide(ctx: OperationContext, invocationId: string): Pr
 export async function applyInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof applyBody>): Promise<Answer> {
   await agentRunToDecide(ctx, invocationId);
   const principal = ctx.state.principal!;
-  await ctx.services.invocationRunner.decide(invocationId, {
+  await ctx.services.invocationWorkflows.decide(invocationId, {
     action: 'apply',
     input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) },
   });
   return answerWith(
-    await ctx.services.invocationRunner.finished(invocationId, (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000),
+    await ctx.services.invocationWorkflows.finished(
+      invocationId,
+      (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000,
+    ),
     invocationId,
     presentAgentRun,
   );
@@ -264,5 +267,7 @@ export async function applyInvocation(ctx: OperationContext, invocationId: strin
 
 export async function discardInvocation(ctx: OperationContext, invocationId: string) {
   await agentRunToDecide(ctx, invocationId);
-  return presentAgentRun(await ctx.services.invocationRunner.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }));
+  return presentAgentRun(
+    await ctx.services.invocationWorkflows.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }),
+  );
 }

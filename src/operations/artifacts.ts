@@ -10,11 +10,11 @@ import { Problem, problems, type InvalidParam } from '../kernel/errors/problem.j
 import type { EventKind } from '../events/types.js';
 import { RevisionMismatch, type ArtifactDoc, type ArtifactPatch, type Provenance } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { storableObject, text, uuid } from '../kernel/json/schemas.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { afterMcpWrite } from './mcp-catalog.js';
-import { afterArtifactWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
+import { afterWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
 
 /**
  * A visible artifact and its container, or 404: invisible and missing look the same. Visible means
@@ -67,16 +67,16 @@ export async function editableDraft(ctx: OperationContext, id: string) {
  * call. The write has happened by now, so a failure here is logged rather than failing the request
  * (docs/decisions.md).
  */
-export async function afterWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
-  const { search, eventRunner, logger } = ctx.services;
+export async function afterApiWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc, changed?: string[]) {
+  const { search, eventWorkflows, logger } = ctx.services;
   const steps: AfterWriteSteps = {
     index: (w) => (w.kind === 'artifact_deleted' ? search.deleted(w.doc._id) : search.written(w.doc)),
-    publish: (w) => eventRunner.publishWrite(w),
+    publish: (w) => eventWorkflows.publishWrite(w),
     mcp: (w) => afterMcpWrite(ctx, w.kind, w.doc),
   };
   const log = (what: string, err: unknown) =>
     logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
-  await afterArtifactWrite(steps, { kind, doc, actor: ctx.state.principal!.subject, ...(changed ? { changed } : {}) }, { log });
+  await afterWrite(steps, { kind, doc, actor: ctx.state.principal!.subject, ...(changed ? { changed } : {}) }, { log });
 }
 
 /** Provenance of a REST write: the request, and the credential when a person did not act directly. */
@@ -235,7 +235,7 @@ export async function createArtifact(ctx: OperationContext, input: z.infer<typeo
     context: input.context,
     source: { ...apiSource(ctx), ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
   });
-  await afterWrite(ctx, 'artifact_created', doc);
+  await afterApiWrite(ctx, 'artifact_created', doc);
   return doc;
 }
 
@@ -309,7 +309,7 @@ export async function updateArtifact(
     throw err;
   }
   if (!doc) throw problems.notFound('artifact', id);
-  await afterWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
+  await afterApiWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
   return doc;
 }
 
@@ -319,7 +319,7 @@ export async function deleteArtifact(ctx: OperationContext, id: string, expected
   const at = expectedAt(id, current, expected);
   try {
     if (await ctx.services.artifacts.delete(id, at, { actor: ctx.state.principal!.subject, source: apiSource(ctx) }))
-      await afterWrite(ctx, 'artifact_deleted', current);
+      await afterApiWrite(ctx, 'artifact_deleted', current);
   } catch (err) {
     // Gone meanwhile: deleted, as asked.
     if (err instanceof RevisionMismatch && err.current !== null) throw revisionMismatch(id, err.current, expected);

@@ -3,7 +3,7 @@ import { agentByName } from '../invocations/agents/registry.js';
 import { llmConfigured } from '../llm/client.js';
 import { terms } from '../search/analyzer.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { startAgent } from './agent-runs.js';
 import { runSearch, searchBody } from './search.js';
 

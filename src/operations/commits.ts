@@ -11,7 +11,7 @@ import type { ContainerDoc } from '../store/containers.js';
 import { commitWorkflowId } from '../workflows/contracts/ids.js';
 import { presentCommit } from '../presenters/index.js';
 import { stdioServers } from '../stdio-servers/index.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { uuid } from '../kernel/json/schemas.js';
 
 const selection = {
@@ -143,7 +143,7 @@ export async function decide(ctx: OperationContext, id: string, action: 'approve
     if (commit.state !== 'awaiting_approval')
       throw problems.conflict('commit-not-pending', `The commit is ${commit.state}, not awaiting approval.`);
     try {
-      await ctx.services.commitRunner.decide(commit, action, principal.subject, comment);
+      await ctx.services.commitWorkflows.decide(commit, action, principal.subject, comment);
     } catch (err) {
       // The workflow ended between our read and the update (it expired, say): say so, not 500.
       const now = err instanceof Problem ? null : await ctx.services.commits.get(commit._id);
@@ -255,7 +255,7 @@ export async function requestCommit(ctx: OperationContext, workspaceId: string, 
   }
   try {
     // A replay starts the workflow only if the first request stopped before it could.
-    if (created || commit.state === 'previewing') await ctx.services.commitRunner.start(commit);
+    if (created || commit.state === 'previewing') await ctx.services.commitWorkflows.start(commit);
   } catch (err) {
     if (created) await ctx.services.commits.discard(id);
     ctx.services.logger.error({ request_id: ctx.state.requestId, err }, 'commit workflow not started');

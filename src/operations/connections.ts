@@ -6,10 +6,10 @@ import { stateHash } from '../connections/oauth.js';
 import { ConnectionUnusable } from '../connections/projection.js';
 import { problems } from '../kernel/errors/problem.js';
 import { presentConnection } from '../presenters/connections.js';
-import { unusableAuthorizer } from '../runners/connection.js';
+import { unusableAuthorizer } from '../workflow-clients/connection.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 
 export const startBody = z.strictObject({
   server_client_ids: z
@@ -55,7 +55,7 @@ export async function startConnection(ctx: OperationContext, authorizerId: strin
     { _id: connectionIdFor(principal.subject, authorizerId), user_id: principal.subject, authorizer_id: authorizerId },
     bind,
   );
-  const begun = await services.connectionRunner.begin(doc, found.container._id);
+  const begun = await services.connectionWorkflows.begin(doc, found.container._id);
   const url = await services.connections.authorizationUrl(begun.attempt_id);
   if (!url)
     throw problems.conflict('connection-attempt-gone', 'The sign-in attempt was replaced before it could be returned; start again.');
@@ -113,7 +113,7 @@ export async function connectionCallback(
     : { error: query.error!, ...(query.error_description ? { error_description: query.error_description } : {}) };
   if (!(await services.connections.consume(hash, outcome))) return alreadyUsed;
 
-  const result = await services.connectionRunner.callback(attempt.connection_id, attempt.attempt_id, 20_000);
+  const result = await services.connectionWorkflows.callback(attempt.connection_id, attempt.attempt_id, 20_000);
   if (!result) return failedPage(400, 'Sign-in expired', 'This sign-in is no longer awaited. Start connecting again.');
   if (result === 'waiting')
     return {
@@ -158,7 +158,7 @@ export async function listConnections(ctx: OperationContext, authorizerId?: stri
 export async function deleteConnection(ctx: OperationContext, id: string) {
   const doc = await visibleConnection(ctx, id);
   const authorizer = await ctx.services.artifacts.get(doc.authorizer_id);
-  const result = await ctx.services.connectionRunner.delete(doc, authorizer?.collection_id ?? 'unknown');
+  const result = await ctx.services.connectionWorkflows.delete(doc, authorizer?.collection_id ?? 'unknown');
   return { id, deleted: true, revoked_at_provider: result.revoked_at_provider };
 }
 

@@ -6,9 +6,9 @@ import type { InvocationState } from '../workflows/contracts/invocation.js';
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
 import { isBuiltinServer } from './builtin-servers.js';
 import { visibleArtifact } from './artifacts.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, readableInvocation, serverAgentBody } from './agent-runs.js';
-import { invokeTool, invokeToolBody, type Answer } from './mcp-servers.js';
+import { callTool, callToolBody, type Answer } from './mcp-servers.js';
 import { invokeTransform, transformInvokeBody } from './transforms.js';
 import { presentAgentRun, presentInvocation, presentTransformRun } from '../presenters/invocations.js';
 
@@ -38,13 +38,13 @@ const notInvocable = (id: string, type: string) =>
 export async function invoke(ctx: OperationContext, id: string, body: unknown, idempotencyKey?: string): Promise<Answer> {
   const agent = agentById(id);
   if (agent) return invokeAgent(ctx, agent, parse(agentInvokeBody, body, 'body'), idempotencyKey);
-  if (isBuiltinServer(id)) return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey);
+  if (isBuiltinServer(id)) return callTool(ctx, id, parse(callToolBody, body, 'body'), idempotencyKey);
   const found = await visibleArtifact(ctx, id);
   if (baseType(found.doc.content_type) === mcpServerType) {
     // With `tool`, the server's tool runs as an agent; with `name`, it is simply called.
     if (body && typeof body === 'object' && 'tool' in body)
       return invokeServerAgent(ctx, found, parse(serverAgentBody, body, 'body'), idempotencyKey);
-    return invokeTool(ctx, id, parse(invokeToolBody, body, 'body'), idempotencyKey, found);
+    return callTool(ctx, id, parse(callToolBody, body, 'body'), idempotencyKey, found);
   }
   if (baseType(found.doc.content_type) === transformType)
     return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);

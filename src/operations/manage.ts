@@ -5,8 +5,8 @@ import { problems } from '../kernel/errors/problem.js';
 import { stateOf, type ArtifactDoc, type ArtifactPatch } from '../store/artifacts.js';
 import { presentArtifact } from '../presenters/index.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { afterWrite, apiSource, changeableDraft, checkedContent, requireTypeScope } from './artifacts.js';
-import type { OperationContext } from './context.js';
+import { afterApiWrite, apiSource, changeableDraft, checkedContent, requireTypeScope } from './artifacts.js';
+import type { OperationContext } from './services.js';
 
 /** SPEC §4.5 `manage_artifact`: the same actions the MCP tool will offer. */
 export const manageActions = ['archive', 'unarchive', 'revert', 'delete'] as const;
@@ -33,7 +33,7 @@ async function revert(ctx: OperationContext, draft: ArtifactDoc, container: Cont
   const source = { ...apiSource(ctx), derived_from: version.artifact_id };
   const doc = await ctx.services.artifacts.update(ctx.state.principal!, draft._id, patch, source);
   if (!doc) throw problems.notFound('artifact', draft._id);
-  await afterWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
+  await afterApiWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
   return doc;
 }
 
@@ -41,7 +41,7 @@ async function setArchived(ctx: OperationContext, draft: ArtifactDoc, archived: 
   if (Boolean(draft.archived_at) === archived) return draft;
   const doc = await ctx.services.artifacts.setArchived(ctx.state.principal!, draft._id, archived, apiSource(ctx));
   if (!doc) throw problems.notFound('artifact', draft._id);
-  await afterWrite(ctx, 'artifact_updated', doc, ['state']);
+  await afterApiWrite(ctx, 'artifact_updated', doc, ['state']);
   return doc;
 }
 
@@ -53,7 +53,7 @@ export async function manageArtifact(ctx: OperationContext, id: string, action: 
   const { doc: draft, container } = await changeableDraft(ctx, id, 'artifact:manage', action === 'delete' ? 'D' : 'U');
   if (action === 'delete') {
     if (await ctx.services.artifacts.delete(id, undefined, { actor: ctx.state.principal!.subject, source: apiSource(ctx) }))
-      await afterWrite(ctx, 'artifact_deleted', draft);
+      await afterApiWrite(ctx, 'artifact_deleted', draft);
     return { action, state: 'deleted' as const, artifact: null };
   }
   const doc = action === 'revert' ? await revert(ctx, draft, container) : await setArchived(ctx, draft, action === 'archive');

@@ -1,14 +1,14 @@
 import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
 import { mcpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { problems } from '../kernel/errors/problem.js';
-import { genericMcpIcon } from '../mcp/client/icons.js';
+import { genericMcpIcon } from '../mcp-client/icons.js';
 import { catalogWorkflowId } from '../workflows/contracts/ids.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import { invokesServers } from './mcp-permissions.js';
 import { startLifecycle } from './mcp-lifecycle.js';
 import type { CatalogDoc } from '../store/mcp-catalog.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 
 /** How long a catalog request waits for stale servers to be listed anew before answering with what it has. */
 const refreshWaitMs = 8_000;
@@ -20,7 +20,7 @@ const serverBound = 500;
 const isServer = (doc: Pick<ArtifactDoc, 'content_type'>) => baseType(doc.content_type) === mcpServerType;
 
 function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> {
-  return ctx.services.mcpCallRunner.start(catalogWorkflowId(doc._id), {
+  return ctx.services.toolCallWorkflows.start(catalogWorkflowId(doc._id), {
     invocationId: `catalog-${doc._id}`,
     serverId: doc._id,
     workspaceId: doc.collection_id,
@@ -90,7 +90,7 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
     await Promise.all(toRefresh.map((s) => refreshCatalog(ctx, s)));
     // Waits for the first few; the rest are listed in the background and show up on the next request.
     await Promise.all(
-      toRefresh.slice(0, refreshWaitBound).map((s) => services.mcpCallRunner.wait(catalogWorkflowId(s._id), refreshWaitMs)),
+      toRefresh.slice(0, refreshWaitBound).map((s) => services.toolCallWorkflows.wait(catalogWorkflowId(s._id), refreshWaitMs)),
     );
     entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   }

@@ -1,11 +1,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import { baseType } from '../artifacts/content-types/index.js';
 import type { LifecycleTool } from '../artifacts/content-types/type-definition.js';
-import { lifecycleServer, serverWithTool, typeServers, viewerOf } from '../mcp/client/lifecycle.js';
+import { lifecycleServer, serverWithTool, typeServers, viewerOf } from '../mcp-client/lifecycle.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { mayInvokeIn } from './mcp-permissions.js';
 
 // SPEC §4.6: the lifecycle tools a content type's server may implement (on_create, on_open), called
@@ -21,7 +21,7 @@ export async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, to
 async function startLifecycleOn(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool, serverId: string): Promise<string> {
   const invocationId = uuidv7();
   const { config } = ctx.services;
-  await ctx.services.mcpCallRunner.start(invocationWorkflowId(invocationId), {
+  await ctx.services.toolCallWorkflows.start(invocationWorkflowId(invocationId), {
     invocationId,
     serverId,
     workspaceId: doc.collection_id,
@@ -55,7 +55,7 @@ export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, cont
         ...(mayInvoke ? {} : { reason: 'on_open needs artifact:invoke and the I grant on the workspace' }),
       },
     };
-  const outcome = await ctx.services.mcpCallRunner.wait(
+  const outcome = await ctx.services.toolCallWorkflows.wait(
     invocationWorkflowId(invocationId),
     ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000,
   );

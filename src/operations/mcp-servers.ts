@@ -14,7 +14,7 @@ import type { ContainerDoc } from '../store/containers.js';
 import type { McpOperation, McpRunResult } from '../workflows/contracts/mcp-run.js';
 import { artifactFields, createArtifact, visibleArtifact } from './artifacts.js';
 import { invokesServers } from './mcp-permissions.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { presentInvocation } from '../presenters/invocations.js';
 
 export const waitSeconds = z
@@ -25,7 +25,7 @@ export const waitSeconds = z
   .describe('How long to wait for the answer before returning 202 and the invocation to poll.');
 
 /** `POST /artifacts/{server_id}/invoke` on an MCP server artifact (§4.3). */
-export const invokeToolBody = z.strictObject({
+export const callToolBody = z.strictObject({
   name: z.string().min(1).max(256),
   arguments: z.record(z.string(), z.unknown()).default({}),
   timeout_seconds: z.int().min(1).max(3600).optional().describe('Fail after this long without an answer or a progress notification.'),
@@ -115,8 +115,8 @@ async function run(
     operation,
     ...(delegation ? { delegation } : {}),
   };
-  await ctx.services.mcpCallRunner.start(workflowId, input);
-  const outcome = await ctx.services.mcpCallRunner.wait(
+  await ctx.services.toolCallWorkflows.start(workflowId, input);
+  const outcome = await ctx.services.toolCallWorkflows.wait(
     workflowId,
     Math.min(waitS ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS, 120) * 1000,
   );
@@ -139,10 +139,10 @@ const pending = (invocation: ReturnType<typeof presentInvocation>): Answer => ({
 });
 
 /** Calls a tool of a server: the result when it comes within the wait, else 202 and the invocation to poll. */
-export async function invokeTool(
+export async function callTool(
   ctx: OperationContext,
   serverId: string,
-  body: z.infer<typeof invokeToolBody>,
+  body: z.infer<typeof callToolBody>,
   idempotencyKey?: string,
   found?: { doc: ArtifactDoc; container: ContainerDoc },
 ): Promise<Answer> {

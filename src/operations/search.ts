@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { problems } from '../kernel/errors/problem.js';
 import { defaultAperture } from '../search/rrf-fusion.js';
 import { presetNames } from '../search/presets.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { uuid } from '../kernel/json/schemas.js';
 import { searchCandidates, searchDuration } from '../observability/metrics.js';
 

@@ -4,7 +4,7 @@ import type { StoreClient } from '../store/mongo.js';
 import type { SigningKeys } from '../identity/signing-keys.js';
 import type { TokenService } from '../identity/tokens.js';
 import type { Config } from '../kernel/config/env.js';
-import type { EventRunner } from '../runners/events.js';
+import type { EventWorkflows } from '../workflow-clients/events.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { ContainerStore } from '../store/containers.js';
@@ -20,19 +20,19 @@ import type { ExternalAccounts, ExternalIdentityProviders } from '../identity/ex
 import type { SecretStore } from '../store/secrets.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { SearchService } from '../search/service.js';
-import type { CommitRunner } from '../runners/commit.js';
+import type { CommitWorkflows } from '../workflow-clients/commit.js';
 import type { CommitStore } from '../store/commits.js';
 import type { VersionStore } from '../store/versions.js';
 import type { McpCatalogStore } from '../store/mcp-catalog.js';
-import type { McpCallRunner } from '../runners/mcp-call.js';
-import type { InvocationRunner } from '../runners/invocation.js';
+import type { ToolCallWorkflows } from '../workflow-clients/tool-call.js';
+import type { InvocationWorkflows } from '../workflow-clients/invocation.js';
 import type { Outbound } from '../net/outbound.js';
 import type { ConnectionStore } from '../store/connections.js';
 import type { Projector } from '../connections/projection.js';
 import type { SignInThrottle } from '../identity/sign-in-throttle.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../identity/principal.js';
-import type { ConnectionRunner } from '../runners/connection.js';
+import type { ConnectionWorkflows } from '../workflow-clients/connection.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
@@ -51,7 +51,7 @@ export interface Services {
   containers: ContainerStore;
   artifacts: ArtifactStore;
   events: EventStore;
-  eventRunner: EventRunner;
+  eventWorkflows: EventWorkflows;
   serverCredentials: ServerCredentialStore;
   apiKeys: ApiKeyStore;
   consents: ConsentStore;
@@ -68,11 +68,11 @@ export interface Services {
   search: SearchService;
   versions: VersionStore;
   commits: CommitStore;
-  commitRunner: CommitRunner;
+  commitWorkflows: CommitWorkflows;
   /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
-  mcpCallRunner: McpCallRunner;
+  toolCallWorkflows: ToolCallWorkflows;
   /** Agent and LLM invocations as workflows. */
-  invocationRunner: InvocationRunner;
+  invocationWorkflows: InvocationWorkflows;
   mcpCatalog: McpCatalogStore;
   /** The guarded outbound client: registrations are checked with it before anything calls out. */
   outbound: Outbound;
@@ -80,7 +80,7 @@ export interface Services {
   connections: ConnectionStore;
   projector: Projector;
   /** The OAuth connection workflows: consent attempts, callbacks, deletes, refreshes. */
-  connectionRunner: ConnectionRunner;
+  connectionWorkflows: ConnectionWorkflows;
   /** Per-account sign-in throttling and lockout, counted in MongoDB across replicas. */
   signIns: SignInThrottle;
   /** This replica's request rate limits (per principal, per client IP on credential exchanges). */
@@ -106,7 +106,7 @@ export interface OperationContext {
 
 /**
  * What the operations need of the built-in servers. The MCP server implements it
- * (`mcp/server/builtin.ts`) and the API's composition root hands it in through the services, so
+ * (`mcp-server/builtin.ts`) and the API's composition root hands it in through the services, so
  * the operations never import the MCP server that imports them.
  */
 export interface BuiltinServers {

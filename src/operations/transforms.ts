@@ -8,7 +8,7 @@ import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
 import { invocationAttributes } from '../temporal/search-attributes.js';
 import { transformRunType } from '../workflows/contracts/transform-run.js';
-import type { OperationContext } from './context.js';
+import type { OperationContext } from './services.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './agent-runs.js';
 import { invocableServer, waitSeconds, type Answer } from './mcp-servers.js';
@@ -63,7 +63,7 @@ export async function invokeTransform(
     workspace_id: workspace._id,
     revision: doc.revision,
   });
-  await ctx.services.invocationRunner.start(
+  await ctx.services.invocationWorkflows.start(
     {
       workflow: transformRunType,
       input: {
@@ -90,7 +90,7 @@ export async function invokeTransform(
     }),
   );
   return answerWith(
-    await ctx.services.invocationRunner.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000),
+    await ctx.services.invocationWorkflows.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000),
     invocationId,
     presentTransformRun,
   );
@@ -110,6 +110,6 @@ export async function decideTransform(
   if (!('kind' in state) || state.kind !== 'transform')
     throw problems.conflict('invocation-not-pending', `Invocation ${invocationId} is not a transform: it has no approval step.`);
   return presentTransformRun(
-    await ctx.services.invocationRunner.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }),
+    await ctx.services.invocationWorkflows.approve(invocationId, action, { by: principal.subject, comment: body.comment ?? null }),
   );
 }

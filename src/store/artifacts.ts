@@ -9,7 +9,7 @@ import type { ContainerDoc } from './containers.js';
 import { decodeCursor, encodeCursor, type Page } from './pagination.js';
 import {
   atRevision,
-  claimWithEvent,
+  claimWithOutboxEvent,
   revisionId,
   revisionsCollection,
   revisionState,
@@ -137,13 +137,13 @@ export class ArtifactStore {
           // A retried create (an activity run again after its worker died): what followed the insert
           // may not have happened, and must, or the draft would have no history and no event (a kill
           // test lost one event in 200 this way). Each step is idempotent.
-          await this.afterInsert(existing, cause);
+          await this.recordCreation(existing, cause);
           return existing;
         }
         if (!isDuplicateKey(err) || attempt >= keyRetries) throw err;
         continue;
       }
-      await this.afterInsert(doc, cause);
+      await this.recordCreation(doc, cause);
       return doc;
     }
   }
@@ -153,7 +153,7 @@ export class ArtifactStore {
    * with its artifact_created event (only while the draft is still at revision 1: a later revision's
    * state is not the first one's), a collection artifact's version 1 (only while it is at version 1).
    */
-  private async afterInsert(doc: ArtifactDoc, cause: WriteCause): Promise<void> {
+  private async recordCreation(doc: ArtifactDoc, cause: WriteCause): Promise<void> {
     if (doc.container_kind === 'workspace' && doc.revision === 1) await this.claimFirst(doc, cause);
     if (doc.container_kind === 'collection' && (doc.version ?? 1) === 1) {
       try {
@@ -355,7 +355,7 @@ export class ArtifactStore {
    */
   private async claimFirst(doc: ArtifactDoc, cause: WriteCause): Promise<void> {
     try {
-      await this.revisions.insertOne(claimWithEvent(doc, 1, revisionState(doc), cause));
+      await this.revisions.insertOne(claimWithOutboxEvent(doc, 1, revisionState(doc), cause));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
@@ -390,7 +390,7 @@ export class ArtifactStore {
         if (expected !== undefined && doc.revision !== expected) throw new RevisionMismatch(doc.revision);
         const state = next(doc);
         const revision = doc.revision + 1;
-        const claim = claimWithEvent(doc, revision, state, cause);
+        const claim = claimWithOutboxEvent(doc, revision, state, cause);
         try {
           await this.revisions.insertOne(claim);
         } catch (err) {

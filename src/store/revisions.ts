@@ -42,7 +42,7 @@ export interface RevisionDoc {
 
 /**
  * A UUIDv7 fixed by a time and a key: ordered like any event id, and the same on every retry of the
- * write it reports (the time is the write's own, as stored). Re-exported by events/ids.ts.
+ * write it reports (the time is the write's own, as stored). Imported by the event code from here.
  */
 export function stableEventId(ms: number, key: string): string {
   const hash = createHash('sha256').update(key).digest('hex');
@@ -64,7 +64,7 @@ export interface WriteCause {
  * event id is fixed by the claim (its time and artifact:revision), so a retried writer, the fast path
  * and the sweeper all hand on the same event. `depth` comes from the automation that made the write.
  */
-export function claimWithEvent(
+export function claimWithOutboxEvent(
   draft: Pick<ArtifactDoc, '_id' | 'collection_id' | 'content_type'>,
   revision: number,
   state: RevisionState | null,
@@ -131,7 +131,7 @@ export async function listRevisions(db: Db, artifactId: string, limit: number, c
 
 /**
  * The outbox (issue #21): claims whose event has not been handed to the workspace's event workflow
- * yet. Read and marked by the event relay (events/relay.ts); marking is a field set per claim, so
+ * yet. Read and marked by the event relay (events/outbox-relay.ts); marking is a field set per claim, so
  * doing it twice, or from two processes, changes nothing.
  */
 export const outbox = {

@@ -4,14 +4,14 @@
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { failureResult, type CallFailure } from '../mcp/client/failure.js';
+import { failureResult, type CallFailure } from '../mcp-client/failure.js';
 
 /** Attempts per call, the first included; the tool result of an exhausted call reports this number. */
 export const maxAttempts = 4;
 
 /**
  * Transient failures are retried with backoff. Which failures are transient is decided outside the workflow:
- * mcp/client/results.ts sorts them, and the activity (activities/mcp-call.ts) throws only a retryable one
+ * mcp-client/results.ts sorts them, and the activity (activities/tool-call.ts) throws only a retryable one
  * (type McpTransient, the CallFailure as its details), answering a final one as an error tool result.
  */
 export const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '15 seconds', maximumAttempts: maxAttempts };

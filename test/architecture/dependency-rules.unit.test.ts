@@ -57,11 +57,11 @@ describe('dependency rules', () => {
       // One file per broken rule, each importing what its layer may not.
       writeFileSync(join(copy, 'src/activities/bad-workflow-import.ts'), "export { agentRun } from '../workflows/agent-run.js';\n");
       writeFileSync(join(copy, 'src/operations/bad-api-import.ts'), "export { idParam } from '../api/validate.js';\n");
-      writeFileSync(join(copy, 'src/mcp/client/bad-server-import.ts'), "export { serverInfo } from '../server/server.js';\n");
-      writeFileSync(join(copy, 'src/store/bad-operations-import.ts'), "export { afterWrite } from '../operations/artifacts.js';\n");
+      writeFileSync(join(copy, 'src/mcp-client/bad-server-import.ts'), "export { serverInfo } from '../mcp-server/server.js';\n");
+      writeFileSync(join(copy, 'src/store/bad-operations-import.ts'), "export { afterApiWrite } from '../operations/artifacts.js';\n");
       writeFileSync(join(copy, 'src/workflows/bad-io.ts'), "export { ArtifactStore } from '../store/artifacts.js';\n");
       writeFileSync(join(copy, 'src/workflows/bad-package.ts'), "export { MongoClient } from 'mongodb';\n");
-      writeFileSync(join(copy, 'src/mcp/server/bad-client-import.ts'), "export { SessionPool } from '../client/session-pool.js';\n");
+      writeFileSync(join(copy, 'src/mcp-server/bad-client-import.ts'), "export { SessionPool } from '../mcp-client/session-pool.js';\n");
       writeFileSync(
         join(copy, 'src/store/bad-contract-type.ts'),
         "export type { CommitStatus } from '../workflows/contracts/commit-workspace.js';\n",
@@ -69,7 +69,10 @@ describe('dependency rules', () => {
       writeFileSync(join(copy, 'src/workflows/contracts/bad-workflow-type.ts'), "export type { agentRun } from '../agent-run.js';\n");
       writeFileSync(join(copy, 'src/platform-sdk/bad-dependency.ts'), "export { z } from 'zod';\n");
       // The worker reaching the API's operations, through something it loads.
-      appendFileSync(join(copy, 'src/runners/events.ts'), "\nexport type { OperationContext as _Api } from '../operations/context.js';\n");
+      appendFileSync(
+        join(copy, 'src/workflow-clients/events.ts'),
+        "\nexport type { OperationContext as _Api } from '../operations/services.js';\n",
+      );
       // A cycle: the kernel's problem module imports the config module, which imports it back.
       appendFileSync(join(copy, 'src/kernel/config/env.ts'), "\nexport type { Problem as _Cycle } from '../errors/problem.js';\n");
       appendFileSync(join(copy, 'src/kernel/errors/problem.ts'), "\nexport type { Config as _Cycle } from '../config/env.js';\n");
@@ -81,11 +84,11 @@ describe('dependency rules', () => {
       for (const expected of [
         'clients-import-contracts-only: src/activities/bad-workflow-import.ts',
         'layer-operations: src/operations/bad-api-import.ts',
-        'mcp-client-and-server-apart: src/mcp/client/bad-server-import.ts',
+        'mcp-client-and-server-apart: src/mcp-client/bad-server-import.ts',
         'layer-engines: src/store/bad-operations-import.ts',
         'workflow-code-is-pure: src/workflows/bad-io.ts',
         'workflow-code-is-pure: src/workflows/bad-package.ts',
-        'mcp-client-and-server-apart: src/mcp/server/bad-client-import.ts',
+        'mcp-client-and-server-apart: src/mcp-server/bad-client-import.ts',
         'layer-engines: src/store/bad-contract-type.ts',
         'contracts-never-see-workflows: src/workflows/contracts/bad-workflow-type.ts',
         'platform-sdk-stands-alone: src/platform-sdk/bad-dependency.ts',

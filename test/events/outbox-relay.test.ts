@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Client } from '@temporalio/client';
-import { EventRelay, startSweeper } from '../../src/events/relay.js';
-import { stableEventId } from '../../src/events/ids.js';
+import { OutboxRelay, startSweeper } from '../../src/events/outbox-relay.js';
+import { stableEventId } from '../../src/store/revisions.js';
 import type { WorkspaceEvent } from '../../src/events/types.js';
 import type { Principal } from '../../src/identity/principal.js';
 import { ArtifactStore, type Provenance } from '../../src/store/artifacts.js';
 import type { ContainerDoc } from '../../src/store/containers.js';
 import { revisionsCollection, type RevisionDoc } from '../../src/store/revisions.js';
-import { EventRunner } from '../../src/runners/events.js';
+import { EventWorkflows } from '../../src/workflow-clients/events.js';
 import { eventsWorkflowId } from '../../src/workflows/contracts/ids.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -129,7 +129,7 @@ describe('the relay', () => {
     const doc = await draftIn(store, ws);
     await store.update(principal('alice'), doc._id, { content: 'b' }, api);
     const recorder = new Recorder();
-    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 10, signalBatch: 10 });
+    const relay = new OutboxRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 10, signalBatch: 10 });
     assert.equal(await relay.relayClaim(doc._id, 2), 1, 'the write its caller made');
     assert.equal(await relay.relayClaim(doc._id, 2), 0, 'not twice');
     assert.equal(await relay.relayClaim(doc._id, 3), 0, 'no such claim');
@@ -148,7 +148,7 @@ describe('the relay', () => {
       made.push(...(await claimsOf(doc._id)));
     }
     const recorder = new Recorder();
-    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 1000, signalBatch: 2 });
+    const relay = new OutboxRelay(platform.services.db, recorder.deliver, { graceMs: 60_000, sweepLimit: 1000, signalBatch: 2 });
     assert.equal(await relay.sweep(), 0, 'not yet: the fast path has the grace to do it');
     const later = new Date(Date.now() + 120_000);
     assert.equal(await relay.sweep(later), 4);
@@ -171,7 +171,7 @@ describe('the relay', () => {
     for (const ws of [a, b]) await draftIn(store, ws);
     const recorder = new Recorder();
     recorder.refuse = a._id;
-    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
+    const relay = new OutboxRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
     const later = new Date(Date.now() + 1000);
     await assert.rejects(relay.sweep(later), /1 workspace\(s\) not relayed/);
     assert.deepEqual(
@@ -193,7 +193,7 @@ describe('the relay', () => {
     const recorder = new Recorder();
     recorder.refuse = ws._id;
     const warnings: string[] = [];
-    const relay = new EventRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
+    const relay = new OutboxRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 });
     const sweeper = startSweeper(relay, 50, { warn: (_o, m) => void warnings.push(m), info: () => undefined });
     try {
       await waitFor(() => warnings.length > 0);
@@ -213,11 +213,11 @@ async function waitFor(check: () => boolean): Promise<void> {
   assert.ok(check(), 'in time');
 }
 
-describe("the API's fast path, behind the write (EventRunner's background mode)", () => {
+describe("the API's fast path, behind the write (EventWorkflows's background mode)", () => {
   beforeEach(drain);
 
   const runnerWith = (client: Client, errors: unknown[]) =>
-    new EventRunner(client, platform.services.config.TEMPORAL_TASK_QUEUE, 1000, {
+    new EventWorkflows(client, platform.services.config.TEMPORAL_TASK_QUEUE, 1000, {
       db: platform.services.db,
       inline: true,
       background: { onError: (err) => errors.push(err) },

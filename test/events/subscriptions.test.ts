@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import { verifyWebhook } from '../../src/events/subscriptions/signature.js';
-import { SubscriptionRunner } from '../../src/runners/subscriptions.js';
+import { SubscriptionWorkflows } from '../../src/workflow-clients/subscriptions.js';
 import { SubscriptionStore } from '../../src/store/subscriptions.js';
 import { subscriptionWorkflowId } from '../../src/workflows/contracts/ids.js';
 import { asServer, createApiKey } from '../helpers/credentials.js';
@@ -61,7 +61,7 @@ let alice: Api & { userId: string };
 let bob: Api & { userId: string };
 let serverWs: string;
 let serverId: string;
-let runner: SubscriptionRunner;
+let runner: SubscriptionWorkflows;
 const receivers: Receiver[] = [];
 
 before(async () => {
@@ -76,7 +76,7 @@ before(async () => {
   bob = await platform.newUser();
   serverWs = (await alice.post('/workspaces', { name: 'servers' })).body.id;
   serverId = await registerServer(alice, serverWs, { transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }, 'tier 3');
-  runner = new SubscriptionRunner(() => platform.services.temporal, platform.config);
+  runner = new SubscriptionWorkflows(() => platform.services.temporal, platform.config);
 });
 after(async () => {
   await Promise.all(receivers.map((r) => r.close()));

@@ -8,9 +8,9 @@ import { mcpServerContent } from '../../src/artifacts/content-types/mcp-server.j
 import { catalogEntry, CatalogMismatch, StdioCatalog } from '../../src/stdio-servers/catalog.js';
 import { typeDefinition } from '../../src/artifacts/content-types/type-definition.js';
 import { createLogger } from '../../src/kernel/logging/logger.js';
-import type { McpSession } from '../../src/mcp/client/session.js';
-import { SessionPool } from '../../src/mcp/client/session-pool.js';
-import { boundResult, classify, redact } from '../../src/mcp/client/results.js';
+import type { McpSession } from '../../src/mcp-client/session.js';
+import { SessionPool } from '../../src/mcp-client/session-pool.js';
+import { boundResult, classify, redact } from '../../src/mcp-client/results.js';
 
 describe('the stdio catalog', () => {
   const catalog = StdioCatalog.load(['config/stdio-catalog.json', 'test/fixtures/stdio-catalog.json']);
@@ -203,7 +203,7 @@ describe('connection pool', () => {
 
 describe('icons', () => {
   it('takes the item icon, then the server icon, then the generic one, showing only safe ones', async () => {
-    const { iconOf } = await import('../../src/mcp/client/icons.js');
+    const { iconOf } = await import('../../src/mcp-client/icons.js');
     assert.equal(iconOf({ _meta: { icon: '🗒️' } }, 'platform'), '🗒️');
     assert.equal(iconOf({ icons: [{ src: 'https://cdn.example/i.png' }] }, 'platform'), 'https://cdn.example/i.png');
     assert.equal(iconOf({ _meta: { icon: 'javascript:alert(1)' } }, 'platform'), 'platform');

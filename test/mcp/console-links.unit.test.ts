@@ -1,7 +1,7 @@
 // The console link commit_workspace answers: under the public base URL, path prefix included.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { consoleCommitPage } from '../../src/mcp/server/console-links.js';
+import { consoleCommitPage } from '../../src/mcp-server/console-links.js';
 
 const id = '0191f5e0-0000-7000-8000-000000000001';
 

@@ -1,4 +1,4 @@
-// tools/call over the platform's /mcp, answered by the direct path (src/mcp/server/tool-call.ts):
+// tools/call over the platform's /mcp, answered by the direct path (src/mcp-server/tool-call.ts):
 // the same answers as the SDK's per-request server gives for the same calls by the same callers, in
 // both protocol eras; and, under concurrent calls by different callers, every answer is for its own
 // caller's principal (what it may see, what its scopes allow), never another's.
@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { principalFromBearer } from '../../src/identity/credentials.js';
-import { serveMcp } from '../../src/mcp/server/server.js';
+import { serveMcp } from '../../src/mcp-server/server.js';
 import { createApiKey } from '../helpers/credentials.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';

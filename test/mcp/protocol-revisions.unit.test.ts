@@ -9,10 +9,10 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createLogger } from '../../src/kernel/logging/logger.js';
-import type { OperationContext } from '../../src/operations/context.js';
-import { serveMcp } from '../../src/mcp/server/server.js';
-import { portableJsonSchema } from '../../src/mcp/server/schemas.js';
-import { tools } from '../../src/mcp/server/tools.js';
+import type { OperationContext } from '../../src/operations/services.js';
+import { serveMcp } from '../../src/mcp-server/server.js';
+import { portableJsonSchema } from '../../src/mcp-server/schemas.js';
+import { tools } from '../../src/mcp-server/tools.js';
 
 let http: Server;
 let url: URL;

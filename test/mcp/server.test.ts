@@ -9,7 +9,7 @@ import { asServer, createApiKey, createServerCredential } from '../helpers/crede
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { commitInto } from '../helpers/commit.js';
-import { tools } from '../../src/mcp/server/tools.js';
+import { tools } from '../../src/mcp-server/tools.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };

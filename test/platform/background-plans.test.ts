@@ -17,13 +17,13 @@ import { createSubscriptionNotifier } from '../../src/events/subscriptions/notif
 import { beforeAllEvents, EventTail, storeEventSource } from '../../src/events/tail.js';
 import type { RecordedEvent, WorkspaceEvent } from '../../src/events/types.js';
 import type { Principal } from '../../src/identity/principal.js';
-import { EventRunner } from '../../src/runners/events.js';
-import { SubscriptionRunner } from '../../src/runners/subscriptions.js';
+import { EventWorkflows } from '../../src/workflow-clients/events.js';
+import { SubscriptionWorkflows } from '../../src/workflow-clients/subscriptions.js';
 import { ArtifactStore, type ArtifactDoc, type Provenance } from '../../src/store/artifacts.js';
 import type { ContainerDoc } from '../../src/store/containers.js';
 import { EmbeddingBacklog } from '../../src/store/embedding-backlog.js';
 import { EventStore, type EventDoc } from '../../src/store/events.js';
-import { claimWithEvent, outbox, revisionsCollection, revisionState, type RevisionDoc } from '../../src/store/revisions.js';
+import { claimWithOutboxEvent, outbox, revisionsCollection, revisionState, type RevisionDoc } from '../../src/store/revisions.js';
 import { SearchChangeStore, type SearchChangeDoc } from '../../src/store/search-changes.js';
 import { SignInEventStore, type SignInEventDoc } from '../../src/store/sign-in-events.js';
 import { SubscriptionStore, type DeliveryDoc, type SubscriptionDoc } from '../../src/store/subscriptions.js';
@@ -76,7 +76,7 @@ async function seed(): Promise<void> {
   }));
   await inBatches(drafts, (slice) => db.collection<ArtifactDoc>('artifacts').insertMany(slice));
   const claims: RevisionDoc[] = drafts.map((d, i) => {
-    const claim = claimWithEvent(d, 1, revisionState(d), { kind: 'artifact_created', actor: 'alice', source: api });
+    const claim = claimWithOutboxEvent(d, 1, revisionState(d), { kind: 'artifact_created', actor: 'alice', source: api });
     const claimed_at = new Date(start + i * 100);
     const waiting = i >= drafts.length - 100;
     const { event_waiting: _w, ...relayed } = claim;
@@ -188,7 +188,7 @@ describe('background work reads what it works on, never a whole collection', () 
   });
 
   it('the outbox sweeper relays what waits, then finds nothing due', async () => {
-    const runner = new EventRunner(platform.services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, {
+    const runner = new EventWorkflows(platform.services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, {
       db: platform.services.db,
       inline: false,
       relay: { graceMs: 0, sweepLimit: 40, signalBatch: 100 },
@@ -208,7 +208,7 @@ describe('background work reads what it works on, never a whole collection', () 
     const activities = createEventActivities(services.events);
     const dispatch = createEventDispatchActivities({
       notifySubscriptions: createSubscriptionNotifier(services.db, (sub, seq) =>
-        new SubscriptionRunner(() => services.temporal, config).poke(sub, seq),
+        new SubscriptionWorkflows(() => services.temporal, config).poke(sub, seq),
       ),
       runAutomations: createAutomationTrigger(config, services.db, { client: () => services.temporal, log: () => undefined }),
     });
@@ -289,7 +289,7 @@ describe('background work reads what it works on, never a whole collection', () 
 
   it('an idle tick is one statement: the poll, the sweeper, the indexing run', async () => {
     const { services } = platform;
-    const runner = new EventRunner(services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, { db: services.db, inline: false });
+    const runner = new EventWorkflows(services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, { db: services.db, inline: false });
     while ((await services.search.poll()) > 0); // what the other tests wrote (embeddings, records) applied
     assert.equal((await recording(() => services.search.poll())).sent, 1);
     assert.equal((await recording(() => runner.relay!.sweep())).sent, 1);

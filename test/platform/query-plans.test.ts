@@ -24,7 +24,14 @@ import { EmbeddingBacklog, type EmbeddingBacklogDoc } from '../../src/store/embe
 import type { EventDoc } from '../../src/store/events.js';
 import type { CatalogDoc } from '../../src/store/mcp-catalog.js';
 import { encodeCursor } from '../../src/store/pagination.js';
-import { atRevision, claimWithEvent, revisionId, revisionsCollection, revisionState, type RevisionDoc } from '../../src/store/revisions.js';
+import {
+  atRevision,
+  claimWithOutboxEvent,
+  revisionId,
+  revisionsCollection,
+  revisionState,
+  type RevisionDoc,
+} from '../../src/store/revisions.js';
 import { SearchChangeStore, uuidv7Floor, type SearchChangeDoc } from '../../src/store/search-changes.js';
 import type { ServerCredentialDoc } from '../../src/store/server-credentials.js';
 import type { SignInEventDoc } from '../../src/store/sign-in-events.js';
@@ -111,7 +118,7 @@ function drafts(ws: ContainerDoc, count: number, contentType: (i: number) => str
       provenance: { created_by: ws.owner_id, created_at: now, updated_by: ws.owner_id, updated_at: now, source: created },
     };
     const made: RevisionDoc[] = [
-      claimWithEvent(doc, 1, revisionState(doc), { kind: 'artifact_created', actor: ws.owner_id, source: created }),
+      claimWithOutboxEvent(doc, 1, revisionState(doc), { kind: 'artifact_created', actor: ws.owner_id, source: created }),
     ];
     if (i % 5 === 0) {
       // One draft in five edited once.
@@ -121,7 +128,7 @@ function drafts(ws: ContainerDoc, count: number, contentType: (i: number) => str
         title: `${doc.title} (revised)`,
         provenance: { ...doc.provenance, updated_at: new Date(), source: by },
       };
-      made.push(claimWithEvent(doc, 2, state, { kind: 'artifact_updated', actor: ws.owner_id, changed: ['title'], source: by }));
+      made.push(claimWithOutboxEvent(doc, 2, state, { kind: 'artifact_updated', actor: ws.owner_id, changed: ['title'], source: by }));
       doc = atRevision(doc, 2, state);
     }
     artifacts.push(doc);

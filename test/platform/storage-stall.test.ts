@@ -9,9 +9,9 @@ import { adminEmail, adminPassword, startPlatform, type TestPlatform } from '../
 import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
 import type { Api } from '../helpers/http.js';
 import { Browser, formFields, sessionCookie } from '../helpers/oauth-browser.js';
-import { callPlatformTool } from '../../src/mcp/server/server.js';
-import { tools } from '../../src/mcp/server/tools.js';
-import type { OperationContext } from '../../src/operations/context.js';
+import { callPlatformTool } from '../../src/mcp-server/server.js';
+import { tools } from '../../src/mcp-server/tools.js';
+import type { OperationContext } from '../../src/operations/services.js';
 import { userPrincipal } from '../../src/identity/principal.js';
 
 /** The storage deadline this platform runs with (STORAGE_TIMEOUT_MS). */

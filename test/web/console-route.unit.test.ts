@@ -15,7 +15,7 @@ import { problemResponses } from '../../src/api/middleware/problems.js';
 import { mountRoutes } from '../../src/api/route.js';
 import { consoleCsp, consoleRoutes } from '../../src/api/routes/console.js';
 import { loadConfig } from '../../src/kernel/config/env.js';
-import { buildConsole, type ConsoleBuild } from '../../src/web/build-console.js';
+import { buildConsole, type ConsoleBuild } from '../../src/console/build-console.js';
 
 /** A GET with the path exactly as written: no URL normalisation of `..` or percent-escapes on the way. */
 function rawGet(

@@ -1,10 +1,10 @@
 import { isBuiltinServer } from '../../operations/builtin-servers.js';
-import { builtinArtifact } from '../../mcp/server/builtin.js';
+import { builtinArtifact } from '../../mcp-server/builtin.js';
 import { agentArtifact, agentById } from '../../invocations/agents/registry.js';
 import { z } from 'zod';
 import { problems } from '../../kernel/errors/problem.js';
 import {
-  afterWrite,
+  afterApiWrite,
   artifactPatchInput,
   createArtifact,
   createArtifactInput,
@@ -124,7 +124,7 @@ export const artifactRoutes: RouteDef[] = [
         throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [
           { name: 'after_id', reason: 'not in this workspace' },
         ]);
-      await afterWrite(ctx, 'artifact_updated', doc, ['order_key']);
+      await afterApiWrite(ctx, 'artifact_updated', doc, ['order_key']);
       ctx.body = presentArtifact(doc);
     },
   }),

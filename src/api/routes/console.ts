@@ -2,8 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Config } from '../../kernel/config/env.js';
 import { problems } from '../../kernel/errors/problem.js';
-import { buildConsole, type ConsoleBuild } from '../../web/build-console.js';
-import { viewerSandboxCsp, viewerSandboxPage } from '../../web/viewer-sandbox.js';
+import { buildConsole, type ConsoleBuild } from '../../console/build-console.js';
+import { viewerSandboxCsp, viewerSandboxPage } from '../../console/viewer-sandbox.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
 

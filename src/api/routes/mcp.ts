@@ -1,8 +1,8 @@
 import type { Config } from '../../kernel/config/env.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
-import { serveMcp } from '../../mcp/server/server.js';
-import { tools } from '../../mcp/server/tools.js';
+import { serveMcp } from '../../mcp-server/server.js';
+import { tools } from '../../mcp-server/tools.js';
 import type { AppContext } from '../context.js';
 import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
@@ -42,7 +42,7 @@ export const mcpRoutes: RouteDef[] = [
     /**
      * Stateless Streamable HTTP, protocol 2026-07-28 and the 2025 revisions: a server per request,
      * answered as JSON, so any replica can serve any call and no caller state outlives its request
-     * (mcp/server/server.ts). Browsers on other origins: CORS (middleware/cors.ts). Tools check their own
+     * (mcp-server/server.ts). Browsers on other origins: CORS (middleware/cors.ts). Tools check their own
      * scopes and answer failures as tool errors.
      */
     guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),

@@ -9,7 +9,7 @@ import { problems } from '../../kernel/errors/problem.js';
 import { uuid } from '../../kernel/json/schemas.js';
 import { presentPage } from '../../presenters/index.js';
 import { presentDelivery, presentSubscription } from '../../presenters/subscriptions.js';
-import { SubscriptionRunner } from '../../runners/subscriptions.js';
+import { SubscriptionWorkflows } from '../../workflow-clients/subscriptions.js';
 import { subscriptionSecretOwner, SubscriptionStore, type SubscriptionDoc } from '../../store/subscriptions.js';
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
@@ -34,7 +34,7 @@ const createBody = z.strictObject({
 
 const stores = (ctx: AppContext) => ({
   subscriptions: new SubscriptionStore(ctx.services.db),
-  runner: new SubscriptionRunner(() => ctx.services.temporal, ctx.services.config),
+  runner: new SubscriptionWorkflows(() => ctx.services.temporal, ctx.services.config),
 });
 
 /** The subscription at `:id` if the principal may see it; anyone else gets a 404. */

@@ -3,7 +3,7 @@
 import type { Db } from 'mongodb';
 import { SubscriptionStore, type SubscriptionDoc } from '../../store/subscriptions.js';
 
-/** Wakes one subscription's delivery workflow (signal-with-start: runners/subscriptions.ts), so a lost run comes back. */
+/** Wakes one subscription's delivery workflow (signal-with-start: workflow-clients/subscriptions.ts), so a lost run comes back. */
 export type SubscriptionPoke = (subscription: SubscriptionDoc, seq: number) => Promise<void>;
 
 /**

@@ -1,5 +1,5 @@
-import type { ExternalServers } from '../../mcp/client/external.js';
-import { lifecycleArguments, lifecycleServer, resultText } from '../../mcp/client/lifecycle.js';
+import type { ExternalServers } from '../../mcp-client/external.js';
+import { lifecycleArguments, lifecycleServer, resultText } from '../../mcp-client/lifecycle.js';
 import type { ArtifactDoc } from '../../store/artifacts.js';
 import type { McpCatalogStore } from '../../store/mcp-catalog.js';
 

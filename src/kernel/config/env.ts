@@ -140,7 +140,7 @@ export const envSchema = z.object({
    */
   OTEL_CONTINUE_INCOMING_TRACES: bool.optional(),
   PLATFORM_DEV_DIR: z.string().min(1).default('.dev'),
-  /** The built web console (src/web/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
+  /** The built web console (src/console/build-console.ts); unset: the API builds it into PLATFORM_DEV_DIR/console at startup. */
   CONSOLE_ASSETS_DIR: z.string().min(1).optional(),
   SEARCH_BACKEND: z.enum(['memory', 'atlas']).default('memory'),
   ATLAS_SEARCH_INDEX: z.string().min(1).default('artifacts_text'),

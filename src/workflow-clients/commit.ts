@@ -27,7 +27,7 @@ export const commitStale = (detail: string, items: StaleItem[]) =>
   new Problem(409, 'commit-stale', 'The preview of this commit is stale', detail, { items });
 
 /** The API's side of the commit workflow: start it, and hand it a person's decision. */
-export class CommitRunner {
+export class CommitWorkflows {
   constructor(
     private readonly client: Client,
     private readonly config: Config,

@@ -34,7 +34,7 @@ function updateProblem(err: unknown): never {
  * attempt, hand it the provider's callback, refresh, delete. A begin or delete starts the workflow
  * when none runs for the connection.
  */
-export class ConnectionRunner {
+export class ConnectionWorkflows {
   constructor(
     /** A function, so that an activity can hand in its own context's client. */
     private readonly client: () => Client,

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { ArtifactWrite } from '../artifacts/after-write.js';
-import { EventRelay, defaultRelayOptions, type RelayOptions } from '../events/relay.js';
+import { OutboxRelay, defaultRelayOptions, type RelayOptions } from '../events/outbox-relay.js';
 import { RunKind, WorkspaceId } from '../temporal/search-attributes.js';
 import { artifactEventsSignal, workspaceEventsType, type WorkspaceEvents } from '../workflows/contracts/workspace-events.js';
 import type { WorkspaceEvent } from '../events/types.js';
@@ -33,8 +33,8 @@ const backgroundBatch = 200;
  * Delivers a workspace's events to its event workflow, starting it on first use. A draft's write
  * recorded its event in its revision claim (the outbox); `publishWrite` relays it (the fast path).
  */
-export class EventRunner {
-  readonly relay?: EventRelay;
+export class EventWorkflows {
+  readonly relay?: OutboxRelay;
   private queued: { artifactId: string; revision: number }[] = [];
   private draining: Promise<void> | null = null;
 
@@ -44,7 +44,7 @@ export class EventRunner {
     private readonly continueAsNewAfter: number,
     private readonly outbox?: OutboxOptions,
   ) {
-    if (outbox) this.relay = new EventRelay(outbox.db, (ws, events) => this.deliver(ws, events), outbox.relay ?? defaultRelayOptions);
+    if (outbox) this.relay = new OutboxRelay(outbox.db, (ws, events) => this.deliver(ws, events), outbox.relay ?? defaultRelayOptions);
   }
 
   /** Signals a batch of one workspace's events (in order); resolves once Temporal has accepted it. */
@@ -79,7 +79,7 @@ export class EventRunner {
       });
       return;
     }
-    if (!this.relay) throw new Error('EventRunner: no outbox to relay from');
+    if (!this.relay) throw new Error('EventWorkflows: no outbox to relay from');
     if (!this.outbox!.inline) return;
     // A delete's claim is the revision after the draft as it was read before it (a blind delete that
     // raced another write claimed a later one: the sweeper relays that).

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Scope } from '../../identity/principal.js';
-import { presentArtifact, presentContainer } from '../../presenters/index.js';
-import { problems } from '../../kernel/errors/problem.js';
+import type { Scope } from '../identity/principal.js';
+import { presentArtifact, presentContainer } from '../presenters/index.js';
+import { problems } from '../kernel/errors/problem.js';
 import {
   artifactFields,
   changesSomething,
@@ -11,19 +11,19 @@ import {
   updateArtifact,
   visibleArtifact,
   type artifactPatchInput,
-} from '../../operations/artifacts.js';
-import { commitBody, previewBody, previewCommit, requestCommit } from '../../operations/commits.js';
-import type { OperationContext } from '../../operations/context.js';
-import { manageArtifact, manageBody } from '../../operations/manage.js';
-import { runSearch, searchBody } from '../../operations/search.js';
-import { ask, askInput } from '../../operations/ask.js';
-import { invokeAgent } from '../../operations/agent-runs.js';
-import { agentByName } from '../../invocations/agents/registry.js';
-import { extractParams } from '../../invocations/agents/builtin/extract.js';
-import type { ContainerKind } from '../../store/containers.js';
-import { stateOf, type ArtifactDoc } from '../../store/artifacts.js';
-import type { Page } from '../../store/pagination.js';
-import { uuid } from '../../kernel/json/schemas.js';
+} from '../operations/artifacts.js';
+import { commitBody, previewBody, previewCommit, requestCommit } from '../operations/commits.js';
+import type { OperationContext } from '../operations/services.js';
+import { manageArtifact, manageBody } from '../operations/manage.js';
+import { runSearch, searchBody } from '../operations/search.js';
+import { ask, askInput } from '../operations/ask.js';
+import { invokeAgent } from '../operations/agent-runs.js';
+import { agentByName } from '../invocations/agents/registry.js';
+import { extractParams } from '../invocations/agents/builtin/extract.js';
+import type { ContainerKind } from '../store/containers.js';
+import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
+import type { Page } from '../store/pagination.js';
+import { uuid } from '../kernel/json/schemas.js';
 import { consoleCommitPage } from './console-links.js';
 
 const extractInput = z.strictObject({

@@ -1,19 +1,19 @@
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
-import { observeOutbound } from '../../observability/outbound.js';
-import { mcpServerContent, type McpServerContent } from '../../artifacts/content-types/mcp-server.js';
-import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../../artifacts/content-types/type-definition.js';
-import { baseType, mcpServerType } from '../../artifacts/content-types/index.js';
-import type { Logger } from '../../kernel/logging/logger.js';
-import type { ArtifactDoc, ArtifactStore } from '../../store/artifacts.js';
-import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
-import type { SecretStore } from '../../store/secrets.js';
-import { ConnectionUnusable, type Projector } from '../../connections/projection.js';
+import { observeOutbound } from '../observability/outbound.js';
+import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
+import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../artifacts/content-types/type-definition.js';
+import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
+import type { Logger } from '../kernel/logging/logger.js';
+import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
+import type { CatalogDoc, McpCatalogStore } from '../store/mcp-catalog.js';
+import type { SecretStore } from '../store/secrets.js';
+import { ConnectionUnusable, type Projector } from '../connections/projection.js';
 import { genericMcpIcon, iconOf } from './icons.js';
 import { openSession, type McpSession, type OutboundHttp, type ResolvedCredentials } from './session.js';
 import { sessionKey, type SessionPool } from './session-pool.js';
 import { boundResult, classify, redact } from './results.js';
 import { CallFailed, unusable } from './failure.js';
-import { CatalogMismatch, type Launch, type StdioServers } from '../../stdio-servers/index.js';
+import { CatalogMismatch, type Launch, type StdioServers } from '../stdio-servers/index.js';
 
 export interface CallOptions {
   /** Without an answer or a progress notification for this long, the call fails; by default the server's `timeout_seconds`, else MCP_CALL_TIMEOUT_SECONDS. */

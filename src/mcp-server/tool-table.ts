@@ -1,5 +1,5 @@
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
+import { platformIcon, platformInfo } from '../kernel/platform-info.js';
 import { published } from './schemas.js';
 import { tools, type ToolDef } from './tools.js';
 

@@ -27,7 +27,7 @@ export const deliveryPolicy = (config: Config): DeliveryPolicy => ({
  * Starts, wakes, resumes and stops subscription delivery workflows. `client` is a function so the
  * worker's activities can hand in `Context.current().client`.
  */
-export class SubscriptionRunner {
+export class SubscriptionWorkflows {
   constructor(
     private readonly client: () => Client,
     private readonly config: Config,

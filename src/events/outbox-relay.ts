@@ -19,7 +19,7 @@ export interface RelayOptions {
 
 export const defaultRelayOptions: RelayOptions = { graceMs: 5_000, sweepLimit: 500, signalBatch: 100 };
 
-export class EventRelay {
+export class OutboxRelay {
   constructor(
     private readonly db: Db,
     private readonly deliver: DeliverEvents,
@@ -39,7 +39,7 @@ export class EventRelay {
   }
 
   /**
-   * The fast path for many writes at once (the API's, behind the requests: runners/events.ts): the
+   * The fast path for many writes at once (the API's, behind the requests: workflow-clients/events.ts): the
    * claims whose event still waits, read by `_id` each, then relayed together (one signal per workspace).
    */
   async relayClaims(claims: { artifactId: string; revision: number }[]): Promise<number> {
@@ -101,7 +101,7 @@ export interface SweeperLog {
  * Runs the sweeper every `intervalMs` until stopped: one sweep at a time, each bounded by the store's
  * and the client's own deadlines. A failed sweep is logged and tried again at the next tick.
  */
-export function startSweeper(relay: EventRelay, intervalMs: number, log: SweeperLog): { stop(): Promise<void> } {
+export function startSweeper(relay: OutboxRelay, intervalMs: number, log: SweeperLog): { stop(): Promise<void> } {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();

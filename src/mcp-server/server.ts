@@ -10,11 +10,11 @@ import {
   type CallToolResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { Problem, problemTypePrefix, problems } from '../../kernel/errors/problem.js';
-import type { OperationContext } from '../../operations/context.js';
-import { mcpToolCalls, mcpToolDuration } from '../../observability/metrics.js';
-import { isStorageUnavailable } from '../../store/deadline.js';
-import type { ContainerKind } from '../../store/containers.js';
+import { Problem, problemTypePrefix, problems } from '../kernel/errors/problem.js';
+import type { OperationContext } from '../operations/services.js';
+import { mcpToolCalls, mcpToolDuration } from '../observability/metrics.js';
+import { isStorageUnavailable } from '../store/deadline.js';
+import type { ContainerKind } from '../store/containers.js';
 import { containerWithArtifacts, type ToolDef } from './tools.js';
 import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-table.js';
 import { answerDirect, directToolCall, type DirectToolCall } from './tool-call.js';

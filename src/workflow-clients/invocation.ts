@@ -42,7 +42,7 @@ function decisionProblem(err: WorkflowUpdateFailedError): Problem {
 }
 
 /** The API's side of agent runs: start (or find started), wait until settled, decide, read. */
-export class InvocationRunner {
+export class InvocationWorkflows {
   constructor(
     private readonly client: Client,
     private readonly config: Config,

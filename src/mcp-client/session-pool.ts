@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../../kernel/logging/logger.js';
+import type { Logger } from '../kernel/logging/logger.js';
 import type { McpSession } from './session.js';
 
 interface Entry {

@@ -3,11 +3,11 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Outbound } from '../../net/outbound.js';
+import type { Outbound } from '../net/outbound.js';
 import { z } from 'zod';
-import type { McpServerContent } from '../../artifacts/content-types/mcp-server.js';
-import type { SandboxedCommand } from '../../stdio-servers/index.js';
-import { platformInfo } from '../../kernel/platform-info.js';
+import type { McpServerContent } from '../artifacts/content-types/mcp-server.js';
+import type { SandboxedCommand } from '../stdio-servers/index.js';
+import { platformInfo } from '../kernel/platform-info.js';
 
 /** What the activity resolved for one server: its credentials, never stored or logged. */
 export interface ResolvedCredentials {

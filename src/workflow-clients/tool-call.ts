@@ -1,5 +1,5 @@
 import { WorkflowFailedError, type Client } from '@temporalio/client';
-import { failureResult } from '../mcp/client/failure.js';
+import { failureResult } from '../mcp-client/failure.js';
 import { within } from '../temporal/within.js';
 import type { Config } from '../kernel/config/env.js';
 import { ArtifactId, McpTool, PrincipalId, RunKind, WorkspaceId } from '../temporal/search-attributes.js';
@@ -10,7 +10,7 @@ import { startOnce } from '../temporal/start-once.js';
 const runKinds = { call_tool: 'mcp_tool_call', read_resource: 'mcp_resource_read', refresh_catalog: 'mcp_catalog' } as const;
 
 /** The API's side of external MCP runs: start one (or find it started), wait a bounded time, read its state. */
-export class McpCallRunner {
+export class ToolCallWorkflows {
   constructor(
     private readonly client: Client,
     private readonly config: Config,

@@ -34,7 +34,7 @@ interface Waiting {
  * started if it is not running). Writes that arrive while a signal is on its way go together in the
  * next one; each caller's promise resolves once Temporal has accepted the signal carrying its revision.
  */
-export class IndexingRunner {
+export class IndexingWorkflows {
   private waiting: Waiting[] = [];
   private sending: Promise<void> | null = null;
 

@@ -1,53 +1,15 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactStore } from '../store/artifacts.js';
-import { IndexingRunner } from '../runners/indexing.js';
+import { IndexingWorkflows } from '../workflow-clients/indexing.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
-import type { ExternalServers } from '../mcp/client/external.js';
-import { CallFailed, failureResult } from '../mcp/client/failure.js';
-import { lifecycleArguments } from '../mcp/client/lifecycle.js';
+import type { ExternalServers } from '../mcp-client/external.js';
+import { CallFailed, failureResult } from '../mcp-client/failure.js';
+import { heartbeating, settle } from './call-support.js';
+import { lifecycleArguments } from '../mcp-client/lifecycle.js';
 import { countInvocationStep } from '../observability/metrics-invocations.js';
 import { delegationMetaKey, type DelegationRequest, type DelegationTokens } from '../identity/delegation.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
-
-/** How often a waiting call tells Temporal it is alive (the heartbeat timeout is a few times this). */
-const heartbeatEveryMs = 2000;
-
-/**
- * A failure worth retrying is thrown (Temporal retries it with backoff); any other becomes the tool
- * result itself, so a 4xx or a tool error is never retried (§7.1).
- */
-export async function settle<T>(run: () => Promise<T>): Promise<T | CallToolResult> {
-  const { attempt } = Context.current().info;
-  try {
-    return await run();
-  } catch (err) {
-    if (!(err instanceof CallFailed)) throw err;
-    const { failure } = err;
-    if (failure.retryable) throw ApplicationFailure.create({ message: failure.message, type: 'McpTransient', details: [failure] });
-    return failureResult(failure, attempt);
-  }
-}
-
-/**
- * Heartbeats while `run` waits, carrying the latest progress numbers (shown on the pending activity in
- * the Temporal UI); a progress message is the server's text, so it stays out of Temporal.
- */
-export async function heartbeating<T>(run: (progress: (p: { progress: number; total?: number }) => void) => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  // A local activity has no heartbeat: the workflow task it runs in is what Temporal watches.
-  if (ctx.info.isLocal) return run(() => {});
-  let latest: { progress: number; total?: number } | undefined;
-  const timer = setInterval(() => ctx.heartbeat(latest), heartbeatEveryMs);
-  try {
-    return await run((p) => {
-      latest = { progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) };
-      ctx.heartbeat(latest);
-    });
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /** What a delegated call needs: the signing keys (through the minter), and the credentials that make a server first-party. */
 export interface Delegations {
@@ -55,7 +17,7 @@ export interface Delegations {
   credentials: ServerCredentialStore;
 }
 
-export function createMcpActivities(
+export function createToolCallActivities(
   external: ExternalServers,
   deps: {
     artifacts: ArtifactStore;
@@ -163,7 +125,7 @@ export function createMcpActivities(
       await deps.changes.record(input.artifactId);
       if (merged.revised && deps.taskQueue) {
         const { client } = Context.current();
-        await new IndexingRunner(() => client, deps.taskQueue).start(merged.doc);
+        await new IndexingWorkflows(() => client, deps.taskQueue).start(merged.doc);
       }
       return true;
     },

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { baseType } from '../../artifacts/content-types/index.js';
-import { definableType, type LifecycleTool } from '../../artifacts/content-types/type-definition.js';
-import type { ArtifactDoc } from '../../store/artifacts.js';
-import type { CatalogDoc, McpCatalogStore } from '../../store/mcp-catalog.js';
+import { baseType } from '../artifacts/content-types/index.js';
+import { definableType, type LifecycleTool } from '../artifacts/content-types/type-definition.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { CatalogDoc, McpCatalogStore } from '../store/mcp-catalog.js';
 
 /** What every lifecycle tool receives (§4.6; the spec leaves the arguments open: docs/decisions.md). */
 export function lifecycleArguments(doc: ArtifactDoc): { artifact: Record<string, unknown> } {

@@ -1,12 +1,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { mcpServerType } from '../../artifacts/content-types/index.js';
-import type { OperationContext } from '../../operations/context.js';
-import { platformInfo } from '../../kernel/platform-info.js';
+import { mcpServerType } from '../artifacts/content-types/index.js';
+import type { OperationContext } from '../operations/services.js';
+import { platformInfo } from '../kernel/platform-info.js';
 import { callPlatformTool, serverIcon } from './server.js';
 import { tools } from './tools.js';
-import { platformToolsetId } from '../../operations/builtin-servers.js';
-import type { BuiltinServers } from '../../operations/services.js';
+import { platformToolsetId } from '../operations/builtin-servers.js';
+import type { BuiltinServers } from '../operations/services.js';
 
 // The platform's own toolset: invoking it runs the tool in-process for the caller, as `/mcp` would
 // (docs/decisions.md: no workflow, nothing is called out).

@@ -1,1 +1,0 @@
-export type { OperationContext } from './services.js';
