@@ -2,7 +2,7 @@ import { isCancellation, proxyActivities, proxyLocalActivities, setHandler, work
 import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Activities } from '../activities/index.js';
 import { type McpRunInput, type McpRunResult, type McpRunState, mcpRunStateQuery } from './contracts/mcp-run.js';
-import { exhausted, retry } from './mcp-call-retry-policy.js';
+import { exhausted, retry } from './tool-call-retry-policy.js';
 
 /**
  * One call to an external MCP server (id `invoke-<invocation>`; catalog refreshes `mcp-catalog-<server>`):
