@@ -42,16 +42,15 @@ const layerRules = layers.slice(0, -1).flatMap((layer, i) => {
 /** Pure code that workflows may run besides their own files: deterministic, no I/O, no Node built-ins. */
 const workflowSafe = [
   '^src/temporal/search-attributes\\.ts$',
-  '^src/artifacts/content-types/transform\\.ts$',
   '^src/mcp-client/failure\\.ts$',
   '^src/observability/workflow-interceptors\\.ts$', // bundled as workflow interceptors (workflowTracingModules)
   '^src/temporal/codec/failure-converter\\.ts$', // bundled as the workflows' failure converter
 ];
 /**
- * The npm packages workflow code may run (anything else as types only): zod is pure, and the transform
- * schema uses it; the tracing interceptors run Temporal's OpenTelemetry workflow interceptors.
+ * The npm packages workflow code may run (anything else as types only): the tracing interceptors run
+ * Temporal's OpenTelemetry workflow interceptors.
  */
-const workflowPackages = 'node_modules/(@temporalio/(workflow|common|interceptors-opentelemetry)|@opentelemetry/[^/]+|zod)/';
+const workflowPackages = 'node_modules/(@temporalio/(workflow|common|interceptors-opentelemetry)|@opentelemetry/[^/]+)/';
 
 module.exports = {
   forbidden: [
