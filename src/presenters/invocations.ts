@@ -6,9 +6,156 @@ import type { AgentRunState } from '../workflows/contracts/agent-run.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import type { McpRunResult, McpRunState } from '../workflows/contracts/mcp-run.js';
 import type { TransformRunState } from '../workflows/contracts/transform-run.js';
+import { z } from 'zod';
+import { count, openObject, timestamp } from './schemas.js';
+
+const automationSchema = z.object({
+  automation_id: z.string(),
+  event_id: z.string(),
+  event_kind: z.string(),
+  artifact_id: z.string(),
+  depth: count,
+});
+
+/** An action an agent proposed, as its run records it, and what became of it. */
+export const recordedActionSchema = z
+  .object({
+    id: z.string().describe('a1, a2, … in proposal order'),
+    kind: z.enum(['create', 'update', 'delete', 'log']),
+    target: z.string(),
+    payload: openObject,
+    rationale: z.string(),
+    status: z.enum(['proposed', 'refused', 'applied', 'conflict', 'discarded', 'skipped']),
+    base_revision: count.optional(),
+    reason: z.string().optional(),
+    artifact_id: z.string().optional(),
+    content_diff: z.string().optional().describe('GET /invocations/{id}: an update of the content, as a unified diff.'),
+    content_diff_truncated: z.boolean().optional(),
+  })
+  .meta({ id: 'RecordedAction' });
+
+/** A task agent's or an LLM's run over a workspace: its proposals, and the decision on them. */
+export const agentRunSchema = z
+  .object({
+    invocation_id: z.string(),
+    workflow_id: z.string(),
+    kind: z.enum(['llm', 'task_agent']),
+    agent: z.object({ id: z.string(), name: z.string() }),
+    mode: z.enum(['preview', 'apply']),
+    workspace_id: z.string(),
+    artifact_ids: z.array(z.string()),
+    status: z.enum(['running', 'awaiting_decision', 'applying', 'completed', 'discarded', 'expired', 'refused', 'failed']),
+    output: z.string().nullable(),
+    actions: z.array(recordedActionSchema),
+    progress: z.object({ applied: count, total: count }),
+    decision: z
+      .object({ action: z.enum(['apply', 'discard']), by: z.string(), at: timestamp, action_ids: z.array(z.string()).optional() })
+      .optional(),
+    error: z.object({ type: z.string(), message: z.string() }).optional(),
+    automation: automationSchema.optional(),
+    started_at: timestamp,
+    expires_at: timestamp.optional(),
+    completed_at: timestamp.optional(),
+    poll: z.string(),
+    apply: z.string().optional(),
+    discard: z.string().optional(),
+  })
+  .meta({ id: 'AgentRun' });
+export type AgentRun = z.output<typeof agentRunSchema>;
+
+/** A transform's run: its steps, the one it is at, and where to approve when it waits for a person. */
+export const transformRunSchema = z
+  .object({
+    invocation_id: z.string(),
+    workflow_id: z.string(),
+    kind: z.literal('transform'),
+    transform_id: z.string(),
+    revision: count,
+    workspace_id: z.string(),
+    principal_id: z.string(),
+    status: z.enum(['running', 'awaiting_approval', 'completed', 'failed', 'rejected', 'expired']),
+    current_step: z.string().nullable(),
+    steps: z.array(
+      z.object({
+        id: z.string(),
+        kind: z.enum(['agent', 'llm', 'tool', 'approval']),
+        status: z.enum(['pending', 'running', 'awaiting_approval', 'completed', 'failed', 'skipped', 'rejected', 'expired']),
+        attempts: count,
+        output: z.string().nullable().optional(),
+        artifact_ids: z.array(z.string()).optional(),
+        invocation_id: z.string().optional(),
+        decision: z
+          .object({ action: z.enum(['approve', 'reject']), by: z.string(), comment: z.string().nullable(), at: timestamp })
+          .optional(),
+        error: z.string().optional(),
+        started_at: timestamp.optional(),
+        completed_at: timestamp.optional(),
+      }),
+    ),
+    started_at: timestamp,
+    completed_at: timestamp.optional(),
+    automation: automationSchema.optional(),
+    poll: z.string(),
+    approve: z.string().optional(),
+    reject: z.string().optional(),
+  })
+  .meta({ id: 'TransformRun' });
+export type TransformRun = z.output<typeof transformRunSchema>;
+
+/**
+ * An MCP tool call or resource read, running or done. A call to the built-in platform toolset runs
+ * in-process: its ids and workspace are null, and there is nothing to poll.
+ */
+export const toolCallSchema = z
+  .object({
+    invocation_id: z.string().nullable(),
+    workflow_id: z.string().nullable(),
+    kind: z.enum(['mcp_tool_call', 'mcp_resource_read']),
+    server_id: z.string(),
+    workspace_id: z.string().nullable(),
+    tool: z.string().optional(),
+    uri: z.string().optional(),
+    status: z.enum(['running', 'completed']),
+    started_at: timestamp.optional(),
+    completed_at: timestamp.optional(),
+    result: openObject.optional().describe('The MCP result (CallToolResult, ReadResourceResult) as the server sent it.'),
+    poll: z.string().optional(),
+  })
+  .meta({ id: 'ToolCall' });
+export type ToolCall = z.output<typeof toolCallSchema>;
+
+/** A run that did not settle within the wait (202): where to poll it. */
+export const pendingRunSchema = z
+  .object({
+    invocation_id: z.string(),
+    workflow_id: z.string(),
+    status: z.literal('running'),
+    poll: z.string(),
+  })
+  .meta({ id: 'PendingRun' });
+
+/** `GET /invocations/{id}` and the decisions: an agent run, a transform run or an MCP call. */
+export const invocationSchema = z.union([agentRunSchema, transformRunSchema, toolCallSchema]);
+
+/** `POST /artifacts/{id}/invoke`: the invocation when it settled within the wait, else (202) where to poll it. */
+export const invokeAnswerSchema = z.union([agentRunSchema, transformRunSchema, toolCallSchema, pendingRunSchema]);
+
+/** `GET /agents`: the built-in task agents and the parameters each takes. */
+export const agentSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    title: z.string(),
+    description: z.string(),
+    mode: z.enum(['llm', 'task_agent']),
+    uses_llm: z.boolean(),
+    actions: z.array(z.enum(['create', 'update', 'delete', 'log'])),
+    params_schema: openObject.describe('JSON Schema of `params`.'),
+  })
+  .meta({ id: 'Agent' });
 
 /** An agent run as REST presents it: its proposals and what became of them. */
-export function presentAgentRun(state: AgentRunState) {
+export function presentAgentRun(state: AgentRunState): AgentRun {
   const id = state.invocation_id;
   return {
     invocation_id: id,
@@ -46,7 +193,7 @@ export async function withContentDiffs<T extends { workspace_id: string; actions
   return { ...run, actions: run.actions.map((a) => ({ ...a, ...diffs.get(a.id) })) };
 }
 
-export function presentTransformRun(state: TransformRunState) {
+export function presentTransformRun(state: TransformRunState): TransformRun {
   const id = state.invocation_id;
   return {
     ...state,
@@ -60,7 +207,7 @@ export function presentTransformRun(state: TransformRunState) {
 export function presentInvocation(
   state: Pick<McpRunState, 'invocation_id' | 'server_id' | 'workspace_id' | 'operation' | 'tool' | 'uri' | 'started_at' | 'completed_at'>,
   outcome: McpRunResult | null | undefined,
-) {
+): ToolCall & { invocation_id: string; workflow_id: string; poll: string } {
   return {
     invocation_id: state.invocation_id,
     workflow_id: invocationWorkflowId(state.invocation_id),

@@ -1,7 +1,8 @@
 import { platformInfo } from '../../kernel/platform-info.js';
 import type { RouteDef } from '../route.js';
-import { acceptsEmpty, jsonSchemaOf, type JsonSchema } from './json-schema.js';
+import { acceptsEmpty, jsonSchemaOf, responseSchemaOf, type JsonSchema } from './json-schema.js';
 import { problemResponse, problemSchema, problemStatuses } from './problems.js';
+import { successResponses } from './responses.js';
 import { accessNote, securityOf, securitySchemes } from './security.js';
 
 /** `/artifacts/:id/versions/:n` → `/artifacts/{id}/versions/{n}`, and the parameters' names (`*rest` too). */
@@ -57,15 +58,31 @@ export function errorStatusesOf(route: RouteDef, pathParams: string[]): number[]
   return [...statuses].sort((a, b) => a - b);
 }
 
-function operationOf(route: RouteDef, pathParams: string[]): JsonSchema {
+/**
+ * The success responses of a route: its status (or each of `byStatus`) with the schema of what it
+ * holds, derived from the presenter's zod schema as the server sends it. No content for a 204 or a
+ * redirect; a page or a stream says its media type.
+ */
+function successesOf(route: RouteDef, schemas: Record<string, JsonSchema>): JsonSchema {
   const doc = route.doc ?? {};
-  const status = doc.status ?? (route.method === 'delete' ? 204 : 200);
-  const success: JsonSchema = { description: doc.responseDescription ?? 'Success' };
-  if (status !== 204 && !(status >= 300 && status < 400))
-    success.content = {
-      [doc.produces ?? 'application/json']: { schema: doc.response ? jsonSchemaOf(doc.response) : doc.produces ? { type: 'string' } : {} },
-    };
-  const responses: JsonSchema = { [status]: success };
+  const responses: JsonSchema = {};
+  for (const [status, response] of Object.entries(successResponses(doc.response, doc.status ?? (route.method === 'delete' ? 204 : 200)))) {
+    const success: JsonSchema = { description: doc.responseDescription ?? 'Success' };
+    const code = Number(status);
+    if (code !== 204 && !(code >= 300 && code < 400))
+      success.content = {
+        [doc.produces ?? 'application/json']: {
+          schema: response ? responseSchemaOf(response, schemas) : doc.produces ? { type: 'string' } : {},
+        },
+      };
+    responses[status] = success;
+  }
+  return responses;
+}
+
+function operationOf(route: RouteDef, pathParams: string[], schemas: Record<string, JsonSchema>): JsonSchema {
+  const doc = route.doc ?? {};
+  const responses = successesOf(route, schemas);
   for (const s of errorStatusesOf(route, pathParams)) {
     const known = problemStatuses[s];
     responses[s] = known ? { $ref: `#/components/responses/${known.name}` } : { $ref: '#/components/responses/Error' };
@@ -89,9 +106,10 @@ function operationOf(route: RouteDef, pathParams: string[]): JsonSchema {
 /** The OpenAPI 3.1 document of a route table, served from `apiUri`. */
 export function buildDocument(routes: readonly RouteDef[], apiUri: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const schemas: Record<string, JsonSchema> = { Problem: problemSchema };
   for (const route of routes) {
     const { template, params } = templateOf(route.path);
-    (paths[template] ??= {})[route.method] = operationOf(route, params);
+    (paths[template] ??= {})[route.method] = operationOf(route, params, schemas);
   }
   const responses: Record<string, JsonSchema> = Object.fromEntries(
     Object.entries(problemStatuses).map(([status, { name }]) => [name, problemResponse(Number(status))]),
@@ -107,13 +125,14 @@ export function buildDocument(routes: readonly RouteDef[], apiUri: string): Json
       version: platformInfo.version,
       description:
         'The REST API of the workspace knowledge platform. Every error is RFC 9457 problem+json with a stable `type` ' +
-        '(`urn:platform:problem:<slug>`). Request schemas are generated from the zod schemas the routes validate with.',
+        '(`urn:platform:problem:<slug>`). Request schemas are generated from the zod schemas the routes validate with, ' +
+        'response schemas from those of the presenters that write the answers.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: apiUri }],
     paths,
     components: {
-      schemas: { Problem: problemSchema },
+      schemas,
       responses,
       parameters: {
         OnBehalfOf: {

@@ -1,0 +1,77 @@
+/** The platform as an MCP client: the servers it lists, what a resource read returns, what opening an artifact starts. */
+import { z } from 'zod';
+import { artifactSchema } from './index.js';
+import { openObject, timestamp } from './schemas.js';
+
+const catalogTool = z.looseObject({
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  input_schema: openObject,
+  output_schema: openObject.optional(),
+  annotations: openObject.optional(),
+  icon: z.string().optional(),
+});
+
+const catalogResource = z.looseObject({
+  uri: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mime_type: z.string().optional(),
+  icon: z.string(),
+});
+
+/** One server of the catalog: the built-in platform toolset first, then the registered servers, as last listed. */
+export const mcpServerSchema = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    workspace_id: z.string().nullable().describe('Null for the built-in platform toolset.'),
+    builtin: z.boolean(),
+    transport: z.string(),
+    server_info: z.looseObject({ name: z.string(), version: z.string(), title: z.string().optional() }).nullable(),
+    icon: z.string(),
+    instructions: z.string().optional(),
+    health: z.object({
+      status: z.enum(['ok', 'error', 'unknown']),
+      checked_at: timestamp.nullable(),
+      error: z.string().optional(),
+      latency_ms: z.number().optional(),
+    }),
+    tools: z.array(catalogTool),
+    resources: z.array(catalogResource),
+    content_types: z.array(openObject).describe('The §2.10 content types the server defines.'),
+    refreshed_at: timestamp.nullable().optional(),
+  })
+  .meta({ id: 'McpServer' });
+
+export const mcpServerListSchema = z
+  .object({
+    servers: z.array(mcpServerSchema),
+    truncated: z.boolean().describe('More servers than one answer lists.'),
+  })
+  .meta({ id: 'McpServerList' });
+
+/** `POST /artifacts/{id}/op/resources_read` when the server answered within the wait. */
+export const resourceReadSchema = z
+  .object({
+    server_id: z.string(),
+    uri: z.string(),
+    contents: z.array(z.looseObject({ uri: z.string(), mimeType: z.string().optional() })),
+  })
+  .meta({ id: 'ResourceRead' });
+
+/** `POST /artifacts/{id}/open`: the artifact, its type's rendering hints and viewer, and the `on_open` call. */
+export const openedArtifactSchema = z
+  .object({
+    artifact: artifactSchema,
+    type: openObject.nullable().describe("The §2.10 type definition of the artifact's content type, when a server defines it."),
+    viewer: z.object({ server_id: z.string(), uri: z.string() }).nullable(),
+    on_open: z.union([
+      z.object({ status: z.literal('skipped'), reason: z.string().optional() }),
+      z.object({ status: z.literal('completed'), invocation_id: z.string(), result: openObject }),
+      z.object({ status: z.literal('running'), invocation_id: z.string(), poll: z.string() }),
+    ]),
+  })
+  .meta({ id: 'OpenedArtifact' });
