@@ -56,10 +56,10 @@ describe("the README's commands", () => {
   });
 
   it('lists every folder under src/ in its folder table', () => {
-    const table = readme.slice(readme.indexOf('| folder | holds |')).split('\n\n')[0];
+    const table = readme.slice(readme.indexOf('| folder | holds |')).split('\n\n')[0] ?? '';
     // The first cell of each row names the folders it describes.
     const firstCells = table.split('\n').map((row) => row.split('|')[1] ?? '');
-    const listed = new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([a-z-]+)\/`/g)].map((m) => m[1])));
+    const listed = new Set(firstCells.flatMap((cell) => [...cell.matchAll(/`([a-z-]+)\/`/g)].map((m) => m[1] ?? '')));
     const folders = readdirSync(join(root, 'src'), { withFileTypes: true })
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
@@ -77,8 +77,8 @@ describe("the README's commands", () => {
 
   it('names only `npm run` scripts that exist, in the README and docs/', () => {
     for (const page of docPages) {
-      for (const m of read(page).matchAll(/npm run ([a-z][a-z:-]*)/g)) {
-        assert.ok(scripts[m[1]], `${page} names npm run ${m[1]}, which package.json does not have`);
+      for (const [, name = ''] of read(page).matchAll(/npm run ([a-z][a-z:-]*)/g)) {
+        assert.ok(scripts[name], `${page} names npm run ${name}, which package.json does not have`);
       }
     }
   });
@@ -90,11 +90,11 @@ describe('docs/configuration.md', () => {
     page
       .split('\n')
       .filter((l) => l.startsWith('| `'))
-      .flatMap((l) => [...l.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])),
+      .flatMap((l) => [...(l.split('|')[1] ?? '').matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1] ?? '')),
   );
   const read_ = read('src/kernel/config/env.ts');
   const schema = read_.slice(0, read_.indexOf('export function loadConfig'));
-  const platformVariables = [...schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]);
+  const platformVariables = [...schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1] ?? '');
 
   it('documents every variable src/kernel/config/env.ts reads', () => {
     assert.ok(platformVariables.length > 50, `${platformVariables.length} variables found`);
@@ -113,7 +113,7 @@ describe('docs/configuration.md', () => {
   });
 
   it('agrees with .env.example on the names', () => {
-    const example = new Set([...read('.env.example').matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    const example = new Set([...read('.env.example').matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1] ?? ''));
     assert.deepEqual(
       platformVariables.filter((v) => !example.has(v)),
       [],

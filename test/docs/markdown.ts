@@ -15,18 +15,18 @@ export function fences(markdown: string): Fence[] {
   const lines = markdown.split('\n');
   const found: (Omit<Fence, 'after'> & { start: number; end: number })[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,}|~{3,})\s*(.*)$/.exec(lines[i]);
+    const open = /^(`{3,}|~{3,})\s*(.*)$/.exec(lines[i] ?? '');
     if (!open) continue;
     const close = lines.findIndex((l, j) => j > i && l.trim() === open[1]);
     const end = close === -1 ? lines.length : close;
-    found.push({ info: open[2].trim(), code: lines.slice(i + 1, end).join('\n'), line: i + 1, start: i, end });
+    found.push({ info: (open[2] ?? '').trim(), code: lines.slice(i + 1, end).join('\n'), line: i + 1, start: i, end });
     i = end;
   }
   return found.map((f, k) => ({
     info: f.info,
     code: f.code,
     line: f.line,
-    after: lines.slice(f.end + 1, k + 1 < found.length ? found[k + 1].start : lines.length).join('\n'),
+    after: lines.slice(f.end + 1, found[k + 1]?.start ?? lines.length).join('\n'),
   }));
 }
 
@@ -112,12 +112,12 @@ export function anchors(markdown: string): Set<string> {
     }
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (heading) {
-      const base = slug(heading[1]);
+      const base = slug(heading[1] ?? '');
       const n = seen.get(base) ?? 0;
       seen.set(base, n + 1);
       out.add(n === 0 ? base : `${base}-${n}`);
     }
-    for (const m of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) out.add(m[1]);
+    for (const m of line.matchAll(/<a\s+(?:id|name)="([^"]+)"/g)) if (m[1]) out.add(m[1]);
   }
   return out;
 }
@@ -133,14 +133,14 @@ export function relativeLinks(markdown: string): Link[] {
     .split('\n')
     .flatMap((text, i) =>
       [...text.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)]
-        .map((m) => m[1])
-        .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t))
+        .map((m) => m[1] ?? '')
+        .filter((t) => t !== '' && !/^[a-z][a-z0-9+.-]*:/i.test(t))
         .map((target) => ({ target, line: i + 1 })),
     );
 }
 
 /** Names of standards whose sections a comment may cite beside the SPEC's: a `§` right after one is theirs. */
-const otherStandard = /^(RFC\s?\d+|OAuth 2\.1|OIDC Core|OpenID Connect Core|SEP-\d+)$/;
+const otherStandard = /^(RFC\s?\d+|OAuth 2\.1|OIDC Core|OpenID Connect Core|Discovery(?: 1\.0)?|SEP-\d+)$/;
 
 /**
  * The SPEC sections a text cites: `SPEC §4.6`, and a bare `§4.6` unless it belongs to another
@@ -151,7 +151,7 @@ export function specCitations(text: string): Set<string> {
   for (const line of text.split('\n')) {
     let owner = 'SPEC';
     let last = 0;
-    const tokens = /(RFC\s?\d+|OAuth 2\.1|OIDC Core|OpenID Connect Core|SEP-\d+|SPEC)|§\s?(\d+(?:\.\d+)*)/g;
+    const tokens = /(RFC\s?\d+|OAuth 2\.1|OIDC Core|OpenID Connect Core|Discovery(?: 1\.0)?|SEP-\d+|SPEC)|§\s?(\d+(?:\.\d+)*)/g;
     for (const m of line.matchAll(tokens)) {
       const between = line.slice(last, m.index);
       last = m.index + m[0].length;
@@ -161,7 +161,7 @@ export function specCitations(text: string): Set<string> {
       }
       // Only separators since the standard's name or its previous section: still that standard's.
       if (!/^[\s,;]*(?:(?:and|or)\s+)?$/.test(between)) owner = 'SPEC';
-      if (!otherStandard.test(owner)) out.add(m[2]);
+      if (!otherStandard.test(owner) && m[2]) out.add(m[2]);
     }
   }
   return out;
@@ -171,7 +171,7 @@ export function specCitations(text: string): Set<string> {
 export function issueCitations(text: string): Set<string> {
   const out = new Set<string>();
   for (const m of text.matchAll(/\bissues?\s+((?:#\d+(?:\s*,\s*|\s+and\s+|\s*\/\s*)?)+)/gi)) {
-    for (const n of m[1].matchAll(/#(\d+)/g)) out.add(n[1]);
+    for (const n of (m[1] ?? '').matchAll(/#(\d+)/g)) if (n[1]) out.add(n[1]);
   }
   return out;
 }

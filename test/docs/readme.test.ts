@@ -47,7 +47,7 @@ async function runSession(baseUrl: string, env: Record<string, string>): Promise
     clearTimeout(timer);
     const outputs: string[] = [];
     const parts = stdout.split(/^@@readme-step-(\d+)@@\n/m);
-    for (let i = 1; i < parts.length; i += 2) outputs[Number(parts[i])] = parts[i + 1];
+    for (let i = 1; i < parts.length; i += 2) outputs[Number(parts[i])] = parts[i + 1] ?? '';
     return { code, outputs, stderr };
   } finally {
     rmSync(home, { recursive: true, force: true });
@@ -56,7 +56,7 @@ async function runSession(baseUrl: string, env: Record<string, string>): Promise
 
 function checkSession(outcome: Outcome) {
   const reached = outcome.outputs.length - 1;
-  const where = (s: ShellStep) => `README.md:${s.line}`;
+  const where = (s: ShellStep | undefined) => `README.md:${s?.line ?? '?'}`;
   assert.equal(
     outcome.code,
     0,
@@ -66,7 +66,7 @@ function checkSession(outcome: Outcome) {
   steps.forEach((step, k) => {
     if (step.expected === undefined) return;
     assert.ok(
-      matchesExpected(step.expected, outcome.outputs[k]),
+      matchesExpected(step.expected, outcome.outputs[k] ?? ''),
       `the block at ${where(step)} printed\n${outcome.outputs[k]}\nwhere the README says\n${step.expected}\n${outcome.stderr}`,
     );
   });
@@ -87,7 +87,7 @@ describe("the README's first session", () => {
     try {
       const outcome = await runSession(platform.url, { PLATFORM_ADMIN_EMAIL: adminEmail, PLATFORM_ADMIN_PASSWORD: adminPassword });
       checkSession(outcome);
-      assert.match(outcome.outputs[0], new RegExp(`^${adminEmail.replace('.', '\\.')}$`, 'm'));
+      assert.match(outcome.outputs[0] ?? '', new RegExp(`^${adminEmail.replace('.', '\\.')}$`, 'm'));
     } finally {
       await platform.close();
     }
@@ -102,7 +102,7 @@ describe("the README's first session", () => {
       assert.equal(credentials.email, 'admin@platform.local');
       const outcome = await runSession(platform.url, { PLATFORM_DEV_DIR: platform.config.PLATFORM_DEV_DIR });
       checkSession(outcome);
-      assert.match(outcome.outputs[0], /^admin@platform\.local$/m);
+      assert.match(outcome.outputs[0] ?? '', /^admin@platform\.local$/m);
     } finally {
       await platform.close();
     }
