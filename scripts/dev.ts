@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   if (engines.temporalUiUrl && codecEndpoint) for (const line of codecLines(codecEndpoint)) say(line);
   for (const line of metricsLines(config)) say(line);
   say(
-    env.PLATFORM_ADMIN_EMAIL
+    env.PLATFORM_ADMIN_EMAIL && env.PLATFORM_ADMIN_PASSWORD
       ? `Admin        ${env.PLATFORM_ADMIN_EMAIL} (password from PLATFORM_ADMIN_PASSWORD)`
       : `Admin        credentials in ${resolve(devDir, 'admin-credentials.json')}`,
   );

@@ -66,7 +66,7 @@ export function redirectUriMatches(registered: readonly string[], requested: str
 const uri = z.string().max(2000);
 const authMethods = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 
-/** RFC 7591 client metadata: what we use is checked; other members are accepted and ignored (§2). */
+/** RFC 7591 client metadata: what we use is checked; other members are accepted and ignored (RFC 7591 §2). */
 export const registrationSchema = z
   .object({
     redirect_uris: z.array(uri).min(1, 'at least one redirect URI is required').max(10),
