@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import type { Scope } from '../identity/principal.js';
-import type { AppContext, AppState } from './context.js';
+import type { AppContext, AppState, AuthedContext } from './context.js';
 import { authenticate, requireAdmin, requireHuman, requireScope } from './middleware/authenticate.js';
 import { parseBody, type BodyKind } from './middleware/body.js';
 import { checkPathText, parse, parseQuery, type QuerySchema } from './validate.js';
@@ -29,18 +29,26 @@ export interface RouteDoc {
 }
 
 /**
+ * Who may call a route. 'public': no token. A scope: any principal holding it. 'human': a person's own
+ * token, never a server credential or API key (SPEC §5.4). 'admin': a human administrator.
+ * 'authenticated': any valid token; what lies behind checks scopes itself (the MCP endpoint, per tool).
+ */
+export type Access = Scope | 'public' | 'human' | 'admin' | 'authenticated';
+
+/**
+ * The context a route's handler gets: every access but 'public' runs `authenticate` first, so its
+ * handler's `ctx.state.principal` is a `Principal`, not optional.
+ */
+export type ContextFor<A extends Access> = A extends 'public' ? AppContext : AuthedContext;
+
+/**
  * One REST route: its method, path, the access it needs, the query and body it takes. Every route of
  * the API is declared this way, so the access table is data that tests can walk.
  */
-export interface RouteDef<Q extends QuerySchema = QuerySchema, B extends z.ZodType = z.ZodType> {
+interface RouteShape<Q extends QuerySchema, B extends z.ZodType, A extends Access> {
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  /**
-   * 'public': no token. A scope: any principal holding it. 'human': a person's own token, never a
-   * server credential or API key (SPEC §5.4). 'admin': a human administrator. 'authenticated': any
-   * valid token; what lies behind checks scopes itself (the MCP endpoint, per tool).
-   */
-  access: Scope | 'public' | 'human' | 'admin' | 'authenticated';
+  access: A;
   /**
    * The query parameters it takes, each at most once; any other is a 400 naming it. None declared:
    * no query parameter at all. 'foreign': a redirect target whose parameters a third party chooses
@@ -59,16 +67,25 @@ export interface RouteDef<Q extends QuerySchema = QuerySchema, B extends z.ZodTy
   /** Checks made before anything else, authentication included (the MCP endpoint's Host and Origin). */
   guard?: (ctx: AppContext) => void;
   /**
-   * `query`: the parsed query string (an empty object when the route declares none). `body()`: the
-   * body validated by `request` (the raw parsed body when the route declares none), called where the
-   * handler wants its 400, so that path checks made before it still come first.
+   * `ctx`: an AuthedContext unless the route is public. `query`: the parsed query string (an empty
+   * object when the route declares none). `body()`: the body validated by `request` (the raw parsed
+   * body when the route declares none), called where the handler wants its 400, so that path checks
+   * made before it still come first.
    */
-  handler(ctx: AppContext, query: z.output<Q>, body: () => z.output<B>): Promise<void> | void;
+  handler(ctx: ContextFor<A>, query: z.output<Q>, body: () => z.output<B>): Promise<void> | void;
 }
 
+/**
+ * A route of the table. A union by `access`, so that an object literal in a `RouteDef[]` gets the
+ * handler context its access implies (AuthedContext for every access but 'public').
+ */
+export type RouteDef<Q extends QuerySchema = QuerySchema, B extends z.ZodType = z.ZodType> =
+  RouteShape<Q, B, 'public'> | RouteShape<Q, B, Exclude<Access, 'public'>>;
+
 /** A route with a query or request schema, so that its handler's `query` and `body()` are typed from them. */
-export const route = <Q extends QuerySchema = QuerySchema, B extends z.ZodType = z.ZodType>(def: RouteDef<Q, B>): RouteDef =>
-  def as unknown as RouteDef;
+export const route = <A extends Access, Q extends QuerySchema = QuerySchema, B extends z.ZodType = z.ZodType>(
+  def: RouteShape<Q, B, A>,
+): RouteDef => def as unknown as RouteDef;
 
 /** The request body, validated by the route's declared schema. */
 function bodyOf(route: RouteDef, ctx: AppContext): unknown {
@@ -101,7 +118,9 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     // The query before the body: a request the route cannot take is refused before its body is read.
     chain.push(queryOf(query) as unknown as Middleware);
     if (route.body) chain.push(parseBody(route.body, Math.max(bodyLimit, route.bodyLimit ?? 0)) as Middleware);
-    chain.push(((ctx: AppContext) => route.handler(ctx, ctx.state.query!, () => bodyOf(route, ctx))) as unknown as Middleware);
+    // The handler's context type follows its access: authenticate (above) set the principal unless public.
+    const handler = route.handler as (ctx: AppContext, query: unknown, body: () => unknown) => Promise<void> | void;
+    chain.push(((ctx: AppContext) => handler(ctx, ctx.state.query ?? {}, () => bodyOf(route, ctx))) as unknown as Middleware);
     router[route.method](route.path, ...chain);
   }
 }

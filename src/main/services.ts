@@ -44,6 +44,8 @@ import { SignInThrottle } from '../identity/sign-in-throttle.js';
 import { SignInEventStore } from '../store/sign-in-events.js';
 import { builtinServers } from '../mcp-server/builtin.js';
 import { createRateLimits } from '../rate-limits/rate-limits.js';
+import { SubscriptionStore } from '../store/subscriptions.js';
+import { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
 export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
@@ -103,6 +105,8 @@ export function createServices(config: Config, logger: Logger): Services {
       // A request answers once its write and its event's claim are stored; the signal follows it.
       background: { onError: (err) => logger.warn({ err }, 'events not relayed after their writes; the sweeper relays them') },
     }),
+    subscriptions: new SubscriptionStore(db),
+    subscriptionWorkflows: new SubscriptionWorkflows(() => temporal, config),
     serverCredentials: new ServerCredentialStore(db),
     apiKeys: new ApiKeyStore(db),
     consents,

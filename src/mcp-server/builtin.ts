@@ -33,7 +33,7 @@ export function builtinArtifact() {
 
 /** The persona's catalog entry: the platform's tools, always healthy while the API answers. */
 export function builtinCatalogEntry(ctx: OperationContext) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   return {
     id: platformToolsetId,
     title,
@@ -76,4 +76,4 @@ export async function callBuiltin(ctx: OperationContext, name: string, args: Rec
 }
 
 /** The built-in servers as the operations see them: wired into the services by the API's composition root. */
-export const builtinServers: BuiltinServers = { catalogEntry: builtinCatalogEntry, call: callBuiltin };
+export const builtinServers: BuiltinServers = { artifact: builtinArtifact, catalogEntry: builtinCatalogEntry, call: callBuiltin };

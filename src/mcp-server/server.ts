@@ -11,6 +11,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { Problem, problemTypePrefix, problems } from '../kernel/errors/problem.js';
+import { listContainers } from '../operations/containers.js';
 import type { OperationContext } from '../operations/services.js';
 import { mcpToolCalls, mcpToolDuration } from '../observability/metrics.js';
 import { isStorageUnavailable } from '../store/deadline.js';
@@ -79,7 +80,7 @@ export async function callPlatformTool(
   input: unknown,
 ): Promise<{ result: CallToolResult; status: number }> {
   try {
-    if (!ctx.state.principal!.scopes.allows(tool.access)) {
+    if (!ctx.state.principal.scopes.allows(tool.access)) {
       return {
         status: 403,
         result: {
@@ -103,7 +104,7 @@ export async function callPlatformTool(
  * the tool and what became of it.
  */
 async function audit(ctx: OperationContext, tool: ToolDef, status: number): Promise<void> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   if (!principal.onBehalfOf) return;
   await ctx.services.audit
     .record({
@@ -155,9 +156,8 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
       kind === 'collection'
         ? async (extra) => {
             const ctx = operationOf(extra);
-            const principal = ctx.state.principal!;
-            if (!principal.scopes.allows('artifact:read')) return { resources: [] };
-            const page = await ctx.services.containers.list('collection', principal, 200);
+            if (!ctx.state.principal.scopes.allows('artifact:read')) return { resources: [] };
+            const page = await listContainers(ctx, 'collection', 200);
             return {
               resources: page.items.map((c) => ({
                 uri: `platform://collections/${c._id}`,
@@ -176,7 +176,7 @@ function registerContainers(server: McpServer, kind: ContainerKind): void {
     { title: kind === 'collection' ? 'Collection' : 'Workspace', mimeType: 'application/json', _meta: { icon: serverIcon } },
     async (uri, vars, extra) => {
       const ctx = operationOf(extra);
-      if (!ctx.state.principal!.scopes.allows('artifact:read'))
+      if (!ctx.state.principal.scopes.allows('artifact:read'))
         throw rpcError(ProtocolErrorCode.InvalidRequest, 'This resource needs the artifact:read scope.');
       const body = await containerWithArtifacts(ctx, kind, String(vars.id)).catch((err) => {
         if (err instanceof Problem && err.status === 404) throw rpcError(resourceNotFound, err.message, { uri: uri.href });
@@ -304,7 +304,7 @@ export async function serveMcp(
 ): Promise<void> {
   const direct = options.direct === false ? undefined : directToolCall(req.headers, body);
   if (direct) return serveDirect(operation, direct, res);
-  const principal = operation.state.principal!;
+  const principal = operation.state.principal;
   const authInfo: AuthInfo = { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } };
   const abort = new AbortController();
   res.once('close', () => !res.writableFinished && abort.abort());

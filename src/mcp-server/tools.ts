@@ -13,6 +13,8 @@ import {
   type artifactPatchInput,
 } from '../operations/artifacts.js';
 import { commitBody, previewBody, previewCommit, requestCommit } from '../operations/commits.js';
+import { listContainers, visibleContainer } from '../operations/containers.js';
+import { containerArtifacts } from '../operations/artifact-list.js';
 import type { OperationContext } from '../operations/services.js';
 import { manageArtifact, manageBody } from '../operations/manage.js';
 import { runSearch, searchBody } from '../operations/search.js';
@@ -72,15 +74,8 @@ function artifactsOf(page: Page<ArtifactDoc>) {
 
 /** A container with its first artifacts, as resources show it. */
 export async function containerWithArtifacts(ctx: OperationContext, kind: ContainerKind, id: string) {
-  const principal = ctx.state.principal!;
-  const doc = await ctx.services.containers.get(kind, principal, id);
-  if (!doc) throw problems.notFound(kind, id);
-  return {
-    ...presentContainer(doc),
-    ...artifactsOf(
-      await ctx.services.artifacts.list([doc._id], { typeLimits: principal.scopes.typeLimits('artifact:read') }, artifactListBound),
-    ),
-  };
+  const doc = await visibleContainer(ctx, kind, id);
+  return { ...presentContainer(doc), ...artifactsOf(await containerArtifacts(ctx, doc, artifactListBound)) };
 }
 
 const browseInput = z.strictObject({
@@ -91,13 +86,11 @@ const browseInput = z.strictObject({
 
 function browse(kind: ContainerKind) {
   return async (ctx: OperationContext, input: z.infer<typeof browseInput>) => {
-    const principal = ctx.state.principal!;
-    const page = await ctx.services.containers.list(kind, principal, input.limit, input.cursor);
-    const typeLimits = principal.scopes.typeLimits('artifact:read');
+    const page = await listContainers(ctx, kind, input.limit, input.cursor);
     const items = await Promise.all(
       page.items.map(async (c) =>
         input.with_artifacts
-          ? { ...presentContainer(c), ...artifactsOf(await ctx.services.artifacts.list([c._id], { typeLimits }, artifactListBound)) }
+          ? { ...presentContainer(c), ...artifactsOf(await containerArtifacts(ctx, c, artifactListBound)) }
           : presentContainer(c),
       ),
     );

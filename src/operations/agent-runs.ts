@@ -61,7 +61,7 @@ export const applyBody = z.strictObject({
 
 /** Throws unless the principal may apply every kind of action the agent may propose, in this workspace. */
 export function requireApplyPermissions(ctx: OperationContext, agent: Agent, workspace: Parameters<typeof requireGrant>[0]): void {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   for (const kind of agent.actions) {
     const needs = actionNeeds[kind];
     if (!needs) continue;
@@ -77,7 +77,7 @@ export async function invocationWorkspace(
   body: { workspace_id?: string | undefined; artifact_ids: string[] },
   fallback?: string,
 ) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const context = await Promise.all(body.artifact_ids.map((id) => visibleArtifact(ctx, id)));
   const id = body.workspace_id ?? fallback ?? context.find((c) => c.container.kind === 'workspace')?.container._id;
   // A context artifact's workspace was just read with the same visibility filter: not read again.
@@ -144,7 +144,7 @@ export async function startAgent(
   body: AgentInvokeBody,
   idempotencyKey?: string,
 ): Promise<{ invocationId: string; state: AgentRunState | null }> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const { config } = ctx.services;
   const params = agent.params.safeParse(body.params);
   if (!params.success) {
@@ -228,7 +228,7 @@ export const isAgentRun = (s: InvocationState): s is AgentRunState => 'kind' in 
  * Anyone else gets 404, as for an invocation that does not exist.
  */
 export async function readableInvocation(ctx: OperationContext, invocationId: string): Promise<InvocationState> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const state = await ctx.services.invocationWorkflows.state(invocationId);
   const container = state && (await ctx.services.containers.get('workspace', principal, state.workspace_id));
   const mayRead = container && (state.principal_id === principal.subject || grantsOf(container, principal.subject).has('A'));
@@ -250,7 +250,7 @@ async function agentRunToDecide(ctx: OperationContext, invocationId: string): Pr
 /** Applies the proposals (all, or the chosen ones) with the decider's own permissions; answers once applied, or 202 within the wait. */
 export async function applyInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof applyBody>): Promise<Answer> {
   await agentRunToDecide(ctx, invocationId);
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   await ctx.services.invocationWorkflows.decide(invocationId, {
     action: 'apply',
     input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) },
@@ -268,6 +268,6 @@ export async function applyInvocation(ctx: OperationContext, invocationId: strin
 export async function discardInvocation(ctx: OperationContext, invocationId: string) {
   await agentRunToDecide(ctx, invocationId);
   return presentAgentRun(
-    await ctx.services.invocationWorkflows.decide(invocationId, { action: 'discard', by: ctx.state.principal!.subject }),
+    await ctx.services.invocationWorkflows.decide(invocationId, { action: 'discard', by: ctx.state.principal.subject }),
   );
 }

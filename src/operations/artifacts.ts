@@ -24,7 +24,7 @@ import { afterWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
  * already acknowledged.
  */
 export async function visibleArtifact(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const doc = await ctx.services.artifacts.current(id);
   const container = doc && (await ctx.services.containers.get(doc.container_kind, principal, doc.collection_id));
   if (!doc || !container || !principal.scopes.allowsType('artifact:read', doc.content_type)) throw problems.notFound('artifact', id);
@@ -48,8 +48,8 @@ export async function changeableDraft(ctx: OperationContext, id: string, scope: 
       `Artifact ${id} is in a collection, and collection artifacts are immutable: change its draft in a workspace and commit it (POST /workspaces/{id}/commits) to make a new version.`,
     );
   }
-  requireTypeScope(ctx.state.principal!, scope, found.doc.content_type);
-  requireGrant(found.container, ctx.state.principal!, flag);
+  requireTypeScope(ctx.state.principal, scope, found.doc.content_type);
+  requireGrant(found.container, ctx.state.principal, flag);
   return found;
 }
 
@@ -76,12 +76,12 @@ export async function afterApiWrite(ctx: OperationContext, kind: EventKind, doc:
   };
   const log = (what: string, err: unknown) =>
     logger.error({ request_id: ctx.state.requestId, err, kind, artifact_id: doc._id }, `${what} not updated`);
-  await afterWrite(steps, { kind, doc, actor: ctx.state.principal!.subject, ...(changed ? { changed } : {}) }, { log });
+  await afterWrite(steps, { kind, doc, actor: ctx.state.principal.subject, ...(changed ? { changed } : {}) }, { log });
 }
 
 /** Provenance of a REST write: the request, and the credential when a person did not act directly. */
 export function apiSource(ctx: OperationContext): Provenance['source'] {
-  const { actor } = ctx.state.principal!;
+  const { actor } = ctx.state.principal;
   return {
     kind: ctx.state.channel ?? 'api',
     request_id: ctx.state.requestId,
@@ -99,7 +99,7 @@ export async function checkedContent(
   content: string,
   container: ContainerDoc,
 ): Promise<string> {
-  if (baseType(contentType) === automationType) requireAutomationAuthor(ctx.state.principal!);
+  if (baseType(contentType) === automationType) requireAutomationAuthor(ctx.state.principal);
   const checked = validateContent(contentType, content, {
     stdio: stdioServers(ctx.services.config),
     inCollection: container.kind === 'collection',
@@ -114,7 +114,7 @@ export async function checkedContent(
     ]);
   }
   for (const { id, field } of secretReferences(contentType, checked)) {
-    if (!(await ctx.services.secrets.get(ctx.state.principal!.subject, id))) {
+    if (!(await ctx.services.secrets.get(ctx.state.principal.subject, id))) {
       throw problems.validation(`Secret ${id} does not exist or is not yours.`, [{ name: field, reason: 'unknown secret' }]);
     }
   }
@@ -214,7 +214,7 @@ export function collectionWriteRequiresCommit(collectionId: string) {
 
 /** Creates an artifact in a workspace the principal may add to (C), or its default workspace; never in a collection. */
 export async function createArtifact(ctx: OperationContext, input: z.infer<typeof createArtifactInput>): Promise<ArtifactDoc> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   if (!input.collection_id && principal.filters.workspaces !== '*') {
     throw problems.validation('This credential is limited to some workspaces: name one in collection_id.', [
       { name: 'collection_id', reason: 'is required' },
@@ -293,7 +293,7 @@ export async function updateArtifact(
   patch: ArtifactPatch,
   expected?: ExpectedRevision,
 ): Promise<ArtifactDoc> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const { doc: current, container } = await editableDraft(ctx, id);
   const at = expectedAt(id, current, expected);
   if (patch.content_type) requireTypeScope(principal, 'artifact:write', patch.content_type);
@@ -318,7 +318,7 @@ export async function deleteArtifact(ctx: OperationContext, id: string, expected
   const { doc: current } = await changeableDraft(ctx, id, 'artifact:manage', 'D');
   const at = expectedAt(id, current, expected);
   try {
-    if (await ctx.services.artifacts.delete(id, at, { actor: ctx.state.principal!.subject, source: apiSource(ctx) }))
+    if (await ctx.services.artifacts.delete(id, at, { actor: ctx.state.principal.subject, source: apiSource(ctx) }))
       await afterApiWrite(ctx, 'artifact_deleted', current);
   } catch (err) {
     // Gone meanwhile: deleted, as asked.

@@ -38,7 +38,7 @@ const idempotencyNamespace = '9d2f4a61-0c3e-4b8a-a5f7-1e6d3c2b4a90';
  * `scope` for each draft's content type. Anything else is refused before anything is started.
  */
 async function selectionOf(ctx: OperationContext, id: string, body: z.infer<typeof previewBody>, scope: Scope) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const workspace = await ctx.services.containers.get('workspace', principal, id);
   if (!workspace) throw problems.notFound('workspace', id);
   const collection = await ctx.services.containers.get('collection', principal, body.collection_id);
@@ -81,7 +81,7 @@ function preview(ctx: OperationContext, drafts: ArtifactDoc[], collection: Conta
  * its collection (the C grant). Merely reading the collection shows none of the drafts.
  */
 async function mayReview(ctx: OperationContext, commit: CommitDoc): Promise<boolean> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   if (await ctx.services.containers.get('workspace', principal, commit.workspace_id)) return true;
   const collection = await ctx.services.containers.get('collection', principal, commit.collection_id);
   return collection !== null && grantsOf(collection, principal.subject).has('C');
@@ -94,7 +94,7 @@ export async function listCommits(
   limit: number,
   cursor?: string,
 ) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const [workspaces, collections] = await Promise.all([
     ctx.services.containers.visibleIds('workspace', principal),
     ctx.services.containers.grantedIds('collection', principal, 'C'),
@@ -111,7 +111,14 @@ export async function visibleCommit(ctx: OperationContext, id: string): Promise<
 
 /** Items of content types the caller's scopes do not cover are left out. */
 export const readable = (ctx: OperationContext) => (item: { content_type: string }) =>
-  ctx.state.principal!.scopes.allowsType('artifact:read', item.content_type);
+  ctx.state.principal.scopes.allowsType('artifact:read', item.content_type);
+
+/** A page of a commit's items, those of content types the caller may read. */
+export async function listCommitItems(ctx: OperationContext, id: string, limit: number, cursor?: string) {
+  const commit = await visibleCommit(ctx, id);
+  const page = await ctx.services.commits.items(commit, limit, cursor);
+  return { ...page, items: page.items.filter(readable(ctx)) };
+}
 
 export async function presentWithItems(ctx: OperationContext, commit: CommitDoc) {
   const [items, results] = await Promise.all([
@@ -126,7 +133,7 @@ export async function presentWithItems(ctx: OperationContext, commit: CommitDoc)
  * they must hold C (commit into) on the target collection.
  */
 export async function decide(ctx: OperationContext, id: string, action: 'approve' | 'reject', comment: string | null) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const commit = await visibleCommit(ctx, id);
   const collection = await ctx.services.containers.get('collection', principal, commit.collection_id);
   if (!collection)
@@ -177,7 +184,7 @@ async function newCommit(
   workspaceId: string,
   body: z.infer<typeof commitBody>,
 ): Promise<{ doc: CommitDoc; counts: PreviewCounts }> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const maxExpiry = ctx.services.config.COMMIT_EXPIRY_SECONDS;
   if (body.expires_in && body.expires_in > maxExpiry)
     throw problems.validation(`expires_in: at most ${maxExpiry} seconds`, [{ name: 'expires_in', reason: `must be at most ${maxExpiry}` }]);
@@ -243,7 +250,7 @@ export async function previewCommit(ctx: OperationContext, workspaceId: string, 
  * idempotency key, a replay answers with the commit the key first made, whatever happened since.
  */
 export async function requestCommit(ctx: OperationContext, workspaceId: string, body: z.infer<typeof commitBody>, key: string | null) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const id = key ? uuidv5(`${principal.subject}:${key}`, idempotencyNamespace) : uuidv7();
   const earlier = key ? await ctx.services.commits.get(id) : null;
   if (earlier && !(await ctx.services.containers.get('workspace', principal, earlier.workspace_id)))

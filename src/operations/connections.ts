@@ -9,7 +9,7 @@ import { presentConnection } from '../presenters/connections.js';
 import { unusableAuthorizer } from '../workflow-clients/connection.js';
 import type { ConnectionDoc } from '../store/connections.js';
 import { visibleArtifact, visibleAuthorizer } from './artifacts.js';
-import type { OperationContext } from './services.js';
+import type { OperationContext, RequestContext } from './services.js';
 
 export const startBody = z.strictObject({
   server_client_ids: z
@@ -35,7 +35,7 @@ export const callbackQuery = z.object({
  */
 export async function startConnection(ctx: OperationContext, authorizerId: string, body: z.infer<typeof startBody>) {
   const { services } = ctx;
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const found = await visibleAuthorizer(ctx, authorizerId);
   try {
     authorizerOf(found.doc);
@@ -88,7 +88,7 @@ const alreadyUsed = failedPage(
  * and handed to the connection's workflow, which exchanges the code.
  */
 export async function connectionCallback(
-  ctx: OperationContext,
+  ctx: RequestContext,
   authorizerId: string,
   query: z.infer<typeof callbackQuery>,
 ): Promise<CallbackPage> {
@@ -137,7 +137,7 @@ export async function connectionCallback(
  * bound to it (the ones it may project).
  */
 export async function visibleConnection(ctx: OperationContext, id: string): Promise<ConnectionDoc> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const doc = await ctx.services.connections.get(id);
   const bound = principal.actor.kind !== 'server_credential' || doc?.server_client_ids.includes(principal.actor.id);
   if (!doc || doc.user_id !== principal.subject || !bound) throw problems.notFound('connection', id);
@@ -145,7 +145,7 @@ export async function visibleConnection(ctx: OperationContext, id: string): Prom
 }
 
 export async function listConnections(ctx: OperationContext, authorizerId?: string) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const clientId = principal.actor.kind === 'server_credential' ? principal.actor.id : undefined;
   const docs = await ctx.services.connections.list(principal.subject, {
     ...(authorizerId ? { authorizerId } : {}),
@@ -168,7 +168,7 @@ export async function deleteConnection(ctx: OperationContext, id: string) {
  * be visible to it). The headers are returned, never logged or stored.
  */
 export async function projectConnection(ctx: OperationContext, id: string) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   if (principal.actor.kind !== 'server_credential')
     throw problems.forbidden(
       'A projection is made for a server credential (SPEC §4.4): call with its token, acting for the person (X-On-Behalf-Of).',

@@ -10,7 +10,8 @@ import type { OperationContext } from './services.js';
 import { agentInvokeBody, invokeAgent, invokeServerAgent, isAgentRun, readableInvocation, serverAgentBody } from './agent-runs.js';
 import { callTool, callToolBody, type Answer } from './mcp-servers.js';
 import { invokeTransform, transformInvokeBody } from './transforms.js';
-import { presentAgentRun, presentInvocation, presentTransformRun } from '../presenters/invocations.js';
+import { presentAgentRun, presentInvocation, presentTransformRun, withContentDiffs } from '../presenters/invocations.js';
+import type { RecordedAction } from '../invocations/proposed-actions/schema.js';
 
 /** The one door to every kind of invocation: what the target is decides which runs. */
 
@@ -49,4 +50,20 @@ export async function invoke(ctx: OperationContext, id: string, body: unknown, i
   if (baseType(found.doc.content_type) === transformType)
     return invokeTransform(ctx, found, parse(transformInvokeBody, body, 'body'), idempotencyKey);
   throw notInvocable(id, found.doc.content_type);
+}
+
+type AgentRunBody = { workspace_id: string; actions: RecordedAction[] };
+const isAgentRunBody = (body: unknown): body is AgentRunBody =>
+  typeof body === 'object' && body !== null && 'actions' in body && Array.isArray(body.actions) && 'workspace_id' in body;
+
+/** An agent run's answer (read, applied, discarded) with its updates' content diffs, as far as the caller may read the drafts. */
+export async function withDiffs(ctx: OperationContext, body: unknown): Promise<unknown> {
+  if (!isAgentRunBody(body)) return body;
+  const { artifacts } = ctx.services;
+  const { principal } = ctx.state;
+  return withContentDiffs(body, {
+    mayRead: (type) => principal.scopes.allowsType('artifact:read', type),
+    getMany: (ids) => artifacts.currentMany(ids),
+    revisionAt: (id, n) => artifacts.revisionAt(id, n),
+  });
 }

@@ -15,7 +15,7 @@ export const manageBody = z.strictObject({ action: z.enum(manageActions) });
 
 /** Restores a draft to the version it last became; its next revision carries that content. */
 async function revert(ctx: OperationContext, draft: ArtifactDoc, container: ContainerDoc): Promise<ArtifactDoc> {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   if (draft.archived_at) throw problems.conflict('archived-artifact', `Artifact ${draft._id} is archived; unarchive it to revert it.`);
   const version = await ctx.services.versions.lastFrom(draft._id, await ctx.services.containers.visibleIds('collection', principal));
   if (!version)
@@ -31,7 +31,7 @@ async function revert(ctx: OperationContext, draft: ArtifactDoc, container: Cont
   patch.content = await checkedContent(ctx, version.content_type, version.content, container);
   patch.secrets_owner = principal.subject; // as on any content write: checkedContent has just checked they own what it references
   const source = { ...apiSource(ctx), derived_from: version.artifact_id };
-  const doc = await ctx.services.artifacts.update(ctx.state.principal!, draft._id, patch, source);
+  const doc = await ctx.services.artifacts.update(ctx.state.principal, draft._id, patch, source);
   if (!doc) throw problems.notFound('artifact', draft._id);
   await afterApiWrite(ctx, 'artifact_updated', doc, Object.keys(patch));
   return doc;
@@ -39,7 +39,7 @@ async function revert(ctx: OperationContext, draft: ArtifactDoc, container: Cont
 
 async function setArchived(ctx: OperationContext, draft: ArtifactDoc, archived: boolean): Promise<ArtifactDoc> {
   if (Boolean(draft.archived_at) === archived) return draft;
-  const doc = await ctx.services.artifacts.setArchived(ctx.state.principal!, draft._id, archived, apiSource(ctx));
+  const doc = await ctx.services.artifacts.setArchived(ctx.state.principal, draft._id, archived, apiSource(ctx));
   if (!doc) throw problems.notFound('artifact', draft._id);
   await afterApiWrite(ctx, 'artifact_updated', doc, ['state']);
   return doc;
@@ -52,7 +52,7 @@ async function setArchived(ctx: OperationContext, draft: ArtifactDoc, archived: 
 export async function manageArtifact(ctx: OperationContext, id: string, action: ManageAction) {
   const { doc: draft, container } = await changeableDraft(ctx, id, 'artifact:manage', action === 'delete' ? 'D' : 'U');
   if (action === 'delete') {
-    if (await ctx.services.artifacts.delete(id, undefined, { actor: ctx.state.principal!.subject, source: apiSource(ctx) }))
+    if (await ctx.services.artifacts.delete(id, undefined, { actor: ctx.state.principal.subject, source: apiSource(ctx) }))
       await afterApiWrite(ctx, 'artifact_deleted', draft);
     return { action, state: 'deleted' as const, artifact: null };
   }

@@ -24,7 +24,7 @@ function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> 
     invocationId: `catalog-${doc._id}`,
     serverId: doc._id,
     workspaceId: doc.collection_id,
-    principalId: ctx.state.principal!.subject,
+    principalId: ctx.state.principal.subject,
     operation: { kind: 'refresh_catalog' },
   });
 }
@@ -64,7 +64,7 @@ function present(doc: ArtifactDoc, entry: CatalogDoc | undefined) {
  * listed longer ago than MCP_CATALOG_TTL_SECONDS are listed anew first, for a bounded wait.
  */
 export async function listServers(ctx: OperationContext, options: { workspaceId?: string; refresh: boolean }) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const { services } = ctx;
   let workspaceIds: string[];
   if (options.workspaceId) {

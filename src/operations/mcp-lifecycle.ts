@@ -25,7 +25,7 @@ async function startLifecycleOn(ctx: OperationContext, doc: ArtifactDoc, tool: L
     invocationId,
     serverId,
     workspaceId: doc.collection_id,
-    principalId: ctx.state.principal!.subject,
+    principalId: ctx.state.principal.subject,
     // The activity reads the artifact: its content does not travel in workflow input.
     operation: { kind: 'call_tool', name: tool, arguments: {}, maxTotalMs: config.MCP_CALL_MAX_SECONDS * 1000 }, // the server's own timeout applies
     lifecycle: { tool, artifactId: doc._id },
@@ -42,7 +42,7 @@ export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, cont
   const servers = doc.container_kind === 'workspace' ? await typeServers(ctx.services.mcpCatalog, doc.collection_id, doc.content_type) : [];
   const type = servers[0]?.content_types.find((t) => t.mime === baseType(doc.content_type)) ?? null;
   // on_open calls out with the server's credentials: only for those who may call the workspace's servers.
-  const mayInvoke = mayInvokeIn(ctx.state.principal!, container);
+  const mayInvoke = mayInvokeIn(ctx.state.principal, container);
   const viewer = mayInvoke && servers[0] ? viewerOf(servers[0], type?.ui.viewer) : null;
   const serverId = mayInvoke ? serverWithTool(servers, 'on_open') : null;
   const invocationId = serverId && (await startLifecycleOn(ctx, doc, 'on_open', serverId));

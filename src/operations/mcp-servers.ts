@@ -83,8 +83,8 @@ function requireInvokeScope(principal: Principal): void {
 }
 
 function requireInvoke(ctx: OperationContext, container: ContainerDoc): void {
-  requireInvokeScope(ctx.state.principal!);
-  requireGrant(container, ctx.state.principal!, 'I');
+  requireInvokeScope(ctx.state.principal);
+  requireGrant(container, ctx.state.principal, 'I');
 }
 
 export interface Answer {
@@ -101,7 +101,7 @@ async function run(
   idempotencyKey: string | undefined,
   waitS: number | undefined,
 ) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const invocationId = invocationIdFor(principal.subject, server.doc._id, idempotencyKey, operation);
   const workflowId = invocationWorkflowId(invocationId);
   // A tool call through the console (a hosted viewer's) tells a first-party server whom it is for (§5.7).
@@ -147,7 +147,7 @@ export async function callTool(
   found?: { doc: ArtifactDoc; container: ContainerDoc },
 ): Promise<Answer> {
   if (isBuiltinServer(serverId)) {
-    requireInvokeScope(ctx.state.principal!);
+    requireInvokeScope(ctx.state.principal);
     return {
       status: 200,
       body: builtinInvocation(serverId, body.name, await ctx.services.builtinServers.call(ctx, body.name, body.arguments)),
@@ -240,7 +240,7 @@ export async function importResource(
   const server = await invocableServer(ctx, serverId);
   // A server committed into a collection imports into the caller's default workspace: collections change only by commit.
   const workspaceId = body.workspace_id ?? (server.container.kind === 'workspace' ? server.container._id : undefined);
-  if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal!, body.workspace_id)))
+  if (body.workspace_id && !(await ctx.services.containers.get('workspace', ctx.state.principal, body.workspace_id)))
     throw problems.notFound('workspace', body.workspace_id);
   const { outcome } = await run(
     ctx,

@@ -40,7 +40,7 @@ export type SearchRequest = z.infer<typeof searchBody>;
 /** Hybrid search over every container the principal may search (S grant), within its read scopes. */
 export async function runSearch(ctx: OperationContext, req: SearchRequest) {
   const started = performance.now();
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   if (!principal.scopes.allows('artifact:read')) throw problems.insufficientScope('artifact:read');
   let containerIds = new Set(await ctx.services.containers.searchableIds(principal));
   if (req.workspace_ids || req.collection_ids) {

@@ -34,6 +34,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../identity/principal.js';
 import type { ConnectionWorkflows } from '../workflow-clients/connection.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
+import type { SubscriptionStore } from '../store/subscriptions.js';
+import type { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -52,6 +54,10 @@ export interface Services {
   artifacts: ArtifactStore;
   events: EventStore;
   eventWorkflows: EventWorkflows;
+  /** Webhook subscriptions to a workspace's events, and their deliveries. */
+  subscriptions: SubscriptionStore;
+  /** Each subscription's delivery workflow: poked by new events, stopped, resumed. */
+  subscriptionWorkflows: SubscriptionWorkflows;
   serverCredentials: ServerCredentialStore;
   apiKeys: ApiKeyStore;
   consents: ConsentStore;
@@ -90,10 +96,11 @@ export interface Services {
 }
 
 /**
- * What an operation needs of its caller: the services, who asks, and the request it belongs to. A
- * REST route's Koa context is one; the MCP endpoint builds one per tool call.
+ * What an operation needs of its caller: the services and the request it belongs to. A REST route's
+ * Koa context is one; the MCP endpoint builds one per request. The principal is absent only before
+ * authentication (public routes): an operation for a caller takes an OperationContext.
  */
-export interface OperationContext {
+export interface RequestContext {
   services: Services;
   state: {
     principal?: Principal;
@@ -105,11 +112,21 @@ export interface OperationContext {
 }
 
 /**
+ * A request whose caller is authenticated: `state.principal` is who asks. Every operation done for
+ * someone takes one; a non-public route's AuthedContext and an MCP tool call's context are one.
+ */
+export interface OperationContext extends RequestContext {
+  state: RequestContext['state'] & { principal: Principal };
+}
+
+/**
  * What the operations need of the built-in servers. The MCP server implements it
  * (`mcp-server/builtin.ts`) and the API's composition root hands it in through the services, so
  * the operations never import the MCP server that imports them.
  */
 export interface BuiltinServers {
+  /** The persona as an artifact, for GET /artifacts/{id}. */
+  artifact(): Record<string, unknown> & { id: string };
   /** The persona's catalog entry, as the caller's scopes let them see it. */
   catalogEntry(ctx: OperationContext): Record<string, unknown> & { id: string };
   /** Calls one of the persona's tools with the caller's own principal. */

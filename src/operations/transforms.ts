@@ -37,7 +37,7 @@ export async function invokeTransform(
   idempotencyKey?: string,
 ): Promise<Answer> {
   const { doc, container } = found;
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const { config } = ctx.services;
   if (doc.archived_at) throw problems.conflict('archived-artifact', `Transform ${doc._id} is archived; unarchive it to run it.`);
   const definition = JSON.parse(doc.content) as TransformContent;
@@ -103,7 +103,7 @@ export async function decideTransform(
   action: 'approve' | 'reject',
   body: z.infer<typeof approvalBody>,
 ) {
-  const principal = ctx.state.principal!;
+  const principal = ctx.state.principal;
   const state = await readableInvocation(ctx, invocationId);
   if (!isHuman(principal))
     throw problems.forbidden('An approval step is decided by a person, with their own token: not a server credential or an API key.');

@@ -1,7 +1,5 @@
+import { escapeHtml, htmlPage } from '../kernel/html.js';
 import { platformInfo } from '../kernel/platform-info.js';
-
-/** Text into HTML: every character that could end an attribute or start markup is escaped. */
-export const escapeHtml = (value: string) => value.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** What each scope lets a client do, in the words a person reads on the consent page (SPEC §2.8). */
 export const scopeDescriptions: Record<string, string> = {
@@ -22,9 +20,12 @@ button.primary{background:#1f6feb;border-color:#1f6feb;color:#fff}.error{color:#
 fieldset{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0}code{background:#f6f8fa;padding:0 .2rem}`;
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>${escapeHtml(title)} · ${escapeHtml(platformInfo.name)}</title><style>${style}</style></head>
-<body><main>${body}</main></body></html>`;
+  return htmlPage({
+    title: `${title} · ${platformInfo.name}`,
+    style,
+    head: '<meta name="referrer" content="same-origin">',
+    body: `<main>${body}</main>`,
+  });
 }
 
 const hidden = (name: string, value: string) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`;
@@ -125,4 +126,25 @@ ${c.scopes.length ? `<p>${c.scopes.map((s) => escapeHtml(scopeDescriptions[s] ??
 ${rows || '<p>Nothing: no application or credential may act for you.</p>'}
 <form method="post" action="/oauth/sign-out"><button type="submit">Sign out</button></form>`,
   );
+}
+
+/** How an OAuth connection's sign-in at an external authorizer ended, as the person's browser lands back. */
+export interface ConnectionOutcomePage {
+  outcome: 'connected' | 'failed' | 'pending';
+  title: string;
+  message: string;
+}
+
+const connectionStyle =
+  'body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}' +
+  '.connected{color:#17663a}.failed{color:#a3261b}.pending{color:#8a5a00}';
+
+/** The small page the person's browser lands on after the provider (GET /connections/{authorizer_id}/callback). */
+export function connectionOutcomePage(p: ConnectionOutcomePage): string {
+  return htmlPage({
+    title: p.title,
+    style: connectionStyle,
+    bodyAttributes: { 'data-outcome': p.outcome },
+    body: `<h1 class="${escapeHtml(p.outcome)}">${escapeHtml(p.title)}</h1><p>${escapeHtml(p.message)}</p>`,
+  });
 }

@@ -3,7 +3,7 @@ import { principalFromBearer } from '../../identity/credentials.js';
 import { isHuman, type Principal, type Scope } from '../../identity/principal.js';
 import { TokenError } from '../../identity/tokens.js';
 import { Problem, problems } from '../../kernel/errors/problem.js';
-import type { AppContext } from '../context.js';
+import type { AppContext, AuthedContext } from '../context.js';
 import { acceptedAudiences, publicBase } from '../public-url.js';
 import { limitPrincipal } from './rate-limit.js';
 
@@ -59,7 +59,7 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
     throw err;
   }
   ctx.state.principal = principal;
-  limitPrincipal(ctx);
+  limitPrincipal(ctx, principal);
   if (!principal.onBehalfOf) return next();
   let status = 500;
   try {
@@ -109,21 +109,23 @@ async function actFor(ctx: AppContext, principal: Principal, personId: string): 
   return { ...principal, subject: personId, onBehalfOf: true };
 }
 
+// The checks below run after `authenticate` (route.ts mounts them behind it): the principal is there.
+
 export function requireScope(scope: Scope) {
-  return (ctx: AppContext, next: Next) => {
-    if (!ctx.state.principal!.scopes.allows(scope)) throw problems.insufficientScope(scope);
+  return (ctx: AuthedContext, next: Next) => {
+    if (!ctx.state.principal.scopes.allows(scope)) throw problems.insufficientScope(scope);
     return next();
   };
 }
 
 /** Credential management and other person-only operations (SPEC §5.4). */
-export function requireHuman(ctx: AppContext, next: Next) {
-  if (!isHuman(ctx.state.principal!)) throw problems.humanRequired();
+export function requireHuman(ctx: AuthedContext, next: Next) {
+  if (!isHuman(ctx.state.principal)) throw problems.humanRequired();
   return next();
 }
 
-export function requireAdmin(ctx: AppContext, next: Next) {
-  if (!isHuman(ctx.state.principal!)) throw problems.humanRequired();
-  if (!ctx.state.principal!.isAdmin) throw problems.forbidden('This operation needs an administrator.');
+export function requireAdmin(ctx: AuthedContext, next: Next) {
+  if (!isHuman(ctx.state.principal)) throw problems.humanRequired();
+  if (!ctx.state.principal.isAdmin) throw problems.forbidden('This operation needs an administrator.');
   return next();
 }

@@ -2,6 +2,7 @@ import { limitProblems } from '../../kernel/errors/limits.js';
 import type { TokenBuckets } from '../../rate-limits/token-bucket.js';
 import { clientIp, ipLimitKey } from '../client-ip.js';
 import type { AppContext } from '../context.js';
+import type { Principal } from '../../identity/principal.js';
 
 /**
  * Takes one request from the key's bucket. Every answer carries the policy and what is left
@@ -16,9 +17,8 @@ function spend(ctx: AppContext, buckets: TokenBuckets, key: string): void {
 }
 
 /** The per-principal limit (RATE_LIMIT_PER_MINUTE), once the bearer token has become a principal. */
-export function limitPrincipal(ctx: AppContext): void {
+export function limitPrincipal(ctx: AppContext, { actor }: Principal): void {
   const buckets = ctx.services.rateLimits.principals;
-  const { actor } = ctx.state.principal!;
   if (buckets) spend(ctx, buckets, `${actor.kind}:${actor.id}`);
 }
 

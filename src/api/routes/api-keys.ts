@@ -1,25 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { principalFromApiKey } from '../../identity/credentials.js';
-import { randomBase62, sha256 } from '../../kernel/crypto/opaque.js';
-import { resourceFiltersSchema, scopeList } from '../../identity/principal.js';
-import { TokenError } from '../../identity/tokens.js';
-import { problems } from '../../kernel/errors/problem.js';
+import { apiKeyBody, createApiKey, exchangeApiKey, listApiKeys, revokeApiKey } from '../../operations/api-keys.js';
 import type { ApiKeyDoc } from '../../store/api-keys.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 
-const createBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  scopes: scopeList,
-  resource_filters: resourceFiltersSchema.default({ workspaces: '*', collections: '*' }),
-});
 const exchangeBody = z.strictObject({ api_key: z.string().min(1).max(200) });
 const idParam = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/, 'must be an API key id') });
-
-/** Exchanged tokens are short-lived: the key stays the long-lived credential. */
-export const exchangedTokenSeconds = 900;
 
 function present(doc: ApiKeyDoc) {
   return {
@@ -44,48 +31,34 @@ export const apiKeyRoutes: RouteDef[] = [
       example: { name: 'CI export', scopes: ['artifact:read', 'search:read'] },
     },
     body: 'json',
-    request: createBody,
+    request: apiKeyBody,
     handler: async (ctx, _query, body) => {
-      const input = body();
-      const id = randomBytes(16).toString('hex');
-      const secret = randomBase62(32);
-      const doc: ApiKeyDoc = {
-        _id: id,
-        name: input.name,
-        scopes: input.scopes,
-        resource_filters: input.resource_filters,
-        secret_sha256: sha256(secret),
-        owner_id: ctx.state.principal!.subject,
-        created_at: new Date(),
-        last_used_at: null,
-      };
-      await ctx.services.apiKeys.create(doc);
+      const { doc, key } = await createApiKey(ctx, body());
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { ...present(doc), key: `pk_${id}_${secret}` };
+      ctx.body = { ...present(doc), key };
     },
   }),
-  {
+  route({
     method: 'get',
     path: '/api-keys',
     access: 'human',
     doc: { summary: 'List your API keys' },
     handler: async (ctx) => {
-      ctx.body = { items: (await ctx.services.apiKeys.listOwned(ctx.state.principal!.subject)).map(present) };
+      ctx.body = { items: (await listApiKeys(ctx)).map(present) };
     },
-  },
-  {
+  }),
+  route({
     method: 'delete',
     path: '/api-keys/:id',
     access: 'human',
     doc: { summary: 'Revoke an API key' },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      if (!(await ctx.services.apiKeys.delete(id, ctx.state.principal!.subject))) throw problems.notFound('API key', id);
-      await ctx.services.consents.forgetCredential('api_key', id);
+      await revokeApiKey(ctx, id);
       ctx.status = 204;
     },
-  },
+  }),
   route({
     method: 'post',
     path: '/api-keys/exchange',
@@ -96,24 +69,9 @@ export const apiKeyRoutes: RouteDef[] = [
     request: exchangeBody,
     handler: async (ctx, _query, body) => {
       const { api_key } = body();
-      let principal;
-      try {
-        principal = await principalFromApiKey(ctx.services, api_key);
-      } catch (err) {
-        if (err instanceof TokenError) throw problems.unauthorized('The API key is not valid.');
-        throw err;
-      }
-      await ctx.services.apiKeys.touch(principal.actor.id);
-      const scope = principal.scopes.toJSON().join(' ');
+      const token = await exchangeApiKey(ctx.services, api_key);
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = {
-        ...(await ctx.services.tokens.issue(
-          principal.subject,
-          { kind: 'api_key', akid: principal.actor.id, scope },
-          exchangedTokenSeconds,
-        )),
-        scope,
-      };
+      ctx.body = token;
     },
   }),
 ];

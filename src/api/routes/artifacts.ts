@@ -1,20 +1,15 @@
-import { isBuiltinServer } from '../../operations/builtin-servers.js';
-import { builtinArtifact } from '../../mcp-server/builtin.js';
-import { agentArtifact, agentById } from '../../invocations/agents/registry.js';
 import { z } from 'zod';
-import { problems } from '../../kernel/errors/problem.js';
 import {
-  afterApiWrite,
   artifactPatchInput,
   createArtifact,
   createArtifactInput,
   deleteArtifact,
-  editableDraft,
   etagOf,
   ifMatch,
   updateArtifact,
-  visibleArtifact,
 } from '../../operations/artifacts.js';
+import { listArtifacts, readArtifact } from '../../operations/artifact-list.js';
+import { moveArtifact } from '../../operations/artifact-move.js';
 import { presentArtifact, presentPage } from '../../presenters/index.js';
 import { pageQuery } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
@@ -55,24 +50,13 @@ export const artifactRoutes: RouteDef[] = [
     doc: { summary: 'List artifacts you can read' },
     query: listQuery,
     handler: async (ctx, q) => {
-      const principal = ctx.state.principal!;
-      let ids: string[];
-      if (q.collection_id) {
-        if (!(await ctx.services.containers.find(principal, q.collection_id)))
-          throw problems.notFound('workspace or collection', q.collection_id);
-        ids = [q.collection_id];
-      } else {
-        const [workspaces, collections] = await Promise.all([
-          ctx.services.containers.visibleIds('workspace', principal),
-          ctx.services.containers.visibleIds('collection', principal),
-        ]);
-        ids = [...workspaces, ...collections];
-      }
-      const typeLimits = principal.scopes.typeLimits('artifact:read');
-      ctx.body = presentPage(
-        await ctx.services.artifacts.list(ids, { contentType: q.content_type, typeLimits }, q.limit, q.cursor),
-        presentArtifact,
-      );
+      const page = await listArtifacts(ctx, {
+        collectionId: q.collection_id,
+        contentType: q.content_type,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+      ctx.body = presentPage(page, presentArtifact);
     },
   }),
   {
@@ -81,14 +65,11 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:read',
     doc: { summary: 'Read an artifact (ETag: its revision)' },
     handler: async (ctx) => {
-      const id = artifactId(ctx);
-      const agent = agentById(id);
-      if (agent) ctx.body = agentArtifact(agent);
-      else if (isBuiltinServer(id)) ctx.body = builtinArtifact();
+      const found = await readArtifact(ctx, artifactId(ctx));
+      if ('described' in found) ctx.body = found.described;
       else {
-        const { doc } = await visibleArtifact(ctx, id);
-        ctx.set('ETag', etagOf(doc.revision));
-        ctx.body = presentArtifact(doc);
+        ctx.set('ETag', etagOf(found.doc.revision));
+        ctx.body = presentArtifact(found.doc);
       }
     },
   },
@@ -116,16 +97,7 @@ export const artifactRoutes: RouteDef[] = [
     handler: async (ctx, _query, body) => {
       const id = artifactId(ctx);
       const { after_id } = body();
-      const { doc: current } = await editableDraft(ctx, id);
-      if (after_id === id)
-        throw problems.validation('An artifact cannot be moved after itself.', [{ name: 'after_id', reason: 'is the artifact itself' }]);
-      const doc = await ctx.services.artifacts.move(current, after_id);
-      if (!doc)
-        throw problems.validation(`Artifact ${after_id} is not in the same workspace.`, [
-          { name: 'after_id', reason: 'not in this workspace' },
-        ]);
-      await afterApiWrite(ctx, 'artifact_updated', doc, ['order_key']);
-      ctx.body = presentArtifact(doc);
+      ctx.body = presentArtifact(await moveArtifact(ctx, id, after_id));
     },
   }),
   {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isHuman } from '../../identity/principal.js';
-import { problems } from '../../kernel/errors/problem.js';
-import { passwordSignIn } from '../password-sign-in.js';
+import { passwordToken } from '../../operations/sign-in.js';
+import { whoAmI } from '../../operations/users.js';
+import { signInAttempt } from '../password-sign-in.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { route, type RouteDef } from '../route.js';
 
@@ -18,10 +18,9 @@ export const authRoutes: RouteDef[] = [
     request: loginBody,
     handler: async (ctx, _query, body) => {
       const { email, password } = body();
-      const personId = await passwordSignIn(ctx, email, password);
-      if (!personId) throw problems.invalidCredentials();
+      const token = await passwordToken(ctx.services, signInAttempt(ctx, email), password);
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = await ctx.services.tokens.issue(personId, { kind: 'user' });
+      ctx.body = token;
     },
   }),
   {
@@ -31,13 +30,11 @@ export const authRoutes: RouteDef[] = [
     access: 'authenticated',
     doc: { summary: 'Who this token stands for' },
     handler: async (ctx) => {
-      const principal = ctx.state.principal!;
-      const own = isHuman(principal);
-      const user = own ? await ctx.services.users.findById(principal.subject) : null;
+      const { principal, email } = await whoAmI(ctx);
       ctx.set('Cache-Control', 'no-store');
       ctx.body = {
         id: principal.subject,
-        ...(user ? { email: user.email } : {}),
+        ...(email !== undefined ? { email } : {}),
         is_admin: principal.isAdmin,
         actor: principal.actor,
         scopes: principal.scopes.toJSON(),

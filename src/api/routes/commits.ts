@@ -4,11 +4,11 @@ import {
   approveBody,
   commitBody,
   decide,
+  listCommitItems,
   listCommits,
   presentWithItems,
   previewBody,
   previewCommit,
-  readable,
   rejectBody,
   requestCommit,
   visibleCommit,
@@ -81,9 +81,8 @@ export const commitRoutes: RouteDef[] = [
     doc: { summary: "List a commit's items" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
-      const commit = await visibleCommit(ctx, parse(idParam, ctx.params, 'path').id);
-      const page = await ctx.services.commits.items(commit, limit, cursor);
-      ctx.body = presentPage({ ...page, items: page.items.filter(readable(ctx)) }, (item) => presentCommitItem(item, true));
+      const page = await listCommitItems(ctx, parse(idParam, ctx.params, 'path').id, limit, cursor);
+      ctx.body = presentPage(page, (item) => presentCommitItem(item, true));
     },
   }),
   route({

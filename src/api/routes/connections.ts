@@ -11,6 +11,7 @@ import {
   type CallbackPage,
 } from '../../operations/connections.js';
 import { presentConnection } from '../../presenters/connections.js';
+import { connectionOutcomePage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
@@ -20,8 +21,6 @@ import { uuid } from '../../kernel/json/schemas.js';
 const authorizerParam = z.object({ authorizer_id: uuid() });
 const listQuery = z.object({ authorizer_id: uuid().optional() });
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 /** The small page the person's browser lands on after the provider: no script, nothing loaded from elsewhere, not cached. */
 function renderPage(ctx: AppContext, page: CallbackPage): void {
   ctx.status = page.status;
@@ -29,11 +28,7 @@ function renderPage(ctx: AppContext, page: CallbackPage): void {
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
   ctx.type = 'text/html; charset=utf-8';
-  ctx.body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(page.title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}h1{font-size:1.4rem}.connected{color:#17663a}.failed{color:#a3261b}.pending{color:#8a5a00}</style></head>
-<body data-outcome="${page.outcome}"><h1 class="${page.outcome}">${escape(page.title)}</h1><p>${escape(page.message)}</p></body></html>
-`;
+  ctx.body = connectionOutcomePage(page);
 }
 
 /** OAuth connections (SPEC §2.5, §4.4): a person's consent, their connections, and projections for servers. */

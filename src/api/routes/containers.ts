@@ -1,31 +1,20 @@
 import { z } from 'zod';
-import { problems } from '../../kernel/errors/problem.js';
-import type { ContainerDoc, ContainerKind } from '../../store/containers.js';
+import type { ContainerKind } from '../../store/containers.js';
 import { presentContainer, presentPage } from '../../presenters/index.js';
-import { flagsSchema, grantsOf, requireGrant, type GrantFlag } from '../../identity/grants.js';
-import type { AppContext } from '../context.js';
+import {
+  containerBody,
+  containerPatchBody,
+  createContainer,
+  listContainers,
+  updateContainer,
+  visibleContainer,
+} from '../../operations/containers.js';
+import { grantShare, listShares, revokeShare, shareBody } from '../../operations/shares.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
-import { storableObject, uuid } from '../../kernel/json/schemas.js';
+import { uuid } from '../../kernel/json/schemas.js';
 
-const fields = {
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(10_000),
-  metadata: storableObject,
-};
-const createBody = z.strictObject({ name: fields.name, description: fields.description.optional(), metadata: fields.metadata.optional() });
-const patchBody = createBody.partial().refine((b) => Object.keys(b).length > 0, 'must change at least one of name, description, metadata');
-
-const shareBody = z.strictObject({ person_id: z.uuid({ error: 'must be a person id (UUID)' }), flags: flagsSchema.default('RS') });
 const shareParams = z.object({ id: uuid(), person_id: uuid() });
-
-/** The container, visible to the principal and administrable by its person (A grant), or 404/403. */
-async function administrable(ctx: AppContext, kind: ContainerKind, id: string) {
-  const doc = await ctx.services.containers.get(kind, ctx.state.principal!, id);
-  if (!doc) throw problems.notFound(kind, id);
-  requireGrant(doc, ctx.state.principal!, 'A');
-  return doc;
-}
 
 /** Workspaces and collections have the same REST surface (collection metadata is edited here, never over MCP). */
 export function containerRoutes(kind: ContainerKind): RouteDef[] {
@@ -42,11 +31,11 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       access: 'artifact:write',
       doc: { summary: `Create a ${kind}`, status: 201, example: { name: 'Research', description: 'Notes and sources' } },
       body: 'json',
-      request: createBody,
+      request: containerBody,
       handler: async (ctx, _query, body) => {
         const input = body();
         ctx.status = 201;
-        ctx.body = presentContainer(await ctx.services.containers.create(kind, ctx.state.principal!, input));
+        ctx.body = presentContainer(await createContainer(ctx, kind, input));
       },
     }),
     route({
@@ -56,7 +45,7 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       doc: { summary: `List the ${kind}s you can see` },
       query: pageQuery,
       handler: async (ctx, { limit, cursor }) => {
-        ctx.body = presentPage(await ctx.services.containers.list(kind, ctx.state.principal!, limit, cursor), presentContainer);
+        ctx.body = presentPage(await listContainers(ctx, kind, limit, cursor), presentContainer);
       },
     }),
     {
@@ -66,9 +55,7 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       doc: { summary: `Read a ${kind}` },
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
-        const doc = await ctx.services.containers.get(kind, ctx.state.principal!, id);
-        if (!doc) throw problems.notFound(kind, id);
-        ctx.body = presentContainer(doc);
+        ctx.body = presentContainer(await visibleContainer(ctx, kind, id));
       },
     },
     route({
@@ -77,14 +64,11 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       access: 'artifact:write',
       doc: { summary: `Rename or describe a ${kind}`, example: { description: 'Updated' } },
       body: 'json',
-      request: patchBody,
+      request: containerPatchBody,
       handler: async (ctx, _query, body) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const patch = body();
-        const current = await ctx.services.containers.get(kind, ctx.state.principal!, id);
-        if (!current) throw problems.notFound(kind, id);
-        requireGrant(current, ctx.state.principal!, 'U');
-        ctx.body = presentContainer((await ctx.services.containers.update(kind, id, patch))!);
+        ctx.body = presentContainer(await updateContainer(ctx, kind, id, patch));
       },
     }),
   ];
@@ -100,7 +84,7 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
       doc: { summary: `List a ${kind}'s shares` },
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
-        const doc = await administrable(ctx, kind, id);
+        const doc = await listShares(ctx, kind, id);
         ctx.body = { owner_id: doc.owner_id, items: doc.shares };
       },
     },
@@ -117,7 +101,8 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
       handler: async (ctx, _query, body) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const share = body();
-        ctx.body = await grantShare(ctx, kind, id, share);
+        const updated = await grantShare(ctx, kind, id, share);
+        ctx.body = { owner_id: updated.owner_id, items: updated.shares };
       },
     }),
     {
@@ -127,46 +112,9 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
       doc: { summary: `Stop sharing a ${kind} with a person` },
       handler: async (ctx) => {
         const { id, person_id } = parse(shareParams, ctx.params, 'path');
-        const doc = await administrable(ctx, kind, id);
-        if (!doc.shares.some((s) => s.person_id === person_id)) throw problems.notFound('share', person_id);
-        await ctx.services.containers.unshare(kind, id, person_id, (latest) => mayChangeGrantOf(ctx, latest, person_id));
+        await revokeShare(ctx, kind, id, person_id);
         ctx.status = 204;
       },
     },
   ];
-}
-
-/**
- * Whether the caller may change or remove `personId`'s grant, on the container's shares as they are
- * now (asked again on every attempt of the change): they administer it (A), and an owner's grant (O)
- * is changed only by an owner. The creator (`owner_id`) is never a share, so a container always keeps
- * an owner; a co-owner may step down.
- */
-function mayChangeGrantOf(ctx: AppContext, doc: ContainerDoc, personId: string): void {
-  const principal = ctx.state.principal!;
-  requireGrant(doc, principal, 'A');
-  const target = doc.shares.find((s) => s.person_id === personId);
-  if (target?.flags.includes('O') && !grantsOf(doc, principal.subject).has('O')) {
-    throw problems.forbidden(`Only an owner may change or remove the grant of an owner of ${doc.kind} ${doc._id}.`);
-  }
-}
-
-/** Shares a container with a person, within what the caller may hand out. */
-async function grantShare(ctx: AppContext, kind: ContainerKind, id: string, share: z.infer<typeof shareBody>) {
-  const doc = await administrable(ctx, kind, id);
-  if (share.person_id === doc.owner_id)
-    throw problems.validation('The owner already holds every grant.', [{ name: 'person_id', reason: 'is the owner' }]);
-  const allowed = (latest: ContainerDoc) => {
-    // An administrator who is not an owner hands out only flags they hold, and never O.
-    const held = grantsOf(latest, ctx.state.principal!.subject);
-    const beyond = [...share.flags].filter((f) => !held.has(f as GrantFlag));
-    if (beyond.length > 0) throw problems.forbidden(`You cannot grant ${beyond.join('')}: you do not hold it.`);
-    mayChangeGrantOf(ctx, latest, share.person_id);
-  };
-  allowed(doc);
-  if (!(await ctx.services.users.findById(share.person_id))) {
-    throw problems.validation(`No person with id ${share.person_id}.`, [{ name: 'person_id', reason: 'unknown person' }]);
-  }
-  const updated = (await ctx.services.containers.share(kind, id, share, allowed))!;
-  return { owner_id: updated.owner_id, items: updated.shares };
 }

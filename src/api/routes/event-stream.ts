@@ -4,9 +4,10 @@
 import type { Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { EventTail, storeEventSource, type TailBatch } from '../../events/tail.js';
+import type { EventTail, TailBatch } from '../../events/tail.js';
 import { StreamSlots } from '../../events/stream-slots.js';
-import { Problem, problems } from '../../kernel/errors/problem.js';
+import { Problem } from '../../kernel/errors/problem.js';
+import { followableWorkspace, stillFollows, workspaceEventTail } from '../../operations/events.js';
 import { uuid } from '../../kernel/json/schemas.js';
 import type { Services } from '../../operations/services.js';
 import { presentEvent } from '../../presenters/index.js';
@@ -74,14 +75,11 @@ export const eventStreamRoutes: RouteDef[] = [
     handler: async (ctx, { last_event_id }) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const after = resumePoint(ctx, last_event_id);
-      const { services } = ctx;
-      const principal = ctx.state.principal!;
-      if (!(await services.containers.get('workspace', principal, id))) throw problems.notFound('workspace', id);
-      const slot = eventStreams(services).acquire(principal.subject);
+      await followableWorkspace(ctx, id);
+      const slot = eventStreams(ctx.services).acquire(ctx.state.principal.subject);
       if ('full' in slot) throw tooManyStreams(slot.full);
       try {
-        const source = storeEventSource(services.events);
-        const tail = new EventTail(source, id, after ?? (await storeCall('events.newest', EventTail.newestId(source, id))));
+        const tail = await workspaceEventTail(ctx.services, id, after, eventStreamTiming.storeDeadlineMs);
         ctx.respond = false; // the response is written here, as events come
         ctx.status = 200;
         await stream(ctx, id, tail, slot.signal);
@@ -150,8 +148,8 @@ async function stream(ctx: AppContext, workspaceId: string, tail: EventTail, sto
         // Storage that does not answer (undefined) skips the check until the next one.
         const principal = await storeRead(ctx, () => stillAuthenticated(ctx));
         if (principal === null) break;
-        const visible = principal && (await storeRead(ctx, () => services.containers.get('workspace', principal, workspaceId)));
-        if (visible === null) break;
+        const follows = principal && (await storeRead(ctx, () => stillFollows(services, principal, workspaceId)));
+        if (follows === false) break;
       }
       const batch = await storeRead(ctx, () => tail.next());
       if (batch) await deliver(batch, tail, send);

@@ -1,4 +1,4 @@
-import { problems } from '../../kernel/errors/problem.js';
+import { listWorkspaceEvents } from '../../operations/events.js';
 import { presentEvent, presentPage } from '../../presenters/index.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
@@ -12,8 +12,7 @@ export const eventRoutes: RouteDef[] = [
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      if (!(await ctx.services.containers.get('workspace', ctx.state.principal!, id))) throw problems.notFound('workspace', id);
-      ctx.body = presentPage(await ctx.services.events.recent(id, limit, cursor), presentEvent);
+      ctx.body = presentPage(await listWorkspaceEvents(ctx, id, limit, cursor), presentEvent);
     },
   }),
 ];

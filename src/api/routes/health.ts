@@ -1,8 +1,7 @@
 import { Problem } from '../../kernel/errors/problem.js';
+import { readiness } from '../../operations/readiness.js';
 import type { Services } from '../../operations/services.js';
 import type { RouteDef } from '../route.js';
-
-const checkTimeoutMs = 2000;
 
 const drainingServices = new WeakSet<Services>();
 
@@ -18,41 +17,6 @@ const workers = new WeakMap<Services, () => boolean>();
 /** Single-node mode (API_RUNS_WORKER): /readyz also reports the API's own worker, `up` while it runs. */
 export function reportWorker(services: Services, running: () => boolean): void {
   workers.set(services, running);
-}
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  promise.catch(() => undefined); // a check that loses the race may still fail later: not an unhandled rejection
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Each dependency the API needs, checked concurrently. */
-export async function readiness(services: Services): Promise<Record<string, 'up' | 'down'>> {
-  const checks: Record<string, () => Promise<unknown>> = {
-    // A real read, not a ping: an engine can answer pings while every query waits (issue 17).
-    mongodb: () => services.db.collection('users').findOne({}, { projection: { _id: 1 }, maxTimeMS: checkTimeoutMs }),
-    temporal: () => {
-      const probe = services.temporalProbe;
-      return probe.withDeadline(Date.now() + checkTimeoutMs, () => probe.workflowService.getSystemInfo({}));
-    },
-  };
-  const worker = workers.get(services);
-  if (worker)
-    checks.worker = async () => {
-      if (!worker()) throw new Error('the worker in the API process stopped');
-    };
-  const entries = await Promise.all(
-    Object.entries(checks).map(async ([name, check]) => {
-      try {
-        await within(check(), checkTimeoutMs);
-        return [name, 'up'] as const;
-      } catch {
-        return [name, 'down'] as const;
-      }
-    }),
-  );
-  return Object.fromEntries(entries);
 }
 
 export const healthRoutes: RouteDef[] = [
@@ -75,7 +39,7 @@ export const healthRoutes: RouteDef[] = [
       if (isDraining(ctx.services)) {
         throw new Problem(503, 'not-ready', 'Not ready', 'This replica is shutting down.', { draining: true }, { 'Retry-After': '1' });
       }
-      const checks = await readiness(ctx.services);
+      const checks = await readiness(ctx.services, workers.get(ctx.services));
       const down = Object.entries(checks)
         .filter(([, s]) => s === 'down')
         .map(([name]) => name);

@@ -1,32 +1,14 @@
 import { agents, presentAgent } from '../../invocations/agents/registry.js';
 import { applyBody, applyInvocation, discardInvocation } from '../../operations/agent-runs.js';
-import { getInvocation, invoke } from '../../operations/invoke.js';
+import { getInvocation, invoke, withDiffs } from '../../operations/invoke.js';
 import { approvalBody, decideTransform } from '../../operations/transforms.js';
-import { withContentDiffs } from '../../presenters/invocations.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
 import { answer } from '../answer.js';
 import { artifactId } from '../artifact-access.js';
-import type { RecordedAction } from '../../invocations/proposed-actions/schema.js';
 import type { AppContext } from '../context.js';
 import { route, type RouteDef } from '../route.js';
 
 const invocationId = (ctx: AppContext) => parse(idParam, ctx.params, 'path').id;
-
-type AgentRunBody = { workspace_id: string; actions: RecordedAction[] };
-const isAgentRunBody = (body: unknown): body is AgentRunBody =>
-  typeof body === 'object' && body !== null && 'actions' in body && Array.isArray(body.actions) && 'workspace_id' in body;
-
-/** An agent run's answer (read, applied, discarded) with its updates' content diffs, as far as the caller may read the drafts. */
-async function diffed(ctx: AppContext, body: unknown): Promise<unknown> {
-  if (!isAgentRunBody(body)) return body;
-  const { artifacts } = ctx.services;
-  const principal = ctx.state.principal!;
-  return withContentDiffs(body, {
-    mayRead: (type) => principal.scopes.allowsType('artifact:read', type),
-    getMany: (ids) => artifacts.currentMany(ids),
-    revisionAt: (id, n) => artifacts.revisionAt(id, n),
-  });
-}
 
 /** Invocation (SPEC §4.3): MCP tool calls, task agents and LLM runs, their proposals and the decision on them. */
 export const invocationRoutes: RouteDef[] = [
@@ -57,7 +39,7 @@ export const invocationRoutes: RouteDef[] = [
     access: 'artifact:invoke',
     doc: { summary: 'Read an invocation and its proposed actions' },
     handler: async (ctx) => {
-      ctx.body = await diffed(ctx, await getInvocation(ctx, invocationId(ctx)));
+      ctx.body = await withDiffs(ctx, await getInvocation(ctx, invocationId(ctx)));
     },
   },
   route({
@@ -69,7 +51,7 @@ export const invocationRoutes: RouteDef[] = [
     request: applyBody,
     handler: async (ctx, _query, body) => {
       const applied = await applyInvocation(ctx, invocationId(ctx), body());
-      answer(ctx, { ...applied, body: await diffed(ctx, applied.body) });
+      answer(ctx, { ...applied, body: await withDiffs(ctx, applied.body) });
     },
   }),
   {
@@ -78,7 +60,7 @@ export const invocationRoutes: RouteDef[] = [
     access: 'artifact:invoke',
     doc: { summary: "Discard an agent run's proposed actions", errors: [409] },
     handler: async (ctx) => {
-      ctx.body = await diffed(ctx, await discardInvocation(ctx, invocationId(ctx)));
+      ctx.body = await withDiffs(ctx, await discardInvocation(ctx, invocationId(ctx)));
     },
   },
   ...(['approve', 'reject'] as const).map((action) =>

@@ -1,25 +1,8 @@
 import { Problem, problems } from '../../kernel/errors/problem.js';
-import { collectFailures, indexingBacklog, metricsRegistry } from '../../observability/metrics.js';
+import { metricsRegistry } from '../../observability/metrics.js';
 import { metricsAccess, metricsRefusal } from '../../observability/metrics-access.js';
-import type { Services } from '../../operations/services.js';
+import { collectIndexingBacklog } from '../../operations/readiness.js';
 import type { RouteDef } from '../route.js';
-
-/** How long a scrape waits for the backlog's count before it answers without it. */
-export const backlogDeadlineMs = 2000;
-
-/**
- * The indexing backlog, counted at scrape time: revisions waiting in the embedding backlog (issue
- * #23: one indexing workflow queues them there and embeds them in batches). A count that fails or
- * misses its deadline leaves the gauge NaN, never a stale number, and is counted as a collect failure.
- */
-export async function collectIndexingBacklog(services: Pick<Services, 'db'>): Promise<void> {
-  try {
-    indexingBacklog.set(await services.db.collection('embedding_backlog').countDocuments({}, { maxTimeMS: backlogDeadlineMs }));
-  } catch {
-    indexingBacklog.set(Number.NaN);
-    collectFailures.inc({ collector: 'indexing_backlog' });
-  }
-}
 
 /**
  * `GET /metrics`: the Prometheus exposition of this process's series. Public in the route table, for

@@ -19,7 +19,8 @@ import {
   signedInSession,
   signInTarget,
 } from '../oauth/pages.js';
-import { passwordSignIn } from '../password-sign-in.js';
+import { signInAttempt } from '../password-sign-in.js';
+import { passwordSignIn } from '../../operations/sign-in.js';
 import type { RouteDef } from '../route.js';
 
 type Form = Record<string, string | undefined>;
@@ -102,7 +103,7 @@ export const oauthRoutes: RouteDef[] = [
         if (!email || !form.password) return showLogin(ctx, target, 400, 'Enter your e-mail and password.', email);
         let person: string | null;
         try {
-          person = await passwordSignIn(ctx, email, form.password.slice(0, 1024));
+          person = await passwordSignIn(ctx.services, signInAttempt(ctx, email), form.password.slice(0, 1024));
         } catch (err) {
           if (err instanceof Problem) return showLogin(ctx, target, err.status, err.body().detail ?? err.message, email);
           throw err;

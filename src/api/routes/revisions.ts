@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { problems } from '../../kernel/errors/problem.js';
-import { visibleArtifact } from '../../operations/artifacts.js';
+import { draftRevision, listDraftRevisions, revisionedDraft } from '../../operations/history.js';
 import type { Principal } from '../../identity/principal.js';
-import { listRevisions, type RevisionDoc } from '../../store/revisions.js';
-import type { AppContext } from '../context.js';
+import type { RevisionDoc } from '../../store/revisions.js';
 import { presentPage } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
@@ -16,19 +14,6 @@ const revisionParam = z.object({
     .min(1, 'revisions start at 1')
     .max(Number.MAX_SAFE_INTEGER),
 });
-
-/** A workspace draft the principal can read; a collection artifact has versions, not revisions. */
-async function revisioned(ctx: AppContext) {
-  const id = artifactId(ctx);
-  const { doc } = await visibleArtifact(ctx, id);
-  if (doc.container_kind !== 'workspace') {
-    throw problems.conflict(
-      'not-revisioned',
-      `Artifact ${id} is in a collection: collection artifacts have versions (GET /artifacts/${id}/versions), not revisions.`,
-    );
-  }
-  return doc;
-}
 
 /**
  * One revision of a draft: who wrote it and how (provenance), and what it was. Fields of a revision
@@ -65,9 +50,9 @@ export const revisionRoutes: RouteDef[] = [
     doc: { summary: "List a draft's revisions" },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
-      const doc = await revisioned(ctx);
-      const principal = ctx.state.principal!;
-      ctx.body = presentPage(await listRevisions(ctx.services.db, doc._id, limit, cursor), (r) => presentRevision(r, principal, false));
+      const draft = await revisionedDraft(ctx, artifactId(ctx));
+      const { principal } = ctx.state;
+      ctx.body = presentPage(await listDraftRevisions(ctx, draft, limit, cursor), (r) => presentRevision(r, principal, false));
     },
   }),
   {
@@ -76,11 +61,9 @@ export const revisionRoutes: RouteDef[] = [
     access: 'artifact:read',
     doc: { summary: 'Read a revision of a draft' },
     handler: async (ctx) => {
-      const doc = await revisioned(ctx);
+      const draft = await revisionedDraft(ctx, artifactId(ctx));
       const { n } = parse(revisionParam, ctx.params, 'path');
-      const revision = await ctx.services.artifacts.revisionAt(doc._id, n);
-      if (!revision) throw problems.notFound('revision', `${doc._id}/revisions/${n}`);
-      ctx.body = presentRevision(revision, ctx.state.principal!, true);
+      ctx.body = presentRevision(await draftRevision(ctx, draft, n), ctx.state.principal, true);
     },
   },
 ];

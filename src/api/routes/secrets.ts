@@ -1,16 +1,7 @@
-import { z } from 'zod';
-import { problems } from '../../kernel/errors/problem.js';
+import { deleteSecret, listSecrets, readSecret, secretBody, storeSecret } from '../../operations/secrets.js';
 import type { SecretDoc } from '../../store/secrets.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
-
-const createBody = z.strictObject({
-  name: z.string().trim().min(1).max(200),
-  value: z
-    .string()
-    .min(1)
-    .max(64 * 1024),
-});
 
 /** Never the value: it is returned by no endpoint, ever. */
 function present(doc: SecretDoc) {
@@ -25,11 +16,11 @@ export const secretRoutes: RouteDef[] = [
     access: 'artifact:write',
     doc: { summary: 'Store a secret (never returned)', status: 201, example: { name: 'crm-token', value: 's3cret' } },
     body: 'json',
-    request: createBody,
+    request: secretBody,
     handler: async (ctx, _query, body) => {
-      const { name, value } = body();
+      const doc = await storeSecret(ctx, body());
       ctx.status = 201;
-      ctx.body = present(await ctx.services.secrets.create(ctx.state.principal!.subject, name, value));
+      ctx.body = present(doc);
     },
   }),
   {
@@ -38,7 +29,7 @@ export const secretRoutes: RouteDef[] = [
     access: 'artifact:read',
     doc: { summary: 'List your secrets (names only)' },
     handler: async (ctx) => {
-      ctx.body = { items: (await ctx.services.secrets.list(ctx.state.principal!.subject)).map(present) };
+      ctx.body = { items: (await listSecrets(ctx)).map(present) };
     },
   },
   {
@@ -48,9 +39,7 @@ export const secretRoutes: RouteDef[] = [
     doc: { summary: "Read a secret's name" },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      const doc = await ctx.services.secrets.get(ctx.state.principal!.subject, id);
-      if (!doc) throw problems.notFound('secret', id);
-      ctx.body = present(doc);
+      ctx.body = present(await readSecret(ctx, id));
     },
   },
   {
@@ -60,7 +49,7 @@ export const secretRoutes: RouteDef[] = [
     doc: { summary: 'Delete a secret' },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      if (!(await ctx.services.secrets.delete(ctx.state.principal!.subject, id))) throw problems.notFound('secret', id);
+      await deleteSecret(ctx, id);
       ctx.status = 204;
     },
   },

@@ -1,10 +1,10 @@
-import { decoyHash, verifyPassword } from '../../identity/passwords.js';
 import { Problem } from '../../kernel/errors/problem.js';
 import { OAuthError, type OAuthErrorCode } from '../../identity/oauth/errors.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { readBody } from '../middleware/body.js';
 import type { RouteDef } from '../route.js';
+import { clientCredentialsGrant } from '../../operations/server-credentials.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in OAuth's own shape, not problem+json. */
 function oauthError(ctx: AppContext, error: OAuthErrorCode, description: string): void {
@@ -86,23 +86,11 @@ export const tokenRoutes: RouteDef[] = [
       const secret = basic?.secret ?? form.client_secret;
       if (!id || !secret) return oauthError(ctx, 'invalid_client', 'client_id and client_secret are required.');
 
-      const cred = await ctx.services.serverCredentials.get(id);
-      // The same scrypt work whether or not the client exists, so timing does not reveal client ids.
-      const ok = await verifyPassword(secret, cred?.secret_hash ?? (await decoyHash));
-      if (!cred || !ok || !cred.active) return oauthError(ctx, 'invalid_client', 'Client authentication failed.');
-
-      let scopes = cred.scopes;
-      if (form.scope) {
-        const requested = form.scope.split(' ').filter(Boolean);
-        const extra = requested.filter((s) => !cred.scopes.includes(s));
-        if (extra.length > 0) return oauthError(ctx, 'invalid_scope', `Not granted to this client: ${extra.join(' ')}.`);
-        scopes = requested;
-      }
-      await ctx.services.serverCredentials.touch(cred._id);
-      const issued = await ctx.services.tokens.issue(cred._id, { kind: 'server', gen: cred.generation, scope: scopes.join(' ') });
+      const grant = await clientCredentialsGrant(ctx.services, id, secret, form.scope);
+      if ('error' in grant) return oauthError(ctx, grant.error, grant.description);
       ctx.set('Cache-Control', 'no-store');
       ctx.set('Pragma', 'no-cache');
-      ctx.body = { ...issued, scope: scopes.join(' ') };
+      ctx.body = { ...grant.issued, scope: grant.scope };
     },
   },
   {

@@ -1,0 +1,60 @@
+import { collectFailures, indexingBacklog } from '../observability/metrics.js';
+import type { Services } from './services.js';
+
+/** What /readyz and /metrics ask of the dependencies: each under its own deadline. */
+
+const checkTimeoutMs = 2000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  promise.catch(() => undefined); // a check that loses the race may still fail later: not an unhandled rejection
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Each dependency the API needs, checked concurrently. `worker`: in single-node mode
+ * (API_RUNS_WORKER), whether the API's own worker runs, reported as one more dependency.
+ */
+export async function readiness(services: Services, worker?: () => boolean): Promise<Record<string, 'up' | 'down'>> {
+  const checks: Record<string, () => Promise<unknown>> = {
+    // A real read, not a ping: an engine can answer pings while every query waits (issue 17).
+    mongodb: () => services.db.collection('users').findOne({}, { projection: { _id: 1 }, maxTimeMS: checkTimeoutMs }),
+    temporal: () => {
+      const probe = services.temporalProbe;
+      return probe.withDeadline(Date.now() + checkTimeoutMs, () => probe.workflowService.getSystemInfo({}));
+    },
+  };
+  if (worker)
+    checks.worker = async () => {
+      if (!worker()) throw new Error('the worker in the API process stopped');
+    };
+  const entries = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await within(check(), checkTimeoutMs);
+        return [name, 'up'] as const;
+      } catch {
+        return [name, 'down'] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+/** How long a scrape waits for the backlog's count before it answers without it. */
+export const backlogDeadlineMs = 2000;
+
+/**
+ * The indexing backlog, counted at scrape time: revisions waiting in the embedding backlog (issue
+ * #23: one indexing workflow queues them there and embeds them in batches). A count that fails or
+ * misses its deadline leaves the gauge NaN, never a stale number, and is counted as a collect failure.
+ */
+export async function collectIndexingBacklog(services: Pick<Services, 'db'>): Promise<void> {
+  try {
+    indexingBacklog.set(await services.db.collection('embedding_backlog').countDocuments({}, { maxTimeMS: backlogDeadlineMs }));
+  } catch {
+    indexingBacklog.set(Number.NaN);
+    collectFailures.inc({ collector: 'indexing_backlog' });
+  }
+}
