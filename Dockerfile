@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for both production processes: the API (default) and the Temporal worker (compose overrides the command).
-# Not built or run in this repository's CI: there is no container runtime here (test/platform/containers.unit.test.ts
+# Not built or run in this repository's CI: there is no container runtime here (test/config/containers.unit.test.ts
 # checks this file statically).
 
 # --- Dependencies: production packages only (tsx runs the TypeScript sources at run time, so no compile step) ---

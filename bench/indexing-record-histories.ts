@@ -1,5 +1,5 @@
 // Records `indexBacklog` histories as replay fixtures (test/fixtures/workflow-histories/indexBacklog-*,
-// replayed by test/platform/workflow-replay.unit.test.ts; issue #23): on a whole platform of its own
+// replayed by test/temporal/workflow-replay.unit.test.ts; issue #23): on a whole platform of its own
 // (bench/platform.ts, hashing embedder), the run is started with a small continue-as-new threshold,
 // then a burst of 10 writes and 6 single writes 400 ms apart; every run of the workflow id is written
 // to <out-dir> in clear (the platform's codec opens the payloads), as `temporal workflow show -o json`

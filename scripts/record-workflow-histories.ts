@@ -1,5 +1,5 @@
 // Records workflow histories as replay fixtures (test/fixtures/workflow-histories/, replayed by
-// test/platform/workflow-replay.unit.test.ts).
+// test/temporal/workflow-replay.unit.test.ts).
 //
 // How the committed fixtures were made (restructuring of src/workflows, 2026-11-23): the last commit before
 // it, a4d90f1, was exported to /tmp/old (`git archive a4d90f1 | tar -x`, node_modules and .dev symlinked),

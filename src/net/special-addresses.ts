@@ -6,7 +6,7 @@
  * entries: 100:0:0:1::/64, RFC 9780; 2001:1::3/128, RFC 9665; 3fff::/20, RFC 9637; 5f00::/16, RFC
  * 9602). `reachable` is the registry's "Globally Reachable" column ('N/A' where the registry leaves it
  * blank or marks it N/A). When the registries change (check them at iana.org/assignments), add the
- * entry here and to the test's own copy (test/platform/outbound-addresses.unit.test.ts).
+ * entry here and to the test's own copy (test/net/outbound-addresses.unit.test.ts).
  *
  * The rule: every entry whose Globally Reachable is False is refused. The others are decided one by
  * one, and the decision is written next to them:

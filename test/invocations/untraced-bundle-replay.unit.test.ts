@@ -11,7 +11,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/kernel/config/env.js';
 import { workflowBundleOptions, workflowBundleOptionsFor } from '../../src/main/temporal-worker.js';
 
-/** The fixtures as proto3 JSON, parsed with @temporalio/proto's own protobufjs (see test/platform/workflow-replay.unit.test.ts). */
+/** The fixtures as proto3 JSON, parsed with @temporalio/proto's own protobufjs (see test/temporal/workflow-replay.unit.test.ts). */
 function parseHistory(json: unknown): History {
   const protoRequire = createRequire(createRequire(import.meta.url).resolve('@temporalio/proto'));
   const protojson = protoRequire('protobufjs/ext/protojson') as {

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { Api, eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-import { parseExposition } from './metrics-exposition.js';
+import { parseExposition } from '../observability/metrics-exposition.js';
 
 const token = randomBytes(24).toString('base64url');
 let platform: TestPlatform;
