@@ -1,10 +1,15 @@
-// A real OAuth 2 / OpenID Connect authorization server for the connection tests: `oidc-provider`
-// (the certified Node implementation), on loopback. Its login and consent screens are replaced by a
-// scripted person (approve as an account, or deny), the one part a browser would supply. Everything
-// else (PKCE, codes, refresh rotation, revocation, introspection) is the library's own.
+// Real OAuth 2 / OpenID Connect authorization servers for the tests: `oidc-provider` (the certified Node
+// implementation), on loopback, in two set-ups sharing one scripted person and one in-memory storage:
+// - startOAuthServer: the provider an OAuth connection signs in to (refresh rotation, revocation,
+//   introspection, short-lived access tokens), for the connection tests;
+// - startOidcIdp: an identity provider for external sign-in, issuing id_tokens with email,
+//   email_verified and name for scripted accounts (RS256 or ES256 per client, nonce, userinfo).
+// Their login and consent screens are replaced by the scripted person (approve as an account, or
+// deny), the one part a browser would supply. Everything else (discovery, PKCE, codes, tokens) is the
+// library's own.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import Provider, { type Adapter, type AdapterPayload } from 'oidc-provider';
+import Provider, { type Adapter, type AdapterPayload, type Configuration } from 'oidc-provider';
 import { freePort } from '../../temporal-dev/engines.js';
 
 type Stored = { payload: AdapterPayload; expiresAt?: number };
@@ -38,13 +43,71 @@ class MemoryStore {
   }
 }
 
+/** What the scripted person does at the provider's next login or consent screen. */
+export interface ScriptedPerson {
+  decision: 'approve' | 'deny';
+  account: string;
+}
+
+/**
+ * A provider at `issuer` (a free loopback port), its interaction screens played by the person that
+ * `person()` returns when a screen opens (tests change it between sign-ins): signs in as its account
+ * and grants what the client asked for, or denies with `denial`. Returns its closer.
+ */
+async function serveProvider(
+  port: number,
+  issuer: string,
+  configuration: Configuration,
+  person: () => ScriptedPerson,
+  denial: string,
+): Promise<() => Promise<void>> {
+  const provider = new Provider(issuer, {
+    ...configuration,
+    features: { ...configuration.features, devInteractions: { enabled: false } },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    pkce: { required: () => true },
+    cookies: { keys: [randomBytes(16).toString('hex')] },
+  });
+  const handle = provider.callback();
+  const http: Server = createServer(async (req, res) => {
+    if (!req.url?.startsWith('/interaction/')) return handle(req, res);
+    try {
+      const details = await provider.interactionDetails(req, res);
+      const { decision, account } = person();
+      if (decision === 'deny') {
+        return await provider.interactionFinished(
+          req,
+          res,
+          { error: 'access_denied', error_description: denial },
+          { mergeWithLastSubmission: false },
+        );
+      }
+      if (details.prompt.name === 'login') {
+        return await provider.interactionFinished(req, res, { login: { accountId: account } }, { mergeWithLastSubmission: false });
+      }
+      const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+      grant.addOIDCScope(String(details.params.scope ?? 'openid'));
+      await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+    } catch (err) {
+      res.statusCode = 500;
+      res.end(String(err));
+    }
+  });
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+  return () =>
+    new Promise((resolve) => {
+      http.close(() => resolve());
+      http.closeAllConnections();
+    });
+}
+
 export interface OAuthServer {
   issuer: string;
   authUrl: string;
   tokenUrl: string;
   introspectionUrl: string;
   /** What the scripted person does at the next consent screen. */
-  person: { decision: 'approve' | 'deny'; account: string };
+  person: ScriptedPerson;
   /** Accounts whose access tokens live 4 seconds (every other account's live an hour). */
   shortLived: Set<string>;
   /** Registers the platform as an OAuth client with this redirect URI. */
@@ -110,76 +173,115 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     close: async () => undefined,
   };
 
-  const provider = new Provider(issuer, {
-    adapter: (name: string) => {
-      const base = store.adapter(name);
-      if (name !== 'AccessToken' && name !== 'RefreshToken') return base;
-      return {
-        ...base,
-        upsert: async (id: string, payload: AdapterPayload, expiresIn: number) => {
-          (name === 'AccessToken' ? issued.access : issued.refresh).add(id);
-          return base.upsert(id, payload, expiresIn);
-        },
-      };
+  server.close = await serveProvider(
+    port,
+    issuer,
+    {
+      adapter: (name: string) => {
+        const base = store.adapter(name);
+        if (name !== 'AccessToken' && name !== 'RefreshToken') return base;
+        return {
+          ...base,
+          upsert: async (id: string, payload: AdapterPayload, expiresIn: number) => {
+            (name === 'AccessToken' ? issued.access : issued.refresh).add(id);
+            return base.upsert(id, payload, expiresIn);
+          },
+        };
+      },
+      findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
+      scopes: ['openid', 'offline_access', 'notes:read'],
+      jwks: { keys: [generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }) as never] },
+      features: {
+        // A client revokes its own tokens; the resource server introspects anyone's.
+        revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+        introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === resource.client_id },
+      },
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      ttl: {
+        AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600),
+        IdToken: 3600,
+        AuthorizationCode: 60,
+        RefreshToken: 86_400,
+        Grant: 86_400,
+        Interaction: 600,
+        Session: 86_400,
+      },
     },
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-    scopes: ['openid', 'offline_access', 'notes:read'],
-    jwks: { keys: [generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }) as never] },
-    features: {
-      devInteractions: { enabled: false },
-      // A client revokes its own tokens; the resource server introspects anyone's.
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === resource.client_id },
-    },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    rotateRefreshToken: true,
-    pkce: { required: () => true },
-    ttl: {
-      AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600),
-      IdToken: 3600,
-      AuthorizationCode: 60,
-      RefreshToken: 86_400,
-      Grant: 86_400,
-      Interaction: 600,
-      Session: 86_400,
-    },
-    cookies: { keys: [randomBytes(16).toString('hex')] },
-  });
-  const handle = provider.callback();
-
-  // The scripted person: signs in as `person.account` and grants what the client asked for, or denies.
-  const http: Server = createServer(async (req, res) => {
-    if (!req.url?.startsWith('/interaction/')) return handle(req, res);
-    try {
-      const details = await provider.interactionDetails(req, res);
-      if (server.person.decision === 'deny') {
-        return await provider.interactionFinished(
-          req,
-          res,
-          { error: 'access_denied', error_description: 'The person declined to connect.' },
-          { mergeWithLastSubmission: false },
-        );
-      }
-      if (details.prompt.name === 'login') {
-        return await provider.interactionFinished(
-          req,
-          res,
-          { login: { accountId: server.person.account } },
-          { mergeWithLastSubmission: false },
-        );
-      }
-      const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
-      grant.addOIDCScope(String(details.params.scope ?? 'openid'));
-      await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-    } catch (err) {
-      res.statusCode = 500;
-      res.end(String(err));
-    }
-  });
-  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
-  server.close = () => new Promise((resolve) => http.close(() => resolve()));
+    () => server.person,
+    'The person declined to connect.',
+  );
   return server;
+}
+
+export interface IdpAccount {
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+}
+
+export interface OidcIdp {
+  issuer: string;
+  /** The accounts people can sign in as, by subject. */
+  accounts: Map<string, IdpAccount>;
+  /** What the scripted person does at the next login screen. */
+  person: ScriptedPerson;
+  /** Registers a client with this redirect URI: confidential (client_secret_basic) unless `public`. */
+  registerClient(
+    redirectUri: string,
+    options?: { public?: boolean; alg?: 'RS256' | 'ES256' },
+  ): { client_id: string; client_secret?: string };
+  close(): Promise<void>;
+}
+
+/** `claimsIn: 'userinfo'`: the id_token carries `sub` alone and the e-mail comes from the userinfo endpoint (oidc-provider's default). */
+export async function startOidcIdp(options: { claimsIn?: 'id_token' | 'userinfo' } = {}): Promise<OidcIdp> {
+  const port = await freePort();
+  const issuer = `http://127.0.0.1:${port}`;
+  const store = new MemoryStore();
+  const idp: OidcIdp = {
+    issuer,
+    accounts: new Map(),
+    person: { decision: 'approve', account: 'alice' },
+    registerClient(redirectUri, { public: isPublic = false, alg = 'RS256' } = {}) {
+      const client_id = `platform-${randomBytes(4).toString('hex')}`;
+      const client_secret = isPublic ? undefined : randomBytes(24).toString('hex');
+      store.of('Client').set(client_id, {
+        payload: {
+          client_id,
+          ...(client_secret ? { client_secret } : {}),
+          redirect_uris: [redirectUri],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+          token_endpoint_auth_method: isPublic ? 'none' : 'client_secret_basic',
+          id_token_signed_response_alg: alg,
+        },
+      });
+      return { client_id, ...(client_secret ? { client_secret } : {}) };
+    },
+    close: async () => undefined,
+  };
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+  idp.close = await serveProvider(
+    port,
+    issuer,
+    {
+      adapter: (name: string) => store.adapter(name),
+      findAccount: async (_ctx, sub) => {
+        const account = idp.accounts.get(sub);
+        return account ? { accountId: sub, claims: async () => ({ sub, ...account }) } : undefined;
+      },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      scopes: ['openid', 'email', 'profile'],
+      conformIdTokenClaims: options.claimsIn === 'userinfo',
+      jwks: { keys: [rsa as never, ec as never] },
+      ttl: { AccessToken: 600, IdToken: 600, AuthorizationCode: 60, Grant: 600, Interaction: 600, Session: 600 },
+    },
+    () => idp.person,
+    'The person declined.',
+  );
+  return idp;
 }
 
 /**
@@ -197,6 +299,7 @@ export async function followAsBrowser(
     const jar = cookies.get(url.host) ?? new Map<string, string>();
     const res = await fetch(url, {
       redirect: 'manual',
+      signal: AbortSignal.timeout(30_000),
       headers: jar.size ? { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } : {},
     });
     for (const line of res.headers.getSetCookie()) {

@@ -20,8 +20,7 @@ import { createOutbound, type Outbound } from '../../src/net/outbound.js';
 import { ExternalIdentityStore, externalIdentityKey } from '../../src/store/external-identities.js';
 import { createStoreClient, ensureIndexes, openDatabase } from '../../src/store/mongo.js';
 import { UserStore } from '../../src/store/users.js';
-import { followAsBrowser } from '../helpers/oauth-provider.js';
-import { startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
+import { followAsBrowser, startOidcIdp, type OidcIdp } from '../helpers/oauth-provider.js';
 
 const redirectUri = 'http://127.0.0.1:9/auth/external/callback';
 const atCallback = (url: URL) => url.href.startsWith(redirectUri);

@@ -6,9 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { freePort } from '../../temporal-dev/engines.js';
-import { followAsBrowser } from '../helpers/oauth-provider.js';
 import { Browser, formFields, pkce, type PageReply } from '../helpers/oauth-browser.js';
-import { startOidcIdp, type OidcIdp } from '../helpers/oidc-idp.js';
+import { followAsBrowser, startOidcIdp, type OidcIdp } from '../helpers/oauth-provider.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
