@@ -3,7 +3,6 @@
 // file outside the build (the build's folder sits next to package.json-like files to be reached for).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,24 +15,7 @@ import { mountRoutes } from '../../src/api/route.js';
 import { consoleCsp, consoleRoutes } from '../../src/api/routes/console.js';
 import { loadConfig } from '../../src/kernel/config/env.js';
 import { buildConsole, type ConsoleBuild } from '../../src/console/build-console.js';
-
-/** A GET with the path exactly as written: no URL normalisation of `..` or percent-escapes on the way. */
-function rawGet(
-  base: string,
-  path: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((done, fail) => {
-    const req = request({ hostname, port, path, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
+import { rawGet } from './raw-get.js';
 
 describe('the console route', () => {
   let dir: string;

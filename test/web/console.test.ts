@@ -2,7 +2,6 @@
 // CSP, no path out of the build on the running platform, and a person signing in as the first-party
 // client platform-console and seeing their workspaces.
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -10,21 +9,7 @@ import { consoleCsp } from '../../src/api/routes/console.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-
-/** A GET with the path exactly as written (no normalisation of `..` on the way). */
-function rawGet(base: string, path: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(base);
-  return new Promise((done, fail) => {
-    const req = request({ hostname, port, path, method: 'GET' }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => done({ status: res.statusCode!, body }));
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
+import { rawGet } from './raw-get.js';
 
 describe('the web console', () => {
   let platform: TestPlatform;
