@@ -88,7 +88,12 @@ export async function startTimeSkippingPlatform(overrides: Record<string, string
       const handle = platform!.services.temporal.workflow.getHandle(
         indexBacklogWorkflowId(indexingQueue(platform!.config.TEMPORAL_TASK_QUEUE)),
       );
-      await eventually(async () => (await handle.query(indexBacklogStatusQuery)).pending === 0, 30_000, 'the indexing backlog drained');
+      // Between activities: the test server leaks its time lock for an activity whose run is terminated under it.
+      await eventually(
+        async () => (await handle.query(indexBacklogStatusQuery)).pending === 0 && !(await handle.describe()).raw.pendingActivities?.length,
+        30_000,
+        'the indexing run idle',
+      );
       await handle.terminate('a time-skipping test: its poll would replay every skipped minute');
     },
     async close() {
