@@ -18,7 +18,7 @@ say() { echo "[temporal-dev] $*" >&2; }
 
 bin="$dev/bin/temporal-test-server"
 home="$dev/test-server/$TEMPORAL_TEST_SERVER_VERSION"
-if [ -x "$bin" ] && [ -f "$home/lib/temporal-test-server-$TEMPORAL_TEST_SERVER_VERSION.jar" ] && grep -q "$home" "$bin"; then
+if [ -x "$bin" ] && [ -f "$home/lib/temporal-test-server-$TEMPORAL_TEST_SERVER_VERSION.jar" ] && grep -q "$home" "$bin" && grep -q "exec java" "$bin" && grep -q "parent=" "$bin"; then
   exit 0
 fi
 
@@ -45,6 +45,14 @@ mv "$home.partial" "$home"
 cat >"$bin" <<LAUNCHER
 #!/bin/sh
 # Temporal's time-skipping test server $TEMPORAL_TEST_SERVER_VERSION (temporal-dev/install-test-server.sh): temporal-test-server <port>
+# The server is this process (exec): the SDK's teardown kills it. A watcher ends it too if the process
+# that started it dies without a teardown (a crash), so that no server is left behind.
+self=\$\$
+parent=\$PPID
+(
+  while kill -0 \$parent 2>/dev/null && kill -0 \$self 2>/dev/null; do sleep 1; done
+  kill \$self 2>/dev/null
+) </dev/null >/dev/null 2>&1 &
 exec java -Xms64m -Xmx512m -cp '$home/lib/*' io.temporal.testserver.TestServer "\$@"
 LAUNCHER
 chmod +x "$bin"

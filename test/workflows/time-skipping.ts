@@ -88,10 +88,22 @@ export async function startTimeSkippingPlatform(overrides: Record<string, string
       const handle = platform!.services.temporal.workflow.getHandle(
         indexBacklogWorkflowId(indexingQueue(platform!.config.TEMPORAL_TASK_QUEUE)),
       );
-      // Between activities: the test server leaks its time lock for an activity whose run is terminated under it.
+      // Only while it waits for its poll, with no activity in flight: the test server leaks its time lock
+      // for an activity whose run is terminated under it (and time then never moves again). Idle means
+      // nothing pending and an unchanged history for two seconds (a write's signal may still be on its way).
+      const idleMark = async () => {
+        const [status, described] = await Promise.all([handle.query(indexBacklogStatusQuery), handle.describe()]);
+        if (status.pending > 0 || described.raw.pendingActivities?.length) return null;
+        return `${described.historyLength}:${status.batches}:${status.handled}`;
+      };
       await eventually(
-        async () => (await handle.query(indexBacklogStatusQuery)).pending === 0 && !(await handle.describe()).raw.pendingActivities?.length,
-        30_000,
+        async () => {
+          const before = await idleMark();
+          if (!before) return false;
+          await new Promise((r) => setTimeout(r, 2_000));
+          return before === (await idleMark());
+        },
+        60_000,
         'the indexing run idle',
       );
       await handle.terminate('a time-skipping test: its poll would replay every skipped minute');
