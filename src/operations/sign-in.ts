@@ -1,5 +1,6 @@
 import { decoyHash, verifyPassword } from '../identity/passwords.js';
 import type { SignInAttempt } from '../identity/sign-in-throttle.js';
+import type { PendingSignIn } from '../identity/external-idp/index.js';
 import type { IssuedToken } from '../identity/tokens.js';
 import { problems } from '../kernel/errors/problem.js';
 import type { Services } from './services.js';
@@ -23,4 +24,18 @@ export async function passwordToken(services: Services, attempt: SignInAttempt, 
   const personId = await passwordSignIn(services, attempt, password);
   if (!personId) throw problems.invalidCredentials();
   return services.tokens.issue(personId, { kind: 'user' });
+}
+
+/**
+ * The person an external OpenID Connect provider vouched for, on its redirect back (SPEC §5.10): the
+ * provider's answer checked against the pending sign-in, then the account it links to, made on a
+ * first sign-in when the allow-list admits the person. Throws ExternalSignInError otherwise.
+ */
+export async function externalSignIn(
+  services: Services,
+  pending: PendingSignIn,
+  callbackQuery: Record<string, string | string[] | undefined>,
+): Promise<string> {
+  const identity = await services.externalSignIn.providers.completeSignIn(pending, callbackQuery);
+  return (await services.externalSignIn.accounts.findOrCreatePerson(identity)).personId;
 }

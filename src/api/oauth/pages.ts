@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthorizationRequest, BrowserSession } from '../../identity/oauth/browser-session.js';
 import type { OAuthClient } from '../../identity/oauth/clients.js';
-import { userPrincipal } from '../../identity/principal.js';
+import { consentChoices, signedInSession as signedInBrowser } from '../../operations/authorizations.js';
 import { TokenError } from '../../identity/tokens.js';
 import { consentPage, errorPage, loginPage, type SignInFor } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
@@ -17,8 +17,7 @@ export async function signInTarget(ctx: AppContext, fields: { request?: string; 
 
 /** The session this browser's cookie holds, if it is valid, not signed out, and its account still exists. */
 export async function signedInSession(ctx: AppContext): Promise<BrowserSession | null> {
-  const session = await ctx.services.browserSessions.session(readSession(ctx));
-  return session && (await ctx.services.users.findById(session.person)) ? session : null;
+  return signedInBrowser(ctx.services, readSession(ctx));
 }
 
 /** The person whose session cookie this browser holds (see signedInSession). */
@@ -80,10 +79,7 @@ export async function showConsent(
   error?: string,
 ) {
   const { request, client } = pending;
-  const [user, workspaces] = await Promise.all([
-    ctx.services.users.findById(person),
-    ctx.services.containers.list('workspace', userPrincipal(person, false), 100),
-  ]);
+  const { user, workspaces } = await consentChoices(ctx.services, person);
   const html = consentPage({
     client: {
       name: client.client_name,
@@ -93,7 +89,7 @@ export async function showConsent(
     },
     person: user?.email ?? person,
     scopes: request.scope,
-    workspaces: workspaces.items.map((w) => ({ id: w._id, name: w.name })),
+    workspaces: workspaces.map((w) => ({ id: w._id, name: w.name })),
     request: sealed,
     formToken: ctx.services.browserSessions.formToken(readSession(ctx)!, sealed),
     ...(error ? { error } : {}),

@@ -6,6 +6,7 @@ import { PayloadCodecError } from '../../temporal/codec/encryption-codec.js';
 import type { AppContext } from '../context.js';
 import { codecOrigins, codecSessionPrefix } from '../middleware/codec-cors.js';
 import { readSession } from '../oauth/browser.js';
+import { sessionAdministrator } from '../../operations/authorizations.js';
 import type { RouteDef } from '../route.js';
 import { parse } from '../validate.js';
 
@@ -89,10 +90,7 @@ function uiOrigin(ctx: AppContext): void {
 
 async function sessionOperator(ctx: AppContext): Promise<void> {
   uiOrigin(ctx);
-  const personId = await ctx.services.browserSessions.sessionPerson(readSession(ctx));
-  if (!personId) throw problems.unauthorized('Sign in to the platform (the console) in this browser first.', null);
-  const user = await ctx.services.users.findById(personId);
-  if (!user?.is_admin) throw problems.forbidden('This operation needs an administrator.');
+  await sessionAdministrator(ctx.services, readSession(ctx));
 }
 
 const payloadsDoc = z.object({ payloads: z.array(wirePayload) });

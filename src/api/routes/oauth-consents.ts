@@ -1,5 +1,6 @@
 import type { ConsentDoc } from '../../store/consents.js';
 import { consentsPage } from '../../presenters/sign-in-pages.js';
+import { personAuthorizations, revokeAuthorization } from '../../operations/authorizations.js';
 import type { AppContext } from '../context.js';
 import { PageError } from '../oauth/authorization-request.js';
 import { readSession, redirect, sameOriginForm, sendPage } from '../oauth/browser.js';
@@ -39,7 +40,7 @@ export const oauthConsentRoutes: RouteDef[] = [
       asPage(ctx, async () => {
         const person = await signedInPerson(ctx);
         if (!person) return showLogin(ctx, { next: 'consents' });
-        const [user, consents] = await Promise.all([ctx.services.users.findById(person), ctx.services.consents.list(person)]);
+        const { user, consents } = await personAuthorizations(ctx.services, person);
         sendPage(ctx, 200, consentsPage({ person: user?.email ?? person, formToken: formToken(ctx), consents: consents.map(describe) }));
       }),
   },
@@ -57,7 +58,7 @@ export const oauthConsentRoutes: RouteDef[] = [
         checkFormToken(ctx, form.form_token, 'consents');
         if (!form.credential_kind || !kinds.has(form.credential_kind) || !form.credential_id)
           throw new PageError('Choose an authorization to revoke.');
-        await ctx.services.consents.revoke(person, form.credential_kind, form.credential_id);
+        await revokeAuthorization(ctx.services, person, form.credential_kind, form.credential_id);
         redirect(ctx, '/oauth/consents');
       }),
   },

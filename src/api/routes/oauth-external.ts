@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ExternalSignInError } from '../../identity/external-idp/index.js';
+import { externalSignIn } from '../../operations/sign-in.js';
 import type { AppContext } from '../context.js';
 import { redirect, writeSession } from '../oauth/browser.js';
 import { PageError } from '../oauth/authorization-request.js';
@@ -65,8 +66,7 @@ export const oauthExternalRoutes: RouteDef[] = [
           if (held.pending.provider !== name) {
             throw new ExternalSignInError('invalid_state', 'This sign-in link is not valid any more. Please start the sign-in again.');
           }
-          const identity = await ctx.services.externalSignIn.providers.completeSignIn(held.pending, ctx.query);
-          const { personId } = await ctx.services.externalSignIn.accounts.findOrCreatePerson(identity);
+          const personId = await externalSignIn(ctx.services, held.pending, ctx.query);
           writeSession(ctx, await ctx.services.browserSessions.startSession(personId, `oidc:${name}`));
           redirect(ctx, afterSignIn(target));
         } catch (err) {

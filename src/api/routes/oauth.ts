@@ -1,7 +1,7 @@
-import { newGrantId } from '../../identity/oauth/authorization-server.js';
 import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
-import { unfiltered, userPrincipal, type ResourceFilters } from '../../identity/principal.js';
+import { unfiltered, type ResourceFilters } from '../../identity/principal.js';
+import { allowClient, chosenFilters } from '../../operations/authorizations.js';
 import { Problem } from '../../kernel/errors/problem.js';
 import { errorPage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
@@ -51,16 +51,13 @@ async function allow(
   return clientRedirect(request, { code });
 }
 
-/** The person's choice of workspaces: all of them, or those ticked that they can see. */
-async function chosenFilters(ctx: AppContext, person: string, form: Form): Promise<ResourceFilters> {
-  if (form.workspaces !== 'selected') return unfiltered;
-  const principal = userPrincipal(person, false);
-  const ticked = Object.keys(form)
+/** The workspaces the consent form ticked: `all`, or their ids (the page offers at most 100). */
+function tickedWorkspaces(form: Form): string[] | 'all' {
+  if (form.workspaces !== 'selected') return 'all';
+  return Object.keys(form)
     .filter((k) => k.startsWith('workspace:') && form[k] === 'on')
     .map((k) => k.slice('workspace:'.length))
-    .slice(0, 100); // the page offers at most 100
-  const visible = await Promise.all(ticked.map((id) => ctx.services.containers.get('workspace', principal, id).catch(() => null)));
-  return { workspaces: visible.filter((w) => w !== null).map((w) => w!._id), collections: [] };
+    .slice(0, 100);
 }
 
 /**
@@ -136,17 +133,12 @@ export const oauthRoutes: RouteDef[] = [
         if (form.decision !== 'allow') throw new PageError('Choose Allow or Deny.');
         const granted = request.scope.filter((s) => form[`scope:${s}`] === 'on');
         if (granted.length === 0) return showConsent(ctx, person, pending, form.request!, 'Tick at least one permission, or deny.');
-        const filters = await chosenFilters(ctx, person, form);
+        const filters = await chosenFilters(ctx.services, person, tickedWorkspaces(form));
         if (filters.workspaces !== '*' && filters.workspaces.length === 0) {
           return showConsent(ctx, person, pending, form.request!, 'Tick at least one workspace, or choose all of them.');
         }
-        const consent = await ctx.services.consents.grantOAuth(
-          person,
-          client.client_id,
-          { client_name: client.client_name, scopes: granted, filters },
-          newGrantId(),
-        );
-        redirect(ctx, await allow(ctx, person, { ...request, scope: granted }, filters, { grantId: consent.oauth!.grant_id }));
+        const consent = await allowClient(ctx.services, person, client, granted, filters);
+        redirect(ctx, await allow(ctx, person, { ...request, scope: granted }, filters, consent));
       }),
   },
   {
