@@ -110,6 +110,8 @@ export interface OAuthServer {
   person: ScriptedPerson;
   /** Accounts whose access tokens live 4 seconds (every other account's live an hour). */
   shortLived: Set<string>;
+  /** Accounts whose access tokens live this many seconds (before `shortLived`; changeable between issues). */
+  lifetimes: Map<string, number>;
   /** Registers the platform as an OAuth client with this redirect URI. */
   registerClient(redirectUri: string, options?: { pkce?: boolean }): { client_id: string; client_secret: string };
   /** The resource server's own credentials, for introspection. */
@@ -146,6 +148,7 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     introspectionUrl: `${issuer}/token/introspection`,
     person: { decision: 'approve', account: 'alice' },
     shortLived: new Set(),
+    lifetimes: new Map(),
     resource,
     registerClient(redirectUri) {
       const client = { client_id: `platform-${randomBytes(4).toString('hex')}`, client_secret: randomBytes(24).toString('hex') };
@@ -199,7 +202,8 @@ export async function startOAuthServer(): Promise<OAuthServer> {
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {
-        AccessToken: (_ctx, token) => (server.shortLived.has(String(token.accountId)) ? 4 : 3600),
+        AccessToken: (_ctx, token) =>
+          server.lifetimes.get(String(token.accountId)) ?? (server.shortLived.has(String(token.accountId)) ? 4 : 3600),
         IdToken: 3600,
         AuthorizationCode: 60,
         RefreshToken: 86_400,
