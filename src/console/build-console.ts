@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { escapeHtml } from '../kernel/html.js';
 
 /** The console's source: one entry point, everything else reached from it. */
 export const consoleSource = resolve(import.meta.dirname, '../../web/console');
@@ -19,7 +20,6 @@ export interface ConsoleBuild {
 }
 
 const sri = (bytes: Uint8Array) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
   const started = performance.now();
@@ -53,7 +53,7 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     assets[name] = file.contents.byteLength;
     // Content-hashed: a file of this name always has these bytes, so a concurrent build writes the same.
     await writeFile(file.path, file.contents);
-    const tag = `/console/assets/${escapeAttr(name)}`;
+    const tag = `/console/assets/${escapeHtml(name)}`;
     if (name.endsWith('.js') && !name.startsWith('chunk-'))
       script = `<script type="module" src="${tag}" integrity="${sri(file.contents)}"></script>`;
     if (name.endsWith('.css')) style = `<link rel="stylesheet" href="${tag}" integrity="${sri(file.contents)}">`;
