@@ -2,7 +2,8 @@
 // waits are long: the API and its services as test/helpers/platform.ts starts them, against the real
 // store, but their Temporal client talks to a test server of the file's own, and a Worker on the test
 // environment's connection runs the workflow bundle with the platform's real activities. Time then
-// moves only when a test skips it (`skip`), or while a result is awaited through `env.client`.
+// moves only when a test skips it (`skip`). Read workflows through `services.temporal` (the platform's
+// client, with its payload codec), not `env.client`.
 //
 // The test server is the Java SDK's, installed by temporal-dev/install-test-server.sh: nothing is
 // downloaded when the tests run.
@@ -107,6 +108,9 @@ export async function startTimeSkippingPlatform(overrides: Record<string, string
         'the indexing run idle',
       );
       await handle.terminate('a time-skipping test: its poll would replay every skipped minute');
+    },
+    async startWorker() {
+      throw new Error('a time-skipping platform runs its own workers on the test environment');
     },
     async close() {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
