@@ -1,6 +1,7 @@
 import { createUser, newUserBody, rotateSigningKey, unlockUser } from '../../operations/users.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { rotatedSigningKeySchema, unlockedUserSchema, userSchema } from '../../presenters/credentials.js';
 
 export const adminRoutes: RouteDef[] = [
   route({
@@ -12,6 +13,7 @@ export const adminRoutes: RouteDef[] = [
       status: 201,
       errors: [409],
       example: { email: 'ada@example.com', password: 'a long passphrase', is_admin: false },
+      response: userSchema,
     },
     body: 'json',
     request: newUserBody,
@@ -27,7 +29,7 @@ export const adminRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/users/:id/unlock',
     access: 'admin',
-    doc: { summary: "End a user's sign-in lockout" },
+    doc: { summary: "End a user's sign-in lockout", response: unlockedUserSchema },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const user = await unlockUser(ctx, id);
@@ -38,7 +40,7 @@ export const adminRoutes: RouteDef[] = [
     method: 'post',
     path: '/admin/signing-keys/rotate',
     access: 'admin',
-    doc: { summary: 'Rotate the token signing key' },
+    doc: { summary: 'Rotate the token signing key', response: rotatedSigningKeySchema },
     handler: async (ctx) => {
       ctx.body = await rotateSigningKey(ctx);
     },

@@ -4,6 +4,8 @@ import type { ApiKeyDoc } from '../../store/api-keys.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { tokenSchema } from '../../presenters/schemas.js';
+import { apiKeyListSchema, newApiKeySchema } from '../../presenters/credentials.js';
 
 const exchangeBody = z.strictObject({ api_key: z.string().min(1).max(200) });
 const idParam = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/, 'must be an API key id') });
@@ -29,6 +31,7 @@ export const apiKeyRoutes: RouteDef[] = [
       summary: 'Create an API key (the key is shown once)',
       status: 201,
       example: { name: 'CI export', scopes: ['artifact:read', 'search:read'] },
+      response: newApiKeySchema,
     },
     body: 'json',
     request: apiKeyBody,
@@ -43,7 +46,7 @@ export const apiKeyRoutes: RouteDef[] = [
     method: 'get',
     path: '/api-keys',
     access: 'human',
-    doc: { summary: 'List your API keys' },
+    doc: { summary: 'List your API keys', response: apiKeyListSchema },
     handler: async (ctx) => {
       ctx.body = { items: (await listApiKeys(ctx)).map(present) };
     },
@@ -63,7 +66,7 @@ export const apiKeyRoutes: RouteDef[] = [
     method: 'post',
     path: '/api-keys/exchange',
     access: 'public',
-    doc: { summary: 'Exchange an API key for a short-lived access token', example: { api_key: 'pk_<id>_<secret>' } },
+    doc: { summary: 'Exchange an API key for a short-lived access token', example: { api_key: 'pk_<id>_<secret>' }, response: tokenSchema },
     guard: limitCredentialExchange,
     body: 'json',
     request: exchangeBody,

@@ -10,11 +10,12 @@ import {
 } from '../../operations/artifacts.js';
 import { listArtifacts, readArtifact } from '../../operations/artifact-list.js';
 import { moveArtifact } from '../../operations/artifact-move.js';
-import { presentArtifact, presentPage } from '../../presenters/index.js';
+import { artifactReadSchema, artifactSchema, presentArtifact, presentPage } from '../../presenters/index.js';
 import { pageQuery } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
 import { route, type RouteDef } from '../route.js';
 import { uuid } from '../../kernel/json/schemas.js';
+import { page } from '../../presenters/schemas.js';
 
 const listQuery = pageQuery.extend({
   collection_id: uuid().optional(),
@@ -32,6 +33,7 @@ export const artifactRoutes: RouteDef[] = [
       status: 201,
       errors: [409],
       example: { title: 'Notes', content_type: 'text/markdown', content: '# Notes', collection_id: '0190c1d2-7a4b-7c3d-8e9f-0a1b2c3d4e5f' },
+      response: artifactSchema,
     },
     body: 'json',
     request: createArtifactInput,
@@ -47,7 +49,7 @@ export const artifactRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts',
     access: 'artifact:read',
-    doc: { summary: 'List artifacts you can read' },
+    doc: { summary: 'List artifacts you can read', response: page(artifactSchema) },
     query: listQuery,
     handler: async (ctx, q) => {
       const page = await listArtifacts(ctx, {
@@ -63,7 +65,7 @@ export const artifactRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id',
     access: 'artifact:read',
-    doc: { summary: 'Read an artifact (ETag: its revision)' },
+    doc: { summary: 'Read an artifact (ETag: its revision)', response: artifactReadSchema },
     handler: async (ctx) => {
       const found = await readArtifact(ctx, artifactId(ctx));
       if ('described' in found) ctx.body = found.described;
@@ -77,7 +79,12 @@ export const artifactRoutes: RouteDef[] = [
     method: 'patch',
     path: '/artifacts/:id',
     access: 'artifact:write',
-    doc: { summary: 'Edit a draft (If-Match: the revision it applies to)', errors: [409, 412], example: { title: 'Notes, revised' } },
+    doc: {
+      summary: 'Edit a draft (If-Match: the revision it applies to)',
+      errors: [409, 412],
+      example: { title: 'Notes, revised' },
+      response: artifactSchema,
+    },
     body: 'json',
     request: artifactPatchInput,
     handler: async (ctx, _query, body) => {
@@ -91,7 +98,7 @@ export const artifactRoutes: RouteDef[] = [
     method: 'post',
     path: '/artifacts/:id/move',
     access: 'artifact:write',
-    doc: { summary: 'Move a draft after another in its workspace', errors: [409], example: { after_id: null } },
+    doc: { summary: 'Move a draft after another in its workspace', errors: [409], example: { after_id: null }, response: artifactSchema },
     body: 'json',
     request: moveBody,
     handler: async (ctx, _query, body) => {

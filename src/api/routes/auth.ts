@@ -4,6 +4,8 @@ import { whoAmI } from '../../operations/users.js';
 import { signInAttempt } from '../password-sign-in.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { route, type RouteDef } from '../route.js';
+import { tokenSchema } from '../../presenters/schemas.js';
+import { jwksSchema, meSchema } from '../../presenters/credentials.js';
 
 const loginBody = z.strictObject({ email: z.email(), password: z.string().min(1).max(1024) });
 
@@ -12,7 +14,11 @@ export const authRoutes: RouteDef[] = [
     method: 'post',
     path: '/auth/login',
     access: 'public',
-    doc: { summary: 'Sign in with e-mail and password', example: { email: 'admin@platform.local', password: 'your password' } },
+    doc: {
+      summary: 'Sign in with e-mail and password',
+      example: { email: 'admin@platform.local', password: 'your password' },
+      response: tokenSchema,
+    },
     guard: limitCredentialExchange,
     body: 'json',
     request: loginBody,
@@ -28,7 +34,7 @@ export const authRoutes: RouteDef[] = [
     method: 'get',
     path: '/me',
     access: 'authenticated',
-    doc: { summary: 'Who this token stands for' },
+    doc: { summary: 'Who this token stands for', response: meSchema },
     handler: async (ctx) => {
       const { principal, email } = await whoAmI(ctx);
       ctx.set('Cache-Control', 'no-store');
@@ -45,7 +51,7 @@ export const authRoutes: RouteDef[] = [
     method: 'get',
     path: '/.well-known/jwks.json',
     access: 'public',
-    doc: { summary: 'The public keys that sign access tokens', tags: ['discovery'] },
+    doc: { summary: 'The public keys that sign access tokens', tags: ['discovery'], response: jwksSchema },
     handler: (ctx) => {
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.body = ctx.services.signingKeys.jwks();

@@ -13,10 +13,19 @@ import {
   requestCommit,
   visibleCommit,
 } from '../../operations/commits.js';
-import { presentCommit, presentCommitItem, presentPage } from '../../presenters/index.js';
+import {
+  commitItemSchema,
+  commitPreviewSchema,
+  commitSchema,
+  presentCommit,
+  presentCommitItem,
+  presentPage,
+} from '../../presenters/index.js';
 import { idempotencyKeyOf, idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 import { uuid } from '../../kernel/json/schemas.js';
+import { byStatus } from '../openapi/responses.js';
+import { page } from '../../presenters/schemas.js';
 
 const listQuery = pageQuery.extend({
   workspace_id: uuid().optional(),
@@ -28,7 +37,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'post',
     path: '/workspaces/:id/commit-preview',
     access: 'artifact:read',
-    doc: { summary: 'Preview what committing the workspace would change' },
+    doc: { summary: 'Preview what committing the workspace would change', response: commitPreviewSchema },
     body: 'json',
     request: previewBody,
     handler: async (ctx, _query, body) => {
@@ -40,7 +49,12 @@ export const commitRoutes: RouteDef[] = [
     method: 'post',
     path: '/workspaces/:id/commits',
     access: 'artifact:write',
-    doc: { summary: 'Request a commit of the workspace into a collection', status: 202, errors: [409] },
+    doc: {
+      summary: 'Request a commit of the workspace into a collection',
+      status: 202,
+      errors: [409],
+      response: byStatus({ 202: commitSchema, 200: commitSchema }),
+    },
     body: 'json',
     request: commitBody,
     handler: async (ctx, _query, body) => {
@@ -57,7 +71,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'get',
     path: '/commits',
     access: 'artifact:read',
-    doc: { summary: 'List commits' },
+    doc: { summary: 'List commits', response: page(commitSchema) },
     query: listQuery,
     handler: async (ctx, q) => {
       ctx.body = presentPage(await listCommits(ctx, { workspaceId: q.workspace_id, state: q.state }, q.limit, q.cursor), (doc) =>
@@ -69,7 +83,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'get',
     path: '/commits/:id',
     access: 'artifact:read',
-    doc: { summary: 'Read a commit: state, preview, progress, results' },
+    doc: { summary: 'Read a commit: state, preview, progress, results', response: commitSchema },
     handler: async (ctx) => {
       ctx.body = await presentWithItems(ctx, await visibleCommit(ctx, parse(idParam, ctx.params, 'path').id));
     },
@@ -78,7 +92,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'get',
     path: '/commits/:id/items',
     access: 'artifact:read',
-    doc: { summary: "List a commit's items" },
+    doc: { summary: "List a commit's items", response: page(commitItemSchema) },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const page = await listCommitItems(ctx, parse(idParam, ctx.params, 'path').id, limit, cursor);
@@ -89,7 +103,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'post',
     path: '/commits/:id/approve',
     access: 'human',
-    doc: { summary: 'Approve a commit awaiting approval', errors: [409], example: { comment: 'Looks good' } },
+    doc: { summary: 'Approve a commit awaiting approval', errors: [409], example: { comment: 'Looks good' }, response: commitSchema },
     body: 'json',
     request: approveBody,
     handler: async (ctx, _query, body) => {
@@ -100,7 +114,7 @@ export const commitRoutes: RouteDef[] = [
     method: 'post',
     path: '/commits/:id/reject',
     access: 'human',
-    doc: { summary: 'Reject a commit awaiting approval', errors: [409], example: { comment: 'not yet' } },
+    doc: { summary: 'Reject a commit awaiting approval', errors: [409], example: { comment: 'not yet' }, response: commitSchema },
     body: 'json',
     request: rejectBody,
     handler: async (ctx, _query, body) => {

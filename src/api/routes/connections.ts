@@ -10,13 +10,20 @@ import {
   visibleConnection,
   type CallbackPage,
 } from '../../operations/connections.js';
-import { presentConnection } from '../../presenters/connections.js';
+import {
+  connectionSchema,
+  deletedConnectionSchema,
+  presentConnection,
+  projectionSchema,
+  startedConnectionSchema,
+} from '../../presenters/connections.js';
 import { connectionOutcomePage } from '../../presenters/sign-in-pages.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 import { uuid } from '../../kernel/json/schemas.js';
+import { list } from '../../presenters/schemas.js';
 
 const authorizerParam = z.object({ authorizer_id: uuid() });
 const listQuery = z.object({ authorizer_id: uuid().optional() });
@@ -37,7 +44,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'post',
     path: '/connections/:authorizer_id/start',
     access: 'human',
-    doc: { summary: 'Start an OAuth connection to an external authorizer', errors: [409] },
+    doc: { summary: 'Start an OAuth connection to an external authorizer', errors: [409], response: startedConnectionSchema },
     body: 'json',
     request: startBody,
     handler: async (ctx, _query, body) => {
@@ -71,7 +78,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections',
     access: 'authenticated',
-    doc: { summary: 'List your connections' },
+    doc: { summary: 'List your connections', response: list(connectionSchema) },
     query: listQuery,
     handler: async (ctx, { authorizer_id }) => {
       ctx.body = await listConnections(ctx, authorizer_id);
@@ -81,7 +88,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections/:id',
     access: 'authenticated',
-    doc: { summary: 'Read a connection' },
+    doc: { summary: 'Read a connection', response: connectionSchema },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.body = presentConnection(await visibleConnection(ctx, id));
@@ -91,7 +98,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'delete',
     path: '/connections/:id',
     access: 'human',
-    doc: { summary: 'Delete a connection', errors: [409] },
+    doc: { summary: 'Delete a connection', errors: [409], response: deletedConnectionSchema, status: 200 },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.body = await deleteConnection(ctx, id);
@@ -101,7 +108,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'post',
     path: '/connections/:id/project',
     access: 'artifact:invoke',
-    doc: { summary: 'Project a connection for a server' },
+    doc: { summary: 'Project a connection for a server', response: projectionSchema },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.set('Cache-Control', 'no-store');

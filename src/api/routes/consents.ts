@@ -3,6 +3,7 @@ import { consentBody, consentKinds, grantConsent, listConsents, revokeConsent } 
 import type { ConsentDoc } from '../../store/consents.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { consentListSchema, consentSchema } from '../../presenters/credentials.js';
 
 /** Consents to X-On-Behalf-Of are granted here; an OAuth client's only on the consent page. All are revoked here. */
 const params = z.object({ credential_kind: z.enum([...consentKinds, 'oauth_client']), credential_id: z.string().min(1).max(2000) });
@@ -29,6 +30,7 @@ export const consentRoutes: RouteDef[] = [
       summary: 'Let a server credential or API key act for you',
       status: 201,
       example: { credential_kind: 'api_key', credential_id: '0123456789abcdef0123456789abcdef' },
+      response: consentSchema,
     },
     body: 'json',
     request: consentBody,
@@ -42,7 +44,7 @@ export const consentRoutes: RouteDef[] = [
     method: 'get',
     path: '/consents',
     access: 'human',
-    doc: { summary: 'List your consents' },
+    doc: { summary: 'List your consents', response: consentListSchema },
     handler: async (ctx) => {
       ctx.body = { items: (await listConsents(ctx)).map(present) };
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ContainerKind } from '../../store/containers.js';
-import { presentContainer, presentPage } from '../../presenters/index.js';
+import { containerSchema, presentContainer, presentPage, sharesSchema } from '../../presenters/index.js';
 import {
   containerBody,
   containerPatchBody,
@@ -13,6 +13,7 @@ import { grantShare, listShares, revokeShare, shareBody } from '../../operations
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 import { uuid } from '../../kernel/json/schemas.js';
+import { page } from '../../presenters/schemas.js';
 
 const shareParams = z.object({ id: uuid(), person_id: uuid() });
 
@@ -29,7 +30,12 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'post',
       path: base,
       access: 'artifact:write',
-      doc: { summary: `Create a ${kind}`, status: 201, example: { name: 'Research', description: 'Notes and sources' } },
+      doc: {
+        summary: `Create a ${kind}`,
+        status: 201,
+        example: { name: 'Research', description: 'Notes and sources' },
+        response: containerSchema,
+      },
       body: 'json',
       request: containerBody,
       handler: async (ctx, _query, body) => {
@@ -42,7 +48,7 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'get',
       path: base,
       access: 'artifact:read',
-      doc: { summary: `List the ${kind}s you can see` },
+      doc: { summary: `List the ${kind}s you can see`, response: page(containerSchema) },
       query: pageQuery,
       handler: async (ctx, { limit, cursor }) => {
         ctx.body = presentPage(await listContainers(ctx, kind, limit, cursor), presentContainer);
@@ -52,7 +58,7 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'get',
       path: `${base}/:id`,
       access: 'artifact:read',
-      doc: { summary: `Read a ${kind}` },
+      doc: { summary: `Read a ${kind}`, response: containerSchema },
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
         ctx.body = presentContainer(await visibleContainer(ctx, kind, id));
@@ -62,7 +68,7 @@ function containerCrudRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'patch',
       path: `${base}/:id`,
       access: 'artifact:write',
-      doc: { summary: `Rename or describe a ${kind}`, example: { description: 'Updated' } },
+      doc: { summary: `Rename or describe a ${kind}`, example: { description: 'Updated' }, response: containerSchema },
       body: 'json',
       request: containerPatchBody,
       handler: async (ctx, _query, body) => {
@@ -81,7 +87,7 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
       method: 'get',
       path: `${base}/:id/shares`,
       access: 'artifact:manage',
-      doc: { summary: `List a ${kind}'s shares` },
+      doc: { summary: `List a ${kind}'s shares`, response: sharesSchema },
       handler: async (ctx) => {
         const { id } = parse(idParam, ctx.params, 'path');
         const doc = await listShares(ctx, kind, id);
@@ -95,6 +101,7 @@ function shareRoutes(kind: ContainerKind, base: string): RouteDef[] {
       doc: {
         summary: `Share a ${kind} with a person (CRUDEASIO flags)`,
         example: { person_id: '0190c1d2-7a4b-7c3d-8e9f-0a1b2c3d4e5f', flags: 'RS' },
+        response: sharesSchema,
       },
       body: 'json',
       request: shareBody,

@@ -2,6 +2,7 @@ import { Problem } from '../../kernel/errors/problem.js';
 import { readiness } from '../../operations/readiness.js';
 import type { Services } from '../../operations/services.js';
 import type { RouteDef } from '../route.js';
+import { healthSchema, readinessSchema } from '../../presenters/discovery.js';
 
 const drainingServices = new WeakSet<Services>();
 
@@ -26,6 +27,7 @@ export const healthRoutes: RouteDef[] = [
     method: 'get',
     path: '/healthz',
     access: 'public',
+    doc: { response: healthSchema },
     handler: (ctx) => {
       ctx.body = { status: 'ok' };
     },
@@ -35,6 +37,7 @@ export const healthRoutes: RouteDef[] = [
     path: '/readyz',
     access: 'public',
     // Readiness: not draining, and every dependency answers a real call within its deadline.
+    doc: { response: readinessSchema },
     handler: async (ctx) => {
       if (isDraining(ctx.services)) {
         throw new Problem(503, 'not-ready', 'Not ready', 'This replica is shutting down.', { draining: true }, { 'Retry-After': '1' });

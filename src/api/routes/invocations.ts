@@ -7,6 +7,16 @@ import { answer } from '../answer.js';
 import { artifactId } from '../artifact-access.js';
 import type { AppContext } from '../context.js';
 import { route, type RouteDef } from '../route.js';
+import { byStatus } from '../openapi/responses.js';
+import {
+  agentRunSchema,
+  agentSchema,
+  invocationSchema,
+  pendingRunSchema,
+  runningInvocationSchema,
+  transformRunSchema,
+} from '../../presenters/invocations.js';
+import { list } from '../../presenters/schemas.js';
 
 const invocationId = (ctx: AppContext) => parse(idParam, ctx.params, 'path').id;
 
@@ -20,6 +30,7 @@ export const invocationRoutes: RouteDef[] = [
       summary: 'Invoke an MCP tool, a task agent, an LLM or a transform',
       description: 'Answers 200 with the result, or 202 with the invocation to poll while it runs.',
       errors: [409],
+      response: byStatus({ 200: invocationSchema, 202: runningInvocationSchema }),
     },
     body: 'json',
     handler: async (ctx) => answer(ctx, await invoke(ctx, artifactId(ctx), ctx.state.body, idempotencyKeyOf(ctx))),
@@ -28,7 +39,7 @@ export const invocationRoutes: RouteDef[] = [
     method: 'get',
     path: '/agents',
     access: 'artifact:invoke',
-    doc: { summary: 'List the task agents' },
+    doc: { summary: 'List the task agents', response: list(agentSchema) },
     handler: (ctx) => {
       ctx.body = { items: agents.map(presentAgent) };
     },
@@ -37,7 +48,7 @@ export const invocationRoutes: RouteDef[] = [
     method: 'get',
     path: '/invocations/:id',
     access: 'artifact:invoke',
-    doc: { summary: 'Read an invocation and its proposed actions' },
+    doc: { summary: 'Read an invocation and its proposed actions', response: invocationSchema },
     handler: async (ctx) => {
       ctx.body = await withDiffs(ctx, await getInvocation(ctx, invocationId(ctx)));
     },
@@ -46,7 +57,11 @@ export const invocationRoutes: RouteDef[] = [
     method: 'post',
     path: '/invocations/:id/apply',
     access: 'artifact:invoke',
-    doc: { summary: "Apply an agent run's proposed actions", errors: [409] },
+    doc: {
+      summary: "Apply an agent run's proposed actions",
+      errors: [409],
+      response: byStatus({ 200: agentRunSchema, 202: pendingRunSchema }),
+    },
     body: 'json',
     request: applyBody,
     handler: async (ctx, _query, body) => {
@@ -58,7 +73,7 @@ export const invocationRoutes: RouteDef[] = [
     method: 'post',
     path: '/invocations/:id/discard',
     access: 'artifact:invoke',
-    doc: { summary: "Discard an agent run's proposed actions", errors: [409] },
+    doc: { summary: "Discard an agent run's proposed actions", errors: [409], response: agentRunSchema },
     handler: async (ctx) => {
       ctx.body = await withDiffs(ctx, await discardInvocation(ctx, invocationId(ctx)));
     },
@@ -68,7 +83,11 @@ export const invocationRoutes: RouteDef[] = [
       method: 'post',
       path: `/invocations/:id/${action}`,
       access: 'artifact:invoke',
-      doc: { summary: `${action === 'approve' ? 'Approve' : 'Reject'} a transform's proposal`, errors: [409] },
+      doc: {
+        summary: `${action === 'approve' ? 'Approve' : 'Reject'} a transform's proposal`,
+        errors: [409],
+        response: transformRunSchema,
+      },
       body: 'json',
       request: approvalBody,
       handler: async (ctx, _query, body) => {

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
 import { mcpPath } from '../middleware/authenticate.js';
+import { mcpDiscoverySchema } from '../../presenters/discovery.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -70,7 +71,7 @@ export const mcpRoutes: RouteDef[] = [
     method: 'get',
     path: '/.well-known/mcp.json',
     access: 'public',
-    doc: { summary: 'MCP server discovery', tags: ['discovery'] },
+    doc: { summary: 'MCP server discovery', tags: ['discovery'], response: mcpDiscoverySchema },
     handler: (ctx) => {
       const base = new URL(ctx.services.config.apiUri).pathname.replace(/\/$/, '');
       ctx.body = {

@@ -3,6 +3,7 @@ import { mcpPath } from '../middleware/authenticate.js';
 import { publicBase } from '../public-url.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
+import { authorizationServerMetadataSchema, protectedResourceMetadataSchema } from '../../presenters/discovery.js';
 
 /** Cached for five minutes, separately for each name the API is reached by (publicBase depends on it). */
 function cacheable(ctx: AppContext): void {
@@ -20,7 +21,7 @@ export const oauthMetadataRoutes: RouteDef[] = [
     method: 'get',
     path: '/.well-known/oauth-authorization-server',
     access: 'public',
-    doc: { summary: 'OAuth authorization server metadata (RFC 8414)', tags: ['discovery'] },
+    doc: { summary: 'OAuth authorization server metadata (RFC 8414)', tags: ['discovery'], response: authorizationServerMetadataSchema },
     handler: (ctx) => {
       const base = publicBase(ctx, ctx.services.config);
       cacheable(ctx);
@@ -48,6 +49,7 @@ export const oauthMetadataRoutes: RouteDef[] = [
     method: 'get',
     path,
     access: 'public',
+    doc: { summary: 'OAuth protected resource metadata (RFC 9728)', tags: ['discovery'], response: protectedResourceMetadataSchema },
     handler: (ctx) => {
       const base = publicBase(ctx, ctx.services.config);
       cacheable(ctx);

@@ -22,6 +22,7 @@ import {
 import { signInAttempt } from '../password-sign-in.js';
 import { passwordSignIn } from '../../operations/sign-in.js';
 import type { RouteDef } from '../route.js';
+import { registeredClientSchema } from '../../presenters/discovery.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -170,7 +171,7 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/register',
     access: 'public',
-    doc: { summary: 'OAuth dynamic client registration (RFC 7591)', status: 201 },
+    doc: { summary: 'OAuth dynamic client registration (RFC 7591)', status: 201, response: registeredClientSchema },
     guard: limitCredentialExchange,
     body: 'json',
     handler: async (ctx) => {

@@ -1,6 +1,6 @@
 import { problems } from '../../kernel/errors/problem.js';
 import type { AppContext } from '../context.js';
-import { openapiJson } from '../openapi/document.js';
+import { documentSchema, openapiJson } from '../openapi/document.js';
 import { referenceAssets, referenceCsp, referencePage } from '../openapi/reference-page.js';
 import { mountedRoutes, type RouteDef } from '../route.js';
 
@@ -18,7 +18,12 @@ export const openapiRoutes: RouteDef[] = [
     method: 'get',
     path: '/openapi.json',
     access: 'public',
-    doc: { summary: 'This API as an OpenAPI 3.1 document', tags: ['reference'], responseDescription: 'The OpenAPI 3.1 document' },
+    doc: {
+      summary: 'This API as an OpenAPI 3.1 document',
+      tags: ['reference'],
+      responseDescription: 'The OpenAPI 3.1 document',
+      response: documentSchema,
+    },
     handler: (ctx) => {
       ctx.set('Cache-Control', 'public, max-age=300');
       ctx.type = 'application/json; charset=utf-8';

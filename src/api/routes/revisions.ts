@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { draftRevision, listDraftRevisions, revisionedDraft } from '../../operations/history.js';
 import type { Principal } from '../../identity/principal.js';
 import type { RevisionDoc } from '../../store/revisions.js';
-import { presentPage } from '../../presenters/index.js';
+import { presentPage, revisionSchema } from '../../presenters/index.js';
 import { pageQuery, parse } from '../validate.js';
 import { artifactId } from '../artifact-access.js';
 import { route, type RouteDef } from '../route.js';
+import { page } from '../../presenters/schemas.js';
 
 const revisionParam = z.object({
   n: z.coerce
@@ -47,7 +48,7 @@ export const revisionRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/revisions',
     access: 'artifact:read',
-    doc: { summary: "List a draft's revisions" },
+    doc: { summary: "List a draft's revisions", response: page(revisionSchema) },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const draft = await revisionedDraft(ctx, artifactId(ctx));
@@ -59,7 +60,7 @@ export const revisionRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/revisions/:n',
     access: 'artifact:read',
-    doc: { summary: 'Read a revision of a draft' },
+    doc: { summary: 'Read a revision of a draft', response: revisionSchema },
     handler: async (ctx) => {
       const draft = await revisionedDraft(ctx, artifactId(ctx));
       const { n } = parse(revisionParam, ctx.params, 'path');

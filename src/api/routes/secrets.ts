@@ -2,6 +2,7 @@ import { deleteSecret, listSecrets, readSecret, secretBody, storeSecret } from '
 import type { SecretDoc } from '../../store/secrets.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { secretListSchema, secretSchema } from '../../presenters/credentials.js';
 
 /** Never the value: it is returned by no endpoint, ever. */
 function present(doc: SecretDoc) {
@@ -14,7 +15,12 @@ export const secretRoutes: RouteDef[] = [
     method: 'post',
     path: '/secrets',
     access: 'artifact:write',
-    doc: { summary: 'Store a secret (never returned)', status: 201, example: { name: 'crm-token', value: 's3cret' } },
+    doc: {
+      summary: 'Store a secret (never returned)',
+      status: 201,
+      example: { name: 'crm-token', value: 's3cret' },
+      response: secretSchema,
+    },
     body: 'json',
     request: secretBody,
     handler: async (ctx, _query, body) => {
@@ -27,7 +33,7 @@ export const secretRoutes: RouteDef[] = [
     method: 'get',
     path: '/secrets',
     access: 'artifact:read',
-    doc: { summary: 'List your secrets (names only)' },
+    doc: { summary: 'List your secrets (names only)', response: secretListSchema },
     handler: async (ctx) => {
       ctx.body = { items: (await listSecrets(ctx)).map(present) };
     },
@@ -36,7 +42,7 @@ export const secretRoutes: RouteDef[] = [
     method: 'get',
     path: '/secrets/:id',
     access: 'artifact:read',
-    doc: { summary: "Read a secret's name" },
+    doc: { summary: "Read a secret's name", response: secretSchema },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
       ctx.body = present(await readSecret(ctx, id));

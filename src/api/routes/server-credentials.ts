@@ -13,6 +13,12 @@ import type { ServerCredentialDoc } from '../../store/server-credentials.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import {
+  newServerCredentialSchema,
+  rotatedServerCredentialSchema,
+  serverCredentialListSchema,
+  serverCredentialSchema,
+} from '../../presenters/credentials.js';
 
 /** A client_id as paths and the token endpoint take it: `<chosen>.<namespace>` (or an id made before namespaces). */
 const clientId = z.string().regex(/^[A-Za-z0-9._-]{3,128}$/, 'must be 3-128 letters, digits, ".", "_" or "-"');
@@ -40,7 +46,12 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'post',
     path: '/server-credentials',
     access: 'human',
-    doc: { summary: 'Create a server credential (the secret is shown once)', status: 201, errors: [409] },
+    doc: {
+      summary: 'Create a server credential (the secret is shown once)',
+      status: 201,
+      errors: [409],
+      response: newServerCredentialSchema,
+    },
     body: 'json',
     request: serverCredentialBody,
     handler: async (ctx, _query, body) => {
@@ -54,7 +65,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'get',
     path: '/server-credentials',
     access: 'human',
-    doc: { summary: 'List your server credentials' },
+    doc: { summary: 'List your server credentials', response: serverCredentialListSchema },
     handler: async (ctx) => {
       ctx.body = { items: (await listServerCredentials(ctx)).map((d) => present(d, ctx.services.config.apiUri)) };
     },
@@ -63,7 +74,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'get',
     path: '/server-credentials/:client_id',
     access: 'human',
-    doc: { summary: 'Read a server credential' },
+    doc: { summary: 'Read a server credential', response: serverCredentialSchema },
     handler: async (ctx) => {
       ctx.body = present(await readServerCredential(ctx, pathId(ctx)), ctx.services.config.apiUri);
     },
@@ -72,7 +83,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'patch',
     path: '/server-credentials/:client_id',
     access: 'human',
-    doc: { summary: 'Edit a server credential', example: { active: false } },
+    doc: { summary: 'Edit a server credential', example: { active: false }, response: serverCredentialSchema },
     body: 'json',
     request: serverCredentialPatchBody,
     handler: async (ctx, _query, body) => {
@@ -84,7 +95,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     method: 'post',
     path: '/server-credentials/:client_id/rotate',
     access: 'human',
-    doc: { summary: "Rotate a server credential's secret (shown once)" },
+    doc: { summary: "Rotate a server credential's secret (shown once)", response: rotatedServerCredentialSchema },
     handler: async (ctx) => {
       const { clientId, secret } = await rotateServerCredential(ctx, pathId(ctx));
       ctx.set('Cache-Control', 'no-store');

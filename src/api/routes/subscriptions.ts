@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { presentPage } from '../../presenters/index.js';
-import { presentDelivery, presentSubscription } from '../../presenters/subscriptions.js';
+import {
+  deliverySchema,
+  newSubscriptionSchema,
+  presentDelivery,
+  presentSubscription,
+  rotatedSubscriptionSecretSchema,
+  subscriptionSchema,
+} from '../../presenters/subscriptions.js';
 import {
   createSubscription,
   deleteSubscription,
@@ -15,6 +22,7 @@ import {
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
+import { page } from '../../presenters/schemas.js';
 
 const pathId = (ctx: AppContext) => parse(idParam, ctx.params, 'path').id;
 
@@ -24,7 +32,12 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'post',
     path: '/workspaces/:id/subscriptions',
     access: 'events:subscribe',
-    doc: { summary: "Subscribe a registered server to a workspace's events (signed webhooks)", status: 201, errors: [409] },
+    doc: {
+      summary: "Subscribe a registered server to a workspace's events (signed webhooks)",
+      status: 201,
+      errors: [409],
+      response: newSubscriptionSchema,
+    },
     body: 'json',
     request: subscriptionBody,
     handler: async (ctx, _query, body) => {
@@ -39,7 +52,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'get',
     path: '/workspaces/:id/subscriptions',
     access: 'events:subscribe',
-    doc: { summary: "List a workspace's subscriptions" },
+    doc: { summary: "List a workspace's subscriptions", response: page(subscriptionSchema) },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
       const workspace = await subscriptionWorkspace(ctx, pathId(ctx));
@@ -50,7 +63,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'get',
     path: '/subscriptions/:id',
     access: 'events:subscribe',
-    doc: { summary: 'Read a subscription' },
+    doc: { summary: 'Read a subscription', response: subscriptionSchema },
     handler: async (ctx) => {
       ctx.body = presentSubscription(await visibleSubscription(ctx, pathId(ctx)));
     },
@@ -69,7 +82,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'post',
     path: '/subscriptions/:id/resume',
     access: 'events:subscribe',
-    doc: { summary: 'Resume a paused subscription', status: 202, errors: [409] },
+    doc: { summary: 'Resume a paused subscription', status: 202, errors: [409], response: subscriptionSchema },
     handler: async (ctx) => {
       const doc = await resumeSubscription(ctx, pathId(ctx));
       ctx.status = 202;
@@ -80,7 +93,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'post',
     path: '/subscriptions/:id/rotate-secret',
     access: 'events:subscribe',
-    doc: { summary: "Rotate a subscription's signing secret" },
+    doc: { summary: "Rotate a subscription's signing secret", response: rotatedSubscriptionSecretSchema },
     handler: async (ctx) => {
       const { id, secret, until } = await rotateSubscriptionSecret(ctx, pathId(ctx));
       ctx.set('Cache-Control', 'no-store');
@@ -91,7 +104,7 @@ export const subscriptionRoutes: RouteDef[] = [
     method: 'get',
     path: '/subscriptions/:id/deliveries',
     access: 'events:subscribe',
-    doc: { summary: "List a subscription's deliveries" },
+    doc: { summary: "List a subscription's deliveries", response: page(deliverySchema) },
     query: pageQuery.extend({ limit: z.coerce.number().int().min(1).max(100).default(50) }),
     handler: async (ctx, { limit, cursor }) => {
       ctx.body = presentPage(await listDeliveries(ctx, pathId(ctx), limit, cursor), presentDelivery);

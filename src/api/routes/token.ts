@@ -5,6 +5,7 @@ import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { readBody } from '../middleware/body.js';
 import type { RouteDef } from '../route.js';
 import { clientCredentialsGrant } from '../../operations/server-credentials.js';
+import { emptySchema, tokenSchema } from '../../presenters/schemas.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in OAuth's own shape, not problem+json. */
 function oauthError(ctx: AppContext, error: OAuthErrorCode, description: string): void {
@@ -71,6 +72,7 @@ export const tokenRoutes: RouteDef[] = [
     doc: {
       summary: 'OAuth token endpoint (client credentials, authorization code, refresh)',
       description: 'Answers OAuth errors (`{error, error_description}`), not problem+json.',
+      response: tokenSchema,
     },
     guard: limitCredentialExchange,
     handler: async (ctx) => {
@@ -98,7 +100,7 @@ export const tokenRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/revoke',
     access: 'public',
-    doc: { summary: 'OAuth token revocation (RFC 7009)' },
+    doc: { summary: 'OAuth token revocation (RFC 7009)', response: emptySchema },
     guard: limitCredentialExchange,
     handler: async (ctx) => {
       const form = await readForm(ctx);
