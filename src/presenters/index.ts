@@ -73,6 +73,9 @@ export function presentArtifact(doc: ArtifactDoc): Artifact {
   };
 }
 
+/** `GET /artifacts/{id}`: an artifact, or a built-in agent or the platform toolset. */
+export const artifactReadSchema = z.union([artifactSchema, builtinArtifactSchema]);
+
 export const containerSchema = z
   .object({
     id: z.string(),

@@ -134,11 +134,11 @@ export const pendingRunSchema = z
   })
   .meta({ id: 'PendingRun' });
 
+/** 202: a run still going. An agent or transform run says where to poll; an MCP call is its invocation, running. */
+export const runningInvocationSchema = z.union([pendingRunSchema, toolCallSchema]);
+
 /** `GET /invocations/{id}` and the decisions: an agent run, a transform run or an MCP call. */
 export const invocationSchema = z.union([agentRunSchema, transformRunSchema, toolCallSchema]);
-
-/** `POST /artifacts/{id}/invoke`: the invocation when it settled within the wait, else (202) where to poll it. */
-export const invokeAnswerSchema = z.union([agentRunSchema, transformRunSchema, toolCallSchema, pendingRunSchema]);
 
 /** `GET /agents`: the built-in task agents and the parameters each takes. */
 export const agentSchema = z

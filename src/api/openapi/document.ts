@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { platformInfo } from '../../kernel/platform-info.js';
 import type { RouteDef } from '../route.js';
 import { acceptsEmpty, jsonSchemaOf, responseSchemaOf, type JsonSchema } from './json-schema.js';
@@ -37,7 +38,8 @@ function parametersOf(route: RouteDef, pathParams: string[]): JsonSchema[] {
 
 function requestBodyOf(route: RouteDef): JsonSchema | undefined {
   if (!route.body) return undefined;
-  const schema = route.request ? jsonSchemaOf(route.request) : { type: 'object' };
+  // A body the handler checks itself (its shape depends on the target, as for invoke): any object.
+  const schema = route.request ? jsonSchemaOf(route.request) : { type: 'object', additionalProperties: true };
   const media = route.body === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   return {
     required: !acceptsEmpty(route.request),
@@ -147,6 +149,14 @@ export function buildDocument(routes: readonly RouteDef[], apiUri: string): Json
     },
   };
 }
+
+/** `GET /openapi.json`: this document (validated in full by the OpenAPI schema in its test, not here). */
+export const documentSchema = z.looseObject({
+  openapi: z.literal('3.1.0'),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.unknown()),
+});
 
 const built = new WeakMap<readonly RouteDef[], Map<string, string>>();
 
