@@ -21,7 +21,7 @@ export class ResponseChecker {
   /** `METHOD /path` of every route answered, with the statuses seen. */
   readonly seen = new Map<string, Set<number>>();
   readonly failures: string[] = [];
-  private readonly ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+  private readonly ajv = addFormats(new Ajv2020({ strict: false, allErrors: true })).addFormat('base64', /^[A-Za-z0-9+/]*={0,2}$/);
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly matchers: { route: RouteDef; key: string; pattern: RegExp }[];
 

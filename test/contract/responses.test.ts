@@ -252,6 +252,12 @@ describe('the response contract', () => {
     const pending = await carol.post(`/artifacts/${tagger}/invoke`, { workspace_id: ws, artifact_ids: [], wait_seconds: 0 });
     assert.ok([200, 202].includes(pending.status), pending.text);
 
+    const commit = await carol.post(`/workspaces/${ws}/commits`, { collection_id: coll, message: 'Not yet', artifact_ids: [note] });
+    assert.equal(commit.status, 202, commit.text);
+    await eventually(async () => (await carol.get(`/commits/${commit.body.id}`)).body.state === 'awaiting_approval', 60_000, 'the preview');
+    const rejected = await carol.post(`/commits/${commit.body.id}/reject`, { comment: 'not yet' });
+    assert.equal(rejected.status, 200, rejected.text);
+
     const transform = (steps: unknown[]) =>
       carol.post('/artifacts', {
         title: 'review',
