@@ -49,7 +49,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * GET /metrics
+     * This process's metrics (Prometheus text exposition)
      * @description No credentials.
      */
     get: operations['getMetrics'];
@@ -1759,7 +1759,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * POST /oauth/login
+     * Sign in (the sign-in page's form)
      * @description No credentials.
      */
     post: operations['postOauthLogin'];
@@ -1779,7 +1779,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * POST /oauth/consent
+     * Allow or deny a client (the consent page's form)
      * @description No credentials.
      */
     post: operations['postOauthConsent'];
@@ -1799,7 +1799,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * POST /oauth/sign-out
+     * Sign out of the browser session
      * @description No credentials.
      */
     post: operations['postOauthSignOut'];
@@ -1837,7 +1837,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * GET /oauth/idp/{name}
+     * Sign in with an external identity provider
      * @description No credentials.
      */
     get: operations['getOauthIdpName'];
@@ -1857,7 +1857,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * GET /oauth/idp/{name}/callback
+     * The identity provider's redirect back
      * @description No credentials.
      */
     get: operations['getOauthIdpNameCallback'];
@@ -1877,7 +1877,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * GET /oauth/consents
+     * What you have allowed (a page, with the sign-in session)
      * @description No credentials.
      */
     get: operations['getOauthConsents'];
@@ -1899,7 +1899,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * POST /oauth/consents/revoke
+     * Revoke an authorization (the page's form)
      * @description No credentials.
      */
     post: operations['postOauthConsentsRevoke'];
@@ -1917,7 +1917,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * GET /console
+     * The web console
      * @description No credentials.
      */
     get: operations['getConsole'];
@@ -1937,7 +1937,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * GET /console/{rest}
+     * The web console's pages and assets
      * @description No credentials.
      */
     get: operations['getConsoleRest'];
@@ -3158,7 +3158,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'text/plain': string;
         };
       };
       400: components['responses']['BadRequest'];
@@ -6889,14 +6889,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
-      200: {
+      /** @description On to the consent page or the client (the page again, with what was wrong, otherwise) */
+      303: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       413: components['responses']['PayloadTooLarge'];
@@ -6920,14 +6918,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
-      200: {
+      /** @description Back to the client's redirect URI, with a code or an error */
+      303: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       413: components['responses']['PayloadTooLarge'];
@@ -6951,14 +6947,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
-      200: {
+      /** @description Back to the authorization request (or a page saying so) */
+      303: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       413: components['responses']['PayloadTooLarge'];
@@ -7012,14 +7006,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
-      200: {
+      /** @description To the provider's authorization endpoint */
+      303: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];
@@ -7037,14 +7029,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
-      200: {
+      /** @description On to where signing in leads */
+      303: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       404: components['responses']['NotFound'];
@@ -7066,7 +7056,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'text/html': string;
         };
       };
       400: components['responses']['BadRequest'];
@@ -7088,14 +7078,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Success */
-      200: {
+      /** @description Back to the page */
+      303: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       400: components['responses']['BadRequest'];
       413: components['responses']['PayloadTooLarge'];
@@ -7113,14 +7101,12 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Success */
-      200: {
+      /** @description To /console/ */
+      308: {
         headers: {
           [name: string]: unknown;
         };
-        content: {
-          'application/json': unknown;
-        };
+        content?: never;
       };
       default: components['responses']['Error'];
     };
@@ -7142,7 +7128,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': unknown;
+          'text/html': string;
         };
       };
       400: components['responses']['BadRequest'];

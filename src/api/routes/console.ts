@@ -109,6 +109,7 @@ export const consoleRoutes: RouteDef[] = [
     method: 'get',
     path: '/console',
     access: 'public',
+    doc: { summary: 'The web console', status: 308, responseDescription: 'To /console/' },
     query: 'foreign',
     handler: (ctx) => {
       if (ctx.path === '/console/') return serve(ctx);
@@ -116,5 +117,12 @@ export const consoleRoutes: RouteDef[] = [
       ctx.set('Location', `/console/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
     },
   },
-  { method: 'get', path: '/console/*rest', access: 'public', query: 'foreign', handler: serve },
+  {
+    method: 'get',
+    path: '/console/*rest',
+    access: 'public',
+    query: 'foreign',
+    doc: { summary: "The web console's pages and assets", produces: 'text/html' },
+    handler: serve,
+  },
 ];

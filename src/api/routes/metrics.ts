@@ -14,6 +14,7 @@ export const metricsRoutes: RouteDef[] = [
     method: 'get',
     path: '/metrics',
     access: 'public',
+    doc: { summary: "This process's metrics (Prometheus text exposition)", produces: 'text/plain' },
     handler: async (ctx) => {
       const access = metricsAccess(ctx.services.config, {
         authorization: ctx.get('authorization') || undefined,

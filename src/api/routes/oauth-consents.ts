@@ -36,6 +36,7 @@ export const oauthConsentRoutes: RouteDef[] = [
     method: 'get',
     path: '/oauth/consents',
     access: 'public',
+    doc: { summary: 'What you have allowed (a page, with the sign-in session)', produces: 'text/html' },
     handler: (ctx) =>
       asPage(ctx, async () => {
         const person = await signedInPerson(ctx);
@@ -48,6 +49,7 @@ export const oauthConsentRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/consents/revoke',
     access: 'public',
+    doc: { summary: "Revoke an authorization (the page's form)", status: 303, responseDescription: 'Back to the page' },
     guard: sameOriginForm,
     body: 'form',
     handler: (ctx) =>

@@ -29,6 +29,11 @@ export const oauthExternalRoutes: RouteDef[] = [
     method: 'get',
     path: '/oauth/idp/:name',
     access: 'public',
+    doc: {
+      summary: 'Sign in with an external identity provider',
+      status: 303,
+      responseDescription: "To the provider's authorization endpoint",
+    },
     query: z.object({ request: z.string().min(1).max(8192).optional(), next: z.literal('consents').optional() }),
     handler: (ctx, query) =>
       asPage(ctx, async () => {
@@ -50,6 +55,7 @@ export const oauthExternalRoutes: RouteDef[] = [
     method: 'get',
     path: '/oauth/idp/:name/callback',
     access: 'public',
+    doc: { summary: "The identity provider's redirect back", status: 303, responseDescription: 'On to where signing in leads' },
     query: 'foreign',
     handler: (ctx) =>
       asPage(ctx, async () => {

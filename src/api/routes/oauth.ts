@@ -91,6 +91,11 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/login',
     access: 'public',
+    doc: {
+      summary: "Sign in (the sign-in page's form)",
+      status: 303,
+      responseDescription: 'On to the consent page or the client (the page again, with what was wrong, otherwise)',
+    },
     guard: (ctx) => (sameOriginForm(ctx), limitCredentialExchange(ctx)),
     body: 'form',
     handler: (ctx) =>
@@ -115,6 +120,11 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/consent',
     access: 'public',
+    doc: {
+      summary: "Allow or deny a client (the consent page's form)",
+      status: 303,
+      responseDescription: "Back to the client's redirect URI, with a code or an error",
+    },
     // Counted with the credential exchanges, like the sign-in form: an allowed decision issues a code.
     guard: (ctx) => (sameOriginForm(ctx), limitCredentialExchange(ctx)),
     body: 'form',
@@ -146,6 +156,11 @@ export const oauthRoutes: RouteDef[] = [
     method: 'post',
     path: '/oauth/sign-out',
     access: 'public',
+    doc: {
+      summary: 'Sign out of the browser session',
+      status: 303,
+      responseDescription: 'Back to the authorization request (or a page saying so)',
+    },
     // Not rate-limited: the per-address bucket is shared with sign-in, so anyone flooding it from the
     // victim's address (a shared NAT) would keep the victim signed in. A sign-out stores something only
     // for a validly signed session cookie, once (an idempotent insert keyed by the session's id).
