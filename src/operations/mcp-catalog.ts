@@ -1,7 +1,5 @@
 import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
-import { mcpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { problems } from '../kernel/errors/problem.js';
-import { genericMcpIcon } from '../mcp-client/icons.js';
 import { catalogWorkflowId } from '../workflows/contracts/ids.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
@@ -9,6 +7,7 @@ import { invokesServers } from './mcp-permissions.js';
 import { startLifecycle } from './mcp-lifecycle.js';
 import type { CatalogDoc } from '../store/mcp-catalog.js';
 import type { OperationContext } from './services.js';
+import { presentMcpServer } from '../presenters/mcp-servers.js';
 
 /** How long a catalog request waits for stale servers to be listed anew before answering with what it has. */
 const refreshWaitMs = 8_000;
@@ -31,32 +30,6 @@ function refreshCatalog(ctx: OperationContext, doc: ArtifactDoc): Promise<void> 
 
 const stale = (doc: ArtifactDoc, entry: CatalogDoc | undefined, ttlMs: number) =>
   !entry || entry.revision !== doc.revision || Date.now() - entry.refreshed_at.getTime() > ttlMs;
-
-function present(doc: ArtifactDoc, entry: CatalogDoc | undefined) {
-  const transport = mcpServerContent.safeParse(JSON.parse(doc.content)).data?.transport.type ?? 'unknown';
-  return {
-    id: doc._id,
-    title: doc.title,
-    workspace_id: doc.collection_id,
-    builtin: false,
-    transport,
-    server_info: entry?.server_info ?? null,
-    icon: entry?.icon ?? genericMcpIcon,
-    ...(entry?.instructions ? { instructions: entry.instructions } : {}),
-    health: entry
-      ? {
-          status: entry.revision === doc.revision ? entry.health.status : 'unknown',
-          checked_at: entry.health.checked_at.toISOString(),
-          ...(entry.health.error ? { error: entry.health.error } : {}),
-          ...(entry.health.latency_ms !== undefined ? { latency_ms: entry.health.latency_ms } : {}),
-        }
-      : { status: 'unknown', checked_at: null },
-    tools: entry?.tools ?? [],
-    resources: entry?.resources ?? [],
-    content_types: entry?.content_types ?? [],
-    refreshed_at: entry?.refreshed_at.toISOString() ?? null,
-  };
-}
 
 /**
  * GET /mcp/servers and GET /mcp/workspaces/{id}/servers: every server the caller can see, with the
@@ -94,7 +67,7 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
     );
     entries = new Map((await services.mcpCatalog.getMany(servers.map((s) => s._id))).map((e) => [e._id, e]));
   }
-  const listed = servers.map((s) => present(s, entries.get(s._id)));
+  const listed = servers.map((s) => presentMcpServer(s, entries.get(s._id)));
   return {
     servers: options.workspaceId ? listed : [ctx.services.builtinServers.catalogEntry(ctx), ...listed],
     truncated: page.next_cursor !== null,

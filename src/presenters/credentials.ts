@@ -3,6 +3,10 @@
  * A secret (a client secret, an API key, a webhook secret) is shown once, by the answer that made it.
  */
 import { z } from 'zod';
+import type { ApiKeyDoc } from '../store/api-keys.js';
+import type { ConsentDoc } from '../store/consents.js';
+import type { SecretDoc } from '../store/secrets.js';
+import type { ServerCredentialDoc } from '../store/server-credentials.js';
 import { actorSchema, list, openObject, resourceFiltersSchema, timestamp } from './schemas.js';
 
 /** `GET /me`: who the token stands for. */
@@ -78,3 +82,44 @@ export const consentListSchema = list(consentSchema);
 /** A stored secret: its name, never its value. */
 export const secretSchema = z.object({ id: z.string(), name: z.string(), created_at: timestamp }).meta({ id: 'Secret' });
 export const secretListSchema = list(secretSchema);
+
+/** A server credential as its owner sees it: never its secret hash (the secret is shown once, by the answer that made it). */
+export function presentServerCredential(doc: ServerCredentialDoc, authority: string): z.output<typeof serverCredentialSchema> {
+  return {
+    client_id: doc._id,
+    name: doc.name,
+    server_id: doc.server_id,
+    host_id: doc.host_id,
+    authority,
+    scopes: doc.scopes,
+    resource_filters: doc.resource_filters,
+    active: doc.active,
+    created_time: doc.created_time.toISOString(),
+    last_used_at: doc.last_used_at?.toISOString() ?? null,
+  };
+}
+
+export function presentApiKey(doc: ApiKeyDoc): z.output<typeof apiKeySchema> {
+  return {
+    id: doc._id,
+    name: doc.name,
+    scopes: doc.scopes,
+    resource_filters: doc.resource_filters,
+    created_at: doc.created_at.toISOString(),
+    last_used_at: doc.last_used_at?.toISOString() ?? null,
+  };
+}
+
+export function presentConsent(doc: ConsentDoc): z.output<typeof consentSchema> {
+  return {
+    credential_kind: doc.credential_kind,
+    credential_id: doc.credential_id,
+    created_at: doc.created_at.toISOString(),
+    ...(doc.oauth ? { client_name: doc.oauth.client_name, scopes: doc.oauth.scopes, resource_filters: doc.oauth.filters } : {}),
+  };
+}
+
+/** Never the value: it is returned by no endpoint, ever. */
+export function presentSecret(doc: SecretDoc): z.output<typeof secretSchema> {
+  return { id: doc._id, name: doc.name, created_at: doc.created_at.toISOString() };
+}

@@ -3,6 +3,8 @@ import { eventWire } from '../events/wire.js';
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { CommitDoc, CommitItemDoc, CommitResultDoc } from '../store/commits.js';
 import type { VersionDoc } from '../store/versions.js';
+import type { RevisionDoc } from '../store/revisions.js';
+import type { Principal } from '../identity/principal.js';
 import type { ContainerDoc } from '../store/containers.js';
 import type { Page } from '../store/pagination.js';
 import { z } from 'zod';
@@ -146,6 +148,31 @@ export const revisionSchema = z
     provenance: provenanceSchema.optional(),
   })
   .meta({ id: 'Revision' });
+
+export type Revision = z.output<typeof revisionSchema>;
+
+/**
+ * One revision of a draft: who wrote it and how (provenance), and what it was. Fields of a revision
+ * whose content type the caller may not read are left out, as is the content of every revision in a
+ * list.
+ */
+export function presentRevision(r: RevisionDoc, principal: Principal, withContent: boolean): Revision {
+  const base = { artifact_id: r.artifact_id, revision: r.revision, claimed_at: r.claimed_at.toISOString() };
+  if (!r.state) return { ...base, state: 'deleted' as const };
+  const s = r.state;
+  const p = s.provenance;
+  const provenance = { ...p, created_at: p.created_at.toISOString(), updated_at: p.updated_at.toISOString() };
+  if (!principal.scopes.allowsType('artifact:read', s.content_type))
+    return { ...base, state: s.archived_at ? 'archived' : 'draft', provenance };
+  return {
+    ...base,
+    state: s.archived_at ? ('archived' as const) : ('draft' as const),
+    title: s.title,
+    content_type: s.content_type,
+    ...(withContent ? { content: s.content, context: s.context } : {}),
+    provenance,
+  };
+}
 
 /** `POST /artifacts/{id}/manage`: the state the action left the draft in (null artifact once deleted). */
 export const managedArtifactSchema = z

@@ -1,9 +1,13 @@
 /** The platform as an MCP client: the servers it lists, what a resource read returns, what opening an artifact starts. */
 import { z } from 'zod';
+import { mcpServerContent } from '../artifacts/content-types/mcp-server.js';
+import { genericMcpIcon } from '../mcp-client/icons.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { CatalogDoc } from '../store/mcp-catalog.js';
 import { artifactSchema } from './index.js';
 import { openObject, timestamp } from './schemas.js';
 
-const catalogTool = z.looseObject({
+const catalogTool = z.object({
   name: z.string(),
   title: z.string().optional(),
   description: z.string().optional(),
@@ -13,7 +17,7 @@ const catalogTool = z.looseObject({
   icon: z.string().optional(),
 });
 
-const catalogResource = z.looseObject({
+const catalogResource = z.object({
   uri: z.string(),
   name: z.string(),
   title: z.string().optional(),
@@ -75,3 +79,30 @@ export const openedArtifactSchema = z
     ]),
   })
   .meta({ id: 'OpenedArtifact' });
+
+/** A registered server as the catalog lists it: its last listing (tools, resources, health), or unknown until listed. */
+export function presentMcpServer(doc: ArtifactDoc, entry: CatalogDoc | undefined): z.output<typeof mcpServerSchema> {
+  const transport = mcpServerContent.safeParse(JSON.parse(doc.content)).data?.transport.type ?? 'unknown';
+  return {
+    id: doc._id,
+    title: doc.title,
+    workspace_id: doc.collection_id,
+    builtin: false,
+    transport,
+    server_info: entry?.server_info ?? null,
+    icon: entry?.icon ?? genericMcpIcon,
+    ...(entry?.instructions ? { instructions: entry.instructions } : {}),
+    health: entry
+      ? {
+          status: entry.revision === doc.revision ? entry.health.status : 'unknown',
+          checked_at: entry.health.checked_at.toISOString(),
+          ...(entry.health.error ? { error: entry.health.error } : {}),
+          ...(entry.health.latency_ms !== undefined ? { latency_ms: entry.health.latency_ms } : {}),
+        }
+      : { status: 'unknown', checked_at: null },
+    tools: entry?.tools ?? [],
+    resources: entry?.resources ?? [],
+    content_types: entry?.content_types ?? [],
+    refreshed_at: entry?.refreshed_at.toISOString() ?? null,
+  };
+}

@@ -2681,7 +2681,7 @@ export interface components {
         error?: string;
         latency_ms?: number;
       };
-      tools: ({
+      tools: {
         name: string;
         title?: string;
         description?: string;
@@ -2695,19 +2695,15 @@ export interface components {
           [key: string]: unknown;
         };
         icon?: string;
-      } & {
-        [key: string]: unknown;
-      })[];
-      resources: ({
+      }[];
+      resources: {
         uri: string;
         name: string;
         title?: string;
         description?: string;
         mime_type?: string;
         icon: string;
-      } & {
-        [key: string]: unknown;
-      })[];
+      }[];
       /** @description The §2.10 content types the server defines. */
       content_types: {
         [key: string]: unknown;

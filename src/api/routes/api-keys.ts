@@ -1,25 +1,13 @@
 import { z } from 'zod';
 import { apiKeyBody, createApiKey, exchangeApiKey, listApiKeys, revokeApiKey } from '../../operations/api-keys.js';
-import type { ApiKeyDoc } from '../../store/api-keys.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 import { tokenSchema } from '../../presenters/schemas.js';
-import { apiKeyListSchema, newApiKeySchema } from '../../presenters/credentials.js';
+import { apiKeyListSchema, newApiKeySchema, presentApiKey } from '../../presenters/credentials.js';
 
 const exchangeBody = z.strictObject({ api_key: z.string().min(1).max(200) });
 const idParam = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/, 'must be an API key id') });
-
-function present(doc: ApiKeyDoc) {
-  return {
-    id: doc._id,
-    name: doc.name,
-    scopes: doc.scopes,
-    resource_filters: doc.resource_filters,
-    created_at: doc.created_at.toISOString(),
-    last_used_at: doc.last_used_at?.toISOString() ?? null,
-  };
-}
 
 /** API keys (SPEC §2.7, §5.3): a person creates, lists and revokes their own. */
 export const apiKeyRoutes: RouteDef[] = [
@@ -39,7 +27,7 @@ export const apiKeyRoutes: RouteDef[] = [
       const { doc, key } = await createApiKey(ctx, body());
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { ...present(doc), key };
+      ctx.body = { ...presentApiKey(doc), key };
     },
   }),
   route({
@@ -48,7 +36,7 @@ export const apiKeyRoutes: RouteDef[] = [
     access: 'human',
     doc: { summary: 'List your API keys', response: apiKeyListSchema },
     handler: async (ctx) => {
-      ctx.body = { items: (await listApiKeys(ctx)).map(present) };
+      ctx.body = { items: (await listApiKeys(ctx)).map(presentApiKey) };
     },
   }),
   route({

@@ -1,21 +1,11 @@
 import { z } from 'zod';
 import { consentBody, consentKinds, grantConsent, listConsents, revokeConsent } from '../../operations/consents.js';
-import type { ConsentDoc } from '../../store/consents.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
-import { consentListSchema, consentSchema } from '../../presenters/credentials.js';
+import { consentListSchema, consentSchema, presentConsent } from '../../presenters/credentials.js';
 
 /** Consents to X-On-Behalf-Of are granted here; an OAuth client's only on the consent page. All are revoked here. */
 const params = z.object({ credential_kind: z.enum([...consentKinds, 'oauth_client']), credential_id: z.string().min(1).max(2000) });
-
-function present(doc: ConsentDoc) {
-  return {
-    credential_kind: doc.credential_kind,
-    credential_id: doc.credential_id,
-    created_at: doc.created_at.toISOString(),
-    ...(doc.oauth ? { client_name: doc.oauth.client_name, scopes: doc.oauth.scopes, resource_filters: doc.oauth.filters } : {}),
-  };
-}
 
 /**
  * Consents: a person authorizes a server credential or API key to act on their behalf
@@ -37,7 +27,7 @@ export const consentRoutes: RouteDef[] = [
     handler: async (ctx, _query, body) => {
       const doc = await grantConsent(ctx, body());
       ctx.status = 201;
-      ctx.body = present(doc);
+      ctx.body = presentConsent(doc);
     },
   }),
   {
@@ -46,7 +36,7 @@ export const consentRoutes: RouteDef[] = [
     access: 'human',
     doc: { summary: 'List your consents', response: consentListSchema },
     handler: async (ctx) => {
-      ctx.body = { items: (await listConsents(ctx)).map(present) };
+      ctx.body = { items: (await listConsents(ctx)).map(presentConsent) };
     },
   },
   {

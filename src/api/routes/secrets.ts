@@ -1,13 +1,7 @@
 import { deleteSecret, listSecrets, readSecret, secretBody, storeSecret } from '../../operations/secrets.js';
-import type { SecretDoc } from '../../store/secrets.js';
 import { idParam, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
-import { secretListSchema, secretSchema } from '../../presenters/credentials.js';
-
-/** Never the value: it is returned by no endpoint, ever. */
-function present(doc: SecretDoc) {
-  return { id: doc._id, name: doc.name, created_at: doc.created_at.toISOString() };
-}
+import { presentSecret, secretListSchema, secretSchema } from '../../presenters/credentials.js';
 
 /** Secrets (SPEC §2.3 rule 3, §4.1), owned by the person who stored them. */
 export const secretRoutes: RouteDef[] = [
@@ -26,7 +20,7 @@ export const secretRoutes: RouteDef[] = [
     handler: async (ctx, _query, body) => {
       const doc = await storeSecret(ctx, body());
       ctx.status = 201;
-      ctx.body = present(doc);
+      ctx.body = presentSecret(doc);
     },
   }),
   {
@@ -35,7 +29,7 @@ export const secretRoutes: RouteDef[] = [
     access: 'artifact:read',
     doc: { summary: 'List your secrets (names only)', response: secretListSchema },
     handler: async (ctx) => {
-      ctx.body = { items: (await listSecrets(ctx)).map(present) };
+      ctx.body = { items: (await listSecrets(ctx)).map(presentSecret) };
     },
   },
   {
@@ -45,7 +39,7 @@ export const secretRoutes: RouteDef[] = [
     doc: { summary: "Read a secret's name", response: secretSchema },
     handler: async (ctx) => {
       const { id } = parse(idParam, ctx.params, 'path');
-      ctx.body = present(await readSecret(ctx, id));
+      ctx.body = presentSecret(await readSecret(ctx, id));
     },
   },
   {

@@ -9,12 +9,12 @@ import {
   serverCredentialPatchBody,
   updateServerCredential,
 } from '../../operations/server-credentials.js';
-import type { ServerCredentialDoc } from '../../store/server-credentials.js';
 import type { AppContext } from '../context.js';
 import { parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
 import {
   newServerCredentialSchema,
+  presentServerCredential,
   rotatedServerCredentialSchema,
   serverCredentialListSchema,
   serverCredentialSchema,
@@ -24,21 +24,6 @@ import {
 const clientId = z.string().regex(/^[A-Za-z0-9._-]{3,128}$/, 'must be 3-128 letters, digits, ".", "_" or "-"');
 const params = z.object({ client_id: clientId });
 const pathId = (ctx: AppContext) => parse(params, ctx.params, 'path').client_id;
-
-function present(doc: ServerCredentialDoc, authority: string) {
-  return {
-    client_id: doc._id,
-    name: doc.name,
-    server_id: doc.server_id,
-    host_id: doc.host_id,
-    authority,
-    scopes: doc.scopes,
-    resource_filters: doc.resource_filters,
-    active: doc.active,
-    created_time: doc.created_time.toISOString(),
-    last_used_at: doc.last_used_at?.toISOString() ?? null,
-  };
-}
 
 /** Server credentials (SPEC §2.6, §4.1): every operation needs a person's own token (§5.4). */
 export const serverCredentialRoutes: RouteDef[] = [
@@ -58,7 +43,7 @@ export const serverCredentialRoutes: RouteDef[] = [
       const { doc, secret } = await createServerCredential(ctx, body());
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
-      ctx.body = { ...present(doc, ctx.services.config.apiUri), client_secret: secret };
+      ctx.body = { ...presentServerCredential(doc, ctx.services.config.apiUri), client_secret: secret };
     },
   }),
   route({
@@ -67,7 +52,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     access: 'human',
     doc: { summary: 'List your server credentials', response: serverCredentialListSchema },
     handler: async (ctx) => {
-      ctx.body = { items: (await listServerCredentials(ctx)).map((d) => present(d, ctx.services.config.apiUri)) };
+      ctx.body = { items: (await listServerCredentials(ctx)).map((d) => presentServerCredential(d, ctx.services.config.apiUri)) };
     },
   }),
   route({
@@ -76,7 +61,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     access: 'human',
     doc: { summary: 'Read a server credential', response: serverCredentialSchema },
     handler: async (ctx) => {
-      ctx.body = present(await readServerCredential(ctx, pathId(ctx)), ctx.services.config.apiUri);
+      ctx.body = presentServerCredential(await readServerCredential(ctx, pathId(ctx)), ctx.services.config.apiUri);
     },
   }),
   route({
@@ -88,7 +73,7 @@ export const serverCredentialRoutes: RouteDef[] = [
     request: serverCredentialPatchBody,
     handler: async (ctx, _query, body) => {
       const patch = body();
-      ctx.body = present(await updateServerCredential(ctx, pathId(ctx), patch), ctx.services.config.apiUri);
+      ctx.body = presentServerCredential(await updateServerCredential(ctx, pathId(ctx), patch), ctx.services.config.apiUri);
     },
   }),
   route({
