@@ -46,8 +46,8 @@ const notExercised: Record<string, string> = {
   'get /connections/{id}': 'needs a connection, made through an external authorizer',
   'delete /connections/{id}': 'needs a connection, made through an external authorizer',
   'post /connections/{id}/project': 'needs a connection, made through an external authorizer',
-  'post /codec/session/decode': 'needs a browser session cookie from a Temporal UI origin (test/platform/codec covers it)',
-  'post /codec/session/encode': 'needs a browser session cookie from a Temporal UI origin (test/platform/codec covers it)',
+  'post /codec/session/decode': 'needs a browser session cookie from a Temporal UI origin (test/temporal/codec.test.ts covers it)',
+  'post /codec/session/encode': 'needs a browser session cookie from a Temporal UI origin (test/temporal/codec.test.ts covers it)',
 };
 
 const key = (r: RouteDef) => `${r.method} ${templateOf(r.path).template}`;
