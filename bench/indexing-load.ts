@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       }
       return size / ((performance.now() - t0) / 1000);
     };
-    const runner = new IndexingWorkflows(() => services.temporal, config.TEMPORAL_TASK_QUEUE);
+    const workflows = new IndexingWorkflows(() => services.temporal, config.TEMPORAL_TASK_QUEUE);
     const rates = { batched: [] as number[], perRevision: [] as number[] };
     for (let round = 0; round < rounds; round++) {
       rates.perRevision.push(
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
           ),
         ),
       );
-      rates.batched.push(await reembed(() => Promise.all(ids.map((id) => runner.start({ _id: id, revision: 1 })))));
+      rates.batched.push(await reembed(() => Promise.all(ids.map((id) => workflows.start({ _id: id, revision: 1 })))));
     }
     const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
     console.log(`re-embedding the same ${size}, no other load (${rounds} rounds, alternating):`);

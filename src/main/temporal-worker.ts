@@ -153,7 +153,7 @@ export async function createPlatformWorker(
   // Invocations started from this process (the API beside its worker, a test, a benchmark) may be started eagerly on it.
   if (config.TEMPORAL_EAGER_START)
     registerLocalWorker(config.TEMPORAL_TASK_QUEUE, platformClient(config, connection), () => workers[0]!.getState() === 'RUNNING');
-  const sweeperRunner = await eventSweeper(config, db, connection);
+  const sweeperEvents = await eventSweeper(config, db, connection);
   let sweeper: { stop(): Promise<void> } | undefined;
   // The sweeper stops first: nothing new is relayed by a worker on its way out (another worker's sweeper takes over).
   const shutdown = () => {
@@ -165,7 +165,7 @@ export async function createPlatformWorker(
       // When one stops (or fails), the other is stopped too: the process runs both or neither.
       run: async () => {
         const runs = workers.map((w) => w.run().finally(shutdown));
-        sweeper = startSweeper(sweeperRunner.relay!, config.EVENT_RELAY_SWEEP_MS, logger);
+        sweeper = startSweeper(sweeperEvents.relay!, config.EVENT_RELAY_SWEEP_MS, logger);
         const outcomes = await Promise.allSettled(runs);
         await sweeper.stop();
         await mcp.close();

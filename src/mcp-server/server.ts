@@ -18,7 +18,7 @@ import { isStorageUnavailable } from '../store/deadline.js';
 import type { ContainerKind } from '../store/containers.js';
 import { containerWithArtifacts, type ToolDef } from './tools.js';
 import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-table.js';
-import { answerDirect, directToolCall, type DirectToolCall } from './tool-call.js';
+import { answerDirect, directToolCall, type DirectToolCall } from './direct-call.js';
 
 export { serverIcon };
 

@@ -25,7 +25,7 @@ function outcomeOf(result: { value: unknown } | { error: unknown }): string {
 
 /**
  * Counts an outbound call by kind, target, operation and outcome, with its latency. The target is the
- * model for an LLM call (configured, so bounded) and `mcp` for an MCP call: a server id is no label,
+ * model for an LLM call (configured, so bounded) and `mcp` for a tool call: a server id is no label,
  * since anyone who may write artifacts registers servers, each id would add series for good (a label
  * an attacker mints); the span carries the server id. Nor is the tool's name.
  */

@@ -194,10 +194,10 @@ export async function startAgent(
   );
   const waitMs = (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000;
   // Apply mode settles when the run ends: its result is awaited (no update that may come after the end).
-  const runner = ctx.services.invocationWorkflows;
+  const workflows = ctx.services.invocationWorkflows;
   return {
     invocationId,
-    state: await (body.mode === 'apply' ? runner.finished(invocationId, waitMs) : runner.settled(invocationId, waitMs)),
+    state: await (body.mode === 'apply' ? workflows.finished(invocationId, waitMs) : workflows.settled(invocationId, waitMs)),
   };
 }
 
@@ -242,7 +242,7 @@ async function agentRunToDecide(ctx: OperationContext, invocationId: string): Pr
   if (!isAgentRun(state))
     throw problems.conflict(
       'invocation-not-pending',
-      `Invocation ${invocationId} is ${'kind' in state && state.kind === 'transform' ? 'a transform: approve or reject its approval step' : 'an MCP call'}; it has no proposals to decide on.`,
+      `Invocation ${invocationId} is ${'kind' in state && state.kind === 'transform' ? 'a transform: approve or reject its approval step' : 'a tool call'}; it has no proposals to decide on.`,
     );
   return state;
 }

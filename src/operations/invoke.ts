@@ -17,7 +17,7 @@ import type { RecordedAction } from '../invocations/proposed-actions/schema.js';
 
 const isTransformRun = (s: InvocationState): s is TransformRunState => 'kind' in s && s.kind === 'transform';
 
-/** GET /invocations/{id}: an MCP call, an agent run, as each presents itself. */
+/** GET /invocations/{id}: a tool call, an agent run, as each presents itself. */
 export async function getInvocation(ctx: OperationContext, invocationId: string) {
   const state = await readableInvocation(ctx, invocationId);
   if (isAgentRun(state)) return presentAgentRun(state);

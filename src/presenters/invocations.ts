@@ -1,4 +1,4 @@
-/** Invocations as REST and MCP show them: an MCP call, an agent run, a transform run. */
+/** Invocations as REST and MCP show them: a tool call, an agent run, a transform run. */
 import { agentId } from '../invocations/agents/registry.js';
 import { contentDiffs, type DiffSources } from '../invocations/proposed-actions/diff.js';
 import type { RecordedAction } from '../invocations/proposed-actions/schema.js';
@@ -134,10 +134,10 @@ export const pendingRunSchema = z
   })
   .meta({ id: 'PendingRun' });
 
-/** 202: a run still going. An agent or transform run says where to poll; an MCP call is its invocation, running. */
+/** 202: a run still going. An agent or transform run says where to poll; a tool call is its invocation, running. */
 export const runningInvocationSchema = z.union([pendingRunSchema, toolCallSchema]);
 
-/** `GET /invocations/{id}` and the decisions: an agent run, a transform run or an MCP call. */
+/** `GET /invocations/{id}` and the decisions: an agent run, a transform run or a tool call. */
 export const invocationSchema = z.union([agentRunSchema, transformRunSchema, toolCallSchema]);
 
 /** `GET /agents`: the built-in task agents and the parameters each takes. */

@@ -9,7 +9,7 @@ export const RunKind = defineSearchAttributeKey('RunKind', SearchAttributeType.K
 export const CommitState = defineSearchAttributeKey('CommitState', SearchAttributeType.KEYWORD);
 export const CollectionId = defineSearchAttributeKey('CollectionId', SearchAttributeType.KEYWORD);
 
-/** The tool (or lifecycle hook) an external MCP call runs; ArtifactId names the server. */
+/** The tool (or lifecycle hook) an external tool call runs; ArtifactId names the server. */
 export const McpTool = defineSearchAttributeKey('McpTool', SearchAttributeType.KEYWORD);
 
 /** An invocation's agent (`dedupe`, `llm`, …; `transform` for a transform run) and mode (`preview` or `apply`). */

@@ -1,5 +1,5 @@
 /**
- * The retry policy of one external MCP call (`mcpRun`, workflow code): how often the activity that makes
+ * The retry policy of one external tool call (`mcpRun`, workflow code): how often the activity that makes
  * the call is retried, with what backoff, and what the caller gets once the attempts run out.
  */
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';

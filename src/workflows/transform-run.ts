@@ -35,7 +35,7 @@ class StepFailed extends Error {}
 
 /**
  * A transform operator run (id `invoke-<invocationId>`): its steps in order, each an agent run or
- * MCP call as a child workflow (visible on its own in the Temporal UI) or an approval that waits for a
+ * tool call as a child workflow (visible on its own in the Temporal UI) or an approval that waits for a
  * person. Agent and LLM steps apply their actions to the workspace: approvals are where a person
  * decides whether the run goes on. Progress is the `state` query.
  */
@@ -233,7 +233,7 @@ async function agentStep(
   return { output: run.output, artifactIds: [...new Set(touched)] };
 }
 
-/** A tool step: a child MCP call; its text is the step's output. */
+/** A tool step: a child tool call; its text is the step's output. */
 async function toolStep(
   input: TransformRunInput,
   step: Extract<TransformStep, { kind: 'tool' }>,

@@ -49,8 +49,12 @@ describe('docs/architecture.md', () => {
       const text = readFileSync(join(root, path), 'utf8');
       for (const name of names) {
         const [owner, member] = name.split('.') as [string, string | undefined];
-        const declared = new RegExp(`\\b(function|class|const|interface|type|let)\\s+${owner}\\b|\\b${owner}\\s*[(:=]`).test(text);
-        const hasMember = !member || new RegExp(`\\b${member}\\s*[(=:<]`).test(text);
+        // Declared there: a top-level declaration, or a member written at the start of a line (a
+        // method, a property of an object or class); a call or an import does not count.
+        const memberLine = (name: string) => new RegExp(`^\\s*(?:(?:public|private|readonly|static|async|get)\\s+)*${name}\\s*[(=:<]`, 'm');
+        const declared =
+          new RegExp(`\\b(function|class|const|interface|type|let|enum)\\s+${owner}\\b`).test(text) || memberLine(owner).test(text);
+        const hasMember = !member || memberLine(member).test(text);
         if (!declared || !hasMember) wrong.push(`line ${line}: ${name} is not in ${path}`);
         checked++;
       }

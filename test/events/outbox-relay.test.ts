@@ -216,7 +216,7 @@ async function waitFor(check: () => boolean): Promise<void> {
 describe("the API's fast path, behind the write (EventWorkflows's background mode)", () => {
   beforeEach(drain);
 
-  const runnerWith = (client: Client, errors: unknown[]) =>
+  const eventWorkflowsWith = (client: Client, errors: unknown[]) =>
     new EventWorkflows(client, platform.services.config.TEMPORAL_TASK_QUEUE, 1000, {
       db: platform.services.db,
       inline: true,
@@ -229,15 +229,15 @@ describe("the API's fast path, behind the write (EventWorkflows's background mod
     const docs = [];
     for (let i = 0; i < 20; i++) docs.push(await draftIn(store, ws));
     const errors: unknown[] = [];
-    const runner = runnerWith(platform.services.temporal, errors);
-    await Promise.all(docs.map((doc) => runner.publishWrite({ kind: 'artifact_created', doc, actor: 'alice' })));
+    const events = eventWorkflowsWith(platform.services.temporal, errors);
+    await Promise.all(docs.map((doc) => events.publishWrite({ kind: 'artifact_created', doc, actor: 'alice' })));
     // Every write's publish has resolved; no signal can have been answered within the same tick.
     const waiting = await revisionsCollection(platform.services.db).countDocuments({
       artifact_id: { $in: docs.map((d) => d._id) },
       event_waiting: true,
     });
     assert.ok(waiting > 0, 'the writes did not wait for their relay');
-    await runner.flush();
+    await events.flush();
     assert.deepEqual(errors, []);
     const left = await revisionsCollection(platform.services.db).countDocuments({
       artifact_id: { $in: docs.map((d) => d._id) },
@@ -261,9 +261,9 @@ describe("the API's fast path, behind the write (EventWorkflows's background mod
     const errors: unknown[] = [];
     // A namespace Temporal does not have: it refuses the signal at once (NOT_FOUND, not retried).
     const refusing = new Client({ connection: platform.services.temporal.connection, namespace: 'no-such-namespace' });
-    const runner = runnerWith(refusing, errors);
-    await runner.publishWrite({ kind: 'artifact_created', doc, actor: 'alice' });
-    await runner.flush();
+    const events = eventWorkflowsWith(refusing, errors);
+    await events.publishWrite({ kind: 'artifact_created', doc, actor: 'alice' });
+    await events.flush();
     assert.equal(errors.length, 1, 'the failed relay was reported');
     const [claim] = await claimsOf(doc._id);
     assert.equal(claim!.event_waiting, true, 'still waiting for the sweeper');

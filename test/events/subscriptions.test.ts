@@ -61,7 +61,7 @@ let alice: Api & { userId: string };
 let bob: Api & { userId: string };
 let serverWs: string;
 let serverId: string;
-let runner: SubscriptionWorkflows;
+let workflows: SubscriptionWorkflows;
 const receivers: Receiver[] = [];
 
 before(async () => {
@@ -76,7 +76,7 @@ before(async () => {
   bob = await platform.newUser();
   serverWs = (await alice.post('/workspaces', { name: 'servers' })).body.id;
   serverId = await registerServer(alice, serverWs, { transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' } }, 'tier 3');
-  runner = new SubscriptionWorkflows(() => platform.services.temporal, platform.config);
+  workflows = new SubscriptionWorkflows(() => platform.services.temporal, platform.config);
 });
 after(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -117,7 +117,7 @@ async function record(ws: string, events: { kind?: string; content_type?: string
     ...(e.kind === 'artifact_updated' ? { changed: ['content'] } : {}),
   }));
   await coll.insertMany(docs as never[]);
-  for (const sub of await new SubscriptionStore(platform.services.db).activeIn(ws)) await runner.poke(sub, seq);
+  for (const sub of await new SubscriptionStore(platform.services.db).activeIn(ws)) await workflows.poke(sub, seq);
   return docs.map((d) => ({ id: d._id, seq: d.seq }));
 }
 
@@ -320,7 +320,7 @@ describe('subscription webhooks', () => {
     const [late] = await record(ws, [{}]);
     // A notifier that read the subscription just before the delete pokes it: signal-with-start starts
     // a run again, which finds the subscription gone on its first read and ends.
-    await runner.poke(stored, late!.seq);
+    await workflows.poke(stored, late!.seq);
     await eventually(async () => {
       const d = await platform.services.temporal.workflow.getHandle(subscriptionWorkflowId(sub.id)).describe();
       return d.status.name !== 'RUNNING';

@@ -1,4 +1,4 @@
-// tools/call over the platform's /mcp, answered by the direct path (src/mcp-server/tool-call.ts):
+// tools/call over the platform's /mcp, answered by the direct path (src/mcp-server/direct-call.ts):
 // the same answers as the SDK's per-request server gives for the same calls by the same callers, in
 // both protocol eras; and, under concurrent calls by different callers, every answer is for its own
 // caller's principal (what it may see, what its scopes allow), never another's.

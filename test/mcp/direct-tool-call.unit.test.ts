@@ -1,4 +1,4 @@
-// The direct tools/call path (src/mcp-server/tool-call.ts) without engines: which requests it takes
+// The direct tools/call path (src/mcp-server/direct-call.ts) without engines: which requests it takes
 // (only those the SDK would serve with one JSON answer, everything else is the SDK's), and that what
 // it answers is what the SDK's own server answers for the same tool result, in both protocol eras,
 // including the SDK's output-schema check and its wire codecs' edge cases.
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { createMcpHandler, McpServer, WebStandardStreamableHTTPServerTransport, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { published } from '../../src/mcp-server/schemas.js';
-import { answerDirect, directToolCall, type DirectToolCall } from '../../src/mcp-server/tool-call.js';
+import { answerDirect, directToolCall, type DirectToolCall } from '../../src/mcp-server/direct-call.js';
 import { serverInfo, toolTable, type PublishedTool } from '../../src/mcp-server/tool-table.js';
 import type { ToolDef } from '../../src/mcp-server/tools.js';
 

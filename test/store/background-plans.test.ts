@@ -188,7 +188,7 @@ describe('background work reads what it works on, never a whole collection', () 
   });
 
   it('the outbox sweeper relays what waits, then finds nothing due', async () => {
-    const runner = new EventWorkflows(platform.services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, {
+    const workflows = new EventWorkflows(platform.services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, {
       db: platform.services.db,
       inline: false,
       relay: { graceMs: 0, sweepLimit: 40, signalBatch: 100 },
@@ -197,7 +197,7 @@ describe('background work reads what it works on, never a whole collection', () 
     assert.ok(waiting >= 100);
     const { statements } = await recording(async () => {
       let relayed = 0;
-      for (let n = -1; n !== 0; relayed += n) n = await runner.relay!.sweep();
+      for (let n = -1; n !== 0; relayed += n) n = await workflows.relay!.sweep();
       assert.equal(relayed, waiting);
     });
     await noWholeTableReads(statements);
@@ -289,10 +289,10 @@ describe('background work reads what it works on, never a whole collection', () 
 
   it('an idle tick is one statement: the poll, the sweeper, the indexing run', async () => {
     const { services } = platform;
-    const runner = new EventWorkflows(services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, { db: services.db, inline: false });
+    const workflows = new EventWorkflows(services.temporal, platform.config.TEMPORAL_TASK_QUEUE, 500, { db: services.db, inline: false });
     while ((await services.search.poll()) > 0); // what the other tests wrote (embeddings, records) applied
     assert.equal((await recording(() => services.search.poll())).sent, 1);
-    assert.equal((await recording(() => runner.relay!.sweep())).sent, 1);
+    assert.equal((await recording(() => workflows.relay!.sweep())).sent, 1);
     await services.db.collection('embedding_backlog').deleteMany({});
     const activities = createIndexingActivities({
       artifacts: new ArtifactStore(services.db),

@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { connectionFlowStateQuery, type ConnectionFlowState } from '../../src/workflows/contracts/connection-flow.js';
+import { connectionWorkflowId } from '../../src/workflows/contracts/ids.js';
 import { createServerCredential, type ServerCredential } from '../helpers/credentials.js';
 import { Api, eventually } from '../helpers/http.js';
 import { followAsBrowser, startOAuthServer, type OAuthServer } from '../helpers/oauth-provider.js';
@@ -74,7 +75,7 @@ async function connected(account: string): Promise<{ person: Api; id: string }> 
 
 /** The connection workflow's own view: token version, when it expires, when the timer refreshes it. */
 const flowState = (id: string): Promise<ConnectionFlowState> =>
-  platform.services.temporal.workflow.getHandle(`connection-${id}`).query(connectionFlowStateQuery);
+  platform.services.temporal.workflow.getHandle(connectionWorkflowId(id)).query(connectionFlowStateQuery);
 
 describe('connection refresh timer (time-skipping)', () => {
   it('refreshes an hour-long token on its timer, within the minute (and jitter) before it expires', async () => {

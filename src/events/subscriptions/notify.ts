@@ -7,7 +7,7 @@ import { SubscriptionStore, type SubscriptionDoc } from '../../store/subscriptio
 export type SubscriptionPoke = (subscription: SubscriptionDoc, seq: number) => Promise<void>;
 
 /**
- * `poke` is handed in by the activities (the domain sits below the runners that know the workflow).
+ * `poke` is handed in by the activities (the domain sits below the workflow clients that know the workflow).
  * Paused subscriptions are not woken: they wait for a resume, which delivers their backlog. Safe to
  * call again for the same events (a poke only says "read past your cursor").
  */

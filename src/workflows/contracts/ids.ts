@@ -6,7 +6,7 @@
 /** A commit's approval workflow (`commitWorkspace`). */
 export const commitWorkflowId = (workspaceId: string, commitId: string) => `commit-${workspaceId}-${commitId}`;
 
-/** Every invocation, MCP call, agent run or transform, has this id: one namespace for `GET /invocations/{id}`. */
+/** Every invocation, tool call, agent run or transform, has this id: one namespace for `GET /invocations/{id}`. */
 export const invocationWorkflowId = (invocationId: string) => `invoke-${invocationId}`;
 
 /** A registered MCP server's catalog refresh (`mcpRun` with `refresh_catalog`). */

@@ -3,7 +3,7 @@ import type { AgentRunState } from './agent-run.js';
 import type { McpRunState } from './mcp-run.js';
 import type { TransformRunState } from './transform-run.js';
 
-/** The state of any invocation: an MCP call, an agent run or a transform run. */
+/** The state of any invocation: a tool call, an agent run or a transform run. */
 export type InvocationState = McpRunState | AgentRunState | TransformRunState;
 
 /**

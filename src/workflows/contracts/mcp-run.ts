@@ -3,7 +3,7 @@ import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/s
 import type { DelegationRequest } from '../../identity/delegation.js';
 import type { AutomationTrigger } from './agent-run.js';
 
-/** The contract of `mcpRun` (workflows/mcp-run.ts): one external MCP call, resource read or catalog refresh. */
+/** The contract of `mcpRun` (workflows/mcp-run.ts): one external tool call, resource read or catalog refresh. */
 export const mcpRunType = 'mcpRun';
 export type McpRun = (input: McpRunInput) => Promise<McpRunResult>;
 
