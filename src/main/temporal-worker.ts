@@ -13,7 +13,7 @@ import { startSweeper } from '../events/outbox-relay.js';
 import { EventWorkflows } from '../workflow-clients/events.js';
 import { EventStore } from '../store/events.js';
 import { outbox } from '../store/revisions.js';
-import { createActivities } from '../activities/index.js';
+import { createActivities, type ActivityMcp } from '../activities/index.js';
 import { createEmbedder } from '../search/embedder.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
@@ -109,6 +109,43 @@ export interface ShutdownTimes {
 /** Embeddings at once on the indexing queue: CPU-bound locally, rate-limited remotely. */
 const indexingSlots = 2;
 
+/**
+ * The process's two workers (the main task queue, and the indexing queue with its few slots), on one
+ * connection, with the platform's activities, payload codec, metrics and tracing. The production
+ * worker and the time-skipping workflow tests (test/workflows/) build them here, so the two cannot drift.
+ */
+export async function createWorkers(
+  config: Config,
+  db: Db,
+  connection: NativeConnection,
+  workflowBundle: WorkflowBundleOption,
+  mcp: ActivityMcp,
+  stopping?: ShutdownTimes,
+): Promise<Worker[]> {
+  const activities = createActivities(config, db, await createEmbedder(config), mcp);
+  const tracing = workerTracingInterceptors();
+  const common = {
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    workflowBundle,
+    activities,
+    dataConverter: platformDataConverter(config),
+    interceptors: { ...tracing, activity: [...activityMetricsInterceptors(), ...(tracing.activity ?? [])] },
+    sinks: workerTracingSinks(),
+    // On shutdown: polling stops, running activities get the grace to finish, then are cancelled (a
+    // heartbeating one sees it) and get the force time more; past it, run() throws and the process exits 1.
+    ...(stopping && { shutdownGraceTime: stopping.graceMs, shutdownForceTime: stopping.graceMs + stopping.forceMs }),
+  };
+  return [
+    await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
+    await Worker.create({
+      ...common,
+      taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
+      maxConcurrentActivityTaskExecutions: indexingSlots,
+    }),
+  ];
+}
+
 export async function createPlatformWorker(
   config: Config,
   db: Db,
@@ -128,28 +165,7 @@ export async function createPlatformWorker(
       logger: { trace() {}, debug() {}, info() {}, warn: (m) => logger.warn(m), error: (m) => logger.error(m), log() {} },
     }));
   const mcp = createMcpClient(config, db, logger);
-  const activities = createActivities(config, db, await createEmbedder(config), mcp);
-  const tracing = workerTracingInterceptors();
-  const common = {
-    connection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    workflowBundle: bundle,
-    activities,
-    dataConverter: platformDataConverter(config),
-    interceptors: { ...tracing, activity: [...activityMetricsInterceptors(), ...(tracing.activity ?? [])] },
-    sinks: workerTracingSinks(),
-    // On shutdown: polling stops, running activities get the grace to finish, then are cancelled (a
-    // heartbeating one sees it) and get the force time more; past it, run() throws and the process exits 1.
-    ...(stopping && { shutdownGraceTime: stopping.graceMs, shutdownForceTime: stopping.graceMs + stopping.forceMs }),
-  };
-  const workers = [
-    await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
-    await Worker.create({
-      ...common,
-      taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE),
-      maxConcurrentActivityTaskExecutions: indexingSlots,
-    }),
-  ];
+  const workers = await createWorkers(config, db, connection, bundle, mcp, stopping);
   // Invocations started from this process (the API beside its worker, a test, a benchmark) may be started eagerly on it.
   if (config.TEMPORAL_EAGER_START)
     registerLocalWorker(config.TEMPORAL_TASK_QUEUE, platformClient(config, connection), () => workers[0]!.getState() === 'RUNNING');

@@ -11,11 +11,8 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../../src/activities/index.js';
 import { createMcpClient } from '../../src/main/mcp-client.js';
-import { workerTracingSinks } from '../../src/observability/temporal-tracing.js';
-import { createEmbedder } from '../../src/search/embedder.js';
-import { platformDataConverter } from '../../src/temporal/payload-codec.js';
+import { createWorkers } from '../../src/main/temporal-worker.js';
 import { customSearchAttributes } from '../../src/temporal/search-attributes.js';
 import { indexBacklogStatusQuery, indexBacklogWorkflowId } from '../../src/workflows/contracts/index-backlog.js';
 import { indexingQueue } from '../../src/workflows/contracts/queues.js';
@@ -62,17 +59,9 @@ export async function startTimeSkippingPlatform(overrides: Record<string, string
     platform = await startPlatform({ TEMPORAL_ADDRESS: env.address, TEMPORAL_EAGER_START: 'false', ...overrides }, { worker: false });
     const { config, services } = platform;
     const mcp = createMcpClient(config, services.db, services.logger);
-    const common = {
-      connection: env.nativeConnection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      workflowBundle: { codePath: requiredEnv('TEST_WORKFLOW_BUNDLE') },
-      activities: createActivities(config, services.db, await createEmbedder(config), mcp),
-      dataConverter: platformDataConverter(config),
-      sinks: workerTracingSinks(),
-    };
+    // The production worker's own two workers (activities, codec, metrics, tracing, indexing slots).
     workers.push(
-      await Worker.create({ ...common, taskQueue: config.TEMPORAL_TASK_QUEUE }),
-      await Worker.create({ ...common, taskQueue: indexingQueue(config.TEMPORAL_TASK_QUEUE) }),
+      ...(await createWorkers(config, services.db, env.nativeConnection, { codePath: requiredEnv('TEST_WORKFLOW_BUNDLE') }, mcp)),
     );
     running = Promise.allSettled(workers.map((w) => w.run())).finally(() => mcp.close());
   } catch (err) {
