@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../api/app.js';
 import { consoleFiles } from '../api/routes/console.js';
 import { eventStreams } from '../api/routes/event-stream.js';
-import { markDraining, reportWorker } from '../api/routes/health.js';
+import { markDraining, reportWorker } from '../operations/readiness.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';

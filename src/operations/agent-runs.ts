@@ -8,8 +8,6 @@ import { Problem, problems } from '../kernel/errors/problem.js';
 import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { llmConfigured } from '../llm/client.js';
-import { invocationAttributes } from '../temporal/search-attributes.js';
-import { agentRunType } from '../workflows/contracts/agent-run.js';
 import { type AgentRunState } from '../workflows/contracts/agent-run.js';
 import type { InvocationState } from '../workflows/contracts/invocation.js';
 import { visibleArtifact } from './artifacts.js';
@@ -166,32 +164,19 @@ export async function startAgent(
     workspace_id: workspace._id,
     agent: agent.name,
   });
-  await ctx.services.invocationWorkflows.start(
-    {
-      workflow: agentRunType,
-      input: {
-        invocationId,
-        agent: agent.name,
-        ...(agent.server ? { server: agent.server } : {}),
-        callsOut: agent.usesLlm || Boolean(agent.server),
-        mode: body.mode,
-        workspaceId: workspace._id,
-        artifactIds: body.artifact_ids,
-        input: body.input ?? null,
-        params: params.data,
-        principal: snapshotOf(principal),
-        previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS,
-      },
-    },
-    invocationAttributes({
-      workspaceId: workspace._id,
-      artifactId: target,
-      principalId: principal.subject,
-      runKind: agent.name === 'llm' ? 'llm' : 'task_agent',
-      agent: agent.name,
-      mode: body.mode,
-    }),
-  );
+  await ctx.services.invocationWorkflows.startAgentRun({
+    invocationId,
+    agent: agent.name,
+    ...(agent.server ? { server: agent.server } : {}),
+    callsOut: agent.usesLlm || Boolean(agent.server),
+    mode: body.mode,
+    workspaceId: workspace._id,
+    artifactIds: body.artifact_ids,
+    input: body.input ?? null,
+    params: params.data,
+    principal: snapshotOf(principal),
+    previewExpirySeconds: config.INVOKE_PREVIEW_EXPIRY_SECONDS,
+  });
   const waitMs = (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000;
   // Apply mode settles when the run ends: its result is awaited (no update that may come after the end).
   const workflows = ctx.services.invocationWorkflows;

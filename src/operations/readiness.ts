@@ -1,7 +1,24 @@
+import { Problem } from '../kernel/errors/problem.js';
 import { collectFailures, indexingBacklog } from '../observability/metrics.js';
 import type { Services } from './services.js';
 
 /** What /readyz and /metrics ask of the dependencies: each under its own deadline. */
+
+const drainingServices = new WeakSet<Services>();
+
+/** From now on the API built on these services is shutting down: /readyz answers 503 so load balancers stop sending. */
+export function markDraining(services: Services): void {
+  drainingServices.add(services);
+}
+
+export const isDraining = (services: Services): boolean => drainingServices.has(services);
+
+const workers = new WeakMap<Services, () => boolean>();
+
+/** Single-node mode (API_RUNS_WORKER): /readyz also reports the API's own worker, `up` while it runs. */
+export function reportWorker(services: Services, running: () => boolean): void {
+  workers.set(services, running);
+}
 
 const checkTimeoutMs = 2000;
 
@@ -40,6 +57,22 @@ export async function readiness(services: Services, worker?: () => boolean): Pro
     }),
   );
   return Object.fromEntries(entries);
+}
+
+/**
+ * Readiness: not draining, and every dependency answers a real call within its deadline. Ready: the
+ * checks; else a 503 `not-ready` problem (draining: retry in a second; a dependency down: the checks).
+ */
+export async function checkReady(services: Services): Promise<{ status: 'ready'; checks: Record<string, 'up' | 'down'> }> {
+  if (isDraining(services)) {
+    throw new Problem(503, 'not-ready', 'Not ready', 'This replica is shutting down.', { draining: true }, { 'Retry-After': '1' });
+  }
+  const checks = await readiness(services, workers.get(services));
+  const down = Object.entries(checks)
+    .filter(([, s]) => s === 'down')
+    .map(([name]) => name);
+  if (down.length > 0) throw new Problem(503, 'not-ready', 'Not ready', `Unreachable: ${down.join(', ')}.`, { checks });
+  return { status: 'ready', checks };
 }
 
 /** How long a scrape waits for the backlog's count before it answers without it. */

@@ -6,8 +6,6 @@ import { problems } from '../kernel/errors/problem.js';
 import { llmConfigured } from '../llm/client.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { invocationAttributes } from '../temporal/search-attributes.js';
-import { transformRunType } from '../workflows/contracts/transform-run.js';
 import type { OperationContext } from './services.js';
 import { invocationIdFor } from '../invocations/idempotency.js';
 import { answerWith, invocationWorkspace, llmNotConfigured, readableInvocation, requireApplyPermissions } from './agent-runs.js';
@@ -63,32 +61,19 @@ export async function invokeTransform(
     workspace_id: workspace._id,
     revision: doc.revision,
   });
-  await ctx.services.invocationWorkflows.start(
-    {
-      workflow: transformRunType,
-      input: {
-        invocationId,
-        transformId: doc._id,
-        revision: doc.revision,
-        definition,
-        workspaceId: workspace._id,
-        artifactIds: body.artifact_ids,
-        input: body.input ?? null,
-        principal: snapshotOf(principal),
-        llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name),
-        serverRevisions,
-        maxCallSeconds: config.MCP_CALL_MAX_SECONDS,
-      },
-    },
-    invocationAttributes({
-      workspaceId: workspace._id,
-      artifactId: doc._id,
-      principalId: principal.subject,
-      runKind: 'transform',
-      agent: 'transform',
-      mode: 'apply',
-    }),
-  );
+  await ctx.services.invocationWorkflows.startTransformRun({
+    invocationId,
+    transformId: doc._id,
+    revision: doc.revision,
+    definition,
+    workspaceId: workspace._id,
+    artifactIds: body.artifact_ids,
+    input: body.input ?? null,
+    principal: snapshotOf(principal),
+    llmAgents: agents.filter((a) => a.usesLlm).map((a) => a.name),
+    serverRevisions,
+    maxCallSeconds: config.MCP_CALL_MAX_SECONDS,
+  });
   return answerWith(
     await ctx.services.invocationWorkflows.transformSettled(invocationId, (wait_seconds ?? config.MCP_INVOKE_WAIT_SECONDS) * 1000),
     invocationId,

@@ -28,6 +28,8 @@ import {
 } from '../workflows/contracts/agent-run.js';
 import { notPendingFailure } from '../workflows/contracts/commit-workspace.js';
 import { startOnce } from '../temporal/start-once.js';
+import { invocationAttributes } from '../temporal/search-attributes.js';
+import { agentId } from '../invocations/agents/registry.js';
 
 /** A refused update as the problem the caller reads. */
 function decisionProblem(err: WorkflowUpdateFailedError): Problem {
@@ -48,18 +50,55 @@ export class InvocationWorkflows {
     private readonly config: Config,
   ) {}
 
-  /** Starts an agent run or a transform run; the same id again (a retried request) attaches to the one started. */
-  async start(
-    run: { workflow: typeof agentRunType; input: AgentRunInput } | { workflow: typeof transformRunType; input: TransformRunInput },
+  /**
+   * Starts an agent run (task agent, LLM mode, or an MCP server's tool as an agent); the same
+   * invocation id again (a retried request) attaches to the run already started.
+   */
+  startAgentRun(input: AgentRunInput): Promise<void> {
+    return this.start(
+      agentRunType,
+      input,
+      invocationAttributes({
+        workspaceId: input.workspaceId,
+        // The artifact invoked: the MCP server whose tool acts as the agent, else the built-in agent.
+        artifactId: input.server?.id ?? agentId(input.agent),
+        principalId: input.principal.subject,
+        runKind: input.agent === 'llm' ? 'llm' : 'task_agent',
+        agent: input.agent,
+        mode: input.mode,
+      }),
+    );
+  }
+
+  /** Starts a transform run (every agent step applies); the same invocation id again attaches to the run already started. */
+  startTransformRun(input: TransformRunInput): Promise<void> {
+    return this.start(
+      transformRunType,
+      input,
+      invocationAttributes({
+        workspaceId: input.workspaceId,
+        artifactId: input.transformId,
+        principalId: input.principal.subject,
+        runKind: 'transform',
+        agent: 'transform',
+        mode: 'apply',
+      }),
+    );
+  }
+
+  /** Starts the run under the invocation's workflow id, findable in the Temporal UI by its search attributes. */
+  private async start(
+    workflow: typeof agentRunType | typeof transformRunType,
+    input: AgentRunInput | TransformRunInput,
     searchAttributes: SearchAttributePair[],
   ): Promise<void> {
-    await startOnce<AgentRun>(
+    await startOnce<(input: AgentRunInput | TransformRunInput) => Promise<unknown>>(
       this.client,
-      run.workflow,
+      workflow,
       {
-        workflowId: invocationWorkflowId(run.input.invocationId),
+        workflowId: invocationWorkflowId(input.invocationId),
         taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [run.input as AgentRunInput],
+        args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: searchAttributes,
       },
