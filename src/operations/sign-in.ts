@@ -1,8 +1,9 @@
 import { decoyHash, verifyPassword } from '../identity/passwords.js';
 import type { SignInAttempt } from '../identity/sign-in-throttle.js';
-import type { PendingSignIn } from '../identity/external-idp/index.js';
+import { ExternalSignInError, type PendingSignIn } from '../identity/external-idp/index.js';
+import type { SignInThen } from '../identity/oauth/browser-session.js';
 import type { IssuedToken } from '../identity/tokens.js';
-import { problems } from '../kernel/errors/problem.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
 import type { Services } from './services.js';
 
 /**
@@ -38,4 +39,67 @@ export async function externalSignIn(
 ): Promise<string> {
   const identity = await services.externalSignIn.providers.completeSignIn(pending, callbackQuery);
   return (await services.externalSignIn.accounts.findOrCreatePerson(identity)).personId;
+}
+
+/** The identity providers a sign-in page offers (name and label). */
+export function signInProviders(services: Services): { name: string; label: string }[] {
+  return services.externalSignIn.providers.list();
+}
+
+/**
+ * A browser's sign-in with a password (see passwordSignIn): the new session's cookie value, or the
+ * status and message the sign-in page shows instead.
+ */
+export async function startPasswordSession(
+  services: Services,
+  attempt: SignInAttempt,
+  password: string,
+): Promise<{ session: string } | { status: number; error: string }> {
+  let personId: string | null;
+  try {
+    personId = await passwordSignIn(services, attempt, password);
+  } catch (err) {
+    // Throttled or locked (429): the sign-in page says so.
+    if (err instanceof Problem) return { status: err.status, error: err.body().detail ?? err.message };
+    throw err;
+  }
+  if (!personId) return { status: 401, error: 'The e-mail or password is not right.' };
+  return { session: await services.browserSessions.startSession(personId, 'password') };
+}
+
+/** Ends the browser session the cookie holds, on the server (for every replica); a cookie that is no session needs nothing. */
+export async function signOut(services: Services, cookie: string | undefined): Promise<void> {
+  await services.browserSessions.endSession(cookie);
+}
+
+/**
+ * Starts a sign-in with an external provider: where to send the browser (the provider's authorization
+ * endpoint, with PKCE, state and nonce), and what the browser keeps until it returns to `callback`
+ * (sealed: the pending sign-in and where it goes on to). Throws ExternalSignInError.
+ */
+export async function startExternalSignIn(
+  services: Services,
+  provider: string,
+  callback: string,
+  then: SignInThen,
+): Promise<{ authorizationUrl: string; held: string }> {
+  const { authorizationUrl, pending } = await services.externalSignIn.providers.beginSignIn(provider, callback);
+  return { authorizationUrl, held: await services.browserSessions.sealExternalSignIn(pending, then) };
+}
+
+/**
+ * Finishes it on the provider's redirect back to `provider`'s callback: the person it vouched for (see
+ * externalSignIn), signed in. The new session's cookie value; throws ExternalSignInError.
+ */
+export async function finishExternalSignIn(
+  services: Services,
+  provider: string,
+  pending: PendingSignIn,
+  callbackQuery: Record<string, string | string[] | undefined>,
+): Promise<string> {
+  if (pending.provider !== provider) {
+    throw new ExternalSignInError('invalid_state', 'This sign-in link is not valid any more. Please start the sign-in again.');
+  }
+  const personId = await externalSignIn(services, pending, callbackQuery);
+  return services.browserSessions.startSession(personId, `oidc:${provider}`);
 }

@@ -3,6 +3,8 @@ import type { AuthorizationRequest } from '../../identity/oauth/browser-session.
 import { normalResource, scopeList } from '../../identity/oauth/authorization-server.js';
 import { redirectUriMatches, type OAuthClient } from '../../identity/oauth/clients.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
+import type { PendingAuthorization } from '../../operations/authorizations.js';
+import { registeredClient } from '../../operations/oauth-clients.js';
 import type { AppContext } from '../context.js';
 import { publicBase } from '../public-url.js';
 import { mcpPath } from '../middleware/authenticate.js';
@@ -28,20 +30,11 @@ function single(ctx: AppContext, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** The redirect to the client, with RFC 9207's `iss` so the client knows which server answered. */
-export function clientRedirect(request: Pick<AuthorizationRequest, 'redirect_uri' | 'state' | 'issuer'>, params: Record<string, string>) {
-  const url = new URL(request.redirect_uri);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  if (request.state !== undefined) url.searchParams.set('state', request.state);
-  url.searchParams.set('iss', request.issuer);
-  return url.toString();
-}
-
 /**
  * Validates an authorization request (OAuth 2.1 §4.1.1, RFC 8707). Until the client and its redirect
  * URI are verified, errors are PageErrors; after, RedirectErrors for the client.
  */
-export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ request: AuthorizationRequest; client: OAuthClient }> {
+export async function parseAuthorizationRequest(ctx: AppContext): Promise<PendingAuthorization> {
   const base = publicBase(ctx, ctx.services.config);
   let clientId: string | undefined;
   let redirectUri: string | undefined;
@@ -54,7 +47,7 @@ export async function parseAuthorizationRequest(ctx: AppContext): Promise<{ requ
   if (!clientId) throw new PageError('The application did not say who it is (client_id is missing).');
   let client: OAuthClient | null;
   try {
-    client = await ctx.services.authorizationServer.client(clientId);
+    client = await registeredClient(ctx.services, clientId);
   } catch (err) {
     if (err instanceof OAuthError) throw new PageError(err.description);
     throw err;

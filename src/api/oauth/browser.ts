@@ -4,6 +4,7 @@ import { publicBase } from '../public-url.js';
 import { problems } from '../../kernel/errors/problem.js';
 
 const sessionCookie = 'platform_session';
+const externalCookie = 'platform_external_sign_in';
 
 /**
  * The pages' forms post only from the pages themselves: a browser says where a POST came from
@@ -63,6 +64,20 @@ export function writeSession(ctx: AppContext, value: string | null): void {
   const secure = publicBase(ctx, ctx.services.config).startsWith('https:') ? '; Secure' : '';
   const life = value === null ? '; Max-Age=0' : '; Max-Age=28800';
   ctx.append('Set-Cookie', `${cookieName(ctx)}=${value ?? ''}; Path=/; HttpOnly; SameSite=Lax${secure}${life}`);
+}
+
+/** The cookie that holds a pending external sign-in (null: cleared): only the provider's callback path reads it. */
+export function writeExternalSignIn(ctx: AppContext, provider: string, value: string | null): void {
+  const secure = publicBase(ctx, ctx.services.config).startsWith('https:') ? '; Secure' : '';
+  const life = value === null ? '; Max-Age=0' : '; Max-Age=600';
+  ctx.append(
+    'Set-Cookie',
+    `${externalCookie}=${value ?? ''}; Path=/oauth/idp/${provider}/callback; HttpOnly; SameSite=Lax${secure}${life}`,
+  );
+}
+
+export function readExternalSignIn(ctx: AppContext): string | undefined {
+  return ctx.cookies.get(externalCookie);
 }
 
 export function redirect(ctx: AppContext, location: string): void {

@@ -1,55 +1,23 @@
-import type { AuthorizationRequest } from '../../identity/oauth/browser-session.js';
 import { OAuthError } from '../../identity/oauth/errors.js';
-import { unfiltered, type ResourceFilters } from '../../identity/principal.js';
-import { allowClient, chosenFilters } from '../../operations/authorizations.js';
-import { Problem } from '../../kernel/errors/problem.js';
+import { authorize, decideConsent } from '../../operations/authorizations.js';
+import { registerClient } from '../../operations/oauth-clients.js';
+import { signOut, startPasswordSession } from '../../operations/sign-in.js';
 import { errorPage } from '../../presenters/sign-in-pages.js';
-import type { AppContext } from '../context.js';
-import { limitCredentialExchange } from '../middleware/rate-limit.js';
-import { clientRedirect, PageError, parseAuthorizationRequest } from '../oauth/authorization-request.js';
-import { readSession, redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
-import {
-  afterSignIn,
-  asPage,
-  checkFormToken,
-  pendingRequest,
-  showConsent,
-  showLogin,
-  signedInPerson,
-  signedInSession,
-  signInTarget,
-} from '../oauth/pages.js';
-import { signInAttempt } from '../password-sign-in.js';
-import { passwordSignIn } from '../../operations/sign-in.js';
-import type { RouteDef } from '../route.js';
 import { registeredClientSchema } from '../../presenters/discovery.js';
+import { limitCredentialExchange } from '../middleware/rate-limit.js';
+import { parseAuthorizationRequest } from '../oauth/authorization-request.js';
+import { readSession, redirect, sameOriginForm, sendPage, writeSession } from '../oauth/browser.js';
+import { afterSignIn, asPage, formTokenMatches, pendingRequest, sealRequest, showLogin, showStep, signInTarget } from '../oauth/pages.js';
+import { signInAttempt } from '../password-sign-in.js';
+import type { RouteDef } from '../route.js';
 
 type Form = Record<string, string | undefined>;
 
-/**
- * The person allowed: a one-time code, and the redirect that takes it to the client. The console's
- * grant names the browser session it came through (`sessionId`), so signing out ends it; a
- * third-party client's grant lives by the person's consent instead (revoked at /oauth/consents).
- */
-async function allow(
-  ctx: AppContext,
-  person: string,
-  request: AuthorizationRequest,
-  filters: ResourceFilters,
-  consent: { grantId: string } | { sessionId: string },
-) {
-  const code = await ctx.services.authorizationServer.issueCode({
-    client_id: request.client_id,
-    person_id: person,
-    scope: request.scope,
-    resource: request.resource,
-    filters,
-    consent_grant_id: 'grantId' in consent ? consent.grantId : '',
-    ...('sessionId' in consent ? { session_id: consent.sessionId } : {}),
-    redirect_uri: request.redirect_uri,
-    code_challenge: request.code_challenge,
-  });
-  return clientRedirect(request, { code });
+/** The scopes the consent form ticked (which of them the request asked for is the operation's to see). */
+function tickedScopes(form: Form): string[] {
+  return Object.keys(form)
+    .filter((k) => k.startsWith('scope:') && form[k] === 'on')
+    .map((k) => k.slice('scope:'.length));
 }
 
 /** The workspaces the consent form ticked: `all`, or their ids (the page offers at most 100). */
@@ -78,13 +46,8 @@ export const oauthRoutes: RouteDef[] = [
       asPage(ctx, async () => {
         const sealedParam = typeof ctx.query.pending === 'string' ? ctx.query.pending : undefined;
         const pending = sealedParam ? await pendingRequest(ctx, sealedParam) : await parseAuthorizationRequest(ctx);
-        const sealed = sealedParam ?? (await ctx.services.browserSessions.sealRequest(pending.request));
-        const session = await signedInSession(ctx);
-        if (!session) return showLogin(ctx, { request: sealed, clientName: pending.client.client_name });
-        // The platform's own console asks no consent: it is the person, signed in, using their account.
-        if (pending.client.source === 'first_party')
-          return redirect(ctx, await allow(ctx, session.person, pending.request, unfiltered, { sessionId: session.id }));
-        await showConsent(ctx, session.person, pending, sealed);
+        const sealed = sealedParam ?? (await sealRequest(ctx, pending.request));
+        await showStep(ctx, await authorize(ctx.services, readSession(ctx), pending), pending, sealed);
       }),
   },
   {
@@ -104,15 +67,9 @@ export const oauthRoutes: RouteDef[] = [
         const target = await signInTarget(ctx, form);
         const email = (form.email ?? '').trim();
         if (!email || !form.password) return showLogin(ctx, target, 400, 'Enter your e-mail and password.', email);
-        let person: string | null;
-        try {
-          person = await passwordSignIn(ctx.services, signInAttempt(ctx, email), form.password.slice(0, 1024));
-        } catch (err) {
-          if (err instanceof Problem) return showLogin(ctx, target, err.status, err.body().detail ?? err.message, email);
-          throw err;
-        }
-        if (!person) return showLogin(ctx, target, 401, 'The e-mail or password is not right.', email);
-        writeSession(ctx, await ctx.services.browserSessions.startSession(person, 'password'));
+        const signedIn = await startPasswordSession(ctx.services, signInAttempt(ctx, email), form.password.slice(0, 1024));
+        if (!('session' in signedIn)) return showLogin(ctx, target, signedIn.status, signedIn.error, email);
+        writeSession(ctx, signedIn.session);
         redirect(ctx, afterSignIn(target));
       }),
   },
@@ -132,24 +89,13 @@ export const oauthRoutes: RouteDef[] = [
       asPage(ctx, async () => {
         const form = ctx.state.body as Form;
         const pending = await pendingRequest(ctx, form.request);
-        const { request, client } = pending;
-        if (client.source === 'first_party') throw new PageError('The console asks no consent.');
-        const person = await signedInPerson(ctx);
-        if (!person)
-          return showLogin(ctx, { request: form.request!, clientName: client.client_name }, 401, 'Your session has ended. Sign in again.');
-        checkFormToken(ctx, form.form_token, form.request!);
-        if (form.decision === 'deny') {
-          return redirect(ctx, clientRedirect(request, { error: 'access_denied', error_description: 'The person denied access.' }));
-        }
-        if (form.decision !== 'allow') throw new PageError('Choose Allow or Deny.');
-        const granted = request.scope.filter((s) => form[`scope:${s}`] === 'on');
-        if (granted.length === 0) return showConsent(ctx, person, pending, form.request!, 'Tick at least one permission, or deny.');
-        const filters = await chosenFilters(ctx.services, person, tickedWorkspaces(form));
-        if (filters.workspaces !== '*' && filters.workspaces.length === 0) {
-          return showConsent(ctx, person, pending, form.request!, 'Tick at least one workspace, or choose all of them.');
-        }
-        const consent = await allowClient(ctx.services, person, client, granted, filters);
-        redirect(ctx, await allow(ctx, person, { ...request, scope: granted }, filters, consent));
+        const step = await decideConsent(ctx.services, readSession(ctx), pending, {
+          fromOurPage: formTokenMatches(ctx, form.form_token, pending.sealed),
+          decision: form.decision,
+          scopes: tickedScopes(form),
+          workspaces: tickedWorkspaces(form),
+        });
+        await showStep(ctx, step, pending, pending.sealed);
       }),
   },
   {
@@ -171,7 +117,7 @@ export const oauthRoutes: RouteDef[] = [
         const form = ctx.state.body as Form;
         try {
           // Ended on the server (for every replica), not only in this browser: a copy of the cookie dies too.
-          await ctx.services.browserSessions.endSession(readSession(ctx));
+          await signOut(ctx.services, readSession(ctx));
         } finally {
           // Cleared even when the end could not be stored (storage down, 503): this browser is signed out
           // either way; only a copy of the cookie taken earlier would outlive it.
@@ -192,7 +138,7 @@ export const oauthRoutes: RouteDef[] = [
     handler: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       try {
-        ctx.body = await ctx.services.authorizationServer.register(ctx.state.body);
+        ctx.body = await registerClient(ctx.services, ctx.state.body);
         ctx.status = 201;
       } catch (err) {
         if (!(err instanceof OAuthError)) throw err;
