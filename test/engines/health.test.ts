@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createApp } from '../../src/api/app.js';
-import { reportWorker } from '../../src/api/routes/health.js';
+import { reportWorker } from '../../src/operations/readiness.js';
 import { createLogger } from '../../src/kernel/logging/logger.js';
 import { closeServices, createServices } from '../../src/main/services.js';
 import type { Services } from '../../src/operations/services.js';

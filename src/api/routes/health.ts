@@ -2,9 +2,6 @@ import { checkReady } from '../../operations/readiness.js';
 import type { RouteDef } from '../route.js';
 import { healthSchema, readinessSchema } from '../../presenters/discovery.js';
 
-// Kept for callers that name the route file (test/engines/health.test.ts): the state lives in operations/readiness.ts.
-export { reportWorker } from '../../operations/readiness.js';
-
 export const healthRoutes: RouteDef[] = [
   // Liveness: the process's event loop answers. No dependency is checked (an engine that is down must not
   // get every replica restarted), and it stays 200 while draining, so the orchestrator lets the drain finish.
