@@ -1,22 +1,17 @@
 import { EventTail, storeEventSource } from '../events/tail.js';
 import type { Principal } from '../identity/principal.js';
-import { problems } from '../kernel/errors/problem.js';
 import { withDeadline } from '../store/deadline.js';
 import type { EventDoc } from '../store/events.js';
 import type { Page } from '../store/pagination.js';
+import { visibleContainer } from './containers.js';
 import type { OperationContext, Services } from './services.js';
 
 /** A workspace's events: listed, and followed as they are recorded (the event stream). */
 
 /** The workspace's events, most recent first, if the principal can see the workspace; 404 otherwise. */
 export async function listWorkspaceEvents(ctx: OperationContext, id: string, limit: number, cursor?: string): Promise<Page<EventDoc>> {
-  await followableWorkspace(ctx, id);
+  await visibleContainer(ctx, 'workspace', id);
   return ctx.services.events.recent(id, limit, cursor);
-}
-
-/** A workspace the principal can see, to follow its events; 404 otherwise. */
-export async function followableWorkspace(ctx: OperationContext, id: string): Promise<void> {
-  if (!(await ctx.services.containers.get('workspace', ctx.state.principal, id))) throw problems.notFound('workspace', id);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Problem } from '../kernel/errors/problem.js';
 import { collectFailures, indexingBacklog } from '../observability/metrics.js';
+import { within } from '../temporal/within.js';
 import type { Services } from './services.js';
 
 /** What /readyz and /metrics ask of the dependencies: each under its own deadline. */
@@ -22,13 +23,6 @@ export function reportWorker(services: Services, running: () => boolean): void {
 
 const checkTimeoutMs = 2000;
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  promise.catch(() => undefined); // a check that loses the race may still fail later: not an unhandled rejection
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /**
  * Each dependency the API needs, checked concurrently. `worker`: in single-node mode
  * (API_RUNS_WORKER), whether the API's own worker runs, reported as one more dependency.
@@ -49,8 +43,8 @@ export async function readiness(services: Services, worker?: () => boolean): Pro
   const entries = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       try {
-        await within(check(), checkTimeoutMs);
-        return [name, 'up'] as const;
+        // Unanswered within the deadline (null) or failed: down.
+        return [name, (await within(check(), checkTimeoutMs)) ? 'up' : 'down'] as const;
       } catch {
         return [name, 'down'] as const;
       }

@@ -29,13 +29,6 @@ export const subscriptionBody = z.strictObject({
   content_types: z.array(mimePattern).min(1).max(20).optional(),
 });
 
-/** The workspace a subscription is listed or made in, if the principal can see it; 404 otherwise. */
-export async function subscriptionWorkspace(ctx: OperationContext, id: string): Promise<ContainerDoc> {
-  const workspace = await ctx.services.containers.get('workspace', ctx.state.principal, id);
-  if (!workspace) throw problems.notFound('workspace', id);
-  return workspace;
-}
-
 /** The subscription if the principal may see it; anyone else gets a 404. */
 export async function visibleSubscription(ctx: OperationContext, id: string): Promise<SubscriptionDoc> {
   const doc = await ctx.services.subscriptions.get(id);

@@ -7,7 +7,8 @@ import { z } from 'zod';
 import type { EventTail, TailBatch } from '../../events/tail.js';
 import { StreamSlots } from '../../events/stream-slots.js';
 import { Problem } from '../../kernel/errors/problem.js';
-import { followableWorkspace, stillFollows, workspaceEventTail } from '../../operations/events.js';
+import { visibleContainer } from '../../operations/containers.js';
+import { stillFollows, workspaceEventTail } from '../../operations/events.js';
 import { uuid } from '../../kernel/json/schemas.js';
 import type { Services } from '../../operations/services.js';
 import { presentEvent } from '../../presenters/index.js';
@@ -75,7 +76,7 @@ export const eventStreamRoutes: RouteDef[] = [
     handler: async (ctx, { last_event_id }) => {
       const { id } = parse(idParam, ctx.params, 'path');
       const after = resumePoint(ctx, last_event_id);
-      await followableWorkspace(ctx, id);
+      await visibleContainer(ctx, 'workspace', id);
       const slot = eventStreams(ctx.services).acquire(ctx.state.principal.subject);
       if ('full' in slot) throw tooManyStreams(slot.full);
       try {

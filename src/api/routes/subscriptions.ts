@@ -16,9 +16,9 @@ import {
   resumeSubscription,
   rotateSubscriptionSecret,
   subscriptionBody,
-  subscriptionWorkspace,
   visibleSubscription,
 } from '../../operations/subscriptions.js';
+import { visibleContainer } from '../../operations/containers.js';
 import type { AppContext } from '../context.js';
 import { idParam, pageQuery, parse } from '../validate.js';
 import { route, type RouteDef } from '../route.js';
@@ -41,7 +41,7 @@ export const subscriptionRoutes: RouteDef[] = [
     body: 'json',
     request: subscriptionBody,
     handler: async (ctx, _query, body) => {
-      const workspace = await subscriptionWorkspace(ctx, pathId(ctx));
+      const workspace = await visibleContainer(ctx, 'workspace', pathId(ctx));
       const { doc, secret } = await createSubscription(ctx, workspace, body());
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
@@ -55,7 +55,7 @@ export const subscriptionRoutes: RouteDef[] = [
     doc: { summary: "List a workspace's subscriptions", response: page(subscriptionSchema) },
     query: pageQuery,
     handler: async (ctx, { limit, cursor }) => {
-      const workspace = await subscriptionWorkspace(ctx, pathId(ctx));
+      const workspace = await visibleContainer(ctx, 'workspace', pathId(ctx));
       ctx.body = presentPage(await listSubscriptions(ctx, workspace, limit, cursor), presentSubscription);
     },
   }),
