@@ -5,6 +5,23 @@ export const bm25Fields = ['title', 'description', 'content'] as const;
 export type Bm25Field = (typeof bm25Fields)[number];
 export type FieldWeights = Record<Bm25Field, number>;
 
+/** The only documents a search may match, how many they are, and which of them it may find (null: all). */
+export interface Within {
+  ids: Iterable<string>;
+  size: number;
+  accept: ((id: string) => boolean) | null;
+}
+
+interface Scoring {
+  /** Field weights, average field lengths, and each query term's idf. */
+  w: number[];
+  avg: number[];
+  idf: number[];
+}
+
+/** Scoring one document from the forward index against reading one posting: a few binary-search steps. */
+const forwardCost = 4;
+
 const k1 = 1.2;
 const b = 0.75;
 
@@ -43,13 +60,17 @@ export class Bm25Index {
   private postings: Postings[] = [];
   private df: number[] = [];
   private slotIds: (string | null)[] = [];
+  /** Per slot, its term ids in ascending order and their frequencies per field (three per term): the forward index. */
   private slotTerms: Uint32Array[] = [];
+  private slotTf: Uint16Array[] = [];
   private lengths = new Float32Array(0);
   private readonly slotOf = new Map<string, number>();
   private readonly totalLength = [0, 0, 0];
   private dead = 0;
   // Reused across queries: one score and one touched-slot entry per slot, no per-query allocation.
   private scores = new Float32Array(0);
+  /** What the last search read: postings walked, or documents scored from the forward index. */
+  lastSearchCost = 0;
   private touched = new Int32Array(0);
 
   get size(): number {
@@ -79,12 +100,20 @@ export class Bm25Index {
         tfs.set(tid, entry);
       }
     });
-    for (const [tid, entry] of tfs) {
+    const termIds = Uint32Array.from(tfs.keys()).sort();
+    const forward = new Uint16Array(termIds.length * 3);
+    termIds.forEach((tid, i) => {
+      const entry = tfs.get(tid)!;
       this.postings[tid]!.push(slot, entry);
       this.df[tid]!++;
-    }
+      forward.set(
+        entry.map((t) => Math.min(t, 65535)),
+        i * 3,
+      );
+    });
     this.slotIds.push(id);
-    this.slotTerms.push(Uint32Array.from(tfs.keys()));
+    this.slotTerms.push(termIds);
+    this.slotTf.push(forward);
     if (this.lengths.length < (slot + 1) * 3) {
       const grown = new Float32Array(Math.max(48, this.lengths.length * 2));
       grown.set(this.lengths);
@@ -104,27 +133,52 @@ export class Bm25Index {
     for (let f = 0; f < 3; f++) this.totalLength[f]! -= this.lengths[slot * 3 + f]!;
     this.slotIds[slot] = null;
     this.slotTerms[slot] = new Uint32Array(0);
+    this.slotTf[slot] = new Uint16Array(0);
     this.slotOf.delete(id);
     if (++this.dead > 1000 && this.dead * 3 > this.slotIds.length) this.compact();
   }
 
-  /** The top `k` documents `accept` lets through, by BM25F with these field weights. */
-  search(query: string, weights: FieldWeights, k: number, accept: (id: string) => boolean): Ranked[] {
+  /**
+   * The top `k` documents `accept` lets through, by BM25F with these field weights (statistics over
+   * the whole index). `within`: the only documents that may match; when reading each of them costs
+   * less than walking the query terms' postings (a small scope in a large index), they are scored one
+   * by one from the forward index instead, so the cost follows the scope, not the index.
+   */
+  search(query: string, weights: FieldWeights, k: number, accept: (id: string) => boolean, within?: Within): Ranked[] {
     const n = this.slotOf.size;
+    this.lastSearchCost = 0;
     if (n === 0) return [];
-    const qterms = [...new Set(terms(query))].map((t) => this.termIds.get(t)).filter((t): t is number => t !== undefined);
+    const qterms = [...new Set(terms(query))]
+      .map((t) => this.termIds.get(t))
+      .filter((t): t is number => t !== undefined && this.df[t]! > 0)
+      .sort((x, y) => x - y);
+    if (qterms.length === 0) return [];
+    const scoring: Scoring = {
+      w: bm25Fields.map((f) => weights[f]),
+      avg: this.totalLength.map((total) => Math.max(1, total / n)),
+      idf: qterms.map((tid) => {
+        const df = this.df[tid]!;
+        return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      }),
+    };
+    const walk = qterms.reduce((sum, tid) => sum + this.postings[tid]!.length, 0);
+    if (within && within.size * qterms.length * forwardCost < walk) {
+      this.lastSearchCost = within.size;
+      return this.searchForward(qterms, scoring, k, within);
+    }
+    this.lastSearchCost = walk;
+    return this.searchPostings(qterms, scoring, k, accept);
+  }
+
+  /** Term at a time over the query terms' postings. */
+  private searchPostings(qterms: number[], { w, avg, idf }: Scoring, k: number, accept: (id: string) => boolean): Ranked[] {
     if (this.scores.length < this.slotIds.length) {
       this.scores = new Float32Array(this.slotIds.length * 2);
       this.touched = new Int32Array(this.slotIds.length * 2);
     }
     const { scores, touched } = this;
     let touchedCount = 0;
-    const w = bm25Fields.map((f) => weights[f]);
-    const avg = this.totalLength.map((total) => Math.max(1, total / n));
-    for (const tid of qterms) {
-      const df = this.df[tid]!;
-      if (df === 0) continue;
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    qterms.forEach((tid, q) => {
       const p = this.postings[tid]!;
       for (let i = 0; i < p.length; i++) {
         const slot = p.slots[i]!;
@@ -136,9 +190,9 @@ export class Bm25Index {
         }
         if (tf === 0) continue;
         if (scores[slot] === 0) touched[touchedCount++] = slot;
-        scores[slot]! += (idf * tf * (k1 + 1)) / (tf + k1);
+        scores[slot]! += (idf[q]! * tf * (k1 + 1)) / (tf + k1);
       }
-    }
+    });
     const top: Ranked[] = [];
     for (let i = 0; i < touchedCount; i++) {
       const slot = touched[i]!;
@@ -147,6 +201,36 @@ export class Bm25Index {
       if (top.length === k && score <= top[k - 1]!.score) continue;
       const id = this.slotIds[slot]!;
       if (!accept(id)) continue;
+      insertTopK(top, k, { id, score });
+    }
+    return top;
+  }
+
+  /** Document at a time over `ids`, each looked up in the forward index; the same scores as the postings walk. */
+  private searchForward(qterms: number[], { w, avg, idf }: Scoring, k: number, { ids, accept }: Within): Ranked[] {
+    const top: Ranked[] = [];
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined) continue;
+      const docTerms = this.slotTerms[slot]!;
+      const tfs = this.slotTf[slot]!;
+      let score = 0;
+      let from = 0;
+      for (let q = 0; q < qterms.length; q++) {
+        const at = lowerBound(docTerms, qterms[q]!, from);
+        if (at === docTerms.length) break; // query terms ascend: none further is here
+        from = at;
+        if (docTerms[at] !== qterms[q]) continue;
+        let tf = 0;
+        for (let f = 0; f < 3; f++) {
+          const t = tfs[at * 3 + f]!;
+          if (t > 0) tf += (w[f]! * t) / (1 - b + (b * this.lengths[slot * 3 + f]!) / avg[f]!);
+        }
+        // Rounded as the postings walk's Float32Array accumulates, so both give the same scores.
+        if (tf > 0) score = Math.fround(score + (idf[q]! * tf * (k1 + 1)) / (tf + k1));
+      }
+      if (score === 0 || (top.length === k && score <= top[k - 1]!.score)) continue;
+      if (accept && !accept(id)) continue;
       insertTopK(top, k, { id, score });
     }
     return top;
@@ -172,9 +256,22 @@ export class Bm25Index {
     live.forEach((x, i) => lengths.set(this.lengths.subarray(x.slot * 3, x.slot * 3 + 3), i * 3));
     this.lengths = lengths;
     this.slotTerms = live.map((x) => this.slotTerms[x.slot]!);
+    this.slotTf = live.map((x) => this.slotTf[x.slot]!);
     this.slotIds = live.map((x) => x.id);
     this.slotOf.clear();
     this.slotIds.forEach((id, i) => this.slotOf.set(id!, i));
     this.dead = 0;
   }
+}
+
+/** The first index at or after `from` whose value is not below `value` (`sorted` ascending). */
+function lowerBound(sorted: Uint32Array, value: number, from: number): number {
+  let lo = from;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

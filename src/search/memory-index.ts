@@ -1,9 +1,9 @@
 import { mimeMatches } from '../identity/principal.js';
-import { Bm25Index } from './bm25.js';
+import { Bm25Index, type Within } from './bm25.js';
 import { type ApertureOptions, type Ranked } from './rrf-fusion.js';
 import { fuseWithMissingVectors } from './missing-vectors.js';
 import { boostPresets, type BoostPreset } from './presets.js';
-import { VectorIndex } from './vectors.js';
+import { ScopedVectorIndex } from './scoped-vectors.js';
 
 /** What the index keeps of an artifact. */
 export interface SearchableDoc {
@@ -44,9 +44,16 @@ export interface SearchScope {
   typeLimits: string[] | null;
 }
 
-export function inScope(scope: SearchScope, doc: Pick<SearchableDoc, 'collection_id' | 'content_type' | 'archived'>): boolean {
-  const matches = (patterns: string[] | null) => patterns === null || patterns.some((p) => mimeMatches(p, doc.content_type));
-  return !doc.archived && scope.containerIds.has(doc.collection_id) && matches(scope.contentTypes) && matches(scope.typeLimits);
+/** Whether a document is one the scope lets its caller find; built once a query, called per candidate. */
+export function scopeFilter(scope: SearchScope): (doc: Pick<SearchableDoc, 'collection_id' | 'content_type' | 'archived'>) => boolean {
+  const { containerIds, contentTypes, typeLimits } = scope;
+  if (contentTypes === null && typeLimits === null) return (doc) => doc.archived !== true && containerIds.has(doc.collection_id);
+  const matches = (patterns: string[] | null, type: string) => patterns === null || patterns.some((p) => mimeMatches(p, type));
+  return (doc) =>
+    doc.archived !== true &&
+    containerIds.has(doc.collection_id) &&
+    matches(contentTypes, doc.content_type) &&
+    matches(typeLimits, doc.content_type);
 }
 
 export interface SearchHit {
@@ -75,18 +82,25 @@ const maxIndexedChars = 100_000;
 export class MemorySearchIndex {
   private readonly docs = new Map<string, SearchableDoc>();
   private readonly lexical = new Bm25Index();
-  private readonly vectors: VectorIndex;
+  private readonly vectors: ScopedVectorIndex;
+  /** Ids by container: a search reads only its scope's. */
+  private readonly members = new Map<string, Set<string>>();
 
   /** `annThreshold`: from this many vectors on, kNN is answered by an HNSW index first. */
   constructor(
     readonly dimensions: number,
     annThreshold?: number,
   ) {
-    this.vectors = new VectorIndex(dimensions, annThreshold);
+    this.vectors = new ScopedVectorIndex(dimensions, annThreshold);
   }
 
   get size(): number {
     return this.docs.size;
+  }
+
+  /** What the last search read: postings or documents lexically, vectors semantically (tests hold these to the scope). */
+  get lastSearchCost(): { lexical: number; semantic: number } {
+    return { lexical: this.lexical.lastSearchCost, semantic: this.vectors.lastSearchCost };
   }
 
   get vectorCount(): number {
@@ -106,7 +120,7 @@ export class MemorySearchIndex {
     let found = 0;
     for (const q of queries) {
       const truth = new Set(this.vectors.exactSearch(q, k).map((h) => h.id));
-      found += this.vectors.search(q, k, () => true).filter((h) => truth.has(h.id)).length;
+      found += this.vectors.search(q, k, new Set(this.members.keys()), null).filter((h) => truth.has(h.id)).length;
     }
     return queries.length === 0 ? 1 : found / (queries.length * k);
   }
@@ -118,26 +132,61 @@ export class MemorySearchIndex {
   }
 
   upsert(doc: SearchableDoc): void {
-    this.lexical.upsert(doc.id, { title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) });
-    if (doc.vector) this.vectors.upsert(doc.id, doc.vector);
-    else this.vectors.remove(doc.id); // a stale vector would describe the previous revision
+    const held = this.docs.get(doc.id);
+    if (held) this.leave(held);
+    if (doc.archived) {
+      // Never found: only its revision is kept, so a stale read cannot bring it back.
+      this.lexical.remove(doc.id);
+      this.vectors.remove(doc.id);
+    } else {
+      this.lexical.upsert(doc.id, { title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) });
+      if (doc.vector) this.vectors.upsert(doc.id, doc.collection_id, doc.vector);
+      else this.vectors.remove(doc.id); // a stale vector would describe the previous revision
+      let members = this.members.get(doc.collection_id);
+      if (!members) this.members.set(doc.collection_id, (members = new Set()));
+      members.add(doc.id);
+    }
     const { vector: _inMatrix, content: _inLexical, ...meta } = doc;
     this.docs.set(doc.id, { ...meta, content: '' }); // the text and vector live in their indexes only
   }
 
   remove(id: string): void {
+    const held = this.docs.get(id);
+    if (held) this.leave(held);
     this.lexical.remove(id);
     this.vectors.remove(id);
     this.docs.delete(id);
   }
 
+  private leave(doc: SearchableDoc): void {
+    const members = this.members.get(doc.collection_id);
+    members?.delete(doc.id);
+    if (members?.size === 0) this.members.delete(doc.collection_id);
+  }
+
+  /** The findable ids in the scope's containers, how many they are, and which of them the scope's types let through. */
+  private within(scope: SearchScope, accept: ((id: string) => boolean) | null): Within {
+    const sets = [...scope.containerIds].flatMap((id) => this.members.get(id) ?? []);
+    return {
+      accept,
+      size: sets.reduce((sum, set) => sum + set.size, 0),
+      ids: (function* () {
+        for (const set of sets) yield* set;
+      })(),
+    };
+  }
+
   search(query: SearchQuery): SearchOutcome {
+    const { scope } = query;
+    const inScope = scopeFilter(scope);
     const accept = (id: string) => {
       const doc = this.docs.get(id);
-      return doc !== undefined && inScope(query.scope, doc);
+      return doc !== undefined && inScope(doc);
     };
-    const lexical = this.lexical.search(query.text, boostPresets[query.preset], query.candidates, accept);
-    const semantic: Ranked[] | null = query.vector ? this.vectors.search(query.vector, query.candidates, accept) : null;
+    // What reads only the scope's containers needs no check at all unless the scope limits types.
+    const typed = scope.contentTypes !== null || scope.typeLimits !== null ? accept : null;
+    const lexical = this.lexical.search(query.text, boostPresets[query.preset], query.candidates, accept, this.within(scope, typed));
+    const semantic: Ranked[] | null = query.vector ? this.vectors.search(query.vector, query.candidates, scope.containerIds, typed) : null;
     // A lexical candidate whose vector is not stored yet ranks semantically where it ranks lexically (missing-vectors.ts).
     const { fused, counts } = fuseWithMissingVectors(
       lexical,

@@ -1,0 +1,164 @@
+import { insertTopK, type Ranked } from './rrf-fusion.js';
+import { AnnIndex, annFetch, VectorIndex, type Accept } from './vectors.js';
+
+/** A scope holding at least this share of the small containers' vectors is searched through their shared HNSW index. */
+const broadShare = 0.5;
+
+/**
+ * Vectors kept by container, so that a search reads only the containers its caller may search: its
+ * cost follows the caller's scope, never the rest of the store. Each container is a `VectorIndex`,
+ * exact, with an HNSW index of its own once it holds `annThreshold` vectors. The vectors of the
+ * containers below that share one more HNSW index, which answers scopes holding most of them, where
+ * filtering its neighbours leaves plenty; no vector is in two HNSW indexes.
+ */
+export class ScopedVectorIndex {
+  private readonly containers = new Map<string, VectorIndex>();
+  private readonly containerOf = new Map<string, string>();
+  /** The HNSW index of the vectors of containers without one of their own. */
+  private shared: AnnIndex | null = null;
+  private bulk = false;
+  /** Vectors the last search could read: neighbours fetched, and the containers scanned. */
+  lastSearchCost = 0;
+
+  constructor(
+    readonly dimensions: number,
+    private readonly annThreshold = 5000,
+  ) {}
+
+  get size(): number {
+    return this.containerOf.size;
+  }
+
+  /** Whether the small containers' shared HNSW index exists (past `annThreshold` of their vectors). */
+  get approximate(): boolean {
+    return this.shared !== null;
+  }
+
+  has(id: string): boolean {
+    return this.containerOf.has(id);
+  }
+
+  /** Vectors held for one container. */
+  sizeOf(containerId: string): number {
+    return this.containers.get(containerId)?.size ?? 0;
+  }
+
+  /** A bulk load (a rebuild at start) defers every HNSW build to its end. */
+  beginBulk(): void {
+    this.bulk = true;
+  }
+
+  endBulk(): void {
+    this.bulk = false;
+    for (const index of this.containers.values()) index.endBulk();
+    this.buildSharedIfDue();
+  }
+
+  upsert(id: string, containerId: string, vector: Float32Array): void {
+    if (this.containerOf.get(id) !== containerId) this.remove(id); // moved to another container
+    let index = this.containers.get(containerId);
+    if (!index) {
+      index = new VectorIndex(this.dimensions, this.annThreshold);
+      if (this.bulk) index.beginBulk();
+      this.containers.set(containerId, index);
+    }
+    const small = !index.approximate;
+    index.upsert(id, vector);
+    this.containerOf.set(id, containerId);
+    if (small && index.approximate)
+      for (const moved of index.snapshot().ids) this.shared?.remove(moved); // it has its own now
+    else if (small && this.shared) this.shared.upsert(id, vector);
+    else if (small) this.buildSharedIfDue();
+  }
+
+  remove(id: string): void {
+    const containerId = this.containerOf.get(id);
+    if (containerId === undefined) return;
+    const index = this.containers.get(containerId)!;
+    index.remove(id);
+    if (index.size === 0) this.containers.delete(containerId);
+    this.containerOf.delete(id);
+    this.shared?.remove(id);
+  }
+
+  private smallOnes(): VectorIndex[] {
+    return [...this.containers.values()].filter((index) => !index.approximate);
+  }
+
+  private buildSharedIfDue(): void {
+    if (this.bulk || this.shared) return;
+    const small = this.smallOnes();
+    if (small.reduce((sum, index) => sum + index.size, 0) < this.annThreshold) return;
+    this.shared = new AnnIndex(this.dimensions);
+    for (const index of small) {
+      const { ids, matrix } = index.snapshot();
+      this.shared.addMany(ids, matrix);
+    }
+  }
+
+  /** The exact answer over every vector: the yardstick for the approximate one's recall. */
+  exactSearch(query: Float32Array, k: number): Ranked[] {
+    return merged(
+      [...this.containers.values()].map((index) => index.exactSearch(query, k)),
+      k,
+    );
+  }
+
+  /**
+   * The k most similar vectors in these containers that `accept` lets through (null: any of theirs).
+   * Containers with an HNSW index of their own ask it; the small ones ask their shared index when
+   * they are most of it (filtering its neighbours), and are scanned exactly otherwise, or when too
+   * few of those neighbours are in scope. The answers are merged.
+   */
+  search(query: Float32Array, k: number, containerIds: ReadonlySet<string>, accept: Accept | null): Ranked[] {
+    const lists: Ranked[][] = [];
+    const small: VectorIndex[] = [];
+    let smallSize = 0;
+    this.lastSearchCost = 0;
+    for (const id of containerIds) {
+      const index = this.containers.get(id);
+      if (!index) continue;
+      if (index.approximate) {
+        lists.push(index.search(query, k, accept));
+        this.lastSearchCost += Math.min(index.size, annFetch(k));
+      } else {
+        small.push(index);
+        smallSize += index.size;
+      }
+    }
+    const shared = this.shared ? this.sharedSearch(query, k, containerIds, accept, smallSize) : null;
+    if (shared) lists.push(shared);
+    else if (smallSize > 0) {
+      for (const index of small) lists.push(index.search(query, k, accept));
+      this.lastSearchCost += smallSize;
+    }
+    return merged(lists, k);
+  }
+
+  /** The shared index's neighbours in scope, when the scope holds most of its vectors and they are enough. */
+  private sharedSearch(
+    query: Float32Array,
+    k: number,
+    containerIds: ReadonlySet<string>,
+    accept: Accept | null,
+    smallSize: number,
+  ): Ranked[] | null {
+    const shared = this.shared!;
+    if (smallSize < broadShare * shared.size) return null;
+    const fetch = Math.min(shared.size, annFetch(k));
+    this.lastSearchCost += fetch;
+    const hits = shared.search(query, fetch).filter((h) => containerIds.has(this.containerOf.get(h.id)!) && (!accept || accept(h.id)));
+    return hits.length >= Math.min(k, smallSize) || fetch >= shared.size ? hits.slice(0, k) : null;
+  }
+}
+
+function merged(lists: Ranked[][], k: number): Ranked[] {
+  if (lists.length === 1) return lists[0]!;
+  const top: Ranked[] = [];
+  for (const list of lists)
+    for (const hit of list) {
+      if (top.length === k && hit.score <= top[k - 1]!.score) break; // each list is best first
+      insertTopK(top, k, hit);
+    }
+  return top;
+}
