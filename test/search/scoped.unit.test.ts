@@ -134,7 +134,11 @@ describe('vectors by container', () => {
     assert.ok(agree / 200 > 0.85, `recall@10 ${agree / 200}`);
     // Everything: the large container's HNSW index and the small containers' shared one.
     index.search(unit(next), 10, new Set(['c0', ...Array.from({ length: 100 }, (_, i) => `c${i + 1}`)]), null);
-    assert.equal(index.lastSearchCost, 2 * (10 * 4 + 50), "two indexes' approximate neighbours: the large container's and the small ones' shared one");
+    assert.equal(
+      index.lastSearchCost,
+      2 * (10 * 4 + 50),
+      "two indexes' approximate neighbours: the large container's and the small ones' shared one",
+    );
   });
 
   it('hands a container that grows past the threshold its own HNSW index, no vector in two', () => {
