@@ -3,6 +3,7 @@ import { Bm25Index, type Within } from './bm25.js';
 import { type ApertureOptions, type Ranked } from './rrf-fusion.js';
 import { fuseWithMissingVectors } from './missing-vectors.js';
 import { boostPresets, type BoostPreset } from './presets.js';
+import { AnnScheduler } from './ann-builds.js';
 import { ScopedVectorIndex } from './scoped-vectors.js';
 
 /** What the index keeps of an artifact. */
@@ -83,6 +84,7 @@ export class MemorySearchIndex {
   private readonly docs = new Map<string, SearchableDoc>();
   private readonly lexical = new Bm25Index();
   private readonly vectors: ScopedVectorIndex;
+  private readonly builds = new AnnScheduler();
   /** Ids by container: a search reads only its scope's. */
   private readonly members = new Map<string, Set<string>>();
 
@@ -91,7 +93,7 @@ export class MemorySearchIndex {
     readonly dimensions: number,
     annThreshold?: number,
   ) {
-    this.vectors = new ScopedVectorIndex(dimensions, annThreshold);
+    this.vectors = new ScopedVectorIndex(dimensions, annThreshold, this.builds);
   }
 
   get size(): number {
@@ -125,10 +127,28 @@ export class MemorySearchIndex {
     return queries.length === 0 ? 1 : found / (queries.length * k);
   }
 
-  /** Loads many documents; the approximate vector index is built once, at the end. */
+  /**
+   * Loads many documents; the HNSW indexes are built after, a step per turn of the event loop, and
+   * answer once built (`whenBuilt`); until then the exact scan of each scope answers.
+   */
   bulkLoad(load: () => Promise<void> | void): Promise<void> {
     this.vectors.beginBulk();
     return Promise.resolve(load()).finally(() => this.vectors.endBulk());
+  }
+
+  /** Resolves once every HNSW index asked for so far is built (true), or building stopped (false). */
+  whenBuilt(): Promise<boolean> {
+    return this.builds.whenIdle();
+  }
+
+  /** Builds them now, holding the event loop: for benchmarks and tests. */
+  finishBuilds(): void {
+    this.builds.drain();
+  }
+
+  /** Stops building: the index is dropped. */
+  close(): void {
+    this.builds.stop();
   }
 
   upsert(doc: SearchableDoc): void {

@@ -1,5 +1,7 @@
 import { insertTopK, type Ranked } from './rrf-fusion.js';
-import { AnnIndex, annFetch, VectorIndex, type Accept } from './vectors.js';
+import { AnnBuild, AnnScheduler } from './ann-builds.js';
+import { annFetch } from './ann-index.js';
+import { VectorIndex, type Accept } from './vectors.js';
 
 /** A scope holding at least this share of the small containers' vectors is searched through their shared HNSW index. */
 const broadShare = 0.5;
@@ -15,7 +17,7 @@ export class ScopedVectorIndex {
   private readonly containers = new Map<string, VectorIndex>();
   private readonly containerOf = new Map<string, string>();
   /** The HNSW index of the vectors of containers without one of their own. */
-  private shared: AnnIndex | null = null;
+  private shared: AnnBuild | null = null;
   private bulk = false;
   /** Vectors the last search could read: neighbours fetched, and the containers scanned. */
   lastSearchCost = 0;
@@ -23,15 +25,16 @@ export class ScopedVectorIndex {
   constructor(
     readonly dimensions: number,
     private readonly annThreshold = 5000,
+    private readonly builds = new AnnScheduler(),
   ) {}
 
   get size(): number {
     return this.containerOf.size;
   }
 
-  /** Whether the small containers' shared HNSW index exists (past `annThreshold` of their vectors). */
+  /** Whether the small containers' shared HNSW index answers (past `annThreshold` of their vectors, and built). */
   get approximate(): boolean {
-    return this.shared !== null;
+    return this.shared?.ready ?? false;
   }
 
   has(id: string): boolean {
@@ -58,14 +61,14 @@ export class ScopedVectorIndex {
     if (this.containerOf.get(id) !== containerId) this.remove(id); // moved to another container
     let index = this.containers.get(containerId);
     if (!index) {
-      index = new VectorIndex(this.dimensions, this.annThreshold);
+      index = new VectorIndex(this.dimensions, this.annThreshold, this.builds);
       if (this.bulk) index.beginBulk();
       this.containers.set(containerId, index);
     }
-    const small = !index.approximate;
+    const small = !index.hasAnn;
     index.upsert(id, vector);
     this.containerOf.set(id, containerId);
-    if (small && index.approximate)
+    if (small && index.hasAnn)
       for (const moved of index.snapshot().ids) this.shared?.remove(moved); // it has its own now
     else if (small && this.shared) this.shared.upsert(id, vector);
     else if (small) this.buildSharedIfDue();
@@ -81,19 +84,13 @@ export class ScopedVectorIndex {
     this.shared?.remove(id);
   }
 
-  private smallOnes(): VectorIndex[] {
-    return [...this.containers.values()].filter((index) => !index.approximate);
-  }
-
   private buildSharedIfDue(): void {
     if (this.bulk || this.shared) return;
-    const small = this.smallOnes();
+    const small = [...this.containers.values()].filter((index) => !index.hasAnn);
     if (small.reduce((sum, index) => sum + index.size, 0) < this.annThreshold) return;
-    this.shared = new AnnIndex(this.dimensions);
-    for (const index of small) {
-      const { ids, matrix } = index.snapshot();
-      this.shared.addMany(ids, matrix);
-    }
+    const ids = small.flatMap((index) => index.snapshot().ids);
+    this.shared = new AnnBuild(this.dimensions, ids, (id) => this.containers.get(this.containerOf.get(id)!)?.vectorOf(id));
+    this.builds.schedule(this.shared);
   }
 
   /** The exact answer over every vector: the yardstick for the approximate one's recall. */
@@ -118,15 +115,15 @@ export class ScopedVectorIndex {
     for (const id of containerIds) {
       const index = this.containers.get(id);
       if (!index) continue;
-      if (index.approximate) {
+      if (index.hasAnn) {
         lists.push(index.search(query, k, accept));
-        this.lastSearchCost += Math.min(index.size, annFetch(k));
+        this.lastSearchCost += index.approximate ? Math.min(index.size, annFetch(k)) : index.size;
       } else {
         small.push(index);
         smallSize += index.size;
       }
     }
-    const shared = this.shared ? this.sharedSearch(query, k, containerIds, accept, smallSize) : null;
+    const shared = this.shared?.ready ? this.sharedSearch(query, k, containerIds, accept, smallSize) : null;
     if (shared) lists.push(shared);
     else if (smallSize > 0) {
       for (const index of small) lists.push(index.search(query, k, accept));
@@ -143,7 +140,7 @@ export class ScopedVectorIndex {
     accept: Accept | null,
     smallSize: number,
   ): Ranked[] | null {
-    const shared = this.shared!;
+    const shared = this.shared!.ann;
     if (smallSize < broadShare * shared.size) return null;
     const fetch = Math.min(shared.size, annFetch(k));
     this.lastSearchCost += fetch;

@@ -80,6 +80,7 @@ export class SearchService {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.polling;
+    this.index_?.close();
   }
 
   /**
@@ -126,8 +127,15 @@ export class SearchService {
       this.index_ = previous; // keep serving the old index; the next poll tries again
       throw err;
     }
+    previous?.close();
     this.lastPoll = Date.now();
     this.deps.logger.info({ artifacts: fresh.size, vectors: fresh.vectorCount }, 'search index built');
+    // The HNSW indexes follow without holding the API's start or its event loop; exact scans answer meanwhile.
+    const started = Date.now();
+    void fresh.whenBuilt().then((built) => {
+      if (built && fresh.vectorCount >= this.deps.config.SEARCH_ANN_THRESHOLD)
+        this.deps.logger.info({ ms: Date.now() - started }, 'search HNSW indexes built');
+    });
   }
 
   private async refresh(artifactIds: string[]): Promise<void> {

@@ -7,6 +7,7 @@ import { Bm25Index } from '../../src/search/bm25.js';
 import { MemorySearchIndex, type SearchableDoc, type SearchQuery } from '../../src/search/memory-index.js';
 import { fuseWithMissingVectors } from '../../src/search/missing-vectors.js';
 import { boostPresets } from '../../src/search/presets.js';
+import { AnnScheduler } from '../../src/search/ann-builds.js';
 import { ScopedVectorIndex } from '../../src/search/scoped-vectors.js';
 import { ExactVectorIndex } from '../../src/search/vectors.js';
 
@@ -107,13 +108,15 @@ describe('BM25 within a scope', () => {
 
 describe('vectors by container', () => {
   it('answers a scope from its containers alone, exactly, past the HNSW thresholds', () => {
-    const index = new ScopedVectorIndex(dims, 500);
+    const builds = new AnnScheduler();
+    const index = new ScopedVectorIndex(dims, 500, builds);
     const exact = new ExactVectorIndex(dims);
     const all = docs(2000, 100, 2);
     for (const d of all) {
       index.upsert(d.id, d.collection_id, d.vector!);
       exact.upsert(d.id, d.vector!);
     }
+    builds.drain();
     assert.ok(index.approximate);
     const next = rand(9);
     for (const containers of [['c5'], ['c1', 'c2', 'c99']]) {
@@ -142,7 +145,8 @@ describe('vectors by container', () => {
   });
 
   it('hands a container that grows past the threshold its own HNSW index, no vector in two', () => {
-    const index = new ScopedVectorIndex(dims, 200);
+    const builds = new AnnScheduler();
+    const index = new ScopedVectorIndex(dims, 200, builds);
     const exact = new ExactVectorIndex(dims);
     const next = rand(21);
     const add = (id: string, container: string) => {
@@ -151,8 +155,10 @@ describe('vectors by container', () => {
       exact.upsert(id, v);
     };
     for (let i = 0; i < 500; i++) add(`s${i}`, `c${i % 50}`); // ten each: the shared index, built at 200
+    builds.drain();
     assert.ok(index.approximate);
     for (let i = 0; i < 300; i++) add(`b${i}`, 'big'); // its own index from 200 on
+    builds.drain();
     const every = new Set(['big', ...Array.from({ length: 50 }, (_, i) => `c${i}`)]);
     let agree = 0;
     for (let q = 0; q < 20; q++) {
@@ -163,6 +169,58 @@ describe('vectors by container', () => {
       agree += hits.filter((h) => truth.has(h.id)).length;
     }
     assert.ok(agree / 1000 > 0.85, `recall@50 ${agree / 1000}`);
+  });
+
+  it('builds HNSW a step per turn of the event loop, answering exactly meanwhile, and keeps the writes made during it', async () => {
+    const builds = new AnnScheduler();
+    const index = new ScopedVectorIndex(dims, 300, builds);
+    const exact = new ExactVectorIndex(dims);
+    const next = rand(33);
+    const vectors = new Map<string, Float32Array>();
+    const put = (id: string, container: string) => {
+      const v = unit(next);
+      vectors.set(id, v);
+      index.upsert(id, container, v);
+      exact.upsert(id, v);
+    };
+    index.beginBulk();
+    for (let i = 0; i < 1500; i++) put(`v${i}`, i < 1000 ? 'big' : `c${i % 20}`);
+    index.endBulk();
+    assert.ok(!index.approximate && !builds.idle, 'scheduled, not built at once');
+    const everything = new Set(['big', ...Array.from({ length: 20 }, (_, i) => `c${i}`)]);
+    const q = unit(next);
+    assert.deepEqual(index.search(q, 10, everything, null), exact.search(q, 10, null), 'exact while building');
+    // Writes while it builds: new vectors, new versions of pending and of added ones, removals.
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 100; i++) put(`v${i * 7}`, i * 7 < 1000 ? 'big' : `c${(i * 7) % 20}`);
+    for (let i = 0; i < 50; i++) {
+      index.remove(`v${i * 13 + 1}`);
+      exact.remove(`v${i * 13 + 1}`);
+    }
+    for (let i = 0; i < 40; i++) put(`n${i}`, i % 2 ? 'big' : 'c3');
+    assert.equal(await builds.whenIdle(), true);
+    clearInterval(ticking);
+    assert.ok(turns >= 3, `the event loop turned ${turns} times during the build`);
+    assert.ok(index.approximate);
+    let agree = 0;
+    for (let t = 0; t < 20; t++) {
+      const query = unit(next);
+      const hits = index.search(query, 20, everything, null);
+      assert.ok(
+        hits.every((h) => exact.has(h.id)),
+        'nothing removed comes back',
+      );
+      const truth = new Set(exact.search(query, 20, null).map((h) => h.id));
+      agree += hits.filter((h) => truth.has(h.id)).length;
+    }
+    assert.ok(agree / 400 > 0.85, `recall@20 ${agree / 400}`);
+    // A rewritten vector is found by its new value: its nearest neighbour is itself.
+    const rewritten = vectors.get('v7')!;
+    assert.equal(index.search(rewritten, 1, new Set(['big']), null)[0]!.id, 'v7');
+    builds.stop();
+    assert.equal(await builds.whenIdle(), false);
   });
 
   it('moves a vector with its artifact and forgets emptied containers', () => {
@@ -196,6 +254,7 @@ describe('hybrid search within a scope', () => {
       reference.upsert(d.id, { title: d.title, description: d.description, content: d.content });
       exact.upsert(d.id, d.vector!);
     }
+    scoped.finishBuilds();
     const next = rand(11);
     for (const [containers, typeLimits] of [
       [['c7'], null],

@@ -260,13 +260,17 @@ describe('vector index', () => {
 
   it('switches to HNSW past its threshold, agreeing with the exact scan, and falls back for narrow scopes', async () => {
     const { VectorIndex, ExactVectorIndex } = await import('../../src/search/vectors.js');
-    const ann = new VectorIndex(dims, 500);
+    const { AnnScheduler } = await import('../../src/search/ann-builds.js');
+    const builds = new AnnScheduler();
+    const ann = new VectorIndex(dims, 500, builds);
     const exact = new ExactVectorIndex(dims);
     for (let i = 0; i < 2000; i++) {
       const v = unit();
       ann.upsert(`v${i}`, v);
       exact.upsert(`v${i}`, v);
     }
+    assert.ok(!ann.approximate, 'built a step at a time, not at once');
+    builds.drain();
     assert.ok(ann.approximate);
     let agree = 0;
     for (let q = 0; q < 20; q++) {
