@@ -1,93 +1,154 @@
-import { AnnIndex } from './ann-index.js';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { AnnIndex, hnswOptions } from './ann-index.js';
 
-/** Vectors added to an HNSW index per step: about 30 ms of the event loop on two cores. */
-const stepSize = 256;
+/** What a build thread is given: the vectors (transferred, not copied), their keys, and where to save. */
+interface BuildInput {
+  module: string;
+  options: ReturnType<typeof hnswOptions>;
+  keys: BigUint64Array;
+  matrix: Float32Array;
+  path: string;
+}
+
+// A plain CommonJS thread: usearch's native module loads there through require (its ESM entry does not).
+const threadSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { module, options, keys, matrix, path } = workerData;
+const usearch = require(module);
+const index = new usearch.Index(options);
+if (keys.length > 0) index.add(keys, matrix, 2);
+index.save(path);
+parentPort.postMessage('saved');
+`;
+
+const usearchModule = createRequire(import.meta.url).resolve('usearch');
 
 /**
- * An HNSW index being filled from vectors already held exactly, a step at a time, so that building
- * one (100,000 vectors take 10–20 s) never holds the event loop: until `ready`, its owner answers by
- * the exact scan. A vector written meanwhile goes in at once unless it is still waiting its turn (its
- * turn reads the latest); a removed one leaves either way.
+ * An HNSW index to be built from vectors already held exactly. Building takes 10–20 s per 100,000
+ * vectors on two cores, so it runs on a thread of its own and the index is loaded from its file when
+ * done (milliseconds); until `ready`, its owner answers by the exact scan. Writes before the vectors
+ * are taken are read with them; writes after are laid over the loaded index, each id as it is then
+ * (`vectorOf`: undefined once it is gone or no longer this index's).
  */
 export class AnnBuild {
-  readonly ann: AnnIndex;
-  private readonly pending: Set<string>;
+  private ann_: AnnIndex;
+  private pending: Set<string> | null;
+  private readonly changed = new Set<string>();
+  private ready_ = false;
 
   constructor(
     dimensions: number,
     ids: Iterable<string>,
     private readonly vectorOf: (id: string) => Float32Array | undefined,
   ) {
-    this.ann = new AnnIndex(dimensions);
+    this.ann_ = new AnnIndex(dimensions);
     this.pending = new Set(ids);
   }
 
+  get ann(): AnnIndex {
+    return this.ann_;
+  }
+
   get ready(): boolean {
-    return this.pending.size === 0;
+    return this.ready_;
   }
 
   upsert(id: string, vector: Float32Array): void {
-    if (!this.pending.has(id)) this.ann.upsert(id, vector);
+    if (this.ready_) this.ann.upsert(id, vector);
+    else if (this.pending) this.pending.add(id);
+    else this.changed.add(id);
   }
 
   remove(id: string): void {
-    this.pending.delete(id);
-    this.ann.remove(id);
+    if (this.ready_) this.ann.remove(id);
+    else if (this.pending) this.pending.delete(id);
+    else this.changed.add(id);
   }
 
-  /** Adds the next vectors; true once every one is in. */
-  step(): boolean {
+  /** The vectors to build from, as they are now, under the keys the index will answer with. */
+  take(): { keys: BigUint64Array; matrix: Float32Array } {
     const ids: string[] = [];
     const vectors: Float32Array[] = [];
-    for (const id of this.pending) {
-      this.pending.delete(id);
+    for (const id of this.pending ?? []) {
       const v = this.vectorOf(id);
       if (!v) continue;
       ids.push(id);
       vectors.push(v);
-      if (ids.length === stepSize) break;
     }
-    if (ids.length > 0) {
-      const matrix = new Float32Array(ids.length * vectors[0]!.length);
-      vectors.forEach((v, i) => matrix.set(v, i * v.length));
-      this.ann.addMany(ids, matrix);
+    this.pending = null;
+    const d = this.ann.dimensions;
+    const matrix = new Float32Array(ids.length * d);
+    vectors.forEach((v, i) => matrix.set(v, i * d));
+    return { keys: this.ann.assignKeys(ids), matrix };
+  }
+
+  /** After the built index is in: the writes made meanwhile. */
+  finish(): void {
+    for (const id of this.changed) {
+      const v = this.vectorOf(id);
+      if (v) this.ann.upsert(id, v);
+      else this.ann.remove(id);
     }
-    return this.ready;
+    this.changed.clear();
+    this.ready_ = true;
+  }
+
+  /** Builds on this thread, holding it (tests, benchmarks). */
+  buildHere(): void {
+    const { keys, matrix } = this.take();
+    this.ann.addWithKeys(keys, matrix);
+    this.finish();
+  }
+
+  /**
+   * Back to before `take`, for a build whose thread failed or was dropped: every id it took or was
+   * told of since is read again when it is next taken.
+   */
+  restart(): void {
+    if (this.ready_ || this.pending) return;
+    const ids = new Set([...[...this.ann_.entries()].map(([id]) => id), ...this.changed]);
+    this.ann_ = new AnnIndex(this.ann_.dimensions);
+    this.changed.clear();
+    this.pending = ids;
   }
 }
 
 /**
- * Runs the HNSW builds of one search index a step per turn of the event loop, in the order they
- * were asked for. `drain` finishes them at once (a bulk load that has nothing else to do, tests).
+ * Runs the HNSW builds of one search index, one at a time, each on a thread of its own, in the order
+ * they were asked for. `drain` builds what is left at once, on this thread.
  */
 export class AnnScheduler {
-  private readonly queue: { build: AnnBuild; done: () => void }[] = [];
-  private timer: NodeJS.Immediate | null = null;
+  private readonly queue: AnnBuild[] = [];
+  private running: { build: AnnBuild; worker: Worker; path: string } | null = null;
   private stopped = false;
   private waiting: ((built: boolean) => void)[] = [];
 
-  schedule(build: AnnBuild, done: () => void = () => {}): void {
-    this.queue.push({ build, done });
-    this.kick();
+  /** `thread`: the build thread's source (tests give a failing one). */
+  constructor(
+    private readonly onThreadError: (err: Error) => void = () => {},
+    private readonly thread = threadSource,
+  ) {}
+
+  schedule(build: AnnBuild): void {
+    this.queue.push(build);
+    this.next();
   }
 
-  /** A build no longer wanted (its vectors went elsewhere): no more steps for it. */
-  cancel(build: AnnBuild): void {
-    const at = this.queue.findIndex((q) => q.build === build);
-    if (at >= 0) this.queue.splice(at, 1);
-    this.settle();
-  }
-
-  /** No more steps: the index is being dropped or the process stops. */
+  /** No more builds: the index is being dropped or the process stops. */
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearImmediate(this.timer);
-    this.timer = null;
+    this.queue.length = 0;
+    this.abandonRunning();
     this.settle();
   }
 
   get idle(): boolean {
-    return this.queue.length === 0;
+    return this.queue.length === 0 && this.running === null;
   }
 
   /** Resolves once every build asked for so far is done (true), or the scheduler stopped (false). */
@@ -97,27 +158,70 @@ export class AnnScheduler {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
+  /** Builds everything asked for, now, on this thread (the one running on its thread is dropped and redone). */
   drain(): void {
-    while (!this.stopped && this.queue.length > 0) this.runStep();
+    if (this.running) {
+      const { build } = this.running;
+      this.abandonRunning();
+      build.restart();
+      this.queue.unshift(build);
+    }
+    while (!this.stopped && this.queue.length > 0) this.queue.shift()!.buildHere();
     this.settle();
   }
 
-  private kick(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = setImmediate(() => {
-      this.timer = null;
-      this.runStep();
-      if (this.queue.length > 0) this.kick();
-      else this.settle();
-    });
+  private next(): void {
+    if (this.running || this.stopped) return;
+    const build = this.queue.shift();
+    if (!build) return this.settle();
+    const { keys, matrix } = build.take();
+    const path = join(tmpdir(), `platform-hnsw-${randomUUID()}.usearch`);
+    const input: BuildInput = { module: usearchModule, options: hnswOptions(build.ann.dimensions), keys, matrix, path };
+    let worker: Worker;
+    try {
+      worker = new Worker(this.thread, {
+        eval: true,
+        workerData: input,
+        transferList: [keys.buffer as ArrayBuffer, matrix.buffer as ArrayBuffer],
+      });
+    } catch (err) {
+      return this.failed(build, err as Error);
+    }
+    worker.unref(); // a build never keeps the process alive
+    const running = { build, worker, path };
+    this.running = running;
+    const done = (err: Error | null) => {
+      if (this.running !== running) return; // abandoned, or answered already
+      this.running = null;
+      try {
+        if (err) throw err;
+        build.ann.load(path);
+        build.finish();
+      } catch (e) {
+        return this.failed(build, e as Error);
+      } finally {
+        rmSync(path, { force: true });
+      }
+      this.next();
+    };
+    worker.once('message', () => done(null));
+    worker.once('error', (err) => done(err));
+    worker.once('exit', (code) => done(new Error(`HNSW build thread exited with code ${code} before saving`)));
   }
 
-  private runStep(): void {
-    const head = this.queue[0];
-    if (head && head.build.step()) {
-      this.queue.shift();
-      head.done();
-    }
+  /** Its thread failed: the build is done here instead, holding this thread once, and reported. */
+  private failed(build: AnnBuild, err: Error): void {
+    this.onThreadError(err);
+    build.restart();
+    build.buildHere();
+    this.next();
+  }
+
+  private abandonRunning(): void {
+    if (!this.running) return;
+    const { worker, path } = this.running;
+    this.running = null;
+    void worker.terminate().finally(() => rmSync(path, { force: true }));
   }
 
   private settle(): void {

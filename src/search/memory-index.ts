@@ -84,15 +84,20 @@ export class MemorySearchIndex {
   private readonly docs = new Map<string, SearchableDoc>();
   private readonly lexical = new Bm25Index();
   private readonly vectors: ScopedVectorIndex;
-  private readonly builds = new AnnScheduler();
+  private readonly builds: AnnScheduler;
   /** Ids by container: a search reads only its scope's. */
   private readonly members = new Map<string, Set<string>>();
 
-  /** `annThreshold`: from this many vectors on, kNN is answered by an HNSW index first. */
+  /**
+   * `annThreshold`: from this many vectors on, a container's kNN is answered by an HNSW index first.
+   * `onBuildThreadError`: told when an HNSW build thread fails (that index is then built on this thread).
+   */
   constructor(
     readonly dimensions: number,
     annThreshold?: number,
+    onBuildThreadError?: (err: Error) => void,
   ) {
+    this.builds = new AnnScheduler(onBuildThreadError);
     this.vectors = new ScopedVectorIndex(dimensions, annThreshold, this.builds);
   }
 
@@ -128,8 +133,8 @@ export class MemorySearchIndex {
   }
 
   /**
-   * Loads many documents; the HNSW indexes are built after, a step per turn of the event loop, and
-   * answer once built (`whenBuilt`); until then the exact scan of each scope answers.
+   * Loads many documents; the HNSW indexes are built after, on threads of their own, and answer once
+   * built (`whenBuilt`); until then the exact scan of each scope answers.
    */
   bulkLoad(load: () => Promise<void> | void): Promise<void> {
     this.vectors.beginBulk();

@@ -84,12 +84,18 @@ export class ScopedVectorIndex {
     this.shared?.remove(id);
   }
 
+  /** A vector of a container without an HNSW index of its own: what the shared one holds. */
+  private smallVector(id: string): Float32Array | undefined {
+    const index = this.containers.get(this.containerOf.get(id) ?? '');
+    return index && !index.hasAnn ? index.vectorOf(id) : undefined;
+  }
+
   private buildSharedIfDue(): void {
     if (this.bulk || this.shared) return;
     const small = [...this.containers.values()].filter((index) => !index.hasAnn);
     if (small.reduce((sum, index) => sum + index.size, 0) < this.annThreshold) return;
     const ids = small.flatMap((index) => index.snapshot().ids);
-    this.shared = new AnnBuild(this.dimensions, ids, (id) => this.containers.get(this.containerOf.get(id)!)?.vectorOf(id));
+    this.shared = new AnnBuild(this.dimensions, ids, (id) => this.smallVector(id));
     this.builds.schedule(this.shared);
   }
 

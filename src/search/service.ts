@@ -63,7 +63,7 @@ export class SearchService {
   /** Loads the embedder and every artifact, then follows the change log (Atlas: ensures its indexes). */
   async start(): Promise<void> {
     this.embedder_ = await this.loadEmbedder();
-    this.index_ = new MemorySearchIndex(this.embedder_.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD);
+    this.index_ = this.newIndex();
     if (this.atlas) return this.atlas.ensureIndexes();
     await this.rebuild();
     this.timer = setInterval(() => {
@@ -116,7 +116,7 @@ export class SearchService {
 
   private async rebuild(): Promise<void> {
     this.cursorMs = Date.now();
-    const fresh = new MemorySearchIndex(this.embedder.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD);
+    const fresh = this.newIndex();
     const previous = this.index_;
     this.index_ = fresh;
     try {
@@ -130,12 +130,18 @@ export class SearchService {
     previous?.close();
     this.lastPoll = Date.now();
     this.deps.logger.info({ artifacts: fresh.size, vectors: fresh.vectorCount }, 'search index built');
-    // The HNSW indexes follow without holding the API's start or its event loop; exact scans answer meanwhile.
+    // The HNSW indexes are built on threads of their own, after the API is up; exact scans answer meanwhile.
     const started = Date.now();
     void fresh.whenBuilt().then((built) => {
       if (built && fresh.vectorCount >= this.deps.config.SEARCH_ANN_THRESHOLD)
         this.deps.logger.info({ ms: Date.now() - started }, 'search HNSW indexes built');
     });
+  }
+
+  private newIndex(): MemorySearchIndex {
+    return new MemorySearchIndex(this.embedder.dimensions, this.deps.config.SEARCH_ANN_THRESHOLD, (err) =>
+      this.deps.logger.warn({ err: err.message }, 'HNSW build thread failed: built on the main thread instead'),
+    );
   }
 
   private async refresh(artifactIds: string[]): Promise<void> {

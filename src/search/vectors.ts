@@ -105,9 +105,9 @@ export class ExactVectorIndex {
 }
 
 /**
- * Exact kNN while the index is small; from `annThreshold` vectors on, an HNSW index is built a step at
- * a time (ann-builds.ts) and, once built, answers first; the exact scan remains for scopes too narrow
- * for the approximate neighbours to fill the top k.
+ * Exact kNN while the index is small; from `annThreshold` vectors on, an HNSW index is built on a
+ * thread of its own (ann-builds.ts) and, once built, answers first; the exact scan remains for scopes
+ * too narrow for the approximate neighbours to fill the top k.
  */
 export class VectorIndex {
   private readonly exact: ExactVectorIndex;

@@ -171,7 +171,7 @@ describe('vectors by container', () => {
     assert.ok(agree / 1000 > 0.85, `recall@50 ${agree / 1000}`);
   });
 
-  it('builds HNSW a step per turn of the event loop, answering exactly meanwhile, and keeps the writes made during it', async () => {
+  it('builds HNSW on a thread of its own, answering exactly meanwhile, and keeps the writes made during it', async () => {
     const builds = new AnnScheduler();
     const index = new ScopedVectorIndex(dims, 300, builds);
     const exact = new ExactVectorIndex(dims);
@@ -221,6 +221,25 @@ describe('vectors by container', () => {
     assert.equal(index.search(rewritten, 1, new Set(['big']), null)[0]!.id, 'v7');
     builds.stop();
     assert.equal(await builds.whenIdle(), false);
+  });
+
+  it('builds on this thread when a build thread fails, and says so', async () => {
+    const errors: Error[] = [];
+    const builds = new AnnScheduler((err) => errors.push(err), "throw new Error('no thread for you')");
+    const index = new ScopedVectorIndex(dims, 100, builds);
+    const exact = new ExactVectorIndex(dims);
+    const next = rand(44);
+    for (let i = 0; i < 400; i++) {
+      const v = unit(next);
+      index.upsert(`v${i}`, 'big', v);
+      exact.upsert(`v${i}`, v);
+    }
+    assert.equal(await builds.whenIdle(), true);
+    assert.match(errors[0]?.message ?? '', /no thread for you/);
+    const q = unit(next);
+    const truth = new Set(exact.search(q, 10, null).map((h) => h.id));
+    assert.ok(index.search(q, 10, new Set(['big']), null).filter((h) => truth.has(h.id)).length >= 8);
+    assert.equal(index.lastSearchCost, 10 * 4 + 50, 'answered by the HNSW index');
   });
 
   it('moves a vector with its artifact and forgets emptied containers', () => {

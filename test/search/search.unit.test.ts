@@ -269,7 +269,7 @@ describe('vector index', () => {
       ann.upsert(`v${i}`, v);
       exact.upsert(`v${i}`, v);
     }
-    assert.ok(!ann.approximate, 'built a step at a time, not at once');
+    assert.ok(!ann.approximate, 'built on its own thread, not at once');
     builds.drain();
     assert.ok(ann.approximate);
     let agree = 0;
