@@ -5,8 +5,12 @@ export const bm25Fields = ['title', 'description', 'content'] as const;
 export type Bm25Field = (typeof bm25Fields)[number];
 export type FieldWeights = Record<Bm25Field, number>;
 
-/** The only documents a search may match, how many they are, and which of them it may find (null: all). */
+/**
+ * A search's scope: the containers whose documents it may match, those documents and how many they
+ * are, and which of them it may find (null: all).
+ */
 export interface Within {
+  containers: ReadonlySet<string>;
   ids: Iterable<string>;
   size: number;
   accept: ((id: string) => boolean) | null;
@@ -19,8 +23,11 @@ interface Scoring {
   idf: number[];
 }
 
-/** Scoring one document from the forward index against reading one posting: a few binary-search steps. */
-const forwardCost = 4;
+/**
+ * Scoring one document's query term from the forward index (a binary search, the scope's id sets)
+ * against reading one posting, which the scope check skips at an array lookup: measured 10–20×.
+ */
+const forwardCost = 16;
 
 const k1 = 1.2;
 const b = 0.75;
@@ -63,6 +70,9 @@ export class Bm25Index {
   /** Per slot, its term ids in ascending order and their frequencies per field (three per term): the forward index. */
   private slotTerms: Uint32Array[] = [];
   private slotTf: Uint16Array[] = [];
+  /** Per slot, the number of its container (`containerNo`): the postings walk skips other containers' documents at once. */
+  private slotContainer: number[] = [];
+  private readonly containerNo = new Map<string, number>();
   private lengths = new Float32Array(0);
   private readonly slotOf = new Map<string, number>();
   private readonly totalLength = [0, 0, 0];
@@ -81,9 +91,13 @@ export class Bm25Index {
     return this.slotOf.has(id);
   }
 
-  upsert(id: string, fields: Record<Bm25Field, string>): void {
+  /** `container`: what a scoped search (`Within`) tells documents apart by. */
+  upsert(id: string, fields: Record<Bm25Field, string>, container = ''): void {
     this.remove(id);
     const slot = this.slotIds.length;
+    let no = this.containerNo.get(container);
+    if (no === undefined) this.containerNo.set(container, (no = this.containerNo.size));
+    this.slotContainer.push(no);
     const perField = bm25Fields.map((f) => terms(fields[f]));
     const tfs = new Map<number, [number, number, number]>();
     perField.forEach((list, f) => {
@@ -167,11 +181,23 @@ export class Bm25Index {
       return this.searchForward(qterms, scoring, k, within);
     }
     this.lastSearchCost = walk;
-    return this.searchPostings(qterms, scoring, k, accept);
+    if (!within) return this.searchPostings(qterms, scoring, k, accept, null);
+    const allowed = new Uint8Array(this.containerNo.size);
+    for (const c of within.containers) {
+      const no = this.containerNo.get(c);
+      if (no !== undefined) allowed[no] = 1;
+    }
+    return this.searchPostings(qterms, scoring, k, within.accept, allowed);
   }
 
-  /** Term at a time over the query terms' postings. */
-  private searchPostings(qterms: number[], { w, avg, idf }: Scoring, k: number, accept: (id: string) => boolean): Ranked[] {
+  /** Term at a time over the query terms' postings; `allowed`: by container number, the ones in scope (null: all). */
+  private searchPostings(
+    qterms: number[],
+    { w, avg, idf }: Scoring,
+    k: number,
+    accept: ((id: string) => boolean) | null,
+    allowed: Uint8Array | null,
+  ): Ranked[] {
     if (this.scores.length < this.slotIds.length) {
       this.scores = new Float32Array(this.slotIds.length * 2);
       this.touched = new Int32Array(this.slotIds.length * 2);
@@ -182,7 +208,7 @@ export class Bm25Index {
       const p = this.postings[tid]!;
       for (let i = 0; i < p.length; i++) {
         const slot = p.slots[i]!;
-        if (this.slotIds[slot] === null) continue;
+        if (this.slotIds[slot] === null || (allowed && allowed[this.slotContainer[slot]!] === 0)) continue;
         let tf = 0;
         for (let f = 0; f < 3; f++) {
           const t = p.tf[i * 3 + f]!;
@@ -200,7 +226,7 @@ export class Bm25Index {
       scores[slot] = 0;
       if (top.length === k && score <= top[k - 1]!.score) continue;
       const id = this.slotIds[slot]!;
-      if (!accept(id)) continue;
+      if (accept && !accept(id)) continue;
       insertTopK(top, k, { id, score });
     }
     return top;
@@ -257,6 +283,7 @@ export class Bm25Index {
     this.lengths = lengths;
     this.slotTerms = live.map((x) => this.slotTerms[x.slot]!);
     this.slotTf = live.map((x) => this.slotTf[x.slot]!);
+    this.slotContainer = live.map((x) => this.slotContainer[x.slot]!);
     this.slotIds = live.map((x) => x.id);
     this.slotOf.clear();
     this.slotIds.forEach((id, i) => this.slotOf.set(id!, i));

@@ -164,7 +164,11 @@ export class MemorySearchIndex {
       this.lexical.remove(doc.id);
       this.vectors.remove(doc.id);
     } else {
-      this.lexical.upsert(doc.id, { title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) });
+      this.lexical.upsert(
+        doc.id,
+        { title: doc.title, description: doc.description, content: doc.content.slice(0, maxIndexedChars) },
+        doc.collection_id,
+      );
       if (doc.vector) this.vectors.upsert(doc.id, doc.collection_id, doc.vector);
       else this.vectors.remove(doc.id); // a stale vector would describe the previous revision
       let members = this.members.get(doc.collection_id);
@@ -193,6 +197,7 @@ export class MemorySearchIndex {
   private within(scope: SearchScope, accept: ((id: string) => boolean) | null): Within {
     const sets = [...scope.containerIds].flatMap((id) => this.members.get(id) ?? []);
     return {
+      containers: scope.containerIds,
       accept,
       size: sets.reduce((sum, set) => sum + set.size, 0),
       ids: (function* () {

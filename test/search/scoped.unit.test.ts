@@ -59,7 +59,7 @@ function query(text: string, vector: Float32Array | null, containers: string[], 
 describe('BM25 within a scope', () => {
   const index = new Bm25Index();
   const all = docs(3000, 40);
-  for (const d of all) index.upsert(d.id, { title: d.title, description: d.description, content: d.content });
+  for (const d of all) index.upsert(d.id, { title: d.title, description: d.description, content: d.content }, d.collection_id);
   const inC3 = all.filter((d) => d.collection_id === 'c3').map((d) => d.id);
   const even = { title: 2, description: 1, content: 1 };
 
@@ -68,7 +68,7 @@ describe('BM25 within a scope', () => {
       const accept = (id: string) => inC3.includes(id);
       const walked = index.search(q, even, 5, accept);
       const walkCost = index.lastSearchCost;
-      const forward = index.search(q, even, 5, accept, { ids: inC3, size: inC3.length, accept: null });
+      const forward = index.search(q, even, 5, accept, { containers: new Set(['c3']), ids: inC3, size: inC3.length, accept: null });
       assert.equal(index.lastSearchCost, inC3.length, 'only the scope was read');
       assert.ok(walkCost > 1000, `the postings walk reads the whole index (${walkCost})`);
       assert.deepEqual(
@@ -79,10 +79,21 @@ describe('BM25 within a scope', () => {
     }
   });
 
-  it('walks the postings when the scope is most of the index', () => {
-    const ids = all.map((d) => d.id);
-    index.search('wing', even, 5, () => true, { ids, size: ids.length, accept: null });
-    assert.ok(index.lastSearchCost < ids.length, 'one term: its postings are fewer than the scope');
+  it('walks the postings when the scope is most of the index, skipping other containers at once', () => {
+    const scope = ['c0', 'c1', 'c2'];
+    const ids = all.filter((d) => scope.includes(d.collection_id)).map((d) => d.id);
+    for (const q of ['wing', 'shock wave boundary layer', 'heat vortex nozzle']) {
+      const accept = (id: string) => ids.includes(id);
+      const walked = index.search(q, even, 10, accept);
+      const walkCost = index.lastSearchCost;
+      const scoped = index.search(q, even, 10, () => false, { containers: new Set(scope), ids, size: ids.length, accept: null });
+      assert.equal(index.lastSearchCost, walkCost, 'the postings, not the scope one by one');
+      assert.deepEqual(
+        scoped.map((h) => h.score),
+        walked.map((h) => h.score),
+      );
+      assert.ok(scoped.every((h) => accept(h.id)));
+    }
   });
 
   it('follows updates and removals in the forward index, through compaction', () => {
@@ -91,7 +102,7 @@ describe('BM25 within a scope', () => {
     for (let i = 0; i < 1500; i++) small.remove(`x${i}`); // compacts
     small.upsert('x1999', { title: 'vortex', description: '', content: 'vortex' });
     const ids = ['x1998', 'x1999', 'x1500', 'gone'];
-    const scope = { ids, size: ids.length, accept: null };
+    const scope = { containers: new Set(['']), ids, size: ids.length, accept: null };
     assert.deepEqual(
       small.search('vortex', even, 5, () => true, scope).map((h) => h.id),
       ['x1999'],
