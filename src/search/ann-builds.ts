@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,7 +123,7 @@ export class AnnBuild {
  */
 export class AnnScheduler {
   private readonly queue: AnnBuild[] = [];
-  private running: { build: AnnBuild; worker: Worker; path: string } | null = null;
+  private running: { build: AnnBuild; worker: Worker; removeDir: () => void } | null = null;
   private stopped = false;
   private waiting: ((built: boolean) => void)[] = [];
 
@@ -175,32 +174,44 @@ export class AnnScheduler {
     const build = this.queue.shift();
     if (!build) return this.settle();
     const { keys, matrix } = build.take();
-    const path = join(tmpdir(), `platform-hnsw-${randomUUID()}.usearch`);
-    const input: BuildInput = { module: usearchModule, options: hnswOptions(build.ann.dimensions), keys, matrix, path };
     let worker: Worker;
+    let dir = '';
     try {
+      // The index holds embeddings of people's content: its file lives in a directory only this user may read.
+      dir = mkdtempSync(join(tmpdir(), 'platform-hnsw-'));
+      const input: BuildInput = {
+        module: usearchModule,
+        options: hnswOptions(build.ann.dimensions),
+        keys,
+        matrix,
+        path: join(dir, 'index.usearch'),
+      };
       worker = new Worker(this.thread, {
         eval: true,
         workerData: input,
         transferList: [keys.buffer as ArrayBuffer, matrix.buffer as ArrayBuffer],
       });
     } catch (err) {
+      if (dir) rmSync(dir, { recursive: true, force: true });
       return this.failed(build, err as Error);
     }
-    worker.unref(); // a build never keeps the process alive
-    const running = { build, worker, path };
+    worker.unref(); // a build never keeps the process alive…
+    const removeDir = () => rmSync(dir, { recursive: true, force: true });
+    process.once('exit', removeDir); // …nor leaves its file behind when the process ends first
+    const running = { build, worker, removeDir };
     this.running = running;
     const done = (err: Error | null) => {
       if (this.running !== running) return; // abandoned, or answered already
       this.running = null;
       try {
         if (err) throw err;
-        build.ann.load(path);
+        build.ann.load(join(dir, 'index.usearch'));
         build.finish();
       } catch (e) {
         return this.failed(build, e as Error);
       } finally {
-        rmSync(path, { force: true });
+        process.off('exit', removeDir);
+        removeDir();
       }
       this.next();
     };
@@ -219,9 +230,12 @@ export class AnnScheduler {
 
   private abandonRunning(): void {
     if (!this.running) return;
-    const { worker, path } = this.running;
+    const { worker, removeDir } = this.running;
     this.running = null;
-    void worker.terminate().finally(() => rmSync(path, { force: true }));
+    void worker.terminate().finally(() => {
+      process.off('exit', removeDir);
+      removeDir();
+    });
   }
 
   private settle(): void {
