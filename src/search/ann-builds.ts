@@ -15,12 +15,14 @@ interface BuildInput {
 }
 
 // A plain CommonJS thread: usearch's native module loads there through require (its ESM entry does not).
+// One thread of usearch's own: with two, a build took both cores from the requests (a 100,000-artifact
+// build made the walk to page 100 take 134 ms a page instead of 4).
 const threadSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { module, options, keys, matrix, path } = workerData;
 const usearch = require(module);
 const index = new usearch.Index(options);
-if (keys.length > 0) index.add(keys, matrix, 2);
+if (keys.length > 0) index.add(keys, matrix, 1);
 index.save(path);
 parentPort.postMessage('saved');
 `;
@@ -28,8 +30,8 @@ parentPort.postMessage('saved');
 const usearchModule = createRequire(import.meta.url).resolve('usearch');
 
 /**
- * An HNSW index to be built from vectors already held exactly. Building takes 10–20 s per 100,000
- * vectors on two cores, so it runs on a thread of its own and the index is loaded from its file when
+ * An HNSW index to be built from vectors already held exactly. Building takes 20–40 s per 100,000
+ * vectors on one core, so it runs on a thread of its own and the index is loaded from its file when
  * done (milliseconds); until `ready`, its owner answers by the exact scan. Writes before the vectors
  * are taken are read with them; writes after are laid over the loaded index, each id as it is then
  * (`vectorOf`: undefined once it is gone or no longer this index's).

@@ -109,8 +109,9 @@ export class PgEngine {
 
   /**
    * The rows of a long read in batches, through a server-side cursor in a read-only transaction on one
-   * connection; each FETCH has the statement deadline. Leaving early (break, return, a failure)
-   * closes the cursor and frees the connection.
+   * connection; each FETCH has the statement deadline, and the next is asked for before the reader
+   * gets this one, so PostgreSQL reads while the reader works. Leaving early (break, return, a
+   * failure) closes the cursor and frees the connection.
    */
   async *cursor<T>(
     what: string,
@@ -127,10 +128,19 @@ export class PgEngine {
       open = true;
       this.onStatement?.(text, values);
       await client.query(`DECLARE platform_cursor NO SCROLL CURSOR FOR ${text}`, values);
+      const fetch = () => {
+        const ahead = client.query(`FETCH ${batch} FROM platform_cursor`);
+        ahead.catch(() => {}); // awaited below; a reader that stops early leaves it to the rollback
+        return ahead;
+      };
+      // One batch ahead: PostgreSQL reads the next while the reader works on this one.
+      let next = fetch();
       for (;;) {
-        const { rows } = await client.query(`FETCH ${batch} FROM platform_cursor`);
+        const { rows } = await next;
+        const more = rows.length === batch;
+        if (more) next = fetch();
         if (rows.length) yield decode(rows);
-        if (rows.length < batch) break;
+        if (!more) break;
       }
     } catch (err) {
       const translated = translateError(err, what);
