@@ -3,6 +3,7 @@ import { ensureAdmin } from '../../src/main/bootstrap/admin.js';
 import type { Services } from '../../src/operations/services.js';
 import { createEmbedder } from '../../src/search/embedder.js';
 import { ensureIndexes } from '../../src/store/mongo.js';
+import { PgStoreClient } from '../../src/store/postgres/client.js';
 import { outbox } from '../../src/store/revisions.js';
 import { EventStore } from '../../src/store/events.js';
 import { seedStore, type SeedOptions, type SeedResult } from './seed.js';
@@ -20,5 +21,10 @@ export async function prepareAndSeed(services: Services, options: Omit<SeedOptio
   if (!adminDoc) throw new Error('seed: no administrator (set PLATFORM_ADMIN_EMAIL and PLATFORM_ADMIN_PASSWORD)');
   // Both cores: nothing else runs yet (the platform starts after the seeding).
   const embedder = await createEmbedder({ ...config, EMBEDDINGS_THREADS: 2 });
-  return seedStore(db, adminDoc._id, { ...options, embedder });
+  const seeded = await seedStore(db, adminDoc._id, { ...options, embedder });
+  // A store filled by use has had its planner statistics gathered many times over; one loaded in a
+  // minute has not until autovacuum comes by, and its first queries are planned blind (the walk to
+  // page 100 read 130 ms a page for the first half minute). So: as autovacuum would.
+  if (services.store instanceof PgStoreClient) await services.store.analyze(config.MONGODB_DB);
+  return seeded;
 }

@@ -15,11 +15,14 @@ interface BuildInput {
 }
 
 // A plain CommonJS thread: usearch's native module loads there through require (its ESM entry does not).
-// One thread of usearch's own: with two, a build took both cores from the requests (a 100,000-artifact
-// build made the walk to page 100 take 134 ms a page instead of 4).
+// It builds with one thread of usearch's own, at the lowest priority: a build leaves the other core,
+// and what CPU requests want, to the requests.
 const threadSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { module, options, keys, matrix, path } = workerData;
+// The lowest CPU priority, for this thread alone on Linux (setpriority on pid 0 is per thread there):
+// a build takes the CPU only when requests leave it.
+try { require('node:os').setPriority(0, 19); } catch {}
 const usearch = require(module);
 const index = new usearch.Index(options);
 if (keys.length > 0) index.add(keys, matrix, 1);

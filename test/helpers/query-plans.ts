@@ -53,9 +53,7 @@ export async function tableSizes(store: StoreClient, schema: string): Promise<Ma
 
 /** ANALYZE every table of the schema, so that plans are chosen as on a store that holds this data. */
 export async function analyze(store: StoreClient, schema: string): Promise<void> {
-  const engine = (store as PgStoreClient).engine;
-  const { rows } = await engine.query('tables', `SELECT tablename FROM pg_tables WHERE schemaname = $1`, [schema]);
-  for (const r of rows) await engine.query('analyze', `ANALYZE "${schema}"."${String(r.tablename).replace(/"/g, '""')}"`);
+  await (store as PgStoreClient).analyze(schema);
 }
 
 /**

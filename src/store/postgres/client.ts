@@ -18,6 +18,15 @@ export class PgStoreClient {
     return db as unknown as Db;
   }
 
+  /**
+   * Fresh planner statistics for every table of a database, as autovacuum gathers them a while after
+   * a load: after writing many documents at once, so that the first queries after are planned on them.
+   */
+  async analyze(name: string): Promise<void> {
+    const { rows } = await this.engine.query('tables', `SELECT tablename FROM pg_tables WHERE schemaname = $1`, [name]);
+    for (const r of rows) await this.engine.query('analyze', `ANALYZE "${name}"."${String(r.tablename).replace(/"/g, '""')}"`);
+  }
+
   close(): Promise<void> {
     return this.engine.close();
   }
