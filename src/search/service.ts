@@ -125,6 +125,7 @@ export class SearchService {
       });
     } catch (err) {
       this.index_ = previous; // keep serving the old index; the next poll tries again
+      fresh.close();
       throw err;
     }
     previous?.close();
