@@ -608,13 +608,10 @@ async function startStore(
     );
   }
   procs.push(proc); // registered before it is ready, so a failed start still stops it
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1000 });
-  try {
-    // FerretDB on PostgreSQL answers a ping before it can reach PostgreSQL: probe with a real read.
-    await waitFor(proc, () => client.db('admin').command({ listDatabases: 1, nameOnly: true }), 60_000);
-  } finally {
-    await client.close();
-  }
+  // A real read through a fresh client each attempt (probeMongo). One client kept across attempts
+  // ended a CI run's 60 s wait with "Topology is closed": a client whose connecting failed can stay
+  // closed for every later attempt.
+  await waitFor(proc, () => probeMongo(uri, 2000), 60_000);
   return { uri, engine, proc };
 }
 
