@@ -95,7 +95,7 @@ export class OpenAIEmbedder implements Embedder {
  * scripts/install-model.sh), the hashing embedder, or an OpenAI-compatible endpoint.
  */
 export async function createEmbedder(config: {
-  EMBEDDINGS_PROVIDER: 'minilm' | 'hashing' | 'openai';
+  EMBEDDINGS_PROVIDER: 'minilm' | 'static' | 'hashing' | 'openai';
   EMBEDDINGS_MODEL: string;
   EMBEDDINGS_DIMENSIONS: number;
   EMBEDDINGS_MODEL_DIR?: string;
@@ -113,6 +113,8 @@ export async function createEmbedder(config: {
       });
     case 'hashing':
       return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
+    case 'static':
+      throw new Error('EMBEDDINGS_PROVIDER=static: the static embedder is not built yet');
     case 'minilm': {
       const { MiniLmEmbedder, defaultModelDir } = await import('./minilm.js');
       return MiniLmEmbedder.load(config.EMBEDDINGS_MODEL_DIR ?? defaultModelDir(config.PLATFORM_DEV_DIR), {

@@ -149,7 +149,7 @@ export const envSchema = z.object({
   SEARCH_ANN_THRESHOLD: z.coerce.number().int().min(100).default(5000),
   /** The semantic ranking's weight in RRF against the lexical one's 1; unset: the embedder's measured weight. */
   SEARCH_SEMANTIC_WEIGHT: z.coerce.number().min(0).max(10).optional(),
-  EMBEDDINGS_PROVIDER: z.enum(['minilm', 'hashing', 'openai']).default('minilm'),
+  EMBEDDINGS_PROVIDER: z.enum(['minilm', 'static', 'hashing', 'openai']).default('minilm'),
   EMBEDDINGS_MODEL_DIR: z.string().min(1).optional(),
   /** MiniLM: onnxruntime's intra-op threads (1 leaves a core to the API and the store; a machine that only indexes can use its cores). */
   EMBEDDINGS_THREADS: z.coerce.number().int().min(1).max(64).default(1),
@@ -170,6 +170,24 @@ export const envSchema = z.object({
     .min(1)
     .max(90 * 86400)
     .default(7 * 86400),
+  /** Bulk import (issue #33): the most bytes one import request may send (JSON, NDJSON or multipart files). */
+  IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
+  /** The most items (documents or files) one import may hold. */
+  IMPORT_MAX_ITEMS: z.coerce.number().int().min(1).max(1_000_000).default(50_000),
+  /** The largest single file or item content an import takes, in bytes. */
+  IMPORT_MAX_ITEM_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(32 * 1024 * 1024),
+  /** Items one import activity writes together (one insert per collection per batch). */
+  IMPORT_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
   INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
   OAUTH_CONSENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OAUTH_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
