@@ -10,6 +10,17 @@ import { applyUpdate, isUpdateDocument, upsertBase } from './update.js';
 type Doc = Record<string, unknown>;
 type Query = (text: string, values?: unknown[]) => Promise<{ rows: Doc[]; rowCount: number | null }>;
 
+/** Rows and bytes (of JSON text) per insert statement: far inside the statement deadline and PostgreSQL's limits. */
+const insertChunkRows = 1000;
+const insertChunkBytes = 8 * 1024 * 1024;
+/** A failed span this small is retried row by row rather than halved. */
+const splitRows = 8;
+
+type WriteError = { index: number; code: number; errmsg: string; message: string };
+/** A document of an insert run: its position among the caller's operations, its _id and its JSON text. */
+type Row = { position: number; id: unknown; text: string };
+type InsertOutcome = { inserted: Row[]; errors: WriteError[] };
+
 const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 /** What the driver answers for an update or a replacement. */
@@ -184,6 +195,73 @@ export class PgCollection<TSchema = Doc> {
   }
 
   /**
+   * A run of inserts (insertMany, or consecutive insertOne operations of a bulkWrite) in chunks, one
+   * multi-row statement each (issue #33: one statement per document was the bulk import's bottleneck).
+   * `positions[i]` is the position of `docs[i]` in the caller's operations. Stops after the first failure
+   * when ordered, as MongoDB does.
+   */
+  private async insertRun(docs: Doc[], positions: number[], ordered: boolean, out: InsertOutcome): Promise<boolean> {
+    // _ids first, as the driver assigns them: every document has one afterwards, inserted or not.
+    for (const doc of docs) if (doc._id === undefined) doc._id = new BSON.ObjectId();
+    let chunk: Row[] = [];
+    let bytes = 0;
+    for (const [i, doc] of docs.entries()) {
+      const text = toJsonText(doc);
+      if (chunk.length && (chunk.length >= insertChunkRows || bytes + text.length > insertChunkBytes)) {
+        if (!(await this.insertSpan(chunk, ordered, true, out))) return false;
+        chunk = [];
+        bytes = 0;
+      }
+      chunk.push({ position: positions[i]!, id: doc._id, text });
+      bytes += text.length;
+    }
+    return chunk.length ? this.insertSpan(chunk, ordered, true, out) : true;
+  }
+
+  /**
+   * Rows as one statement (`tryWhole`), which is atomic: a duplicate anywhere writes none of them. Then
+   * the span is halved, down to one row per statement, so that exactly the rows MongoDB would insert
+   * are, and each refused one is reported with its own error: a few duplicates among many rows cost
+   * a few statements each, not one per row. Returns false once an ordered run must stop.
+   */
+  private async insertSpan(rows: Row[], ordered: boolean, tryWhole: boolean, out: InsertOutcome): Promise<boolean> {
+    if (tryWhole) {
+      try {
+        await this.insertRows(rows.map((r) => r.text));
+        for (const r of rows) out.inserted.push(r);
+        return true;
+      } catch (err) {
+        if (!(err instanceof MongoServerError)) throw err;
+        if (rows.length === 1) {
+          out.errors.push({ index: rows[0]!.position, code: err.code as number, errmsg: err.message, message: err.message });
+          return !ordered;
+        }
+      }
+    }
+    // Small spans row by row; larger ones in halves. The second half of a failed span whose first half
+    // went in holds the failure, so it is split without being tried whole again.
+    if (rows.length <= splitRows) {
+      for (const r of rows) if (!(await this.insertSpan([r], ordered, true, out))) return false;
+      return true;
+    }
+    const half = Math.ceil(rows.length / 2);
+    const before = out.errors.length;
+    if (!(await this.insertSpan(rows.slice(0, half), ordered, true, out))) return false;
+    return this.insertSpan(rows.slice(half), ordered, out.errors.length > before, out);
+  }
+
+  /** One statement, whatever the number of rows: the documents travel as one JSON array parameter. */
+  private async insertRows(texts: string[]): Promise<void> {
+    if (texts.length === 1) {
+      await this.q('insertOne', `INSERT INTO ${this.table} (doc) VALUES ($1::jsonb)`, texts);
+      return;
+    }
+    await this.q('insertMany', `INSERT INTO ${this.table} (doc) SELECT value FROM jsonb_array_elements($1::jsonb)`, [
+      `[${texts.join(',')}]`,
+    ]);
+  }
+
+  /**
    * Changes the first matching document (or every one): in one statement when the update only sets
    * or unsets top-level fields, else read, changed here and written back under the row's lock.
    */
@@ -333,21 +411,35 @@ export class PgCollection<TSchema = Doc> {
     return row ? this.decode(row) : null;
   }
 
-  /** Operations one at a time; unordered ones go on past a failure, and every failure is reported. */
+  /**
+   * Operations in order; unordered ones go on past a failure, and every failure is reported. A run of
+   * consecutive inserts is written in multi-row statements (insertRun), every other operation alone.
+   */
   async bulkWrite(operations: Doc[], options: { ordered?: boolean } = {}) {
     const ordered = options.ordered !== false;
     const totals = { insertedCount: 0, matchedCount: 0, modifiedCount: 0, deletedCount: 0, upsertedCount: 0 };
     const insertedIds: Record<number, unknown> = {};
     const upsertedIds: Record<number, unknown> = {};
-    const writeErrors: { index: number; code: number; errmsg: string; message: string }[] = [];
-    for (const [index, op] of operations.entries()) {
-      const [kind, spec] = Object.entries(op)[0] as [string, Doc];
+    const writeErrors: WriteError[] = [];
+    const kindOf = (op: Doc) => Object.keys(op)[0];
+    for (let index = 0; index < operations.length; index++) {
+      const [kind, spec] = Object.entries(operations[index]!)[0] as [string, Doc];
+      if (kind === 'insertOne') {
+        let end = index + 1;
+        while (end < operations.length && kindOf(operations[end]!) === 'insertOne') end++;
+        const docs = operations.slice(index, end).map((op) => (op.insertOne as Doc).document as Doc);
+        // Spans are written in order, so successes and failures are found in the operations' order.
+        const out: InsertOutcome = { inserted: [], errors: writeErrors };
+        const positions = docs.map((_, i) => index + i);
+        const goOn = await this.insertRun(docs, positions, ordered, out);
+        for (const r of out.inserted) insertedIds[r.position] = r.id;
+        totals.insertedCount += out.inserted.length;
+        if (!goOn) break;
+        index = end - 1;
+        continue;
+      }
       try {
-        if (kind === 'insertOne') {
-          const r = await this.insertOne(spec.document as Doc);
-          totals.insertedCount++;
-          insertedIds[index] = r.insertedId;
-        } else if (kind === 'updateOne' || kind === 'updateMany' || kind === 'replaceOne') {
+        if (kind === 'updateOne' || kind === 'updateMany' || kind === 'replaceOne') {
           const r =
             kind === 'replaceOne'
               ? await this.replaceOne(spec.filter as Doc, spec.replacement as Doc, { upsert: spec.upsert as boolean })
