@@ -2,6 +2,8 @@
 // 52 judged queries, binary): nDCG@10 and recall@100 of our BM25, vector-only and hybrid (RRF,
 // aperture on/off) rankings, next to the lexical peers of bench/lexical-peers.ts (MiniSearch, Orama,
 // wink-bm25, Lucene) measured in the same run. Every collection is reported in every run (issue #23).
+// Then every search parameter cross-validated across the two collections (bench/search-tuning.ts, issue #33),
+// and the goal: hybrid with all vectors ≥ 1.10× the best of Lucene BM25 and wink-bm25 on every collection.
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { embeddingText } from '../src/search/documents.js';
@@ -12,6 +14,8 @@ import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
 import { loadCacm, loadCranfield, type Cranfield, type CranQuery } from './collections.js';
 import { lexicalPeers } from './lexical-peers.js';
 import { cachedEmbeddings } from './embedding-cache.js';
+import { recordGoal } from './goals.js';
+import { crossValidate, defaults, prepare, printCrossValidation, score, type Prepared } from './search-tuning.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const depth = 100; // recall@100 needs 100 results; also the candidate pool per retriever (the API default)
@@ -64,11 +68,12 @@ interface Row {
   note?: string;
 }
 
-/** One collection: the peers, then ours with each embedder. Returns the table's rows and its notes. */
-async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: Row[]; notes: string[] }> {
+/** One collection: the peers, then ours with each embedder. Returns the table's rows, its notes and MiniLM's rankings. */
+async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: Row[]; notes: string[]; prepared?: Prepared }> {
   const { docs, queries } = col;
   const rows: Row[] = [];
   const notes: string[] = [];
+  let prepared: Prepared | undefined;
   let t = performance.now();
   const { peers, unavailable } = await lexicalPeers(col, depth);
   notes.push(...unavailable, `peers indexed in ${(performance.now() - t).toFixed(0)} ms`);
@@ -90,6 +95,7 @@ async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: R
       ).map((v, i) => [queries[i]!.id, v]),
     );
     notes.push(`${embedder.id} embed ${docs.length} docs + ${queries.length} queries ${(performance.now() - t).toFixed(0)} ms`);
+    if (embedder instanceof MiniLmEmbedder) prepared = prepare(col, docVectors, [...queryVectors.values()]);
 
     const index = new MemorySearchIndex(embedder.dimensions);
     docs.forEach((d, i) =>
@@ -152,7 +158,7 @@ async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: R
       });
     }
   }
-  return { rows, notes };
+  return { rows, notes, ...(prepared ? { prepared } : {}) };
 }
 
 function print(col: Cranfield, rows: Row[], notes: string[]): void {
@@ -188,10 +194,46 @@ async function main(): Promise<void> {
     'nDCG@10 at exponential gain ((2^g − 1) / log2(rank + 1); Cranfield g = 5 − code, −1 → 0; CACM binary); recall@100 over judged docs with g > 0.',
   );
   console.log('Ratios are nDCG@10 ratios; "best peer" is the best lexical library of the same run. ms/query is the whole ranking call.');
+  const prepared: Prepared[] = [];
   for (const col of [loadCranfield(), loadCacm()]) {
-    const { rows, notes } = await measure(col, embedders);
+    const { rows, notes, prepared: p } = await measure(col, embedders);
     print(col, rows, notes);
+    if (typeof loaded === 'string') continue;
+    recordRatio(col, rows, loaded);
+    if (p) {
+      // The precomputed rankings must give what the index gives (same BM25, same fusion): else the tuning measures something else.
+      const viaIndex = rows.find((r) => r.name === `ours: hybrid RRF, aperture on  (${loaded.id})`)!.ndcg;
+      const viaTuning = score(p, defaults(loaded.fusionWeight, loaded.similarityFloor));
+      console.log(
+        `check: default parameters through the index ${viaIndex.toFixed(4)}, on the precomputed rankings ${viaTuning.toFixed(4)}`,
+      );
+      prepared.push(p);
+    }
   }
+  if (typeof loaded !== 'string' && prepared.length === 2)
+    printCrossValidation(
+      prepared[0]!,
+      prepared[1]!,
+      crossValidate(prepared[0]!, prepared[1]!, defaults(loaded.fusionWeight, loaded.similarityFloor)),
+    );
+}
+
+/** The goal row: hybrid with every vector (MiniLM, the API's default aperture) ÷ the better of Lucene BM25 and wink-bm25 of this run. */
+function recordRatio(col: Cranfield, rows: Row[], embedder: Embedder): void {
+  const hybrid = rows.find((r) => r.name === `ours: hybrid RRF, aperture on  (${embedder.id})`);
+  const peers = rows.filter((r) => r.kind === 'peer' && /^(Lucene|wink-bm25)/.test(r.name));
+  if (!hybrid || peers.length === 0) return void console.log(`goal row not measured on ${col.name}: no hybrid row or no Lucene/wink peer`);
+  const best = peers.reduce((x, y) => (y.ndcg > x.ndcg ? y : x));
+  const ratio = hybrid.ndcg / best.ndcg;
+  recordGoal({
+    row: 'search-lag',
+    what: `hybrid nDCG@10 with all vectors, ${col.name.split(' ')[0]} (${embedder.id}, aperture on)`,
+    measured: hybrid.ndcg.toFixed(4),
+    baseline: `${best.name.split(' (')[0]} ${best.ndcg.toFixed(4)}${peers.length < 2 ? ' (the other peer unavailable)' : ''}`,
+    ratio,
+    goal: '≥ 1.10× the best of Lucene BM25 and wink-bm25',
+    met: ratio >= 1.1,
+  });
 }
 
 await main();

@@ -1,0 +1,219 @@
+// Cross-validation of every search parameter (issue #33, item 4): each one is tuned on one collection
+// and reported on the other (tune on Cranfield, report CACM; tune on CACM, report Cranfield), next to
+// the default. A parameter keeps its default only where the default holds on both held-out collections.
+//
+// The rankings are precomputed once per collection: our BM25F top list per field-boost pair (the index
+// takes the boosts at query time) and the exact cosine ranking of the documents; each setting is then
+// fusion alone (fuseRetrievers, what MemorySearchIndex.search runs with every vector present), so the
+// grids cost seconds. BM25's k1 and b are constants of src/search/bm25.ts, not parameters: not tuned here.
+import { Bm25Index } from '../src/search/bm25.js';
+import { defaultAperture, fuseRetrievers, type ApertureOptions, type Ranked } from '../src/search/rrf-fusion.js';
+import { boostPresets } from '../src/search/presets.js';
+import type { Cranfield } from './collections.js';
+
+/** The search parameters the bench tunes; the description boost cannot be (neither collection has descriptions). */
+export interface Params {
+  title: number;
+  content: number;
+  candidates: number;
+  weight: number;
+  /** The aperture's similarity floor; null: no floor. */
+  minScore: number | null;
+  /** Whether the aperture cuts the semantic list at its elbow. */
+  elbow: boolean;
+}
+
+export const grids: { [K in keyof Params]: Params[K][] } = {
+  title: [1, 1.5, 2, 3, 4],
+  content: [0.5, 1, 1.5, 2],
+  candidates: [25, 50, 100, 200],
+  weight: [0.25, 0.35, 0.5, 0.7, 1, 1.4],
+  minScore: [null, 0.1, 0.15, 0.2, 0.25, 0.3],
+  elbow: [false, true],
+};
+
+/** What `npm run bench:search` ships: the balanced preset, the API's 100 candidates, the embedder's weight and floor, the elbow on. */
+export function defaults(weight: number, minScore: number): Params {
+  const { title, content } = boostPresets.balanced;
+  return { title, content, candidates: 100, weight, minScore, elbow: true };
+}
+
+export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
+  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
+  const ideal = dcg([...gains.values()].sort((a, b) => b - a));
+  return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
+}
+
+/** One collection's precomputed rankings: per query, the lexical list per boost pair and the semantic list. */
+export interface Prepared {
+  col: Cranfield;
+  lexical: Map<string, Ranked[][]>;
+  semantic: Ranked[][];
+}
+
+const maxCandidates = Math.max(...grids.candidates);
+const boostKey = (title: number, content: number) => `${title}/${content}`;
+
+export function prepare(col: Cranfield, docVectors: Float32Array[], queryVectors: Float32Array[]): Prepared {
+  const index = new Bm25Index();
+  for (const d of col.docs) index.upsert(d.id, { title: d.title, description: '', content: d.content }, 'bench');
+  const lexical = new Map<string, Ranked[][]>();
+  for (const title of grids.title)
+    for (const content of [...new Set([...grids.content, boostPresets.balanced.content])])
+      lexical.set(
+        boostKey(title, content),
+        col.queries.map((q) => index.search(q.text, { title, description: 0, content }, maxCandidates, () => true)),
+      );
+  const semantic = queryVectors.map((qv) =>
+    docVectors
+      .map((v, i) => {
+        let dot = 0;
+        for (let j = 0; j < v.length; j++) dot += v[j]! * qv[j]!;
+        return { id: col.docs[i]!.id, score: dot };
+      })
+      .sort((a, b) => b.score - a.score)
+      .slice(0, maxCandidates),
+  );
+  return { col, lexical, semantic };
+}
+
+function aperture(p: Params): ApertureOptions | null {
+  if (p.minScore === null && !p.elbow) return null;
+  // Without the elbow: a list never counts as long enough to have one.
+  return { ...defaultAperture, minScore: p.minScore ?? -Infinity, ...(p.elbow ? {} : { minCandidates: Infinity }) };
+}
+
+/** Per-query nDCG@10 of hybrid search with these parameters. */
+export function perQuery(prep: Prepared, p: Params): number[] {
+  const lists = prep.lexical.get(boostKey(p.title, p.content))!;
+  const ap = aperture(p);
+  return prep.col.queries.map((q, qi) => {
+    const lexical = lists[qi]!.slice(0, p.candidates);
+    const semantic = prep.semantic[qi]!.slice(0, p.candidates);
+    const { fused } = fuseRetrievers(lexical, semantic, 100, ap, p.weight);
+    return ndcgAt10(
+      fused.map((f) => f.id),
+      prep.col.judgements.get(q.id) ?? new Map(),
+    );
+  });
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+export const score = (prep: Prepared, p: Params) => mean(perQuery(prep, p));
+
+/** The value of one parameter best on this collection, the others at their defaults (ties: the default, then the first). */
+function bestValue<K extends keyof Params>(prep: Prepared, base: Params, key: K): Params[K] {
+  let best = base[key];
+  let bestScore = score(prep, base);
+  for (const v of grids[key]) {
+    const s = score(prep, { ...base, [key]: v });
+    if (s > bestScore + 1e-9) [best, bestScore] = [v, s];
+  }
+  return best;
+}
+
+/** Held-out gains smaller than this (absolute nDCG@10) are noise on 52–225 queries: the default holds. */
+export const margin = 0.005;
+
+export interface ParamRow {
+  key: keyof Params;
+  default: string;
+  best: [string, string];
+  /** Held-out nDCG@10: [on B with A's choice: default, chosen], [on A with B's choice: default, chosen]. */
+  heldOut: [[number, number], [number, number]];
+  verdict: string;
+}
+
+const show = (v: Params[keyof Params]) => (v === null ? 'off' : typeof v === 'boolean' ? (v ? 'on' : 'off') : String(v));
+
+/**
+ * Tunes each parameter on A and reports on B, then the other way round; then all of one collection's
+ * choices together, reported on the other.
+ */
+export function crossValidate(
+  a: Prepared,
+  b: Prepared,
+  base: Params,
+): { rows: ParamRow[]; joint: { chosen: [Params, Params]; heldOut: [[number, number], [number, number]] } } {
+  const rows: ParamRow[] = [];
+  const chosen: [Params, Params] = [{ ...base }, { ...base }];
+  for (const key of Object.keys(grids) as (keyof Params)[]) {
+    const onA = bestValue(a, base, key);
+    const onB = bestValue(b, base, key);
+    (chosen[0] as unknown as Record<string, unknown>)[key] = onA;
+    (chosen[1] as unknown as Record<string, unknown>)[key] = onB;
+    const heldOut: ParamRow['heldOut'] = [
+      [score(b, base), score(b, { ...base, [key]: onA })],
+      [score(a, base), score(a, { ...base, [key]: onB })],
+    ];
+    const gains = heldOut.map(([d, c]) => c - d);
+    const lost = gains.some((g) => g < -margin);
+    const won = gains.every((g) => g > margin);
+    const verdict =
+      onA === base[key] && onB === base[key]
+        ? 'holds on both (best on both)'
+        : won && onA === onB
+          ? `does not hold: ${show(onA)} is better on both held-out collections`
+          : won
+            ? `does not hold: each choice is better held out (${show(onA)} / ${show(onB)})`
+            : lost
+              ? 'holds: a choice tuned on one collection loses on the other'
+              : `holds on both (held-out gains under ${margin})`;
+    rows.push({ key, default: show(base[key]), best: [show(onA), show(onB)], heldOut, verdict });
+  }
+  return {
+    rows,
+    joint: {
+      chosen,
+      heldOut: [
+        [score(b, base), score(b, chosen[0])],
+        [score(a, base), score(a, chosen[1])],
+      ],
+    },
+  };
+}
+
+/** Prints the cross-validation table: per parameter, and all choices together. */
+export function printCrossValidation(a: Prepared, b: Prepared, cv: ReturnType<typeof crossValidate>): void {
+  const [an, bn] = [a.col.name.split(' ')[0]!, b.col.name.split(' ')[0]!];
+  console.log(
+    `\nCross-validation (MiniLM hybrid, all vectors): each parameter tuned alone (the others at default) on one collection, reported on the other.`,
+  );
+  console.log(`"holds": the other collection's choice gains under ${margin} nDCG@10 held out, or loses there.`);
+  const head = [
+    'parameter',
+    'default',
+    `best on ${an}`,
+    `best on ${bn}`,
+    `${bn} held out: default → ${an}'s`,
+    `${an} held out: default → ${bn}'s`,
+    'verdict',
+  ];
+  const cells = cv.rows.map((r) => [
+    r.key,
+    r.default,
+    r.best[0],
+    r.best[1],
+    `${r.heldOut[0][0].toFixed(4)} → ${r.heldOut[0][1].toFixed(4)}`,
+    `${r.heldOut[1][0].toFixed(4)} → ${r.heldOut[1][1].toFixed(4)}`,
+    r.verdict,
+  ]);
+  const j = cv.joint;
+  const all = (p: Params) => (Object.keys(grids) as (keyof Params)[]).map((k) => `${k} ${show(p[k])}`).join(', ');
+  cells.push([
+    'all together',
+    '',
+    'below',
+    'below',
+    `${j.heldOut[0][0].toFixed(4)} → ${j.heldOut[0][1].toFixed(4)}`,
+    `${j.heldOut[1][0].toFixed(4)} → ${j.heldOut[1][1].toFixed(4)}`,
+    '',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join(' | ');
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const c of cells) console.log(line(c));
+  console.log(`all chosen on ${an}: ${all(j.chosen[0])}`);
+  console.log(`all chosen on ${bn}: ${all(j.chosen[1])}`);
+}
