@@ -92,7 +92,8 @@ export class OpenAIEmbedder implements Embedder {
 
 /**
  * The configured embedder: all-MiniLM-L6-v2 on onnxruntime (default, installed by
- * scripts/install-model.sh), the hashing embedder, or an OpenAI-compatible endpoint.
+ * scripts/install-model.sh), static token vectors distilled from it (same script), the hashing
+ * embedder, or an OpenAI-compatible endpoint.
  */
 export async function createEmbedder(config: {
   EMBEDDINGS_PROVIDER: 'minilm' | 'static' | 'hashing' | 'openai';
@@ -113,8 +114,10 @@ export async function createEmbedder(config: {
       });
     case 'hashing':
       return new HashingEmbedder(config.EMBEDDINGS_DIMENSIONS);
-    case 'static':
-      throw new Error('EMBEDDINGS_PROVIDER=static: the static embedder is not built yet');
+    case 'static': {
+      const [{ StaticEmbedder }, { defaultModelDir }] = await Promise.all([import('./static-embedder.js'), import('./minilm.js')]);
+      return StaticEmbedder.load(config.EMBEDDINGS_MODEL_DIR ?? defaultModelDir(config.PLATFORM_DEV_DIR));
+    }
     case 'minilm': {
       const { MiniLmEmbedder, defaultModelDir } = await import('./minilm.js');
       return MiniLmEmbedder.load(config.EMBEDDINGS_MODEL_DIR ?? defaultModelDir(config.PLATFORM_DEV_DIR), {
