@@ -18,6 +18,7 @@ import { createSubscriptionActivities, subscriptionNotifier } from './subscripti
 import { createAutomationTrigger } from '../automations/trigger.js';
 import { EmbeddingBacklog } from '../store/embedding-backlog.js';
 import { createIndexingActivities } from './indexing.js';
+import { createImportActivities } from './imports.js';
 
 /** What the activities need of the worker's MCP client (built by its composition root, main/mcp-client.ts). */
 export interface ActivityMcp {
@@ -44,6 +45,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
     ...createSubscriptionActivities(config, db, { secrets: mcp.secrets, fetch: mcp.fetch }),
     ...createIndexingActivities({ artifacts, changes, embedder, backlog: new EmbeddingBacklog(db) }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
+    ...createImportActivities({ config, db, changes, fetch: mcp.fetch }),
     ...createToolCallActivities(external, {
       artifacts,
       changes,

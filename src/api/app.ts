@@ -20,6 +20,7 @@ import { serverCredentialRoutes } from './routes/server-credentials.js';
 import { tokenRoutes } from './routes/token.js';
 import { searchRoutes } from './routes/search.js';
 import { commitRoutes } from './routes/commits.js';
+import { importRoutes } from './routes/imports.js';
 import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
 import { revisionRoutes } from './routes/revisions.js';
@@ -64,6 +65,7 @@ export const routes: RouteDef[] = [
   ...revisionRoutes,
   ...manageRoutes,
   ...commitRoutes,
+  ...importRoutes,
   ...mcpServerRoutes,
   ...invocationRoutes,
   ...mcpRoutes,
@@ -79,7 +81,7 @@ export function createApp(services: Services): Koa<AppState, { services: Service
   app.context.services = services;
   app.silent = true; // errors are logged by our own middleware, with the request id
   const router = new Router<AppState>();
-  mountRoutes(router, routes, services.config.MAX_BODY_BYTES);
+  mountRoutes(router, routes, services.config.MAX_BODY_BYTES, services.config.IMPORT_MAX_BYTES);
   app.use(httpTracing); // outermost: the request's span covers everything, and its logs carry the trace id
   app.use(requestLog as Koa.Middleware);
   app.use(httpMetrics);

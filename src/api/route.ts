@@ -105,7 +105,8 @@ function queryOf(query: RouteDef['query']) {
   };
 }
 
-export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number): void {
+/** `bodyLimit`: MAX_BODY_BYTES; `importLimit`: IMPORT_MAX_BYTES, for bodies of kind 'import'. */
+export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLimit: number, importLimit = bodyLimit): void {
   tables.set(router, routes);
   for (const route of routes) {
     const chain: Middleware[] = [];
@@ -117,7 +118,8 @@ export function mountRoutes(router: Router<AppState>, routes: RouteDef[], bodyLi
     else if (route.access !== 'public' && route.access !== 'authenticated') chain.push(requireScope(route.access) as Middleware);
     // The query before the body: a request the route cannot take is refused before its body is read.
     chain.push(queryOf(query) as unknown as Middleware);
-    if (route.body) chain.push(parseBody(route.body, Math.max(bodyLimit, route.bodyLimit ?? 0)) as Middleware);
+    const limit = route.body === 'import' ? importLimit : Math.max(bodyLimit, route.bodyLimit ?? 0);
+    if (route.body) chain.push(parseBody(route.body, limit) as Middleware);
     // The handler's context type follows its access: authenticate (above) set the principal unless public.
     const handler = route.handler as (ctx: AppContext, query: unknown, body: () => unknown) => Promise<void> | void;
     chain.push(((ctx: AppContext) => handler(ctx, ctx.state.query ?? {}, () => bodyOf(route, ctx))) as unknown as Middleware);

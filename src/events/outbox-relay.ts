@@ -47,6 +47,14 @@ export class OutboxRelay {
     return this.relay(found.filter((c): c is RevisionDoc => c !== null));
   }
 
+  /**
+   * The fast path for claims the caller has just inserted (a bulk import's batch): relayed as they
+   * are, without reading them back. Claims already relayed are harmless: delivery dedupes by event id.
+   */
+  relayInserted(claims: RevisionDoc[]): Promise<number> {
+    return this.relay(claims);
+  }
+
   /** One sweep: every event that waited longer than the grace, oldest first, up to the limit. Returns how many. */
   async sweep(now = new Date()): Promise<number> {
     const due = await outbox.due(this.db, new Date(now.getTime() - this.options.graceMs), this.options.sweepLimit);

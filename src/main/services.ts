@@ -4,6 +4,8 @@ import { ensureAdmin, type AdminBootstrap } from './bootstrap/admin.js';
 import { loadKeyRing } from './bootstrap/master-key.js';
 import type { Config } from '../kernel/config/env.js';
 import { EventWorkflows } from '../workflow-clients/events.js';
+import { ImportWorkflows } from '../workflow-clients/imports.js';
+import { ImportStore } from '../store/imports.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { Services } from '../operations/services.js';
 import { ContainerStore } from '../store/containers.js';
@@ -135,6 +137,8 @@ export function createServices(config: Config, logger: Logger): Services {
     versions: new VersionStore(db),
     commits: new CommitStore(db),
     commitWorkflows: new CommitWorkflows(temporal, config),
+    imports: new ImportStore(db),
+    importWorkflows: new ImportWorkflows(temporal, config),
     toolCallWorkflows: new ToolCallWorkflows(temporal, config),
     invocationWorkflows: new InvocationWorkflows(temporal, config),
     mcpCatalog: new McpCatalogStore(db),

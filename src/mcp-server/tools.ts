@@ -27,6 +27,11 @@ import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { Page } from '../store/pagination.js';
 import { uuid } from '../kernel/json/schemas.js';
 import { consoleCommitPage } from './console-links.js';
+import { importDocument, importUrl } from '../imports/request.js';
+import { listImportItems, requestImport, visibleImport } from '../operations/imports.js';
+import { importSchema, presentImport, presentImportItem } from '../presenters/imports.js';
+
+type ImportLists = { items?: z.infer<typeof importDocument>[]; urls?: z.infer<typeof importUrl>[] };
 
 const extractInput = z.strictObject({
   artifact_ids: z.array(uuid()).min(1).max(50).describe('The source artifacts.'),
@@ -303,6 +308,45 @@ export const tools: ToolDef[] = [
           `A person reviews and approves it at ${page}, signed in as themselves (agents cannot approve). ` +
           `Over REST: POST /commits/${commit.id}/approve with the person's own token.`,
       };
+    },
+  },
+  {
+    name: 'import_artifacts',
+    title: 'Import many documents',
+    description:
+      'Brings many documents (and URLs of Markdown, text, HTML, PDF or JSON files) into a workspace as drafts, in a durable import. Each item key makes one artifact per workspace, however often it is imported. Answers the import at once; follow it with get_import.',
+    access: 'artifact:write',
+    input: z.strictObject({
+      workspace_id: uuid().describe('The workspace the drafts go into.'),
+      items: z.array(importDocument).max(5000).optional().describe('Documents, as create_artifact takes them, each with an optional key.'),
+      urls: z
+        .array(importUrl)
+        .max(5000)
+        .optional()
+        .describe('Files to fetch (http or https), each with an optional key (default: the URL).'),
+      idempotency_key: z.string().min(1).max(200).optional().describe('Send the same key when retrying: the same import is answered.'),
+    }),
+    output: importSchema,
+    annotations: writes(false, true),
+    icon: '📦',
+    run: async (ctx, { workspace_id, idempotency_key, items, urls }: { workspace_id: string; idempotency_key?: string } & ImportLists) => {
+      const raw = Buffer.from(JSON.stringify({ items: items ?? [], urls: urls ?? [] }));
+      const body = { mediaType: 'application/json', contentType: 'application/json', raw };
+      return presentImport((await requestImport(ctx, workspace_id, body, idempotency_key ?? null)).doc);
+    },
+  },
+  {
+    name: 'get_import',
+    title: 'Follow an import',
+    description: "An import's state and counts (done, created, skipped, failed, remaining), and its failed items' reasons.",
+    access: 'artifact:read',
+    input: z.strictObject({ import_id: uuid().describe('The import, as import_artifacts answered it.') }),
+    annotations: readOnly,
+    icon: '📊',
+    run: async (ctx, { import_id }: { import_id: string }) => {
+      const doc = presentImport(await visibleImport(ctx, import_id));
+      const failed = await listImportItems(ctx, import_id, 'failed', 20);
+      return { ...doc, failed_items: failed.items.map(presentImportItem), more_failed: failed.next_cursor !== null };
     },
   },
   {

@@ -22,6 +22,8 @@ import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { SearchService } from '../search/service.js';
 import type { CommitWorkflows } from '../workflow-clients/commit.js';
 import type { CommitStore } from '../store/commits.js';
+import type { ImportStore } from '../store/imports.js';
+import type { ImportWorkflows } from '../workflow-clients/imports.js';
 import type { VersionStore } from '../store/versions.js';
 import type { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { ToolCallWorkflows } from '../workflow-clients/tool-call.js';
@@ -75,6 +77,9 @@ export interface Services {
   versions: VersionStore;
   commits: CommitStore;
   commitWorkflows: CommitWorkflows;
+  /** Bulk imports (issue #33): their records, staged items and outcomes, and their workflows. */
+  imports: ImportStore;
+  importWorkflows: ImportWorkflows;
   /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
   toolCallWorkflows: ToolCallWorkflows;
   /** Agent and LLM invocations as workflows. */

@@ -12,9 +12,16 @@ export function descriptionOf(doc: Pick<ArtifactDoc, 'context'>): string {
 /** Only so much text goes into one embedding: models have input limits and long tails add little. */
 const embeddedChars = 8_000;
 
-/** The text search indexes as an artifact's content: what its content-type server extracted for this version, else the content. */
+/**
+ * The text search indexes as an artifact's content: what was extracted from it (its content-type
+ * server's text for this version, or an imported file's text while the content is still that file),
+ * else the content.
+ */
 export function indexedContent(doc: Pick<ArtifactDoc, 'content'> & Partial<Pick<ArtifactDoc, 'search_text' | 'revision'>>): string {
-  return doc.search_text && doc.search_text.revision === doc.revision ? doc.search_text.text : doc.content;
+  const extracted = doc.search_text;
+  if (!extracted) return doc.content;
+  if (extracted.revision === doc.revision) return extracted.text;
+  return extracted.content_sha256 !== undefined && extracted.content_sha256 === contentHash(doc.content) ? extracted.text : doc.content;
 }
 
 export function embeddingText(

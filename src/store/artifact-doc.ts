@@ -24,7 +24,15 @@ export interface ArtifactDoc {
    * Collection artifacts of a type whose content-type server implements `extract_text` (§4.6): the
    * plain text it returned for this version, which search indexes instead of the raw content.
    */
-  search_text?: { revision: number; text: string };
+  search_text?: {
+    revision: number;
+    text: string;
+    /**
+     * The sha256 (hex) of the content the text was extracted from (an imported PDF): the text stands
+     * for the content at any revision that leaves the content as it was (a retitled PDF keeps its text).
+     */
+    content_sha256?: string;
+  };
   /**
    * Whose stored secrets the content references: the person who last wrote the content (each such
    * write checks that they own them). Unset until the content is first changed: then the creator.
@@ -45,8 +53,10 @@ export interface Provenance {
   updated_at: Date;
   /** Where the content came from: the channel and, when known, the request or artifact behind it. */
   source: {
-    kind: 'api' | 'mcp' | 'agent' | 'commit';
+    kind: 'api' | 'mcp' | 'agent' | 'commit' | 'import';
     request_id?: string;
+    /** For a draft a bulk import made (issue #33): the import. */
+    import_id?: string;
     /** For a change an agent proposed: the invocation that applied it, the action, and the agent. */
     invocation_id?: string;
     action_id?: string;

@@ -1,4 +1,4 @@
-import { MongoClient, MongoServerError, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb';
 import { storageCallMetrics } from '../observability/metrics-storage.js';
 import { defaultStorageTimeoutMs, withStorageDeadlines } from './deadline.js';
 import { PgStoreClient } from './postgres/client.js';
@@ -56,6 +56,29 @@ export function isDuplicateKey(err: unknown): boolean {
   return err instanceof MongoServerError && err.code === 11000;
 }
 
+/**
+ * Inserts documents that may be there already (a retried batch): the indexes of those that were.
+ * Unordered, so every other one goes in; any failure but a duplicate key is thrown.
+ */
+export async function insertNew<T extends { _id: string }>(coll: Collection<T>, docs: T[]): Promise<Set<number>> {
+  const duplicates = new Set<number>();
+  if (docs.length === 0) return duplicates;
+  try {
+    await coll.insertMany(docs as never[], { ordered: false });
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: { index: number; code?: number }[] }).writeErrors;
+    if (!Array.isArray(writeErrors) || writeErrors.length === 0) {
+      if (docs.length === 1 && isDuplicateKey(err)) return new Set([0]);
+      throw err;
+    }
+    for (const e of writeErrors) {
+      if (e.code !== 11000) throw err;
+      duplicates.add(e.index);
+    }
+  }
+  return duplicates;
+}
+
 export async function ensureIndexes(db: Db): Promise<void> {
   await Promise.all([
     db.collection('users').createIndex({ email: 1 }, { unique: true, name: 'email_unique' }),
@@ -69,6 +92,8 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('artifacts').createIndex({ collection_id: 1, _id: 1 }, { name: 'container_recent' }),
     db.collection('artifacts').createIndex({ collection_id: 1, content_type: 1, _id: 1 }, { name: 'workspace_type' }),
     db.collection('events').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
+    db.collection('imports').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
+    db.collection('import_outcomes').createIndex({ import_id: 1, status: 1, _id: 1 }, { name: 'import_status' }),
     db.collection('events').createIndex({ workspace_id: 1, seq: 1 }, { name: 'workspace_seq' }),
     db.collection('subscriptions').createIndex({ workspace_id: 1, state: 1 }, { name: 'workspace_state' }),
     db.collection('subscriptions').createIndex({ owner_id: 1 }, { name: 'owner' }),

@@ -6,6 +6,7 @@ import type { CommitWorkspace } from './contracts/commit-workspace.js';
 import type { ConnectionFlow } from './contracts/connection-flow.js';
 import type { IndexArtifact } from './contracts/index-artifact.js';
 import type { IndexBacklog } from './contracts/index-backlog.js';
+import type { ImportArtifacts } from './contracts/import-artifacts.js';
 import type { McpRun } from './contracts/mcp-run.js';
 import type { TransformRun } from './contracts/transform-run.js';
 import type { WorkspaceEvents } from './contracts/workspace-events.js';
@@ -15,6 +16,7 @@ import { commitWorkspace } from './commit-workspace.js';
 import { connectionFlow } from './connection-flow.js';
 import { indexArtifact } from './index-artifact.js';
 import { indexBacklog } from './index-backlog.js';
+import { importArtifacts } from './import-artifacts.js';
 import { mcpRun } from './mcp-run.js';
 import { transformRun } from './transform-run.js';
 import { workspaceEvents } from './workspace-events.js';
@@ -26,6 +28,7 @@ export {
   connectionFlow,
   indexArtifact,
   indexBacklog,
+  importArtifacts,
   mcpRun,
   transformRun,
   workspaceEvents,
@@ -39,6 +42,7 @@ type Registered = {
   connectionFlow: ConnectionFlow;
   indexArtifact: IndexArtifact;
   indexBacklog: IndexBacklog;
+  importArtifacts: ImportArtifacts;
   mcpRun: McpRun;
   transformRun: TransformRun;
   workspaceEvents: WorkspaceEvents;
@@ -51,6 +55,7 @@ export type Checked = Matches<{
   connectionFlow: typeof connectionFlow;
   indexArtifact: typeof indexArtifact;
   indexBacklog: typeof indexBacklog;
+  importArtifacts: typeof importArtifacts;
   mcpRun: typeof mcpRun;
   transformRun: typeof transformRun;
   workspaceEvents: typeof workspaceEvents;
@@ -65,6 +70,7 @@ export type TypeNamesChecked = NamedAsExported<{
   connectionFlow: typeof import('./contracts/connection-flow.js').connectionFlowType;
   indexArtifact: typeof import('./contracts/index-artifact.js').indexArtifactType;
   indexBacklog: typeof import('./contracts/index-backlog.js').indexBacklogType;
+  importArtifacts: typeof import('./contracts/import-artifacts.js').importArtifactsType;
   mcpRun: typeof import('./contracts/mcp-run.js').mcpRunType;
   transformRun: typeof import('./contracts/transform-run.js').transformRunType;
   workspaceEvents: typeof import('./contracts/workspace-events.js').workspaceEventsType;

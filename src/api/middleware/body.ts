@@ -8,7 +8,14 @@ import { jsonLimits, jsonViolation, pathName, type JsonRules } from '../../kerne
  * json-rpc: the MCP endpoint's body, whose tools check their own inputs and answer a tool error.
  * Both are bounded in depth. form: application/x-www-form-urlencoded.
  */
-export type BodyKind = 'json' | 'json-rpc' | 'form';
+export type BodyKind = 'json' | 'json-rpc' | 'form' | 'import';
+
+/** An import's body (issue #33), read as bytes: its media type decides how (src/imports/request.ts). */
+export interface RawBody {
+  mediaType: string;
+  contentType: string;
+  raw: Buffer;
+}
 
 const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -30,8 +37,9 @@ export async function readBody(ctx: AppContext, kind: BodyKind, limit: number): 
   const declared = Number(ctx.get('content-length') || 0);
   if (declared > limit) throw problems.payloadTooLarge(limit);
   const raw = await readLimited(ctx, limit);
-  if (raw.length === 0 && kind !== 'form') return {};
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  if (kind === 'import') return { mediaType: type, contentType: ctx.get('content-type'), raw } satisfies RawBody;
+  if (raw.length === 0 && kind !== 'form') return {};
   if (kind === 'form') {
     if (type !== mediaTypes.form) throw problems.unsupportedMediaType(mediaTypes.form);
     return checked(Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), { maxDepth: 1, text: true });

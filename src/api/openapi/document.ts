@@ -36,10 +36,27 @@ function parametersOf(route: RouteDef, pathParams: string[]): JsonSchema[] {
   return [...path, ...query, ...onBehalfOf];
 }
 
+/** A bulk import's body: JSON (the route's schema), NDJSON (one document or {url} a line), or multipart files. */
+function importBodyDoc(schema: JsonSchema, example: unknown): JsonSchema {
+  return {
+    required: true,
+    description:
+      'A JSON array of documents (or {"items": [...], "urls": [{"url": ...}]}); NDJSON, one document or {"url": ...} per line; or multipart/form-data files (Markdown, plain text, HTML, PDF, JSON).',
+    content: {
+      'application/json': { schema, ...(example !== undefined ? { example } : {}) },
+      'application/x-ndjson': { schema: { type: 'string' } },
+      'multipart/form-data': {
+        schema: { type: 'object', properties: { file: { type: 'array', items: { type: 'string', format: 'binary' } } } },
+      },
+    },
+  };
+}
+
 function requestBodyOf(route: RouteDef): JsonSchema | undefined {
   if (!route.body) return undefined;
   // A body the handler checks itself (its shape depends on the target, as for invoke): any object.
   const schema = route.request ? jsonSchemaOf(route.request) : { type: 'object', additionalProperties: true };
+  if (route.body === 'import') return importBodyDoc(schema, route.doc?.example);
   const media = route.body === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
   return {
     required: !acceptsEmpty(route.request),

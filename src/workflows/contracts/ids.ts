@@ -23,3 +23,6 @@ export const eventsWorkflowId = (workspaceId: string) => `workspace-events-${wor
 
 /** A Tier 3 subscription's webhook deliveries (`subscriptionDelivery`), one long-lived run per subscription. */
 export const subscriptionWorkflowId = (subscriptionId: string) => `subscription-${subscriptionId}`;
+
+/** A bulk import (issue #33): one run per import. */
+export const importWorkflowId = (workspaceId: string, importId: string) => `import-${workspaceId}-${importId}`;
