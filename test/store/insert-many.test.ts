@@ -219,6 +219,27 @@ for (const store of stores)
       },
     );
 
+    it('unordered, _ids left to the store (ObjectIds) or numbers: duplicates on the unique index are each reported, every other document is in', async () => {
+      const coll = await fresh();
+      const docs: D[] = batch(60);
+      for (const d of docs.slice(0, 30)) delete (d as Partial<D>)._id;
+      for (const d of docs.slice(30)) (d as { _id: unknown })._id = 1000 + d.n!;
+      duplicate(docs, 'k', 3, 'stored');
+      duplicate(docs, 'k', 17, 'batch', 4);
+      duplicate(docs, 'k', 45, 'batch', 20);
+      const r = await refused(coll.insertMany(docs, { ordered: false }));
+      assert.deepEqual(
+        r.errors,
+        [3, 17, 45].map((index) => ({ index, code: 11000 })),
+      );
+      const kept = range(0, 60).filter((i) => ![3, 17, 45].includes(i));
+      assert.deepEqual(r.insertedAt, kept);
+      assert.deepEqual(await positionsStored(coll), kept);
+      assert.equal((await coll.findOne({ _id: docs[17]!._id }))?.n, undefined, 'the refused document is not stored under its ObjectId');
+      assert.equal((await coll.findOne({ _id: docs[18]!._id }))?.n, 18);
+      assert.equal((await coll.findOne({ _id: 1044 as never }))?.n, 44);
+    });
+
     it('every document refused, unordered: each one reported, nothing written', async () => {
       const coll = await fresh();
       const first = batch(30);

@@ -21,6 +21,15 @@ type WriteError = { index: number; code: number; errmsg: string; message: string
 type Row = { position: number; id: unknown; text: string };
 type InsertOutcome = { inserted: Row[]; errors: WriteError[] };
 
+/**
+ * An _id as the JSON text PostgreSQL's jsonb gives back for it (parsed and written again): for the
+ * kinds whose text is the same both ways (strings, finite numbers, ObjectIds); undefined for others.
+ */
+function idKey(id: unknown): string | undefined {
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) || id instanceof BSON.ObjectId) return toJsonText(id);
+  return undefined;
+}
+
 const isDuplicate = (err: unknown) => err instanceof MongoServerError && err.code === 11000;
 
 /** What the driver answers for an update or a replacement. */
@@ -238,6 +247,13 @@ export class PgCollection<TSchema = Doc> {
         }
       }
     }
+    if (!ordered) {
+      const keys = rows.map((r) => idKey(r.id));
+      if (keys.every((k) => k !== undefined) && new Set(keys).size === keys.length) {
+        await this.insertSkipping(rows, keys as string[], out);
+        return true;
+      }
+    }
     // Small spans row by row; larger ones in halves. The second half of a failed span whose first half
     // went in holds the failure, so it is split without being tried whole again.
     if (rows.length <= splitRows) {
@@ -248,6 +264,29 @@ export class PgCollection<TSchema = Doc> {
     const before = out.errors.length;
     if (!(await this.insertSpan(rows.slice(0, half), ordered, true, out))) return false;
     return this.insertSpan(rows.slice(half), ordered, out.errors.length > before, out);
+  }
+
+  /**
+   * Unordered, in one statement: every row that collides with nothing goes in (ON CONFLICT DO NOTHING
+   * skips a row that would break any unique index, _id's or another, against a stored row or one
+   * before it in the statement), and each skipped one is reported as MongoDB's duplicate key error.
+   * Rows are told apart by _id (`keys`, distinct): a retried import whose rows are all stored costs two
+   * statements per chunk, not one per row.
+   */
+  private async insertSkipping(rows: Row[], keys: string[], out: InsertOutcome): Promise<void> {
+    const { rows: stored } = await this.q(
+      'insertMany',
+      `INSERT INTO ${this.table} (doc) SELECT value FROM jsonb_array_elements($1::jsonb) ON CONFLICT DO NOTHING RETURNING doc->'_id' AS id`,
+      [`[${rows.map((r) => r.text).join(',')}]`],
+    );
+    const went = new Set(stored.map((r) => JSON.stringify(r.id)));
+    for (const [i, r] of rows.entries()) {
+      if (went.has(keys[i]!)) out.inserted.push(r);
+      else {
+        const errmsg = `E11000 duplicate key error ${this.namespace}.insertMany: the document with _id ${keys[i]} collides on a unique index`;
+        out.errors.push({ index: r.position, code: 11000, errmsg, message: errmsg });
+      }
+    }
   }
 
   /** One statement, whatever the number of rows: the documents travel as one JSON array parameter. */
