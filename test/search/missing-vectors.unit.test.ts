@@ -2,13 +2,38 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fuseWithMissingVectors, withMissingVectors } from '../../src/search/missing-vectors.js';
 import { MemorySearchIndex, type SearchableDoc, type SearchQuery } from '../../src/search/memory-index.js';
-import { defaultAperture } from '../../src/search/rrf-fusion.js';
+import { defaultAperture, fuseRetrievers, type Ranked } from '../../src/search/rrf-fusion.js';
 import { lexicalPipeline } from '../../src/search/atlas.js';
 
 const ranked = (...ids: string[]) => ids.map((id, i) => ({ id, score: 1 - i / 10 }));
 
-describe('documents whose vector is missing (issue #23)', () => {
-  it('ranks a lexical candidate without a vector semantically at its lexical rank', () => {
+/** A seeded generator (mulberry32), for the property tests' random lists. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A lexical and a semantic list over 40 documents, overlapping, and which documents have vectors (each with probability `p`). */
+function draw(random: () => number, p: number) {
+  const pick = (n: number) =>
+    [...Array(40).keys()]
+      .map((i) => ({ id: `d${i}`, r: random() }))
+      .sort((a, b) => a.r - b.r)
+      .slice(0, n)
+      .map((x, i) => ({ id: x.id, score: 1 - i / (n + 1) }));
+  const lexical = pick(15);
+  const vectored = new Set([...Array(40).keys()].filter(() => random() < p).map((i) => `d${i}`));
+  const semantic = pick(25).filter((h) => vectored.has(h.id));
+  return { lexical, semantic, has: (id: string) => vectored.has(id) };
+}
+
+describe('documents whose vector is missing (issues #23 and #33)', () => {
+  it('reports a lexical candidate without a vector semantically at its lexical rank (the imputed entry)', () => {
     const lexical = ranked('a', 'b', 'c', 'd');
     const semantic = ranked('x', 'c', 'y'); // a and d have no vector
     const has = (id: string) => !['a', 'd'].includes(id);
@@ -28,6 +53,56 @@ describe('documents whose vector is missing (issue #23)', () => {
       withMissingVectors(ranked('c'), semantic, () => true),
       semantic,
     );
+    const random = seeded(1);
+    for (let i = 0; i < 50; i++) {
+      const { lexical, semantic: s } = draw(random, 1);
+      for (const aperture of [defaultAperture, null])
+        assert.deepEqual(
+          fuseWithMissingVectors(lexical, s, () => true, 10, aperture, 0.5).fused,
+          fuseRetrievers(lexical, s, 10, aperture, 0.5).fused,
+        );
+    }
+  });
+
+  it('keeps every lexical candidate without a vector at exactly its lexical-only place, at any coverage', () => {
+    const random = seeded(2);
+    for (let i = 0; i < 200; i++) {
+      const { lexical, semantic, has } = draw(random, random());
+      const { fused } = fuseWithMissingVectors(lexical, semantic, has, 20, i % 2 ? defaultAperture : null, 0.5);
+      lexical.forEach((h, place) => {
+        if (!has(h.id)) {
+          assert.equal(fused[place]?.id, h.id, `draw ${i}: ${h.id} at ${place}`);
+          assert.equal(fused[place]!.retrievers.semantic?.imputed, true);
+        }
+      });
+      assert.equal(new Set(fused.map((f) => f.id)).size, fused.length, 'no document twice');
+      fused.slice(1).forEach((f, k) => assert.ok(f.score <= fused[k]!.score, 'scores never rise down the list'));
+    }
+  });
+
+  it('orders the vectored documents as fusion does, the semantic weight scaled by the coverage among lexical candidates', () => {
+    // Half the lexical candidates have vectors: the semantic list counts half. At full weight 'x' (semantic
+    // first, not a lexical candidate) would outrank 'c' (lexical third, not among the semantic neighbours); at half it does not.
+    const lexical = ranked('a', 'b', 'c', 'd');
+    const semantic: Ranked[] = [
+      { id: 'x', score: 0.9 },
+      { id: 'b', score: 0.8 },
+    ];
+    const has = (id: string) => ['b', 'c', 'x'].includes(id);
+    const ids = fuseWithMissingVectors(lexical, semantic, has, 10, null, 1).fused.map((f) => f.id);
+    const vectoredOrder = fuseRetrievers(lexical, semantic, 10, null, 0.5)
+      .fused.map((f) => f.id)
+      .filter(has);
+    assert.deepEqual(ids.filter(has), vectoredOrder);
+    assert.deepEqual(ids, ['a', 'b', 'c', 'd', 'x']);
+    assert.deepEqual(
+      fuseRetrievers(lexical, semantic, 10, null, 1)
+        .fused.map((f) => f.id)
+        .filter(has)
+        .slice(0, 2),
+      ['b', 'x'],
+      'at full weight x would have come before c',
+    );
   });
 
   it('fuses to exactly the lexical order when no vector exists yet, and marks the stand-ins', () => {
@@ -35,6 +110,12 @@ describe('documents whose vector is missing (issue #23)', () => {
     const { fused, counts } = fuseWithMissingVectors(lexical, [], () => false, 10, defaultAperture, 0.5);
     assert.deepEqual(
       fused.map((f) => f.id),
+      lexical.map((h) => h.id),
+    );
+    // Documents outside the lexical candidates may have vectors: with none among the candidates they still add nothing.
+    const others = fuseWithMissingVectors(lexical, ranked('x', 'y'), (id) => ['x', 'y'].includes(id), 10, null, 0.5).fused;
+    assert.deepEqual(
+      others.map((f) => f.id),
       lexical.map((h) => h.id),
     );
     assert.equal(fused[0]!.retrievers.semantic?.imputed, true);
