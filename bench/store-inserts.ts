@@ -78,7 +78,9 @@ async function main(): Promise<void> {
   });
   const client = createStoreClient(engines.storeUri!, 60_000);
   const pool = new pg.Pool({ connectionString: engines.storeUri!, max: 2, statement_timeout: 60_000 });
-  pool.on('error', (err) => console.error(`[raw pool] ${err.message}`));
+  // An idle connection of the raw pool hears the engine's shutdown at the end; anything earlier is told.
+  let stopping = false;
+  pool.on('error', (err) => stopping || console.error(`[raw pool] ${err.message}`));
   let results: [string, number][];
   try {
     const db = openDatabase(client, 'store_inserts', 60_000);
@@ -156,6 +158,7 @@ async function main(): Promise<void> {
       ],
     ]);
   } finally {
+    stopping = true;
     await pool.end();
     await client.close();
     await engines.stop();

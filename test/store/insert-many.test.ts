@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { MongoBulkWriteError, ObjectId, type Collection, type Db } from 'mongodb';
 import { createStoreClient, type StoreClient } from '../../src/store/mongo.js';
+import { PgStoreClient } from '../../src/store/postgres/client.js';
 import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
 
 const harnessUri = process.env.TEST_STORE_URI;
@@ -116,6 +117,30 @@ for (const store of stores)
       assert.deepEqual(await positionsStored(coll), range(0, 1200));
       assert.deepEqual(await coll.findOne({ _id: docs[1000]!._id }), { _id: docs[1000]!._id, k: 'k1000', n: 1000 });
       assert.deepEqual(await coll.findOne({ _id: 'd1100' }), { _id: 'd1100', k: 'k1100', n: 1100 });
+    });
+
+    it('embedded store: writes 1,200 documents in 2 statements, and 20 of 1 MB in 3 (at most 1,000 rows and 8 MB each)', async (t) => {
+      if (!(client instanceof PgStoreClient)) return t.skip("statements are the embedded store's");
+      const inserts: number[] = [];
+      const engine = client.engine;
+      const previous = engine.onStatement;
+      engine.onStatement = (text, values) => {
+        if (/^\s*INSERT\b/i.test(text)) inserts.push(String(values[0]).length);
+      };
+      try {
+        const coll = await fresh();
+        inserts.length = 0;
+        await coll.insertMany(batch(1200));
+        assert.equal(inserts.length, 2, `${inserts.length} INSERT statements`);
+        inserts.length = 0;
+        const big = batch(20).map((d) => ({ ...d, _id: `big${d.n}`, k: `big${d.n}`, text: 'x'.repeat(1024 * 1024) }));
+        await coll.insertMany(big);
+        assert.equal(inserts.length, 3, `${inserts.length} INSERT statements`);
+        assert.ok(Math.max(...inserts) <= 8 * 1024 * 1024, `the largest statement carried ${Math.max(...inserts)} bytes`);
+      } finally {
+        engine.onStatement = previous;
+      }
+      assert.equal(await db.collection('c' + (made - 1)).countDocuments(), 1 + 1200 + 20);
     });
 
     // Each case: a batch of `size` with a duplicate at one position, on _id or on k, of the stored

@@ -216,13 +216,14 @@ export class PgCollection<TSchema = Doc> {
     let bytes = 0;
     for (const [i, doc] of docs.entries()) {
       const text = toJsonText(doc);
-      if (chunk.length && (chunk.length >= insertChunkRows || bytes + text.length > insertChunkBytes)) {
+      const size = Buffer.byteLength(text);
+      if (chunk.length && (chunk.length >= insertChunkRows || bytes + size > insertChunkBytes)) {
         if (!(await this.insertSpan(chunk, ordered, true, out))) return false;
         chunk = [];
         bytes = 0;
       }
       chunk.push({ position: positions[i]!, id: doc._id, text });
-      bytes += text.length;
+      bytes += size;
     }
     return chunk.length ? this.insertSpan(chunk, ordered, true, out) : true;
   }
