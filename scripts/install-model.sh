@@ -12,7 +12,9 @@ be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037  tokenizer.json
 
 # The static model: its script checks its own manifest (settings, source digests, vectors' sha256).
 distill() {
-  (cd "$root" && node --import tsx scripts/distill-static.ts "$dest") >&2
+  local dir
+  dir=$(cd "$dest" && pwd) # absolute: the script runs from the repository (to resolve its packages)
+  (cd "$root" && node --import tsx scripts/distill-static.ts "$dir") >&2
 }
 
 if [ -f "$dest/onnx/model_quantized.onnx" ] && (cd "$dest" && echo "$sums" | sha256sum -c --quiet - >/dev/null 2>&1); then
