@@ -1,0 +1,149 @@
+// A PDF's text per page, read by pdf.js in a thread of its own (./pdfjs-text.ts), one PDF per thread
+// at a time. Three bounds, each ending the thread (pdf.js work cannot be interrupted any other way)
+// and failing the read: a deadline; the thread's V8 heap limit; and the process's resident memory,
+// watched while PDFs are read, because pdf.js inflates a content stream whole into buffers outside
+// the heap (a 300 KB PDF can inflate to gigabytes). Idle threads are kept for the next PDFs (loading
+// pdf.js costs most of a second) and never keep the process alive.
+import { availableParallelism } from 'node:os';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { PdfTextAnswer, PdfTextRequest } from './pdfjs-text.js';
+
+export interface PdfText {
+  /** Each page's text, in page order; lines joined by newlines, no blank lines. */
+  pages: string[];
+  /** The document information dictionary's Title, as written. */
+  title: string | null;
+  /** Encrypted without a user password (readable, as every viewer reads it). */
+  encrypted: boolean;
+  /** More text than maxChars: the pages past it are empty. */
+  truncated: boolean;
+}
+
+export class PdfTextError extends Error {}
+
+export interface PdfTextLimits {
+  maxPages: number;
+  maxChars: number;
+  /** How long one PDF may take to read once a thread has started on it. */
+  deadlineMs: number;
+  /** The thread's V8 heap, in MiB. */
+  heapMb: number;
+  /** How far the process's resident memory may grow while this PDF is read, in MiB. */
+  memoryMb: number;
+}
+
+export const defaultPdfLimits: PdfTextLimits = { maxPages: 5000, maxChars: 10_000_000, deadlineMs: 30_000, heapMb: 512, memoryMb: 1024 };
+
+/** Threads reading at once; more PDFs wait their turn (their deadline starts with their read). */
+const maxThreads = Math.max(1, Math.min(4, availableParallelism()));
+const watchEveryMs = 100;
+
+interface Job {
+  req: PdfTextRequest;
+  limits: PdfTextLimits;
+  resolve: (text: PdfText) => void;
+  reject: (err: Error) => void;
+}
+
+let nextId = 1;
+const idle: { worker: Worker; heapMb: number }[] = [];
+const waiting: Job[] = [];
+/** The reads under way, each with the way to fail it. */
+const running = new Map<Job, (why: string) => void>();
+let watch: { timer: NodeJS.Timeout; baseRss: number } | null = null;
+
+export function pdfText(bytes: Uint8Array, limits: Partial<PdfTextLimits> = {}): Promise<PdfText> {
+  const all = { ...defaultPdfLimits, ...limits };
+  return new Promise((resolve, reject) => {
+    // The copy is handed to the thread (transferred): the caller's buffer stays whole.
+    const req: PdfTextRequest = { id: nextId++, bytes: new Uint8Array(bytes), maxPages: all.maxPages, maxChars: all.maxChars };
+    waiting.push({ req, limits: all, resolve, reject });
+    pump();
+  });
+}
+
+function pump(): void {
+  while (running.size < maxThreads && waiting.length > 0) run(waiting.shift()!);
+  if (running.size === 0 && watch) {
+    clearInterval(watch.timer);
+    watch = null;
+  }
+}
+
+/** While PDFs are read, the process's growth since the first of them began is theirs: past a read's
+ * budget, every read under way fails (which one grew it cannot be told apart). */
+function watchMemory(): void {
+  if (watch) return;
+  const baseRss = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    const grown = (process.memoryUsage.rss() - baseRss) / 2 ** 20;
+    for (const [job, fail] of [...running]) {
+      if (grown > job.limits.memoryMb) fail(`reading it needed more than ${job.limits.memoryMb} MiB of memory`);
+    }
+  }, watchEveryMs);
+  timer.unref();
+  watch = { timer, baseRss };
+}
+
+function start(heapMb: number): Worker {
+  const ext = extname(fileURLToPath(import.meta.url));
+  const entry = new URL(`./pdfjs-text${ext}`, import.meta.url).href;
+  // Run from TypeScript sources (tsx), the thread registers tsx's loader before it imports its entry.
+  const source =
+    ext === '.ts'
+      ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`
+      : `import(${JSON.stringify(entry)})`;
+  return new Worker(source, {
+    eval: true,
+    workerData: { role: 'imports/pdf-text' }, // pdfjs-text.ts's threadMark
+    resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(64, heapMb / 4) },
+  });
+}
+
+function run(job: Job): void {
+  const reused = idle.findIndex((t) => t.heapMb === job.limits.heapMb);
+  const worker = reused >= 0 ? idle.splice(reused, 1)[0]!.worker : start(job.limits.heapMb);
+  worker.ref();
+  const finish = (keep: boolean, result: () => void) => {
+    if (!running.has(job)) return;
+    running.delete(job);
+    clearTimeout(timer);
+    worker.off('message', onMessage);
+    worker.off('error', onError);
+    worker.off('exit', onExit);
+    if (keep) {
+      worker.unref();
+      idle.push({ worker, heapMb: job.limits.heapMb });
+      while (idle.length > maxThreads) void idle.shift()!.worker.terminate();
+    } else {
+      void worker.terminate();
+    }
+    result();
+    pump();
+  };
+  const fail = (why: string) => finish(false, () => job.reject(new PdfTextError(why)));
+  const onMessage = (answer: PdfTextAnswer) => {
+    if (answer.id !== job.req.id) return;
+    if ('error' in answer) finish(true, () => job.reject(new PdfTextError(answer.error.message)));
+    else
+      finish(true, () =>
+        job.resolve({ pages: answer.pages, title: answer.title, encrypted: answer.encrypted, truncated: answer.truncated }),
+      );
+  };
+  const onError = (err: Error) =>
+    fail(
+      (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? `reading it needed more than ${job.limits.heapMb} MiB of heap`
+        : `reading it failed (${err.message})`,
+    );
+  const onExit = (code: number) => fail(`reading it stopped the PDF thread (exit ${code})`);
+  const timer = setTimeout(() => fail(`reading it took longer than ${job.limits.deadlineMs} ms`), job.limits.deadlineMs);
+  running.set(job, fail);
+  watchMemory();
+  worker.on('message', onMessage);
+  worker.on('error', onError);
+  worker.on('exit', onExit);
+  worker.postMessage(job.req, [job.req.bytes.buffer as ArrayBuffer]);
+}
