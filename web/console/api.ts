@@ -49,7 +49,8 @@ export async function api<T>(path: string, init: RequestInit = {}): Promise<T> {
     const { access } = await fresh(force);
     const headers = new Headers(init.headers);
     headers.set('authorization', `Bearer ${access}`);
-    if (init.body && !headers.has('content-type')) headers.set('content-type', 'application/json');
+    // A FormData body gets its multipart type (with the boundary) from fetch itself.
+    if (init.body && !(init.body instanceof FormData) && !headers.has('content-type')) headers.set('content-type', 'application/json');
     return fetch(path, { ...init, headers, credentials: 'omit', cache: 'no-store' });
   };
   let res = await send(false);

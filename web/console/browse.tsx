@@ -5,6 +5,7 @@ import { api } from './api';
 import { artifactPath, containerPath, type Artifact, type Container, type ContainerKind, type SearchResponse } from './browse-api';
 import { Problem } from './commits';
 import { WorkspaceEvents } from './events';
+import { WorkspaceImports } from './imports';
 import { usePaged } from './paged';
 import { follow } from './router';
 
@@ -180,6 +181,8 @@ function Results({ answer }: { answer: SearchResponse }) {
 function ContainerView({ kind, id }: { kind: ContainerKind; id: string }) {
   const [container, setContainer] = useState<Container | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Bumped when an import finishes: the artifacts list is read again, with what it created.
+  const [imported, setImported] = useState(0);
   useEffect(() => {
     api<Container>(`/${kind}s/${encodeURIComponent(id)}`).then(setContainer, (err: Error) => setError(err.message));
   }, [kind, id]);
@@ -199,7 +202,8 @@ function ContainerView({ kind, id }: { kind: ContainerKind; id: string }) {
       {container && (
         <>
           <Search kind={kind} id={id} name={container.name} />
-          <ArtifactsList kind={kind} id={id} />
+          <ArtifactsList key={imported} kind={kind} id={id} />
+          {kind === 'workspace' && <WorkspaceImports workspaceId={id} onFinished={() => setImported((n) => n + 1)} />}
           {kind === 'workspace' && <WorkspaceEvents workspaceId={id} />}
         </>
       )}
