@@ -144,6 +144,7 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   const hybrid = { static: new Map<number, [number, number]>(), minilm: new Map<number, [number, number]>() };
   const staticFloors = new Map<string, [number, number]>(); // `${floor} @ ${weight}`
+  const staticOpen = new Map<number, [number, number]>(); // no aperture (a request may turn it off): by weight
   const lexicalOnly: [number, number] = [0, 0];
   const threeWay = new Map<number, [number, number]>();
   const speed: string[][] = [];
@@ -182,6 +183,9 @@ async function main(): Promise<void> {
         pair[c] = meanNdcg(col, fused(lexical, [{ lists: s, weight: w, floor }]));
         staticFloors.set(`${floor} @ ${w}`, pair);
       }
+      const open = staticOpen.get(w) ?? [0, 0];
+      open[c] = meanNdcg(col, fused(lexical, [{ lists: s, weight: w, floor: null }]));
+      staticOpen.set(w, open);
     }
     // A static tier next to MiniLM's: MiniLM at its weight, static at 0 (absent) … 1.5.
     for (const w of [0, ...weightGrid]) {
@@ -233,7 +237,10 @@ async function main(): Promise<void> {
   );
   table(
     ['floor', ...weightGrid.map(String)],
-    floorGrid.map((floor) => [String(floor), ...weightGrid.map((w) => staticFloors.get(`${floor} @ ${w}`)!.map(f).join(' / '))]),
+    [
+      ...floorGrid.map((floor) => [String(floor), ...weightGrid.map((w) => staticFloors.get(`${floor} @ ${w}`)!.map(f).join(' / '))]),
+      ['no aperture', ...weightGrid.map((w) => staticOpen.get(w)!.map(f).join(' / '))],
+    ],
   );
   console.log('\nCross-validated (tuned on one collection, nDCG@10 reported on the other; ÷ lexical alone there):');
   const cv = <K>(name: string, map: Map<K, [number, number]>) => {

@@ -1,7 +1,7 @@
 // Distils a static embedding model from the installed all-MiniLM-L6-v2 (Model2Vec-style, issue #33):
 // every ordinary vocabulary token goes through the transformer alone ([CLS] token [SEP]), its output is
-// mean-pooled, the token vectors are centred and projected on their principal components, and each is
-// weighted by a SIF weight with token frequencies estimated by Zipf's law from the vocabulary order
+// mean-pooled, the token vectors are centred (optionally projected on their first principal
+// components: measured, not kept), and each is weighted by a SIF weight with token frequencies estimated by Zipf's law from the vocabulary order
 // (BERT's WordPiece vocabulary lists its word pieces roughly by frequency). A text's vector is then
 // the mean of its tokens' vectors (src/search/static-embedder.ts): no transformer at index or query time.
 //
@@ -21,6 +21,8 @@ import { staticManifestSchema, staticVectorsFile, type DistillSettings, type Sta
  * Measured on Cranfield and CACM alike (nDCG@10 of the vectors alone and in hybrid): mean pooling
  * beat the token's own output, centring helped, PCA to 256 or 128 dimensions lost a little (384 kept),
  * and SIF a = 3e-5 was best or near-best on both (1e-3, 1e-4, 1e-5, 1e-6 and unweighted measured).
+ * Changing any setting changes the vectors: bump `version`, which the embedder's id names, so that
+ * stored vectors of the old model are recomputed.
  */
 export const defaultSettings: DistillSettings = { version: 1, pooling: 'mean', center: true, dims: null, sif: 3e-5 };
 
