@@ -229,7 +229,8 @@ export class PgCollection<TSchema = Doc> {
   }
 
   /**
-   * Rows as one statement (`tryWhole`), which is atomic: a duplicate anywhere writes none of them. Then
+   * Rows as one statement (`tryWhole`), which is atomic: a duplicate anywhere writes none of them.
+   * Then, unordered, once more skipping what collides (insertSkipping); ordered (or when _ids repeat)
    * the span is halved, down to one row per statement, so that exactly the rows MongoDB would insert
    * are, and each refused one is reported with its own error: a few duplicates among many rows cost
    * a few statements each, not one per row. Returns false once an ordered run must stop.
