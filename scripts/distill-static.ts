@@ -1,8 +1,9 @@
 // Distils a static embedding model from the installed all-MiniLM-L6-v2 (Model2Vec-style, issue #33):
 // every ordinary vocabulary token goes through the transformer alone ([CLS] token [SEP]), its output is
 // mean-pooled, the token vectors are centred (optionally projected on their first principal
-// components: measured, not kept), and each is weighted by a SIF weight with token frequencies estimated by Zipf's law from the vocabulary order
-// (BERT's WordPiece vocabulary lists its word pieces roughly by frequency). A text's vector is then
+// components: measured, not kept), and each is weighted by a SIF weight with token frequencies
+// estimated by Zipf's law from the vocabulary order (BERT's WordPiece vocabulary lists its word
+// pieces roughly by frequency). A text's vector is then
 // the mean of its tokens' vectors (src/search/static-embedder.ts): no transformer at index or query time.
 //
 //   node --import tsx scripts/distill-static.ts [modelDir]
