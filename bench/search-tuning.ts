@@ -112,15 +112,46 @@ function bestValue<K extends keyof Params>(prep: Prepared, base: Params, key: K)
   return best;
 }
 
-/** Held-out gains smaller than this (absolute nDCG@10) are noise on 52–225 queries: the default holds. */
+/** Held-out gains smaller than this (absolute nDCG@10) are too small to act on, whatever their p. */
 export const margin = 0.005;
+
+/**
+ * One-sided paired sign-flip permutation test (seeded, 4,000 flips): how often a random sign per
+ * query gives a mean difference at least the observed one. Small p: the chosen value is better held out.
+ */
+export function pairedP(chosen: number[], base: number[]): number {
+  const diffs = chosen.map((c, i) => c - base[i]!);
+  const observed = diffs.reduce((a, b) => a + b, 0);
+  let state = 33;
+  const random = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 4294967296;
+  let atLeast = 0;
+  const flips = 4000;
+  for (let f = 0; f < flips; f++) if (diffs.reduce((a, d) => a + (random() < 0.5 ? -d : d), 0) >= observed - 1e-12) atLeast++;
+  return (atLeast + 1) / (flips + 1);
+}
+
+/** A held-out comparison: nDCG@10 of the default and of the other collection's choice, and the test's p. */
+export interface HeldOut {
+  base: number;
+  chosen: number;
+  p: number;
+}
+
+function heldOut(prep: Prepared, base: Params, chosen: Params): HeldOut {
+  const b = perQuery(prep, base);
+  const c = perQuery(prep, chosen);
+  return { base: mean(b), chosen: mean(c), p: pairedP(c, b) };
+}
+
+/** Whether the other collection's choice beats the default held out: by more than `margin`, at p < 0.05. */
+const beats = (h: HeldOut) => h.chosen - h.base > margin && h.p < 0.05;
 
 export interface ParamRow {
   key: keyof Params;
   default: string;
   best: [string, string];
-  /** Held-out nDCG@10: [on B with A's choice: default, chosen], [on A with B's choice: default, chosen]. */
-  heldOut: [[number, number], [number, number]];
+  /** [B with A's choice, A with B's choice]. */
+  heldOut: [HeldOut, HeldOut];
   verdict: string;
 }
 
@@ -128,49 +159,33 @@ const show = (v: Params[keyof Params]) => (v === null ? 'off' : typeof v === 'bo
 
 /**
  * Tunes each parameter on A and reports on B, then the other way round; then all of one collection's
- * choices together, reported on the other.
+ * choices together, reported on the other. The default holds where neither held-out collection shows
+ * the other's choice better (`beats`).
  */
 export function crossValidate(
   a: Prepared,
   b: Prepared,
   base: Params,
-): { rows: ParamRow[]; joint: { chosen: [Params, Params]; heldOut: [[number, number], [number, number]] } } {
+): { rows: ParamRow[]; joint: { chosen: [Params, Params]; heldOut: [HeldOut, HeldOut] } } {
   const rows: ParamRow[] = [];
   const chosen: [Params, Params] = [{ ...base }, { ...base }];
+  const [an, bn] = [a.col.name.split(' ')[0]!, b.col.name.split(' ')[0]!];
   for (const key of Object.keys(grids) as (keyof Params)[]) {
     const onA = bestValue(a, base, key);
     const onB = bestValue(b, base, key);
     (chosen[0] as unknown as Record<string, unknown>)[key] = onA;
     (chosen[1] as unknown as Record<string, unknown>)[key] = onB;
-    const heldOut: ParamRow['heldOut'] = [
-      [score(b, base), score(b, { ...base, [key]: onA })],
-      [score(a, base), score(a, { ...base, [key]: onB })],
-    ];
-    const gains = heldOut.map(([d, c]) => c - d);
-    const lost = gains.some((g) => g < -margin);
-    const won = gains.every((g) => g > margin);
+    const held: [HeldOut, HeldOut] = [heldOut(b, base, { ...base, [key]: onA }), heldOut(a, base, { ...base, [key]: onB })];
+    const fails = [held[0], held[1]].map((h, i) => (beats(h) ? (i === 0 ? bn : an) : null)).filter(Boolean);
     const verdict =
-      onA === base[key] && onB === base[key]
-        ? 'holds on both (best on both)'
-        : won && onA === onB
-          ? `does not hold: ${show(onA)} is better on both held-out collections`
-          : won
-            ? `does not hold: each choice is better held out (${show(onA)} / ${show(onB)})`
-            : lost
-              ? 'holds: a choice tuned on one collection loses on the other'
-              : `holds on both (held-out gains under ${margin})`;
-    rows.push({ key, default: show(base[key]), best: [show(onA), show(onB)], heldOut, verdict });
+      fails.length === 0
+        ? onA === base[key] && onB === base[key]
+          ? 'holds on both (best on both)'
+          : 'holds on both'
+        : `does not hold on ${fails.join(' and ')}`;
+    rows.push({ key, default: show(base[key]), best: [show(onA), show(onB)], heldOut: held, verdict });
   }
-  return {
-    rows,
-    joint: {
-      chosen,
-      heldOut: [
-        [score(b, base), score(b, chosen[0])],
-        [score(a, base), score(a, chosen[1])],
-      ],
-    },
-  };
+  return { rows, joint: { chosen, heldOut: [heldOut(b, base, chosen[0]), heldOut(a, base, chosen[1])] } };
 }
 
 /** Prints the cross-validation table: per parameter, and all choices together. */
@@ -179,7 +194,9 @@ export function printCrossValidation(a: Prepared, b: Prepared, cv: ReturnType<ty
   console.log(
     `\nCross-validation (MiniLM hybrid, all vectors): each parameter tuned alone (the others at default) on one collection, reported on the other.`,
   );
-  console.log(`"holds": the other collection's choice gains under ${margin} nDCG@10 held out, or loses there.`);
+  console.log(
+    `"holds": on neither collection does the other's choice beat the default held out by more than ${margin} nDCG@10 at p < 0.05 (paired sign-flip test, one-sided).`,
+  );
   const head = [
     'parameter',
     'default',
@@ -189,26 +206,11 @@ export function printCrossValidation(a: Prepared, b: Prepared, cv: ReturnType<ty
     `${an} held out: default → ${bn}'s`,
     'verdict',
   ];
-  const cells = cv.rows.map((r) => [
-    r.key,
-    r.default,
-    r.best[0],
-    r.best[1],
-    `${r.heldOut[0][0].toFixed(4)} → ${r.heldOut[0][1].toFixed(4)}`,
-    `${r.heldOut[1][0].toFixed(4)} → ${r.heldOut[1][1].toFixed(4)}`,
-    r.verdict,
-  ]);
+  const cell = (h: HeldOut) => `${h.base.toFixed(4)} → ${h.chosen.toFixed(4)} (p ${h.p.toFixed(3)})`;
+  const cells = cv.rows.map((r) => [r.key, r.default, r.best[0], r.best[1], cell(r.heldOut[0]), cell(r.heldOut[1]), r.verdict]);
   const j = cv.joint;
   const all = (p: Params) => (Object.keys(grids) as (keyof Params)[]).map((k) => `${k} ${show(p[k])}`).join(', ');
-  cells.push([
-    'all together',
-    '',
-    'below',
-    'below',
-    `${j.heldOut[0][0].toFixed(4)} → ${j.heldOut[0][1].toFixed(4)}`,
-    `${j.heldOut[1][0].toFixed(4)} → ${j.heldOut[1][1].toFixed(4)}`,
-    '',
-  ]);
+  cells.push(['all together', '', 'below', 'below', cell(j.heldOut[0]), cell(j.heldOut[1]), '']);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join(' | ');
   console.log(line(head));
