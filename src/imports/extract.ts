@@ -5,9 +5,8 @@
 // NUL bytes. HTML becomes Markdown (the platform never renders HTML). A PDF keeps its bytes (base64,
 // as the console's viewer reads them) and gives its pages' text to search.
 import { createHash } from 'node:crypto';
-import { htmlToMarkdown } from './html-text.js';
 import { clean } from './clean-text.js';
-import { defaultPdfLimits, pdfText, PdfTextError } from './pdf-text.js';
+import { defaultReadLimits, htmlText, pdfText, ReadError } from './pool-text.js';
 
 export interface ImportFile {
   name: string;
@@ -40,7 +39,8 @@ export class ImportItemError extends Error {
 
 export interface ExtractLimits {
   maxBytes: number;
-  /** How long reading one PDF may take (default 30 s); text types are linear and not timed. */
+  /** How long reading one PDF or converting one HTML page may take, once started (default 30 s);
+   * the other text types take linear time and are not timed. */
   deadlineMs?: number;
 }
 
@@ -144,9 +144,21 @@ function nonEmpty(text: string): string {
   return text;
 }
 
+/** An ATX heading's text without its closing sequence (`## x ##` → `x`), by hand: a regular
+ * expression for it backtracks quadratically on a long run of spaces. */
+function closeless(raw: string): string {
+  const text = raw.trimEnd();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  // Hashes close the heading only after a space or tab, or when they are all there is.
+  const closed = end === 0 || text[end - 1] === ' ' || text[end - 1] === '\t';
+  return (closed ? text.slice(0, end) : text).trim();
+}
+
 /** A YAML front matter `title:` line, else the first ATX heading outside fenced code. */
 export function markdownTitle(text: string): string | null {
-  const front = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text);
+  // Front matter is short: only the start is searched (and no regular expression sees a whole file).
+  const front = /^---[ \t]*\r?\n([\s\S]*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/.exec(text.slice(0, 64 * 1024));
   const fromFront = front && /^title:[ \t]*(.+)$/m.exec(front[1]!);
   if (fromFront) {
     const value = fromFront[1]!.trim().replace(/^(["'])(.*)\1$/, '$2');
@@ -161,8 +173,9 @@ export function markdownTitle(text: string): string | null {
       continue;
     }
     if (fence !== null) continue;
-    const heading = /^ {0,3}#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line);
-    if (heading && heading[1]!.trim()) return heading[1]!;
+    const heading = /^ {0,3}#{1,6}(?:[ \t]+(.*))?$/.exec(line.length > 2000 ? line.slice(0, 2000) : line);
+    const textOf = heading && closeless(heading[1] ?? '');
+    if (textOf) return textOf;
   }
   return null;
 }
@@ -211,7 +224,16 @@ export async function extractFile(file: ImportFile, limits: ExtractLimits): Prom
       return { title: firstTitle(named, nameTitle(file.name)), content_type: 'application/json', content, context };
     }
     case 'html': {
-      const { markdown, title } = htmlToMarkdown(utf8(file.bytes));
+      const html = utf8(file.bytes);
+      let converted;
+      try {
+        converted = await htmlText(html, { deadlineMs: limits.deadlineMs ?? defaultReadLimits.deadlineMs });
+      } catch (err) {
+        // Not among the reasons the API names for HTML alone: text that cannot be read as a page.
+        if (err instanceof ReadError) throw new ImportItemError('invalid-text', `the HTML could not be converted: ${err.message}`);
+        throw err;
+      }
+      const { markdown, title } = converted;
       if (!markdown.trim()) throw new ImportItemError('empty', 'the page has no text once scripts, styles and markup are dropped');
       context.converted_from = 'text/html';
       return { title: firstTitle(title, nameTitle(file.name)), content_type: 'text/markdown', content: markdown, context };
@@ -227,9 +249,9 @@ async function extractPdf(file: ImportFile, limits: ExtractLimits, context: Reco
   }
   let text;
   try {
-    text = await pdfText(file.bytes, { deadlineMs: limits.deadlineMs ?? defaultPdfLimits.deadlineMs });
+    text = await pdfText(file.bytes, { deadlineMs: limits.deadlineMs ?? defaultReadLimits.deadlineMs });
   } catch (err) {
-    if (err instanceof PdfTextError) throw new ImportItemError('unreadable-pdf', `the PDF could not be read: ${err.message}`);
+    if (err instanceof ReadError) throw new ImportItemError('unreadable-pdf', `the PDF could not be read: ${err.message}`);
     throw err;
   }
   const searchText = text.pages.join('\n\n');

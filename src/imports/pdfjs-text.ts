@@ -1,16 +1,15 @@
-// The PDF text thread (imports/pdf-text.ts starts it): pdf.js reads one uploaded PDF at a time here,
-// off the caller's event loop and under the thread's heap limit, so a hostile PDF costs this thread
-// (which the caller terminates on its deadline) and never the process. pdf.js runs its "fake worker"
-// inside this thread: no second thread, no worker script fetched. It never evaluates code from the
+// A PDF's text per page with pdf.js, run only in a reading thread (./thread-text.ts, started by
+// ./pool-text.ts), so a hostile PDF costs that thread and never the process. pdf.js runs its "fake
+// worker" inside the thread: no second thread, no worker script fetched. It never evaluates code from the
 // PDF (isEvalSupported: false, and scripts are only run by a viewer's scripting sandbox, which is never
 // created here), never loads system or network fonts, and reads its character maps and standard font
 // data from its own package folder on disk.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parentPort, workerData } from 'node:worker_threads';
 import { clean } from './clean-text.js';
 
 export interface PdfTextRequest {
+  kind: 'pdf';
   id: number;
   bytes: Uint8Array;
   maxPages: number;
@@ -44,7 +43,7 @@ export function pageText(items: readonly TextItem[]): string {
 
 const pdfjsDir = dirname(dirname(dirname(fileURLToPath(import.meta.resolve('pdfjs-dist/legacy/build/pdf.mjs')))));
 
-async function extract(req: PdfTextRequest): Promise<PdfTextAnswer> {
+export async function readPdf(req: PdfTextRequest): Promise<PdfTextAnswer> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   const task = pdfjs.getDocument({
     data: req.bytes,
@@ -99,16 +98,4 @@ async function extract(req: PdfTextRequest): Promise<PdfTextAnswer> {
   } finally {
     await task.destroy().catch(() => undefined);
   }
-}
-
-/** Marks the thread pdf-text.ts started: imported anywhere else, this module listens to nothing. */
-export const threadMark = 'imports/pdf-text';
-
-const port = parentPort;
-if (port && (workerData as { role?: string } | null)?.role === threadMark) {
-  // pdf.js's complaints about a damaged file are no news for the service's log: the answer says it.
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => undefined;
-  port.on('message', (req: PdfTextRequest) => {
-    void extract(req).then((answer) => port.postMessage(answer));
-  });
 }

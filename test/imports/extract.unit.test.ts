@@ -15,7 +15,7 @@ import {
   type ExtractLimits,
   type ImportFile,
 } from '../../src/imports/extract.js';
-import { pdfText } from '../../src/imports/pdf-text.js';
+import { pdfText } from '../../src/imports/pool-text.js';
 
 const limits = { maxBytes: 1024 * 1024 };
 const file = (name: string, body: string | Buffer, contentType?: string): ImportFile => ({
@@ -80,6 +80,8 @@ describe('extractFile: text', () => {
 
   it('markdown: front matter title first; without a heading the file name; a declared type beats the extension', async () => {
     assert.equal(markdownTitle('---\nlayout: x\ntitle: "From front matter"\n---\n# Heading\n'), 'From front matter');
+    assert.equal(markdownTitle('#hashtag\n#\n  ### Why C# ###  \n'), 'Why C#', 'a closing sequence goes, a word ending in # stays');
+    assert.equal(markdownTitle('# x\\#\n'), 'x\\#');
     const item = await extractFile(file('dir/sub\\Meeting notes.txt', 'no heading here\n', 'text/markdown; charset=utf-8'), limits);
     assert.equal(item.content_type, 'text/markdown');
     assert.equal(item.title, 'Meeting notes');
@@ -163,6 +165,12 @@ describe('extractFile: HTML', () => {
     assert.equal((await extractFile(file('a.htm', '<p>x</p><h1>First <i>h1</i></h1><h1>Second</h1>'), limits)).title, 'First h1');
     assert.equal((await extractFile(file('Some page.xhtml', '<p>text</p>'), limits)).title, 'Some page');
     await refused(file('s.html', '<script>only()</script><style>p{}</style>'), 'empty');
+  });
+
+  it('converts in a thread with a deadline: a page nested past reason is refused, the next one converted', async () => {
+    const deep = '<div>'.repeat(50_000) + 'deep' + '</div>'.repeat(50_000);
+    await refused(file('deep.html', deep), 'invalid-text', /could not be converted: .*longer than 500 ms/, { ...limits, deadlineMs: 500 });
+    assert.equal((await extractFile(file('ok.html', '<p>fine</p>'), limits)).content, 'fine');
   });
 });
 

@@ -1,14 +1,16 @@
-// A PDF's text per page, read by pdf.js in a thread of its own (./pdfjs-text.ts), one PDF per thread
-// at a time. Three bounds, each ending the thread (pdf.js work cannot be interrupted any other way)
-// and failing the read: a deadline; the thread's V8 heap limit; and the process's resident memory,
-// watched while PDFs are read, because pdf.js inflates a content stream whole into buffers outside
-// the heap (a 300 KB PDF can inflate to gigabytes). Idle threads are kept for the next PDFs (loading
-// pdf.js costs most of a second) and never keep the process alive.
+// Reading threads for uploads (./thread-text.ts): a PDF's text per page by pdf.js, an HTML page's
+// Markdown by turndown, one file per thread at a time. Three bounds, each ending the thread (neither
+// library can be interrupted any other way) and failing the read: a deadline; the thread's V8 heap
+// limit; and the process's resident memory, watched while files are read, because pdf.js inflates a
+// content stream whole into buffers outside the heap (a 300 KB PDF can inflate to gigabytes). Idle
+// threads are kept for the next files (loading pdf.js costs most of a second) and never keep the
+// process alive.
 import { availableParallelism } from 'node:os';
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { PdfTextAnswer, PdfTextRequest } from './pdfjs-text.js';
+import type { HtmlText } from './html-text.js';
+import type { ThreadAnswer, ThreadRequest } from './thread-text.js';
 
 export interface PdfText {
   /** Each page's text, in page order; lines joined by newlines, no blank lines. */
@@ -21,29 +23,32 @@ export interface PdfText {
   truncated: boolean;
 }
 
-export class PdfTextError extends Error {}
+/** The file could not be read; the message says why, for a person. */
+export class ReadError extends Error {}
 
-export interface PdfTextLimits {
+export interface ReadLimits {
+  /** PDF: the most pages read. */
   maxPages: number;
+  /** PDF: text past this many characters is not collected. */
   maxChars: number;
-  /** How long one PDF may take to read once a thread has started on it. */
+  /** How long one file may take to read once a thread has started on it. */
   deadlineMs: number;
   /** The thread's V8 heap, in MiB. */
   heapMb: number;
-  /** How far the process's resident memory may grow while this PDF is read, in MiB. */
+  /** How far the process's resident memory may grow while this file is read, in MiB. */
   memoryMb: number;
 }
 
-export const defaultPdfLimits: PdfTextLimits = { maxPages: 5000, maxChars: 10_000_000, deadlineMs: 30_000, heapMb: 512, memoryMb: 1024 };
+export const defaultReadLimits: ReadLimits = { maxPages: 5000, maxChars: 10_000_000, deadlineMs: 30_000, heapMb: 512, memoryMb: 1024 };
 
-/** Threads reading at once; more PDFs wait their turn (their deadline starts with their read). */
+/** Threads reading at once; more files wait their turn (their deadline starts with their read). */
 const maxThreads = Math.max(1, Math.min(4, availableParallelism()));
 const watchEveryMs = 100;
 
 interface Job {
-  req: PdfTextRequest;
-  limits: PdfTextLimits;
-  resolve: (text: PdfText) => void;
+  req: ThreadRequest;
+  limits: ReadLimits;
+  resolve: (answer: ThreadAnswer) => void;
   reject: (err: Error) => void;
 }
 
@@ -54,12 +59,28 @@ const waiting: Job[] = [];
 const running = new Map<Job, (why: string) => void>();
 let watch: { timer: NodeJS.Timeout; baseRss: number } | null = null;
 
-export function pdfText(bytes: Uint8Array, limits: Partial<PdfTextLimits> = {}): Promise<PdfText> {
-  const all = { ...defaultPdfLimits, ...limits };
+export async function pdfText(bytes: Uint8Array, limits: Partial<ReadLimits> = {}): Promise<PdfText> {
+  const all = { ...defaultReadLimits, ...limits };
+  // The copy is handed to the thread (transferred): the caller's buffer stays whole.
+  const answer = await read(
+    { kind: 'pdf', id: nextId++, bytes: new Uint8Array(bytes), maxPages: all.maxPages, maxChars: all.maxChars },
+    all,
+  );
+  if ('error' in answer) throw new ReadError(answer.error.message);
+  if (!('pages' in answer)) throw new ReadError('the reading thread answered something else');
+  return { pages: answer.pages, title: answer.title, encrypted: answer.encrypted, truncated: answer.truncated };
+}
+
+export async function htmlText(html: string, limits: Partial<ReadLimits> = {}): Promise<HtmlText> {
+  const answer = await read({ kind: 'html', id: nextId++, html }, { ...defaultReadLimits, ...limits });
+  if ('error' in answer) throw new ReadError(answer.error.message);
+  if (!('markdown' in answer)) throw new ReadError('the reading thread answered something else');
+  return { markdown: answer.markdown, title: answer.title };
+}
+
+function read(req: ThreadRequest, limits: ReadLimits): Promise<ThreadAnswer> {
   return new Promise((resolve, reject) => {
-    // The copy is handed to the thread (transferred): the caller's buffer stays whole.
-    const req: PdfTextRequest = { id: nextId++, bytes: new Uint8Array(bytes), maxPages: all.maxPages, maxChars: all.maxChars };
-    waiting.push({ req, limits: all, resolve, reject });
+    waiting.push({ req, limits, resolve, reject });
     pump();
   });
 }
@@ -72,7 +93,7 @@ function pump(): void {
   }
 }
 
-/** While PDFs are read, the process's growth since the first of them began is theirs: past a read's
+/** While files are read, the process's growth since the first of them began is theirs: past a read's
  * budget, every read under way fails (which one grew it cannot be told apart). */
 function watchMemory(): void {
   if (watch) return;
@@ -89,7 +110,7 @@ function watchMemory(): void {
 
 function start(heapMb: number): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
-  const entry = new URL(`./pdfjs-text${ext}`, import.meta.url).href;
+  const entry = new URL(`./thread-text${ext}`, import.meta.url).href;
   // Run from TypeScript sources (tsx), the thread registers tsx's loader before it imports its entry.
   const source =
     ext === '.ts'
@@ -97,7 +118,7 @@ function start(heapMb: number): Worker {
       : `import(${JSON.stringify(entry)})`;
   return new Worker(source, {
     eval: true,
-    workerData: { role: 'imports/pdf-text' }, // pdfjs-text.ts's threadMark
+    workerData: { role: 'imports/reader' }, // thread-text.ts's threadMark
     resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(64, heapMb / 4) },
   });
 }
@@ -123,14 +144,9 @@ function run(job: Job): void {
     result();
     pump();
   };
-  const fail = (why: string) => finish(false, () => job.reject(new PdfTextError(why)));
-  const onMessage = (answer: PdfTextAnswer) => {
-    if (answer.id !== job.req.id) return;
-    if ('error' in answer) finish(true, () => job.reject(new PdfTextError(answer.error.message)));
-    else
-      finish(true, () =>
-        job.resolve({ pages: answer.pages, title: answer.title, encrypted: answer.encrypted, truncated: answer.truncated }),
-      );
+  const fail = (why: string) => finish(false, () => job.reject(new ReadError(why)));
+  const onMessage = (answer: ThreadAnswer) => {
+    if (answer.id === job.req.id) finish(true, () => job.resolve(answer));
   };
   const onError = (err: Error) =>
     fail(
@@ -138,12 +154,12 @@ function run(job: Job): void {
         ? `reading it needed more than ${job.limits.heapMb} MiB of heap`
         : `reading it failed (${err.message})`,
     );
-  const onExit = (code: number) => fail(`reading it stopped the PDF thread (exit ${code})`);
+  const onExit = (code: number) => fail(`reading it stopped the reading thread (exit ${code})`);
   const timer = setTimeout(() => fail(`reading it took longer than ${job.limits.deadlineMs} ms`), job.limits.deadlineMs);
   running.set(job, fail);
   watchMemory();
   worker.on('message', onMessage);
   worker.on('error', onError);
   worker.on('exit', onExit);
-  worker.postMessage(job.req, [job.req.bytes.buffer as ArrayBuffer]);
+  worker.postMessage(job.req, job.req.kind === 'pdf' ? [job.req.bytes.buffer as ArrayBuffer] : []);
 }
