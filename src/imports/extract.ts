@@ -99,6 +99,8 @@ function extensionOf(name: string): string {
 function kindOf(file: ImportFile, type: string): { kind: Kind; by: 'content-type' | 'extension' | 'bytes' } {
   if (type) {
     const kind = declaredKinds[type] ?? (type.endsWith('+json') ? 'json' : undefined);
+    // text/plain is what many clients call any text file: a .md file so labelled is still Markdown.
+    if (kind === 'plain' && extensionKinds[extensionOf(file.name)] === 'markdown') return { kind: 'markdown', by: 'extension' };
     if (kind) return { kind, by: 'content-type' };
     throw new ImportItemError('unsupported-type', `${type} is not importable; accepted: ${accepted}`);
   }

@@ -86,6 +86,8 @@ describe('extractFile: text', () => {
     assert.equal(item.content_type, 'text/markdown');
     assert.equal(item.title, 'Meeting notes');
     assert.equal((item.context.file as { type_from: string }).type_from, 'content-type');
+    const labelled = await extractFile(file('readme.markdown', '# Read me', 'text/plain'), limits);
+    assert.deepEqual([labelled.content_type, labelled.title], ['text/markdown', 'Read me'], 'text/plain is any text: .md stays Markdown');
   });
 
   it('plain text: titled by the file name; the first line when the name has none', async () => {
