@@ -53,7 +53,10 @@ interface Job {
 }
 
 let nextId = 1;
-const idle: { worker: Worker; heapMb: number }[] = [];
+/** Threads waiting for the next file; each ends after a minute unused (a thread with pdf.js loaded
+ * holds tens of MiB). */
+const idle: { worker: Worker; heapMb: number; timer: NodeJS.Timeout }[] = [];
+const idleMs = 60_000;
 const waiting: Job[] = [];
 /** The reads under way, each with the way to fail it. */
 const running = new Map<Job, (why: string) => void>();
@@ -108,6 +111,13 @@ function watchMemory(): void {
   watch = { timer, baseRss };
 }
 
+function retire(entry: (typeof idle)[number]): void {
+  const at = idle.indexOf(entry);
+  if (at >= 0) idle.splice(at, 1);
+  clearTimeout(entry.timer);
+  void entry.worker.terminate();
+}
+
 function start(heapMb: number): Worker {
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./thread-text${ext}`, import.meta.url).href;
@@ -116,16 +126,26 @@ function start(heapMb: number): Worker {
     ext === '.ts'
       ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry)}))`
       : `import(${JSON.stringify(entry)})`;
-  return new Worker(source, {
+  const worker = new Worker(source, {
     eval: true,
     workerData: { role: 'imports/reader' }, // thread-text.ts's threadMark
     resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(64, heapMb / 4) },
   });
+  // A read listens for its own failure; an idle thread that fails or ends is only dropped (an
+  // 'error' nobody listens to would end the process).
+  worker.on('error', () => undefined);
+  worker.on('exit', () => {
+    const at = idle.findIndex((t) => t.worker === worker);
+    if (at >= 0) clearTimeout(idle.splice(at, 1)[0]!.timer);
+  });
+  return worker;
 }
 
 function run(job: Job): void {
   const reused = idle.findIndex((t) => t.heapMb === job.limits.heapMb);
-  const worker = reused >= 0 ? idle.splice(reused, 1)[0]!.worker : start(job.limits.heapMb);
+  const kept = reused >= 0 ? idle.splice(reused, 1)[0] : undefined;
+  if (kept) clearTimeout(kept.timer);
+  const worker = kept?.worker ?? start(job.limits.heapMb);
   worker.ref();
   const finish = (keep: boolean, result: () => void) => {
     if (!running.has(job)) return;
@@ -136,8 +156,9 @@ function run(job: Job): void {
     worker.off('exit', onExit);
     if (keep) {
       worker.unref();
-      idle.push({ worker, heapMb: job.limits.heapMb });
-      while (idle.length > maxThreads) void idle.shift()!.worker.terminate();
+      const entry = { worker, heapMb: job.limits.heapMb, timer: setTimeout(() => retire(entry), idleMs).unref() };
+      idle.push(entry);
+      while (idle.length > maxThreads) retire(idle[0]!);
     } else {
       void worker.terminate();
     }
