@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { consolePage, newPerson, signIn, type Person } from '../helpers/console.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -112,10 +112,24 @@ describe('importing files in the web console', () => {
     assert.equal(await recent.getByRole('listitem').count(), 1);
     assert.match(await recent.getByRole('listitem').innerText(), /files · 2 items completed 1 created, 0 skipped, 1 failed/);
 
+    await screenshot(page, 'console-import');
+
     // The created artifact opens from the report.
     await createdLink.click();
     await page.waitForURL(`${platform.url}/console/artifacts/${created[0]!.artifact_id}`);
     await page.getByRole('heading', { level: 1, name: 'Field guide' }).waitFor();
+
+    // Back in the workspace, the import's report again from the recent imports (the page no longer
+    // knows the files' names: an item is named by its position and key).
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'Workspace: Imported notes' }).waitFor();
+    await page
+      .getByRole('list', { name: 'Recent imports' })
+      .getByRole('button', { name: /Show report/ })
+      .click();
+    const again = page.locator('section.import-progress').getByRole('list', { name: 'Failed items' }).getByRole('listitem');
+    await again.waitFor();
+    assert.match(await again.innerText(), /^Item 2 \(sha256:[0-9a-f]{64}\) unsupported-type /);
     assert.deepEqual(dialogs, []);
     await context.close();
   });
