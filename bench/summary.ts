@@ -3,9 +3,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { GoalRow } from './goals.js';
 
-const order: GoalRow['row'][] = ['invocation', 'tool-call', 'indexing', 'search-lag', 'rest', 'scale', 'soak'];
+const order: GoalRow['row'][] = ['invocation', 'tool-call', 'indexing', 'search-lag', 'rest', 'import', 'search-quality', 'scale', 'soak'];
 /** Rows only some runs record: the soak is a run of its own (bench/soak.ts), the scale rows can be turned off (BENCH_SCALE=0). */
-const optional: GoalRow['row'][] = ['scale', 'soak'];
+const optional: GoalRow['row'][] = ['search-quality', 'scale', 'soak'];
 
 const file = process.env.BENCH_GOALS_FILE;
 if (!file || !existsSync(file)) {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import { grantsOf } from '../identity/grants.js';
@@ -165,13 +165,18 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
       const { docs, claims } = await createDrafts(db, principal.subject, workspace, drafts);
       // What follows each create, for the whole batch at once: the search change log (every API
       // replica indexes them on its next poll), the embeddings' queue, and the events' relay.
-      const { events, indexing } = workflowsFor(Context.current().client);
+      const context = Context.current();
+      const { events, indexing } = workflowsFor(context.client);
       await Promise.all([
         deps.changes.record(...docs.map((d) => d._id)),
         Promise.all(docs.map((d) => indexing.start(d))),
-        events.relay!.relayInserted(claims).catch((err: unknown) => {
-          log.warn('import events not relayed; the sweeper relays them', { importId: input.importId, error: (err as Error).message });
-        }),
+        events.relayPaced(input.workspaceId, claims, (err) =>
+          // Reported from behind the activity, maybe after it completed: its own logger, not the ambient one.
+          context.log.warn('import events not relayed; the sweeper relays them', {
+            importId: input.importId,
+            error: (err as Error).message,
+          }),
+        ),
       ]);
     }
     await insertNew(imports.outcomes, outcomes);

@@ -4,9 +4,16 @@ import { v7 as uuidv7 } from 'uuid';
 import type { ArtifactWrite } from '../artifacts/after-write.js';
 import { OutboxRelay, defaultRelayOptions, type RelayOptions } from '../events/outbox-relay.js';
 import { RunKind, WorkspaceId } from '../temporal/search-attributes.js';
-import { artifactEventsSignal, workspaceEventsType, type WorkspaceEvents } from '../workflows/contracts/workspace-events.js';
+import {
+  artifactEventsSignal,
+  pendingEventsQuery,
+  workspaceEventsType,
+  type WorkspaceEvents,
+} from '../workflows/contracts/workspace-events.js';
+import type { RevisionDoc } from '../store/revisions.js';
 import type { WorkspaceEvent } from '../events/types.js';
 import { eventsWorkflowId } from '../workflows/contracts/ids.js';
+import { within } from '../temporal/within.js';
 
 /** Deadline of one signal-with-start: a relay that cannot hand on in time leaves the event to the sweeper. */
 const signalDeadlineMs = 10_000;
@@ -24,6 +31,17 @@ export interface OutboxOptions {
   background?: { onError(err: unknown): void };
 }
 
+/**
+ * A paced relay (bulk writes) hands a batch on only while its workspace's event run holds fewer than
+ * this many events not yet recorded: the run carries them over continue-as-new in one payload, which
+ * must stay well under Temporal's 2 MB limit (an event is about 0.4 KB), and consumers keep up.
+ */
+const pacedQueueLimit = 1_000;
+/** How long a paced relay waits for the event run to catch up before it relays anyway (the sweeper has whatever fails). */
+const pacedWaitMs = 60_000;
+/** Events a paced writer may leave waiting behind it in this process before it waits for them. */
+const pacedBehindLimit = 20_000;
+
 /** At most this many claims wait for the background fast path; past it, a write's event is the sweeper's. */
 const backgroundQueueLimit = 10_000;
 /** Claims per background drain round. */
@@ -37,6 +55,9 @@ export class EventWorkflows {
   readonly relay?: OutboxRelay;
   private queued: { artifactId: string; revision: number }[] = [];
   private draining: Promise<void> | null = null;
+
+  /** Per workspace, the paced relays queued in this process (relayPaced): the last one, and the events still waiting. */
+  private readonly paced = new Map<string, { tail: Promise<void>; waiting: number }>();
 
   constructor(
     private readonly client: Client,
@@ -105,6 +126,49 @@ export class EventWorkflows {
       }
     } finally {
       this.draining = null;
+    }
+  }
+
+  /**
+   * The fast path for a bulk writer's batch (an import): its claims' events are relayed behind the
+   * writes, one batch after another per workspace, each once the workspace's event run has caught up
+   * below `pacedQueueLimit`, so a burst of writes never floods the run (an event storm would starve
+   * automations and subscriptions, and its carried-over queue outgrow Temporal's payload limit). The
+   * writer goes on at once, unless more than `pacedBehindLimit` events already wait behind it: then it
+   * waits for them, which bounds this process's memory. A relay that fails is reported to `onError`;
+   * its events stay in the outbox for the sweeper.
+   */
+  async relayPaced(workspaceId: string, claims: RevisionDoc[], onError: (err: unknown) => void): Promise<void> {
+    if (!this.relay) throw new Error('EventWorkflows: no outbox to relay from');
+    const relay = this.relay;
+    const slim = claims.map((c) => ({ _id: c._id, event: c.event }) as RevisionDoc); // not their content
+    const line = this.paced.get(workspaceId) ?? { tail: Promise.resolve(), waiting: 0 };
+    this.paced.set(workspaceId, line);
+    const before = line.tail;
+    line.waiting += slim.length;
+    const run: Promise<void> = before
+      .then(async () => {
+        await this.caughtUp(workspaceId);
+        await relay.relayInserted(slim);
+      })
+      .catch(onError)
+      .finally(() => {
+        line.waiting -= slim.length;
+        if (line.tail === run) this.paced.delete(workspaceId);
+      });
+    line.tail = run;
+    if (line.waiting > pacedBehindLimit) await before;
+  }
+
+  /** Waits (up to pacedWaitMs) until the workspace's event run holds fewer than pacedQueueLimit events. */
+  private async caughtUp(workspaceId: string): Promise<void> {
+    const handle = this.client.workflow.getHandle(eventsWorkflowId(workspaceId));
+    const until = Date.now() + pacedWaitMs;
+    while (Date.now() < until) {
+      // Not started yet (nothing queued), or no answer in time: go on.
+      const pending = await within(handle.query(pendingEventsQuery), 5_000).catch(() => ({ value: 0 }));
+      if (pending === null || pending.value < pacedQueueLimit) return;
+      await new Promise((r) => setTimeout(r, 250));
     }
   }
 

@@ -1,4 +1,12 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  continueAsNew,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { importRefusedFailure, importStatusQuery, type ImportArtifactsInput } from './contracts/import-artifacts.js';
 import type { ImportCounts } from '../store/imports.js';
@@ -27,6 +35,12 @@ export async function importArtifacts(input: ImportArtifactsInput): Promise<Impo
   let counts: ImportCounts = input.counts ?? { done: 0, created: 0, skipped: 0, failed: 0 };
   let next = input.from ?? 0;
   setHandler(importStatusQuery, () => ({ total: input.total, counts, next }));
+  // What the Temporal UI shows as the run's current details (Markdown), kept as the batches go.
+  const show = (state: string) =>
+    setCurrentDetails(
+      `**${state}**: ${counts.done} of ${input.total} items, ${counts.created} created, ${counts.skipped} skipped, ${counts.failed} failed`,
+    );
+  show('importing');
   for (let batches = 0; next < input.total; batches++) {
     if (batches >= batchesPerRun || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof importArtifacts>({ ...input, from: next, counts });
@@ -38,12 +52,15 @@ export async function importArtifacts(input: ImportArtifactsInput): Promise<Impo
       // Refused (the workspace gone, the requester's grant withdrawn): what was imported stays; the rest is not.
       if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === importRefusedFailure) {
         await finishImport({ importId: input.importId, counts, error: err.cause.message });
+        show('failed');
         throw ApplicationFailure.nonRetryable(err.cause.message, importRefusedFailure);
       }
       throw err;
     }
     next = to;
+    show('importing');
   }
   await finishImport({ importId: input.importId, counts });
+  show('completed');
   return counts;
 }
