@@ -226,7 +226,7 @@ function recordRatio(col: Cranfield, rows: Row[], embedder: Embedder): void {
   const best = peers.reduce((x, y) => (y.ndcg > x.ndcg ? y : x));
   const ratio = hybrid.ndcg / best.ndcg;
   recordGoal({
-    row: 'search-lag',
+    row: 'search-quality',
     what: `hybrid nDCG@10 with all vectors, ${col.name.split(' ')[0]} (${embedder.id}, aperture on)`,
     measured: hybrid.ndcg.toFixed(4),
     baseline: `${best.name.split(' (')[0]} ${best.ndcg.toFixed(4)}${peers.length < 2 ? ' (the other peer unavailable)' : ''}`,
