@@ -154,7 +154,7 @@ export class AtlasSearchBackend {
         });
         return { id: d._id as string, score: d.score as number };
       });
-    // A lexical hit whose vector is not stored yet ranks semantically where it ranks lexically (missing-vectors.ts).
+    // A lexical hit whose vector is not stored yet keeps its lexical-only place (missing-vectors.ts).
     const { fused, counts } = fuseWithMissingVectors(
       ranked(lexicalDocs),
       query.vector ? ranked(vectorDocs) : null,

@@ -61,7 +61,7 @@ export interface SearchHit {
   id: string;
   doc: SearchableDoc;
   score: number;
-  /** `imputed`: ranked semantically at its lexical rank, its vector not stored yet (missing-vectors.ts). */
+  /** `imputed`: its vector not stored yet, it keeps its lexical-only place; the semantic entry says where the semantic side would put it (missing-vectors.ts). */
   retrievers: Record<string, { rank: number; score: number; imputed?: true }>;
 }
 
@@ -217,7 +217,7 @@ export class MemorySearchIndex {
     const typed = scope.contentTypes !== null || scope.typeLimits !== null ? accept : null;
     const lexical = this.lexical.search(query.text, boostPresets[query.preset], query.candidates, accept, this.within(scope, typed));
     const semantic: Ranked[] | null = query.vector ? this.vectors.search(query.vector, query.candidates, scope.containerIds, typed) : null;
-    // A lexical candidate whose vector is not stored yet ranks semantically where it ranks lexically (missing-vectors.ts).
+    // A lexical candidate whose vector is not stored yet keeps its lexical-only place (missing-vectors.ts).
     const { fused, counts } = fuseWithMissingVectors(
       lexical,
       semantic,
