@@ -54,6 +54,10 @@ export function htmlToMarkdown(html: string): HtmlText {
   let h1: string | null = null;
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
   service.remove([...dropped] as TurndownService.TagName[]);
+  // Text that looks like a tag stays text in any Markdown renderer, raw HTML allowed or not: `\<` is
+  // CommonMark's escaped `<`.
+  const escape = service.escape.bind(service);
+  service.escape = (text: string) => escape(text).replace(/</g, '\\<');
   service.addRule('title', {
     filter: 'title',
     replacement: (_content, node) => {
@@ -70,7 +74,7 @@ export function htmlToMarkdown(html: string): HtmlText {
   });
   service.addRule('image', {
     filter: 'img',
-    replacement: (_content, node) => oneLine((node as HTMLElement).getAttribute('alt')),
+    replacement: (_content, node) => service.escape(oneLine((node as HTMLElement).getAttribute('alt'))),
   });
   service.addRule('link', {
     filter: (node) => node.nodeName === 'A',

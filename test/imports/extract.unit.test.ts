@@ -132,7 +132,7 @@ describe('extractFile: HTML', () => {
     <script>document.write("SCRIPTTEXT")</script></head><body>
     <h1>Heading one</h1><p>Hello <b>bold</b> and <a href="https://example.org/a?b=1">a link</a>,
     <a href="javascript:alert('JSLINK')">bad link</a>, <a href="/relative">relative</a>.</p>
-    <img src="data:image/png;base64,AAAA" alt="a picture"><noscript>NOSCRIPTTEXT</noscript>
+    <img src="data:image/png;base64,AAAA" alt="a picture <script>"><noscript>NOSCRIPTTEXT</noscript>
     <iframe src="https://evil.example/">IFRAMETEXT</iframe><form><input value="FORMTEXT"><button>BUTTONTEXT</button></form>
     <ul><li>one</li><li>two</li></ul><p>&lt;img src=x onerror=alert(1)&gt; stays text</p></body></html>`;
 
@@ -158,9 +158,10 @@ describe('extractFile: HTML', () => {
     assert.match(item.content, /^# Heading one$/m);
     assert.match(item.content, /Hello \*\*bold\*\* and \[a link\]\(<https:\/\/example\.org\/a\?b=1>\)/);
     assert.match(item.content, /bad link, relative\./);
-    assert.match(item.content, /a picture/);
+    assert.match(item.content, /a picture \\<script>/);
+    assert.doesNotMatch(item.content, /(?<![\\(])</, 'no < a renderer could take for a tag');
     assert.match(item.content, /^-\s+one$/m);
-    assert.match(item.content, /img src=x onerror=alert\(1\).* stays text/);
+    assert.match(item.content, /\\<img src=x onerror=alert\(1\)> stays text/, 'a tag in the text stays escaped text');
   });
 
   it('is titled by its first <h1> without a <title>, else by the file name; a page of markup only is empty', async () => {
