@@ -129,6 +129,9 @@ function nameTitle(name: string): string {
   return titleFrom(dot > 0 ? base.slice(0, dot) : base);
 }
 
+/** A text's first non-blank line (looked for in its first few KB only). */
+const firstLine = (text: string) => text.slice(0, 4096).trimStart().split('\n')[0];
+
 const firstTitle = (...candidates: (string | null | undefined)[]) => candidates.map(titleFrom).find((t) => t.length > 0) ?? 'Untitled';
 
 /** Strict UTF-8 without NUL bytes; the BOM goes. */
@@ -205,11 +208,16 @@ export async function extractFile(file: ImportFile, limits: ExtractLimits): Prom
   switch (kind) {
     case 'markdown': {
       const content = nonEmpty(utf8(file.bytes));
-      return { title: firstTitle(markdownTitle(content), nameTitle(file.name), content), content_type: 'text/markdown', content, context };
+      return {
+        title: firstTitle(markdownTitle(content), nameTitle(file.name), firstLine(content)),
+        content_type: 'text/markdown',
+        content,
+        context,
+      };
     }
     case 'plain': {
       const content = nonEmpty(utf8(file.bytes));
-      return { title: firstTitle(nameTitle(file.name), content.trim().split('\n')[0]), content_type: 'text/plain', content, context };
+      return { title: firstTitle(nameTitle(file.name), firstLine(content)), content_type: 'text/plain', content, context };
     }
     case 'json': {
       const content = nonEmpty(utf8(file.bytes));
@@ -258,6 +266,7 @@ async function extractPdf(file: ImportFile, limits: ExtractLimits, context: Reco
   }
   const searchText = text.pages.join('\n\n');
   context.pages = text.pages.length;
+  // One value per page: at most maxPages (5,000), inside a stored object's 10,000 values.
   context.page_text_chars = text.pages.map((p) => p.length);
   if (text.encrypted) context.encrypted = true;
   // A scanned PDF has no text: it is kept all the same (viewable, found by its title), and says so.
