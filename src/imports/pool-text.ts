@@ -58,9 +58,9 @@ let nextId = 1;
 const idle: { worker: Worker; heapMb: number; timer: NodeJS.Timeout }[] = [];
 const idleMs = 60_000;
 const waiting: Job[] = [];
-/** The reads under way, each with the way to fail it. */
-const running = new Map<Job, (why: string) => void>();
-let watch: { timer: NodeJS.Timeout; baseRss: number } | null = null;
+/** The reads under way, each with the way to fail it and the process's resident memory when it began. */
+const running = new Map<Job, { fail: (why: string) => void; startRss: number }>();
+let watch: NodeJS.Timeout | null = null;
 
 export async function pdfText(bytes: Uint8Array, limits: Partial<ReadLimits> = {}): Promise<PdfText> {
   const all = { ...defaultReadLimits, ...limits };
@@ -91,24 +91,21 @@ function read(req: ThreadRequest, limits: ReadLimits): Promise<ThreadAnswer> {
 function pump(): void {
   while (running.size < maxThreads && waiting.length > 0) run(waiting.shift()!);
   if (running.size === 0 && watch) {
-    clearInterval(watch.timer);
+    clearInterval(watch);
     watch = null;
   }
 }
 
-/** While files are read, the process's growth since the first of them began is theirs: past a read's
- * budget, every read under way fails (which one grew it cannot be told apart). */
+/** While files are read, the process's growth since a read began counts against that read's budget:
+ * a bomb fails its own read; one begun alongside it fails only if the growth since it began is
+ * over budget too (which thread grew the process cannot be told apart). */
 function watchMemory(): void {
-  if (watch) return;
-  const baseRss = process.memoryUsage.rss();
-  const timer = setInterval(() => {
-    const grown = (process.memoryUsage.rss() - baseRss) / 2 ** 20;
-    for (const [job, fail] of [...running]) {
-      if (grown > job.limits.memoryMb) fail(`reading it needed more than ${job.limits.memoryMb} MiB of memory`);
+  watch ??= setInterval(() => {
+    const rss = process.memoryUsage.rss();
+    for (const [job, { fail, startRss }] of [...running]) {
+      if ((rss - startRss) / 2 ** 20 > job.limits.memoryMb) fail(`reading it needed more than ${job.limits.memoryMb} MiB of memory`);
     }
-  }, watchEveryMs);
-  timer.unref();
-  watch = { timer, baseRss };
+  }, watchEveryMs).unref();
 }
 
 function retire(entry: (typeof idle)[number]): void {
@@ -177,7 +174,7 @@ function run(job: Job): void {
     );
   const onExit = (code: number) => fail(`reading it stopped the reading thread (exit ${code})`);
   const timer = setTimeout(() => fail(`reading it took longer than ${job.limits.deadlineMs} ms`), job.limits.deadlineMs);
-  running.set(job, fail);
+  running.set(job, { fail, startRss: process.memoryUsage.rss() });
   watchMemory();
   worker.on('message', onMessage);
   worker.on('error', onError);
