@@ -7,7 +7,7 @@ const layers = [
   // The access model: who a principal is and what a grant allows, pure functions the store applies in its queries.
   { name: 'access model', path: '^src/identity/(principal|grants)\\.ts$' },
   { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|console|observability)/' },
-  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp-client)/' },
+  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp-client|imports)/' },
   { name: 'contracts', path: '^src/workflows/contracts/' },
   // Automations start invocations from the event workflow's activity, as the workflow clients do from the API.
   { name: 'workflow clients', path: '^src/(workflow-clients|automations)/' },

@@ -10,7 +10,16 @@ import type { Config } from '../kernel/config/env.js';
 import type { FetchLike } from '../net/outbound.js';
 import { createDrafts, type NewDraft } from '../store/artifact-batch.js';
 import { ContainerStore } from '../store/containers.js';
-import { ImportStore, itemId, keyClaimId, type ImportCounts, type ItemOutcome, type KeyClaim, type StagedItem } from '../store/imports.js';
+import {
+  ImportStore,
+  itemId,
+  itemName,
+  keyClaimId,
+  type ImportCounts,
+  type ItemOutcome,
+  type KeyClaim,
+  type StagedItem,
+} from '../store/imports.js';
 import { insertNew } from '../store/mongo.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { EventWorkflows } from '../workflow-clients/events.js';
@@ -122,6 +131,7 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
       import_id: input.importId,
       seq: item.seq,
       key: item.key,
+      name: itemName(item),
       ...rest,
       at: now,
     });

@@ -32,6 +32,7 @@ export const importItemSchema = z
   .object({
     seq: count.describe('The item’s position in the request, from 0.'),
     key: z.string(),
+    name: z.string().describe("A file's name, a URL, a document's title, or where a bad item was in the request (`line 3`, `items[2]`)."),
     status: z.enum(outcomeStatuses),
     artifact_id: z.string().nullable().describe('created: the new draft; skipped: the artifact imported before under the key.'),
     reason: z.string().nullable().describe('skipped and failed: a stable reason (`duplicate-key`, `unsupported-type`, `invalid-item`, …).'),
@@ -61,6 +62,7 @@ export function presentImportItem(o: ItemOutcome): z.output<typeof importItemSch
   return {
     seq: o.seq,
     key: o.key,
+    name: o.name ?? o.key,
     status: o.status,
     artifact_id: o.artifact_id,
     reason: o.reason ?? null,

@@ -72,6 +72,8 @@ export interface ItemOutcome {
   import_id: string;
   seq: number;
   key: string;
+  /** What the item was to the person who sent it: a file's name, a URL, a document's title, or where a bad one was. */
+  name: string;
   status: OutcomeStatus;
   artifact_id: string | null;
   /** A stable reason for skipped and failed items (`duplicate-key`, `unsupported-type`, …). */
@@ -88,6 +90,15 @@ export interface KeyClaim {
   artifact_id: string;
   import_id: string;
   seq: number;
+}
+
+/** An item's name for its report (ItemOutcome.name). */
+export function itemName(staged: Pick<StagedItem, 'item' | 'key'>): string {
+  const item = staged.item;
+  if (item.kind === 'file') return item.name;
+  if (item.kind === 'url') return item.url;
+  if (item.kind === 'document') return item.title;
+  return staged.key.replace(/^invalid:/, '');
 }
 
 export const itemId = (importId: string, seq: number) => `${importId}:${String(seq).padStart(8, '0')}`;

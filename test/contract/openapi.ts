@@ -1367,6 +1367,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/workspaces/{id}/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a workspace's imports, newest first
+     * @description Needs the `artifact:read` scope.
+     */
+    get: operations['getWorkspacesIdImports'];
+    put?: never;
+    /**
+     * Import many documents or files into a workspace
+     * @description Brings documents in as drafts, in a durable workflow: a JSON array (or NDJSON) of documents shaped like POST /artifacts with an optional `key`, URLs to fetch, or multipart files (Markdown, plain text, HTML, PDF, JSON). Each item key makes one artifact per workspace, however often it is imported. Answers 202 with the import; follow it at GET /imports/{id}.
+     *
+     *     Needs the `artifact:write` scope.
+     */
+    post: operations['postWorkspacesIdImports'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/imports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An import's state and progress (items done, created, skipped, failed, remaining)
+     * @description Needs the `artifact:read` scope.
+     */
+    get: operations['getImportsId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/imports/{id}/items': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An import's report: each item's outcome, in item order (status=failed: what went wrong)
+     * @description Needs the `artifact:read` scope.
+     */
+    get: operations['getImportsIdItems'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/artifacts/{id}/op/resources_read': {
     parameters: {
       query?: never;
@@ -2353,8 +2419,9 @@ export interface components {
       updated_at: string;
       source: {
         /** @enum {string} */
-        kind: 'api' | 'mcp' | 'agent' | 'commit';
+        kind: 'api' | 'mcp' | 'agent' | 'commit' | 'import';
         request_id?: string;
+        import_id?: string;
         invocation_id?: string;
         action_id?: string;
         agent?: string;
@@ -2557,6 +2624,50 @@ export interface components {
       content_diff?: string | null;
       /** @constant */
       content_diff_truncated?: true;
+    };
+    Import: {
+      id: string;
+      /** @description The Temporal run that writes the items (its `status` query answers the same counts). */
+      workflow_id: string;
+      workspace_id: string;
+      requested_by: string;
+      /** @enum {string} */
+      source: 'json' | 'ndjson' | 'files' | 'urls';
+      /** @enum {string} */
+      state: 'running' | 'completed' | 'cancelled' | 'failed';
+      total: number;
+      counts: {
+        /** @description Items with an outcome: created + skipped + failed. */
+        done: number;
+        created: number;
+        /** @description Already imported into this workspace under the same key: nothing written. */
+        skipped: number;
+        failed: number;
+        remaining: number;
+      };
+      /** @description Why a failed import stopped; what it imported before stays. */
+      error: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      finished_at: string | null;
+    };
+    ImportItem: {
+      /** @description The item’s position in the request, from 0. */
+      seq: number;
+      key: string;
+      /** @description A file's name, a URL, a document's title, or where a bad item was in the request (`line 3`, `items[2]`). */
+      name: string;
+      /** @enum {string} */
+      status: 'created' | 'skipped' | 'failed';
+      /** @description created: the new draft; skipped: the artifact imported before under the key. */
+      artifact_id: string | null;
+      /** @description skipped and failed: a stable reason (`duplicate-key`, `unsupported-type`, `invalid-item`, …). */
+      reason: string | null;
+      message: string | null;
+      /** Format: date-time */
+      at: string;
     };
     ResourceRead: {
       server_id: string;
@@ -6211,6 +6322,189 @@ export interface operations {
       409: components['responses']['Conflict'];
       413: components['responses']['PayloadTooLarge'];
       415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getWorkspacesIdImports: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['Import'][];
+            /** @description Pass as `cursor` for the next page; null: the last page. */
+            next_cursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postWorkspacesIdImports: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description A JSON array of documents (or {"items": [...], "urls": [{"url": ...}]}); NDJSON, one document or {"url": ...} per line; or multipart/form-data files (Markdown, plain text, HTML, PDF, JSON). */
+    requestBody: {
+      content: {
+        /**
+         * @example [
+         *       {
+         *         "key": "handbook/intro",
+         *         "title": "Introduction",
+         *         "content_type": "text/markdown",
+         *         "content": "# Introduction"
+         *       }
+         *     ]
+         */
+        'application/json': {
+          key?: string;
+          title: string;
+          content_type: string;
+          content: string;
+          /** @description A JSON object. Keys: 1 to 200 characters, not starting with $, without "." or U+0000, not __proto__, constructor or prototype. At most 32 levels deep and 10000 values; no array directly inside an array; strings without U+0000. */
+          context?: {
+            [key: string]: unknown;
+          };
+        }[];
+        'application/x-ndjson': string;
+        'multipart/form-data': {
+          file?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Import'];
+        };
+      };
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Import'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getImportsId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Import'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getImportsIdItems: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+        status?: 'created' | 'skipped' | 'failed';
+      };
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: components['schemas']['ImportItem'][];
+            /** @description Pass as `cursor` for the next page; null: the last page. */
+            next_cursor: string | null;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
       default: components['responses']['Error'];

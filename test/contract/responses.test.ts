@@ -281,6 +281,23 @@ describe('the response contract', () => {
       const decided = await carol.post(`/invocations/${started.body.invocation_id}/${decision}`, { comment: decision });
       assert.equal(decided.status, 200, decided.text);
     }
+
+    // A bulk import (one item refused), its progress, its report, and the workspace's imports.
+    const imported = await carol.request('POST', `/workspaces/${ws}/imports`, {
+      raw: JSON.stringify([
+        { title: 'Imported', content_type: 'text/plain', content: 'imported text' },
+        { title: '', content_type: 'text/plain', content: 'no title' },
+      ]),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(imported.status, 202, imported.text);
+    await eventually(
+      async () => (await carol.get(`/imports/${imported.body.id}`)).body.state === 'completed',
+      30_000,
+      'the import completed',
+    );
+    assert.equal((await carol.get(`/imports/${imported.body.id}/items?status=failed`)).body.items.length, 1);
+    assert.equal((await carol.get(`/workspaces/${ws}/imports`)).status, 200);
     assert.deepEqual(checker.failures, []);
   });
 

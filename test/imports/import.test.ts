@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { eventually, type Api, type Reply } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { textPdfs } from '../../bench/seed/pdfs.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 let platform: TestPlatform;
 let admin: Api;
@@ -44,7 +46,9 @@ async function outcomes(id: string, status?: string) {
   const all: { seq: number; key: string; status: string; artifact_id: string | null; reason: string | null; message: string | null }[] = [];
   let cursor: string | null = null;
   do {
-    const reply: Reply = await admin.get(`/imports/${id}/items?limit=11${status ? `&status=${status}` : ''}${cursor ? `&cursor=${cursor}` : ''}`);
+    const reply: Reply = await admin.get(
+      `/imports/${id}/items?limit=11${status ? `&status=${status}` : ''}${cursor ? `&cursor=${cursor}` : ''}`,
+    );
     assert.equal(reply.status, 200, reply.text);
     all.push(...reply.body.items);
     cursor = reply.body.next_cursor;
@@ -180,9 +184,14 @@ describe('bulk import', () => {
     form.append('file', new Blob(['# Field guide\n\nBracken and sorrel.'], { type: 'text/markdown' }), 'guide.md');
     form.append(
       'file',
-      new Blob(['<html><head><title>Old page</title><script>alert("owned")</script></head><body><h1>Fern</h1><p>Spleenwort grows here.</p></body></html>'], {
-        type: 'text/html',
-      }),
+      new Blob(
+        [
+          '<html><head><title>Old page</title><script>alert("owned")</script></head><body><h1>Fern</h1><p>Spleenwort grows here.</p></body></html>',
+        ],
+        {
+          type: 'text/html',
+        },
+      ),
       'old/page.html',
     );
     form.append('file', new Blob(['{"title": "Settings", "depth": 3}'], { type: 'application/json' }), 'settings.json');
@@ -248,5 +257,44 @@ describe('bulk import', () => {
     // Someone else's import is invisible.
     const mine = await send(admin, await workspace(admin, 'private'), JSON.stringify(docs(1, 'private')), 'application/json');
     assert.equal((await bob.get(`/imports/${mine.body.id}`)).status, 404);
+  });
+
+  it('imports through the MCP tools import_artifacts and get_import, with the official SDK client', async () => {
+    const ws = await workspace();
+    const client = new Client({ name: 'import-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${admin.token}` } },
+      }),
+    );
+    try {
+      const started = await client.callTool({
+        name: 'import_artifacts',
+        arguments: { workspace_id: ws, items: docs(4, 'gamma'), urls: [{ url: 'http://127.0.0.1:1/private.md' }] },
+      });
+      assert.notEqual(started.isError, true, JSON.stringify(started));
+      const id = (started.structuredContent as { id: string }).id;
+      const done = await eventually(
+        async () => {
+          const r = await client.callTool({ name: 'get_import', arguments: { import_id: id } });
+          const body = r.structuredContent as { state: string } | undefined;
+          return body?.state === 'completed'
+            ? (body as unknown as { counts: { created: number; failed: number }; failed_items: { reason: string }[] })
+            : null;
+        },
+        30_000,
+        'the import completed, seen through get_import',
+      );
+      assert.equal(done.counts.created, 4);
+      // A private address the outbound guard refuses: reported, never fetched.
+      assert.deepEqual(
+        done.failed_items.map((f) => f.reason),
+        ['unreachable'],
+      );
+      const refused = await client.callTool({ name: 'get_import', arguments: { import_id: '0190c1d2-7a4b-7c3d-8e9f-0a1b2c3d4e5f' } });
+      assert.equal(refused.isError, true);
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -127,7 +127,7 @@ describe('the MCP server across protocol revisions', () => {
         ...unportable(t.outputSchema, `${t.name} output`),
       ]);
       assert.deepEqual(found, []);
-      assert.equal(modernTools.filter((t) => t.outputSchema).length, 5, 'the five output schemas are walked too');
+      assert.equal(modernTools.filter((t) => t.outputSchema).length, 6, 'the six output schemas are walked too');
       for (const t of legacyTools) {
         const same = modernTools.find((m) => m.name === t.name)!;
         assert.deepEqual(t.inputSchema, same.inputSchema, `${t.name}: one input schema for both eras`);

@@ -49,7 +49,7 @@ describe('MCP endpoint', () => {
   it('publishes discovery and protected resource metadata, and asks for a token with resource_metadata', async () => {
     const discovery = await platform.api.get('/.well-known/mcp.json');
     assert.equal(discovery.body.endpoints.streamable_http, '/mcp');
-    assert.equal(discovery.body.tools.length, 12);
+    assert.equal(discovery.body.tools.length, 14);
     assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
     const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
     assert.equal(meta.body.resource, `${platform.url}/mcp`, 'the URL the client used (127.0.0.1; the configured one is localhost)');
@@ -82,7 +82,7 @@ describe('MCP endpoint', () => {
     assert.equal(as.body.token_endpoint, `${platform.url}/auth/token`);
   });
 
-  it('lists the twelve purposeful tools, with annotations and icons, and no raw CRUD or collection tools', async () => {
+  it('lists the fourteen purposeful tools, with annotations and icons, and no raw CRUD or collection tools', async () => {
     const client = await mcp(alice.token!);
     // No stream outlives a stateless request: list_changed is not promised; instructions and icons per the protocol.
     assert.notEqual(client.getServerCapabilities()?.tools?.listChanged, true);
@@ -99,6 +99,8 @@ describe('MCP endpoint', () => {
       'create_artifact',
       'extract_information',
       'get_artifact',
+      'get_import',
+      'import_artifacts',
       'manage_artifact',
       'relay_status',
       'search',
@@ -179,7 +181,7 @@ describe('MCP endpoint', () => {
       headers: { origin: webClient, accept: 'application/json, text/event-stream' },
     });
     assert.equal(listed.status, 200, 'a listed origin may call /mcp');
-    assert.equal(listed.body.result.tools.length, 12);
+    assert.equal(listed.body.result.tools.length, 14);
     assert.equal(listed.headers.get('access-control-allow-origin'), webClient, 'on the MCP answer too');
   });
 
@@ -197,6 +199,8 @@ describe('MCP endpoint', () => {
       extract_information: { artifact_ids: [id], schema: { type: 'object' } },
       commit_preview: { workspace_id: id, collection_id: id },
       commit_workspace: { workspace_id: id, collection_id: id, message: 'm' },
+      import_artifacts: { workspace_id: id, items: [{ title: 'x', content_type: 'text/plain', content: 'x' }] },
+      get_import: { import_id: id },
       relay_status: {},
     };
     assert.deepEqual(
@@ -320,6 +324,7 @@ describe('MCP endpoint', () => {
       browse_workspaces: { cursor: 'not-a-cursor' },
       manage_artifact: { action: 'archive', id: nowhere },
       commit_workspace: { workspace_id: nowhere, collection_id: nowhere },
+      import_artifacts: { workspace_id: nowhere, items: [{ title: 'x', content_type: 'text/plain', content: 'x' }] },
     };
     const withOutput = tools.filter((t) => t.output).map((t) => t.name);
     assert.deepEqual(Object.keys(failing).sort(), [...withOutput].sort(), 'a failing call for every tool with an output schema');

@@ -33,6 +33,8 @@ export interface Import {
 export interface ImportItem {
   seq: number;
   key: string;
+  /** A file's name, a URL, a document's title, or where a bad item was in the request. */
+  name: string;
   status: 'created' | 'skipped' | 'failed';
   artifact_id: string | null;
   reason: string | null;
@@ -222,7 +224,7 @@ function ImportProgress({ id, names, onFinished }: { id: string; names?: string[
 }
 
 /** An item's name: its file's, when this page sent it, else its position and key. */
-const itemName = (item: ImportItem, names?: string[]) => names?.[item.seq] ?? `Item ${item.seq + 1} (${item.key})`;
+const itemName = (item: ImportItem, names?: string[]) => item.name || names?.[item.seq] || `Item ${item.seq + 1} (${item.key})`;
 
 function ImportReport({ id, names, imported }: { id: string; names?: string[]; imported: Import }) {
   return (
