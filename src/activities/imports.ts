@@ -26,6 +26,9 @@ import { EventWorkflows } from '../workflow-clients/events.js';
 import { IndexingWorkflows } from '../workflow-clients/indexing.js';
 import { importRefusedFailure, type ImportBatchInput } from '../workflows/contracts/import-artifacts.js';
 
+/** Items of a batch read at once: the reading threads (two on two cores) and a URL fetch in flight beside them. */
+const readersPerBatch = 4;
+
 type Resolved = { item: StagedItem; fields: ExtractedItem } | { item: StagedItem; failed: { reason: string; message: string } };
 
 /** One staged item to an artifact's fields, or why not: files are read, URLs fetched, documents taken as they are. */
@@ -120,11 +123,17 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
     const recorded = await imports.outcomesIn(input.importId, input.from, input.to);
     const done = new Set(recorded.map((o) => o.seq));
     const staged = (await imports.staged(input.importId, input.from, input.to)).filter((item) => !done.has(item.seq));
-    const resolved: Resolved[] = [];
-    for (const item of staged) {
-      resolved.push(permitted(await resolve(item, config, deps.fetch), principal));
-      Context.current().heartbeat();
-    }
+    // Files are read (PDF and HTML in the reading threads) and URLs fetched a few at a time, in item order.
+    const context = Context.current();
+    const resolved: Resolved[] = new Array(staged.length);
+    let next = 0;
+    const reader = async () => {
+      for (let i = next++; i < staged.length; i = next++) {
+        resolved[i] = permitted(await resolve(staged[i]!, config, deps.fetch), principal);
+        context.heartbeat();
+      }
+    };
+    await Promise.all(Array.from({ length: readersPerBatch }, reader));
     const now = new Date();
     const outcome = (item: StagedItem, rest: Pick<ItemOutcome, 'status' | 'artifact_id' | 'reason' | 'message'>): ItemOutcome => ({
       _id: itemId(input.importId, item.seq),
@@ -175,7 +184,6 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
       const { docs, claims } = await createDrafts(db, principal.subject, workspace, drafts);
       // What follows each create, for the whole batch at once: the search change log (every API
       // replica indexes them on its next poll), the embeddings' queue, and the events' relay.
-      const context = Context.current();
       const { events, indexing } = workflowsFor(context.client);
       await Promise.all([
         deps.changes.record(...docs.map((d) => d._id)),
