@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { PrincipalSnapshot } from '../identity/principal.js';
 import { findByIds } from './by-id.js';
-import { insertNew, isDuplicateKey } from './mongo.js';
+import { insertNew, isDuplicateKey, refreshStatistics } from './mongo.js';
 import { decodeCursor, encodeCursor, invalidCursor, type Page } from './pagination.js';
 
 /** States of an import (docs/decisions.md, "Bulk import"). */
@@ -105,6 +105,9 @@ export const itemId = (importId: string, seq: number) => `${importId}:${String(s
 export const keyClaimId = (workspaceId: string, key: string) =>
   createHash('sha256').update(`${workspaceId}\u0000${key}`).digest('base64url');
 
+/** An import that created this many drafts or more gathers fresh planner statistics when it ends. */
+const analyzeAfter = 1_000;
+
 /** Every staged item of an import: a range of the primary key (`;` sorts right after `:`). */
 const ofImport = (importId: string) => ({ _id: { $gte: `${importId}:`, $lt: `${importId};` } });
 
@@ -192,6 +195,8 @@ export class ImportStore {
     const now = new Date();
     await this.imports.updateOne({ _id: id }, { $set: { state, counts, updated_at: now, finished_at: now, ...(error ? { error } : {}) } });
     await this.items.deleteMany(ofImport(id)); // the outcomes are the report; the staged content lives on in the artifacts
+    if (counts.created >= analyzeAfter)
+      await refreshStatistics(this.db, ['artifacts', 'artifact_revisions', 'import_keys', 'import_outcomes']);
   }
 
   /** A workspace's imports, newest first. */

@@ -79,6 +79,15 @@ export async function insertNew<T extends { _id: string }>(coll: Collection<T>, 
   return duplicates;
 }
 
+/**
+ * After many documents were written at once: the embedded store's planner statistics gathered now
+ * (PgDb.analyze), not when autovacuum gets to it. MongoDB needs nothing.
+ */
+export async function refreshStatistics(db: Db, collections: string[]): Promise<void> {
+  const analyze = (db as unknown as { analyze?: (names: string[]) => Promise<void> }).analyze;
+  if (analyze) await analyze.call(db, collections);
+}
+
 export async function ensureIndexes(db: Db): Promise<void> {
   await Promise.all([
     db.collection('users').createIndex({ email: 1 }, { unique: true, name: 'email_unique' }),
