@@ -24,6 +24,11 @@ export class OutboxRelay {
     private readonly db: Db,
     private readonly deliver: DeliverEvents,
     private readonly options: RelayOptions = defaultRelayOptions,
+    /**
+     * Whether a workspace's event run has more queued than it should take now (a bulk import's
+     * backlog, issue #33): the sweeper leaves that workspace's events for a later sweep.
+     */
+    private readonly busy?: (workspaceId: string) => Promise<boolean>,
   ) {}
 
   get sweepLimit(): number {
@@ -58,11 +63,11 @@ export class OutboxRelay {
   /** One sweep: every event that waited longer than the grace, oldest first, up to the limit. Returns how many. */
   async sweep(now = new Date()): Promise<number> {
     const due = await outbox.due(this.db, new Date(now.getTime() - this.options.graceMs), this.options.sweepLimit);
-    return this.relay(due);
+    return this.relay(due, true);
   }
 
   /** Groups by workspace, keeps each workspace's claim order, signals in batches, then marks what was accepted. */
-  private async relay(claims: RevisionDoc[]): Promise<number> {
+  private async relay(claims: RevisionDoc[], sweeping = false): Promise<number> {
     const byWorkspace = new Map<string, RevisionDoc[]>();
     for (const claim of claims) {
       if (!claim.event) continue;
@@ -77,6 +82,7 @@ export class OutboxRelay {
         // In event-id order (the claim time), so a workspace's events reach the workflow in write order.
         list.sort((a, b) => (a.event!.id < b.event!.id ? -1 : a.event!.id > b.event!.id ? 1 : 0));
         try {
+          if (sweeping && this.busy && (await this.busy(workspaceId))) return; // caught up later: a sweep must not flood it
           for (let i = 0; i < list.length; i += this.options.signalBatch) {
             const chunk = list.slice(i, i + this.options.signalBatch);
             await this.deliver(

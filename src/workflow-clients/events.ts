@@ -65,7 +65,13 @@ export class EventWorkflows {
     private readonly continueAsNewAfter: number,
     private readonly outbox?: OutboxOptions,
   ) {
-    if (outbox) this.relay = new OutboxRelay(outbox.db, (ws, events) => this.deliver(ws, events), outbox.relay ?? defaultRelayOptions);
+    if (outbox)
+      this.relay = new OutboxRelay(
+        outbox.db,
+        (ws, events) => this.deliver(ws, events),
+        outbox.relay ?? defaultRelayOptions,
+        (ws) => this.backlogged(ws),
+      );
   }
 
   /** Signals a batch of one workspace's events (in order); resolves once Temporal has accepted it. */
@@ -162,14 +168,15 @@ export class EventWorkflows {
 
   /** Waits (up to pacedWaitMs) until the workspace's event run holds fewer than pacedQueueLimit events. */
   private async caughtUp(workspaceId: string): Promise<void> {
-    const handle = this.client.workflow.getHandle(eventsWorkflowId(workspaceId));
     const until = Date.now() + pacedWaitMs;
-    while (Date.now() < until) {
-      // Not started yet (nothing queued), or no answer in time: go on.
-      const pending = await within(handle.query(pendingEventsQuery), 5_000).catch(() => ({ value: 0 }));
-      if (pending === null || pending.value < pacedQueueLimit) return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    while (Date.now() < until && (await this.backlogged(workspaceId))) await new Promise((r) => setTimeout(r, 250));
+  }
+
+  /** Whether the workspace's event run holds pacedQueueLimit events or more (not started, or no answer within 5 s: no). */
+  private async backlogged(workspaceId: string): Promise<boolean> {
+    const handle = this.client.workflow.getHandle(eventsWorkflowId(workspaceId));
+    const pending = await within(handle.query(pendingEventsQuery), 5_000).catch(() => null);
+    return pending !== null && pending.value >= pacedQueueLimit;
   }
 
   /** Resolves once the background fast path has relayed (or failed to relay) everything queued so far: shutdown waits for it. */

@@ -186,6 +186,34 @@ describe('the relay', () => {
     );
   });
 
+  it('the sweeper leaves a workspace whose event run is backlogged for a later sweep; the fast path of a bulk writer does not ask', async () => {
+    await drain();
+    const store = new ArtifactStore(platform.services.db);
+    const [a, b] = [await workspace(), await workspace()];
+    for (const ws of [a, b]) await draftIn(store, ws);
+    const recorder = new Recorder();
+    const backlogged = new Set([a._id]);
+    const relay = new OutboxRelay(platform.services.db, recorder.deliver, { graceMs: 0, sweepLimit: 1000, signalBatch: 100 }, async (ws) =>
+      backlogged.has(ws),
+    );
+    const later = new Date(Date.now() + 1000);
+    assert.equal(await relay.sweep(later), 1);
+    assert.deepEqual(
+      recorder.calls.map((c) => c.workspaceId),
+      [b._id],
+    );
+    backlogged.clear();
+    assert.equal(await relay.sweep(later), 1, 'caught up: swept now');
+    assert.deepEqual(
+      recorder.calls.map((c) => c.workspaceId),
+      [b._id, a._id],
+    );
+    // relayInserted (an import's paced relay, which waited on the run itself) never asks.
+    const draft = await draftIn(store, a);
+    backlogged.add(a._id);
+    assert.equal(await relay.relayInserted(await claimsOf(draft._id)), 1);
+  });
+
   it('startSweeper runs sweeps until stopped, and logs a failed one', async () => {
     const store = new ArtifactStore(platform.services.db);
     const ws = await workspace();
