@@ -97,3 +97,10 @@ export function loadCacm(dir = cacmDir): Cranfield {
     throw new Error(`CACM: ${docs.length} docs, ${queries.length} judged queries (expected 3204, 52)`);
   return { name: 'CACM', docs, queries, judgements };
 }
+
+/** nDCG@10 at exponential gain: DCG = Σ (2^gain_i − 1) / log2(i + 1), ideal DCG from the query's judged gains sorted. */
+export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
+  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
+  const ideal = dcg([...gains.values()].sort((a, b) => b - a));
+  return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
+}

@@ -12,20 +12,13 @@ import { MemorySearchIndex } from '../src/search/memory-index.js';
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
 import { defaultAperture, elbowCut, reciprocalRankFusion, rrfK, type Ranked } from '../src/search/rrf-fusion.js';
 import { StaticEmbedder } from '../src/search/static-embedder.js';
-import { loadCacm, loadCranfield, type Cranfield } from './collections.js';
+import { loadCacm, loadCranfield, ndcgAt10, type Cranfield } from './collections.js';
 import { cachedEmbeddings, devDir } from './embedding-cache.js';
 
 const depth = 100;
 export const weightGrid = [0.25, 0.5, 0.75, 1, 1.25, 1.5];
 /** Static cosines run high (unrelated documents' median 0.3–0.4): floors up to where relevant ones sit. */
 export const floorGrid = [0.2, 0.3, 0.4, 0.5, 0.6];
-
-/** nDCG@10 at exponential gain, as bench/search-quality.ts computes it. */
-export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
-  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
-  const ideal = dcg([...gains.values()].sort((a, b) => b - a));
-  return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
-}
 
 export const meanNdcg = (col: Cranfield, ranked: string[][]) =>
   ranked.reduce((s, r, i) => s + ndcgAt10(r, col.judgements.get(col.queries[i]!.id) ?? new Map()), 0) / col.queries.length;

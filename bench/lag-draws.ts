@@ -10,8 +10,7 @@ import { fuseWithMissingVectors } from '../src/search/missing-vectors.js';
 import { MemorySearchIndex } from '../src/search/memory-index.js';
 import { boostPresets } from '../src/search/presets.js';
 import type { ApertureOptions, Ranked } from '../src/search/rrf-fusion.js';
-import type { Cranfield } from './collections.js';
-import { ndcgAt10 } from './search-tuning.js';
+import { ndcgAt10, type Cranfield } from './collections.js';
 
 const depth = 100; // the API's candidates per retriever, and the results ranked
 

@@ -11,7 +11,7 @@ import { HashingEmbedder, type Embedder } from '../src/search/embedder.js';
 import { defaultAperture, type ApertureOptions } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
-import { loadCacm, loadCranfield, type Cranfield, type CranQuery } from './collections.js';
+import { loadCacm, loadCranfield, ndcgAt10, type Cranfield, type CranQuery } from './collections.js';
 import { lexicalPeers } from './lexical-peers.js';
 import { cachedEmbeddings } from './embedding-cache.js';
 import { recordGoal } from './goals.js';
@@ -21,13 +21,6 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const depth = 100; // recall@100 needs 100 results; also the candidate pool per retriever (the API default)
 const collection = 'bench';
 type Ranker = (query: CranQuery) => string[] | Promise<string[]>;
-
-/** nDCG@10 with exponential gain: DCG = Σ (2^gain_i − 1) / log2(i + 1), ideal DCG from the query's judged gains sorted. */
-function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
-  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
-  const ideal = dcg([...gains.values()].sort((a, b) => b - a));
-  return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
-}
 
 function recallAt100(ranked: string[], gains: Map<string, number>): number {
   const relevant = [...gains].filter(([, g]) => g > 0).map(([id]) => id);

@@ -9,7 +9,7 @@
 import { Bm25Index } from '../src/search/bm25.js';
 import { defaultAperture, fuseRetrievers, type ApertureOptions, type Ranked } from '../src/search/rrf-fusion.js';
 import { boostPresets } from '../src/search/presets.js';
-import type { Cranfield } from './collections.js';
+import { ndcgAt10, type Cranfield } from './collections.js';
 
 /** The search parameters the bench tunes; the description boost cannot be (neither collection has descriptions). */
 export interface Params {
@@ -36,12 +36,6 @@ export const grids: { [K in keyof Params]: Params[K][] } = {
 export function defaults(weight: number, minScore: number): Params {
   const { title, content } = boostPresets.balanced;
   return { title, content, candidates: 100, weight, minScore, elbow: true };
-}
-
-export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
-  const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
-  const ideal = dcg([...gains.values()].sort((a, b) => b - a));
-  return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
 }
 
 /** One collection's precomputed rankings: per query, the lexical list per boost pair and the semantic list. */
