@@ -85,6 +85,9 @@ before(async () => {
 
   const person = mallory.userId;
   const art_ = { title: 'x', content_type: 'text/plain', content: 'x' };
+  // An import (no worker runs here: it stays staged and running, which its reads need no more than).
+  const imported = await alice.request('POST', `/workspaces/${ws}/imports`, { body: [art_] });
+  if (imported.status !== 202) throw new Error(`import not requested: ${imported.text}`);
   samples = {
     'POST /users': { path: '/users', body: { email: 'new@example.test', password: 'long enough password' }, target: 'none' },
     'POST /admin/signing-keys/rotate': { path: '/admin/signing-keys/rotate', target: 'none' },
@@ -167,6 +170,10 @@ before(async () => {
     'POST /workspaces/:id/commit-preview': { path: `/workspaces/${ws}/commit-preview`, body: { collection_id: col }, target: 'container' },
     'POST /workspaces/:id/commits': { path: `/workspaces/${ws}/commits`, body: { collection_id: col, message: 'm' }, target: 'container' },
     'GET /commits': { path: '/commits', target: 'none' },
+    'POST /workspaces/:id/imports': { path: `/workspaces/${ws}/imports`, body: [art_], target: 'container' },
+    'GET /workspaces/:id/imports': { path: `/workspaces/${ws}/imports`, target: 'container' },
+    'GET /imports/:id': { path: `/imports/${imported.body.id}`, target: 'container' },
+    'GET /imports/:id/items': { path: `/imports/${imported.body.id}/items`, target: 'container' },
     'GET /commits/:id': { path: `/commits/${commit.body.id}`, target: 'container' },
     'GET /commits/:id/items': { path: `/commits/${commit.body.id}/items`, target: 'container' },
     'POST /commits/:id/approve': { path: `/commits/${commit.body.id}/approve`, body: {}, target: 'container' },
