@@ -1,7 +1,6 @@
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
-import { inParallelSlices } from '../store/by-id.js';
 import { uuidv7Floor, uuidv7Time, type SearchChangeStore } from '../store/search-changes.js';
 import { AtlasSearchBackend } from './atlas.js';
 import { searchable } from './documents.js';
@@ -94,7 +93,7 @@ export class SearchService {
     for (;;) {
       const changes = await this.deps.changes.page(after, changePage);
       const fresh = changes.filter((change) => !this.applied.has(change._id));
-      // Each changed artifact read once per page, by primary key (16 at a time): the page's changes
+      // Each changed artifact read once per page, by primary key (ArtifactStore.getMany): the page's changes
       // are applied as the artifacts are now, which is what reading them one by one in order gave.
       await this.refresh([...new Set(fresh.map((change) => change.artifact_id))]);
       for (const change of changes) {
@@ -147,12 +146,12 @@ export class SearchService {
 
   private async refresh(artifactIds: string[]): Promise<void> {
     if (artifactIds.length === 0) return;
-    const docs = await inParallelSlices(artifactIds, (id) => this.deps.artifacts.get(id));
-    artifactIds.forEach((id, i) => {
-      const doc = docs[i];
+    const found = new Map((await this.deps.artifacts.getMany(artifactIds)).map((doc) => [doc._id, doc]));
+    for (const id of artifactIds) {
+      const doc = found.get(id);
       if (doc) this.apply(doc);
       else this.index.remove(id);
-    });
+    }
   }
 
   /**

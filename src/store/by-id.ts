@@ -1,4 +1,5 @@
 import type { Collection, Document, Filter, FindOptions } from 'mongodb';
+import { storeCollectionMark } from './deadline.js';
 
 /** How many primary-key calls findByIds and deleteByIds make at once. */
 const parallelReads = 16;
@@ -10,19 +11,33 @@ export async function inParallelSlices<T, R>(items: T[], call: (item: T) => Prom
   return out;
 }
 
+/** Ids one `$in` read of the embedded store takes. */
+const idsPerRead = 500;
+
 /**
- * Documents by `_id`, one primary-key read each, at most 16 at once; ids not found are skipped, the
- * order of `ids` is kept. Not `{_id: {$in: ids}}` (nor an `$or` of ids): FerretDB on PostgreSQL
- * answers those with a scan of the whole collection (560–950 ms at 20,000 documents, against 6 ms for
- * one `_id` equality; measured, docs/decisions.md), so a read by ids would grow with the collection.
+ * Documents by `_id`; ids not found are skipped, the order of `ids` is kept. On the embedded store,
+ * `{_id: {$in: ids}}` 500 at a time: one primary-key index lookup per statement (`= ANY`; the plan
+ * test holds it to that), where a bulk import's batch read one by one cost a round trip each.
+ * Elsewhere one primary-key read each, at most 16 at once: FerretDB on PostgreSQL answers `$in` (and
+ * an `$or` of ids) with a scan of the whole collection (560–950 ms at 20,000 documents, against 6 ms
+ * for one `_id` equality; measured, docs/decisions.md), so a read by ids would grow with the collection.
  */
 export async function findByIds<T extends Document & { _id: string }>(
   coll: Collection<T>,
   ids: string[],
   options?: FindOptions,
 ): Promise<T[]> {
-  const found = await inParallelSlices([...new Set(ids)], (_id) => coll.findOne<T>({ _id } as Filter<T>, options));
-  return found.filter((doc): doc is T => doc !== null);
+  const unique = [...new Set(ids)];
+  if (!(storeCollectionMark in coll)) {
+    const found = await inParallelSlices(unique, (_id) => coll.findOne<T>({ _id } as Filter<T>, options));
+    return found.filter((doc): doc is T => doc !== null);
+  }
+  const byId = new Map<string, T>();
+  for (let i = 0; i < unique.length; i += idsPerRead) {
+    const chunk = unique.slice(i, i + idsPerRead);
+    for (const doc of await coll.find<T>({ _id: { $in: chunk } } as Filter<T>, options).toArray()) byId.set(doc._id, doc);
+  }
+  return unique.flatMap((id) => byId.get(id) ?? []);
 }
 
 /**

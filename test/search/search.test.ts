@@ -170,8 +170,8 @@ describe('index consistency across processes', () => {
       await replica.search.stop(); // poll by hand
       while ((await replica.search.poll()) > 0);
       const reads: string[] = [];
-      const get = replica.artifacts.get.bind(replica.artifacts);
-      replica.artifacts.get = (artifactId: string) => (reads.push(artifactId), get(artifactId));
+      const getMany = replica.artifacts.getMany.bind(replica.artifacts);
+      replica.artifacts.getMany = (artifactIds: string[]) => (reads.push(...artifactIds), getMany(artifactIds));
       await replica.search.written((await platform.services.artifacts.get(id))!);
       while ((await replica.search.poll()) > 0);
       assert.deepEqual(

@@ -562,6 +562,17 @@ describe('hot queries on a store of a few thousand documents read no whole table
     });
   });
 
+  it('artifacts read by id, 500 at a time (an import batch indexed by the search poll, its key claims)', async () => {
+    await assertBounded('ArtifactStore.getMany of 600 ids', async () => {
+      const ids = [...seeded.largeDocs.slice(0, 600).map((d) => d._id), randomUUID()];
+      const found = await new ArtifactStore(db).getMany(ids);
+      assert.deepEqual(
+        found.map((d) => d._id),
+        ids.slice(0, 600),
+      );
+    });
+  });
+
   it('workspace events', async () => {
     await assertBounded('GET /workspaces/{id}/events', async () => {
       const page = await ok(admin.get(`/workspaces/${seeded.large}/events?limit=20`));
