@@ -3,7 +3,8 @@ import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import { grantsOf } from '../identity/grants.js';
 import { principalOf, type Principal } from '../identity/principal.js';
-import { baseType } from '../artifacts/content-types/index.js';
+import { baseType, validateContent } from '../artifacts/content-types/index.js';
+import { Problem } from '../kernel/errors/problem.js';
 import { extractFile, ImportItemError, type ExtractedItem } from '../imports/extract.js';
 import { fetchFile, FetchFileError } from '../imports/fetch-file.js';
 import type { Config } from '../kernel/config/env.js';
@@ -24,37 +25,64 @@ import { insertNew } from '../store/mongo.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import { EventWorkflows } from '../workflow-clients/events.js';
 import { IndexingWorkflows } from '../workflow-clients/indexing.js';
-import { importRefusedFailure, type ImportBatchInput } from '../workflows/contracts/import-artifacts.js';
+import { importRefusedFailure, type ImportBatchInput, type ImportBatchResult } from '../workflows/contracts/import-artifacts.js';
 
 /** Items of a batch read at once: the reading threads (two on two cores) and a URL fetch in flight beside them. */
 const readersPerBatch = 4;
+/**
+ * How long a batch goes on taking items to read: past it, the batch writes the items read so far and
+ * the workflow starts the next batch from there. Slow URLs (each up to its fetch deadline) or large
+ * PDFs then never hold an activity past its timeout, and a retry never reads them all again.
+ */
+const readingBudgetMs = 3 * 60_000;
 
 type Resolved = { item: StagedItem; fields: ExtractedItem } | { item: StagedItem; failed: { reason: string; message: string } };
 
 /** One staged item to an artifact's fields, or why not: files are read, URLs fetched, documents taken as they are. */
-async function resolve(item: StagedItem, config: Config, fetch: FetchLike): Promise<Resolved> {
+async function resolve(item: StagedItem, config: Config, fetch: FetchLike, signal: AbortSignal): Promise<Resolved> {
   const source = item.item;
   const limits = { maxBytes: config.IMPORT_MAX_ITEM_BYTES };
   try {
     switch (source.kind) {
       case 'invalid':
         return { item, failed: { reason: source.reason, message: source.message } };
-      case 'document':
+      case 'document': {
+        // What POST /artifacts checks of a document's content (JSON that parses, within the depth limit).
+        const problem = contentProblem(source.content_type, source.content);
+        if (problem) return { item, failed: { reason: 'invalid-item', message: problem } };
         return {
           item,
           fields: { title: source.title, content_type: source.content_type, content: source.content, context: source.context },
         };
+      }
       case 'file': {
         const file = { name: source.name, contentType: source.content_type, bytes: Buffer.from(source.data, 'base64') };
         return { item, fields: await extractFile(file, limits) };
       }
       case 'url':
-        return { item, fields: await extractFile(await fetchFile(fetch, source.url, limits.maxBytes), limits) };
+        return { item, fields: await extractFile(await fetchFile(fetch, source.url, limits.maxBytes, signal), limits) };
     }
   } catch (err) {
     if (err instanceof ImportItemError || err instanceof FetchFileError)
       return { item, failed: { reason: err.reason, message: err.message } };
-    throw err;
+    // Reading one item touches no store: whatever else it throws is about that item, which must not
+    // hold up the rest of its batch (retried, it would throw again, forever).
+    return {
+      item,
+      failed: { reason: 'unreadable', message: `The item could not be read: ${String((err as Error)?.message ?? err).slice(0, 500)}` },
+    };
+  }
+}
+
+/** Why a document's content would be refused by POST /artifacts, or null (platform types are refused apart: permitted). */
+function contentProblem(contentType: string, content: string): string | null {
+  if (baseType(contentType).startsWith('application/vnd.platform.')) return null;
+  try {
+    // Non-platform types never reach the stdio policy (only an MCP server registration does).
+    validateContent(contentType, content, { stdio: undefined as never, inCollection: false });
+    return null;
+  } catch (err) {
+    return err instanceof Problem ? err.message : String(err);
   }
 }
 
@@ -108,7 +136,7 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
     return found;
   };
 
-  async function batch(input: ImportBatchInput): Promise<ImportCounts> {
+  async function batch(input: ImportBatchInput): Promise<ImportBatchResult> {
     const record = await imports.get(input.importId);
     if (!record) throw ApplicationFailure.nonRetryable(`Import ${input.importId} is gone.`, importRefusedFailure);
     // The requester's right to add to the workspace, checked again for every batch: a grant withdrawn mid-import stops it.
@@ -122,18 +150,24 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
 
     const recorded = await imports.outcomesIn(input.importId, input.from, input.to);
     const done = new Set(recorded.map((o) => o.seq));
-    const staged = (await imports.staged(input.importId, input.from, input.to)).filter((item) => !done.has(item.seq));
-    // Files are read (PDF and HTML in the reading threads) and URLs fetched a few at a time, in item order.
+    const all = await imports.staged(input.importId, input.from, input.to);
+    // Files are read (PDF and HTML in the reading threads) and URLs fetched a few at a time, in item
+    // order, until the reading budget is spent; the batch then ends after the items read without a gap.
     const context = Context.current();
-    const resolved: Resolved[] = new Array(staged.length);
-    let next = 0;
+    const until = Date.now() + readingBudgetMs;
+    const pending = all.filter((item) => !done.has(item.seq));
+    const read: (Resolved | undefined)[] = new Array(pending.length);
+    let taken = 0;
     const reader = async () => {
-      for (let i = next++; i < staged.length; i = next++) {
-        resolved[i] = permitted(await resolve(staged[i]!, config, deps.fetch), principal);
+      for (let i = taken++; i < pending.length && (i === 0 || Date.now() < until); i = taken++) {
+        read[i] = permitted(await resolve(pending[i]!, config, deps.fetch, context.cancellationSignal), principal);
         context.heartbeat();
       }
     };
     await Promise.all(Array.from({ length: readersPerBatch }, reader));
+    const gap = read.findIndex((r) => r === undefined);
+    const resolved = (gap < 0 ? read : read.slice(0, gap)) as Resolved[];
+    const next = gap < 0 ? input.to : pending[gap]!.seq;
     const now = new Date();
     const outcome = (item: StagedItem, rest: Pick<ItemOutcome, 'status' | 'artifact_id' | 'reason' | 'message'>): ItemOutcome => ({
       _id: itemId(input.importId, item.seq),
@@ -197,15 +231,21 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
         ),
       ]);
     }
+    // An item that failed now but was claimed by an earlier attempt of this batch (its URL answered
+    // then) gives its key back: no claim may name an artifact that was never made.
+    await imports.releaseKeys(
+      input.importId,
+      outcomes.filter((o) => o.status === 'failed').map((o) => ({ _id: keyClaimId(input.workspaceId, o.key), seq: o.seq })),
+    );
     await insertNew(imports.outcomes, outcomes);
-    const counts = tally([...recorded, ...outcomes], input.before);
+    const counts = tally([...recorded.filter((o) => o.seq < next), ...outcomes], input.before);
     await imports.progress(input.importId, counts);
-    return counts;
+    return { counts, next };
   }
 
   return {
     /** One batch of an import's items (see createImportActivities); heartbeats while its process lives. */
-    async importBatch(input: ImportBatchInput): Promise<ImportCounts> {
+    async importBatch(input: ImportBatchInput): Promise<ImportBatchResult> {
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), 5_000);
       try {

@@ -1,4 +1,5 @@
 import type { FetchLike } from '../net/outbound.js';
+import { clean } from './clean-text.js';
 import type { ImportFile } from './extract.js';
 
 /** A URL that gave no file: `unreachable` (network, status, deadline) or `too-large`. */
@@ -20,10 +21,12 @@ const fetchDeadlineMs = 30_000;
  * link-local target unless MCP_OUTBOUND_ALLOW lists it; redirects checked the same way), under one
  * deadline, and read no further than `maxBytes`. The file's name is the URL path's last segment.
  */
-export async function fetchFile(fetch: FetchLike, url: string, maxBytes: number): Promise<ImportFile> {
+export async function fetchFile(fetch: FetchLike, url: string, maxBytes: number, cancelled?: AbortSignal): Promise<ImportFile> {
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(fetchDeadlineMs), redirect: 'follow' });
+    // The deadline, or the activity cancelled (its attempt timed out, the import stopped): the fetch ends.
+    const deadline = AbortSignal.timeout(fetchDeadlineMs);
+    response = await fetch(url, { signal: cancelled ? AbortSignal.any([deadline, cancelled]) : deadline, redirect: 'follow' });
   } catch (err) {
     throw new FetchFileError('unreachable', `${url} could not be fetched: ${(err as Error).message}`);
   }
@@ -52,6 +55,13 @@ export async function fetchFile(fetch: FetchLike, url: string, maxBytes: number)
     throw new FetchFileError('unreachable', `${url} could not be read: ${(err as Error).message}`);
   }
   const path = new URL(url).pathname;
-  const name = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1)) || new URL(url).hostname;
+  const segment = path.slice(path.lastIndexOf('/') + 1);
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // not percent-encoded UTF-8 (`%ZZ`): the segment as it is
+  }
+  const name = clean(decoded).slice(0, 255) || new URL(url).hostname;
   return { name, contentType: response.headers.get('content-type') ?? undefined, bytes: Buffer.concat(chunks) };
 }

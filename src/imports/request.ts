@@ -9,6 +9,7 @@ import { problems } from '../kernel/errors/problem.js';
 import { storableObject, text } from '../kernel/json/schemas.js';
 import { jsonLimits, jsonViolation, pathName } from '../kernel/json/limits.js';
 import type { StagedItem } from '../store/imports.js';
+import { clean } from './clean-text.js';
 
 export type ItemSource = StagedItem['item'];
 export interface RequestItem {
@@ -17,7 +18,14 @@ export interface RequestItem {
 }
 
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;
-const key = text(z.string().min(1).max(512));
+/** Keys the platform derives (a content hash, a URL) have prefixes of their own: a key you give cannot take one over. */
+const key = text(
+  z
+    .string()
+    .min(1)
+    .max(512)
+    .refine((k) => !/^(sha256|url):/.test(k), 'must not start with sha256: or url: (the keys the platform derives)'),
+);
 
 /** One document of a JSON or NDJSON import: what `POST /artifacts` takes, with an optional item key. */
 export const importDocument = z.strictObject({
@@ -57,12 +65,15 @@ function itemOf(value: unknown, where: string, maxItemBytes: number): RequestIte
     return { key: `invalid:${where}`, item: invalid('invalid-item', `${where}: ${field}: ${issue.message}`) };
   }
   const v = parsed.data;
-  if ('url' in v) return { key: v.key ?? v.url, item: { kind: 'url', url: v.url } };
+  if ('url' in v) return { key: v.key ?? `url:${v.url}`, item: { kind: 'url', url: v.url } };
   const k = v.key ?? documentKey(v);
   if (Buffer.byteLength(v.content) > maxItemBytes)
     return { key: k, item: invalid('too-large', `${where}: content is over ${maxItemBytes} bytes.`) };
   return { key: k, item: { kind: 'document', title: v.title, content_type: v.content_type, content: v.content, context: v.context } };
 }
+
+/** Plain (non-file) fields a multipart import may carry besides its files; they are ignored. */
+const maxPlainFields = 100;
 
 export interface ReadLimits {
   maxItems: number;
@@ -92,18 +103,22 @@ export async function readImport(
   }
   if (ndjsonTypes.includes(mediaType)) {
     const items: RequestItem[] = [];
-    body.split('\n').forEach((line, i) => {
-      if (line.trim() === '') return;
+    // Line by line (no array of every line first), refused as soon as there are too many.
+    for (let start = 0, i = 0; start <= body.length; i++) {
+      const end = body.indexOf('\n', start);
+      const line = body.slice(start, end < 0 ? body.length : end);
+      start = end < 0 ? body.length + 1 : end + 1;
+      if (line.trim() === '') continue;
       if (items.length >= limits.maxItems) tooMany(limits);
       let value: unknown;
       try {
         value = JSON.parse(line);
       } catch {
         items.push({ key: `invalid:line ${i + 1}`, item: invalid('invalid-json', `line ${i + 1} is not JSON.`) });
-        return;
+        continue;
       }
       items.push(itemOf(value, `line ${i + 1}`, limits.maxItemBytes));
-    });
+    }
     return { source: 'ndjson', items };
   }
   if (mediaType !== 'application/json') throw problems.unsupportedMediaType(importMediaTypes.join(', '));
@@ -133,6 +148,16 @@ export async function readImport(
 
 /** Multipart: every file part is one item, named by its file name; its key is its bytes' hash. */
 async function readFiles(contentType: string, raw: Buffer, limits: ReadLimits): Promise<RequestItem[]> {
+  // The parts counted before they are parsed: a body of many tiny parts would hold the event loop
+  // while the whole form is built (260,000 parts: 9.5 s), only to be refused for its count after.
+  const boundary = /boundary="?([^";]+)"?/i.exec(contentType)?.[1];
+  if (!boundary)
+    throw problems.validation('The multipart body names no boundary.', [{ name: 'body', reason: 'is not multipart/form-data' }]);
+  const delimiter = Buffer.from(`--${boundary}`);
+  let parts = -1; // the closing delimiter ends the last part
+  for (let at = raw.indexOf(delimiter); at >= 0; at = raw.indexOf(delimiter, at + delimiter.length)) {
+    if (++parts > limits.maxItems + maxPlainFields) tooMany(limits);
+  }
   let form: FormData;
   try {
     form = await new Response(new Blob([new Uint8Array(raw)]), { headers: { 'content-type': contentType } }).formData();
@@ -144,7 +169,8 @@ async function readFiles(contentType: string, raw: Buffer, limits: ReadLimits): 
     if (typeof value === 'string') continue; // a plain field: nothing to import
     if (items.length >= limits.maxItems) tooMany(limits);
     const bytes = Buffer.from(await value.arrayBuffer());
-    const name = value.name || `file ${items.length + 1}`;
+    // As PostgreSQL and JSON can hold it, and bounded: the name is stored with the artifact and its report.
+    const name = clean(value.name).slice(0, 255) || `file ${items.length + 1}`;
     if (bytes.length > limits.maxItemBytes) {
       items.push({ key: `invalid:${name}`, item: invalid('too-large', `${name} is over ${limits.maxItemBytes} bytes.`) });
       continue;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from 'mongodb';
 import type { PrincipalSnapshot } from '../identity/principal.js';
-import { findByIds } from './by-id.js';
+import { findByIds, inParallelSlices } from './by-id.js';
 import { insertNew, isDuplicateKey, refreshStatistics } from './mongo.js';
 import { decodeCursor, encodeCursor, invalidCursor, type Page } from './pagination.js';
 
@@ -184,6 +184,11 @@ export class ImportStore {
       ).map((c) => [c._id, c]),
     );
     return claims.map((c, i) => (taken.has(i) ? (held.get(c._id) ?? c) : c));
+  }
+
+  /** Gives back keys this import claimed for items that failed after all (each only if still this import's, for that item). */
+  async releaseKeys(importId: string, claims: { _id: string; seq: number }[]): Promise<void> {
+    await inParallelSlices(claims, (c) => this.keys.deleteOne({ _id: c._id, import_id: importId, seq: c.seq }));
   }
 
   /** The workflow's progress, written by its activities only (absolute values: a retry writes the same). */

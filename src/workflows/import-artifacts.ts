@@ -12,10 +12,12 @@ import { importRefusedFailure, importStatusQuery, type ImportArtifactsInput } fr
 import type { ImportCounts } from '../store/imports.js';
 
 const { importBatch } = proxyActivities<Activities>({
-  // A batch writes a few hundred items with a handful of inserts; files (PDFs) and URLs take longer.
+  // A batch reads for at most 3 minutes (files, URLs), then writes what it read with a handful of inserts.
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds', // a killed worker's batch is retried soon, not after the whole timeout
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  // A batch that fails this often is not failing for a moment (the store down is retried for about
+  // an hour and a half): the import ends `failed`, saying from which item, rather than running forever.
+  retry: { initialInterval: '1 second', maximumInterval: '10 minutes', maximumAttempts: 15 },
 });
 
 const { finishImport } = proxyActivities<Activities>({
@@ -46,18 +48,21 @@ export async function importArtifacts(input: ImportArtifactsInput): Promise<Impo
       await continueAsNew<typeof importArtifacts>({ ...input, from: next, counts });
     }
     const to = Math.min(input.total, next + input.batch);
+    let done;
     try {
-      counts = await importBatch({ importId: input.importId, workspaceId: input.workspaceId, from: next, to, before: counts });
+      done = await importBatch({ importId: input.importId, workspaceId: input.workspaceId, from: next, to, before: counts });
     } catch (err) {
-      // Refused (the workspace gone, the requester's grant withdrawn): what was imported stays; the rest is not.
-      if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === importRefusedFailure) {
-        await finishImport({ importId: input.importId, counts, error: err.cause.message });
-        show('failed');
-        throw ApplicationFailure.nonRetryable(err.cause.message, importRefusedFailure);
-      }
-      throw err;
+      // Refused (the workspace gone, the requester's grant withdrawn), or a batch that failed every
+      // attempt: what was imported stays, the rest is not, and the import says why.
+      if (!(err instanceof ActivityFailure)) throw err;
+      const refused = err.cause instanceof ApplicationFailure && err.cause.type === importRefusedFailure;
+      const why = refused ? err.cause!.message : `items from ${next} on could not be imported: ${err.cause?.message ?? err.message}`;
+      await finishImport({ importId: input.importId, counts, error: why });
+      show('failed');
+      throw ApplicationFailure.nonRetryable(why, importRefusedFailure);
     }
-    next = to;
+    counts = done.counts;
+    next = done.next;
     show('importing');
   }
   await finishImport({ importId: input.importId, counts });

@@ -2,6 +2,8 @@
 // /workspaces/{id}/imports, the import workflow writing them in batches, the report, item keys that
 // make a re-import write nothing, the events and search of what was imported, and every refusal.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { eventually, type Api, type Reply } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -14,7 +16,7 @@ let admin: Api;
 
 before(async () => {
   // Batches of 7: an import of 30 runs as several activities, so the progress moves between them.
-  platform = await startPlatform({ IMPORT_BATCH: '7', IMPORT_MAX_ITEMS: '200' });
+  platform = await startPlatform({ IMPORT_BATCH: '7', IMPORT_MAX_ITEMS: '200', MCP_OUTBOUND_ALLOW: '127.0.0.0/8' });
   admin = await platform.admin();
 });
 after(() => platform.close());
@@ -229,6 +231,57 @@ describe('bulk import', () => {
       20_000,
       `the PDF found by "${word}" from its second page`,
     );
+  });
+
+  it('fetches URLs, and an item that cannot be read or would be refused by POST /artifacts fails alone, never its batch', async () => {
+    const files = createServer((req, res) => {
+      res.setHeader('content-type', 'text/markdown');
+      res.end(`# Fetched\n\nFrom ${req.url}: sorrel${req.url!.length}.`);
+    });
+    await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    try {
+      const ws = await workspace();
+      const reply = await send(
+        admin,
+        ws,
+        JSON.stringify({
+          items: [
+            { title: 'Not JSON', content_type: 'application/json', content: 'not json at all' },
+            { key: 'sha256:0000', title: 'Takes a derived key', content_type: 'text/plain', content: 'x' },
+            { key: 'fine', title: 'Fine', content_type: 'application/json', content: '{"ok": true}' },
+          ],
+          urls: [{ url: `${base}/guide.md` }, { url: `${base}/bad%ZZname.md` }, { url: `${base}/nul%00name.md` }],
+        }),
+        'application/json',
+      );
+      assert.equal(reply.status, 202, reply.text);
+      const done = await finished(reply.body.id);
+      assert.equal(done.state, 'completed', JSON.stringify(done));
+      const all = await outcomes(reply.body.id);
+      assert.deepEqual(
+        all.map((o) => [o.status, o.reason]),
+        [
+          ['failed', 'invalid-item'],
+          ['failed', 'invalid-item'],
+          ['created', null],
+          ['created', null],
+          ['created', null],
+          ['created', null],
+        ],
+      );
+      assert.match(all[0]!.message!, /JSON/);
+      assert.equal(all[3]!.key, `url:${base}/guide.md`);
+      const names = await Promise.all(
+        all.slice(3).map(async (o) => (await admin.get(`/artifacts/${o.artifact_id}`)).body.context.file.name),
+      );
+      assert.deepEqual(names, ['guide.md', 'bad%ZZname.md', 'nul name.md']);
+      // The same URL again: skipped under its url: key.
+      const again = await send(admin, ws, JSON.stringify({ urls: [{ url: `${base}/guide.md` }] }), 'application/json');
+      assert.deepEqual((await finished(again.body.id)).counts, { done: 1, created: 0, skipped: 1, failed: 0, remaining: 0 });
+    } finally {
+      files.close();
+    }
   });
 
   it('refuses what is not an import, and changes nothing', async () => {

@@ -35,6 +35,13 @@ export interface ImportBatchInput {
   before: ImportCounts;
 }
 
+export interface ImportBatchResult {
+  /** The counts after the items this batch wrote. */
+  counts: ImportCounts;
+  /** The item the next batch starts from: `to`, or less when the batch's reading budget ran out. */
+  next: number;
+}
+
 export interface ImportStatus {
   total: number;
   counts: ImportCounts;
