@@ -204,17 +204,25 @@ export class ImportStore {
       await refreshStatistics(this.db, ['artifacts', 'artifact_revisions', 'import_keys', 'import_outcomes']);
   }
 
-  /** A workspace's imports, newest first. */
+  /**
+   * A workspace's imports, newest first: by the time they were requested (an import with an
+   * Idempotency-Key has an id derived from it, which says nothing of when), then by id.
+   */
   async list(workspaceId: string, limit: number, cursor?: string): Promise<Page<ImportDoc>> {
-    const before = cursor ? decodeCursor(cursor, 1)[0] : undefined;
-    if (cursor && !before) throw invalidCursor();
+    const [at, id] = cursor ? decodeCursor(cursor, 2) : [];
+    const before = at ? new Date(at) : undefined;
+    if (before && Number.isNaN(before.getTime())) throw invalidCursor();
     const docs = await this.imports
-      .find({ workspace_id: workspaceId, ...(before ? { _id: { $lt: before } } : {}) })
-      .sort({ _id: -1 })
+      .find({
+        workspace_id: workspaceId,
+        ...(before ? { $or: [{ created_at: { $lt: before } }, { created_at: before, _id: { $lt: id! } }] } : {}),
+      })
+      .sort({ created_at: -1, _id: -1 })
       .limit(limit + 1)
       .toArray();
     const items = docs.slice(0, limit);
-    return { items, next_cursor: docs.length > limit ? encodeCursor([items.at(-1)!._id]) : null };
+    const last = items.at(-1);
+    return { items, next_cursor: docs.length > limit && last ? encodeCursor([last.created_at.toISOString(), last._id]) : null };
   }
 
   /** An import's item outcomes in item order, optionally of one status. */

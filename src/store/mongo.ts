@@ -101,7 +101,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('artifacts').createIndex({ collection_id: 1, _id: 1 }, { name: 'container_recent' }),
     db.collection('artifacts').createIndex({ collection_id: 1, content_type: 1, _id: 1 }, { name: 'workspace_type' }),
     db.collection('events').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
-    db.collection('imports').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
+    db.collection('imports').createIndex({ workspace_id: 1, created_at: -1, _id: -1 }, { name: 'workspace_recent' }),
     db.collection('import_outcomes').createIndex({ import_id: 1, status: 1, _id: 1 }, { name: 'import_status' }),
     db.collection('events').createIndex({ workspace_id: 1, seq: 1 }, { name: 'workspace_seq' }),
     db.collection('subscriptions').createIndex({ workspace_id: 1, state: 1 }, { name: 'workspace_state' }),

@@ -146,6 +146,15 @@ describe('bulk import', () => {
     const other = await send(admin, ws, JSON.stringify(docs(4, 'beta')), 'application/json', { 'idempotency-key': 'beta-1' });
     assert.equal(other.status, 409, other.text);
     assert.equal(other.body.type.endsWith('idempotency-key-reused'), true, other.text);
+    // Listed newest first by when they were asked for, whatever the keyed import's id.
+    const later = await send(admin, ws, JSON.stringify(docs(2, 'beta-later')), 'application/json');
+    const firstPage = (await admin.get(`/workspaces/${ws}/imports?limit=1`)).body;
+    const secondPage = (await admin.get(`/workspaces/${ws}/imports?limit=1&cursor=${firstPage.next_cursor}`)).body;
+    assert.deepEqual(
+      [...firstPage.items, ...secondPage.items].map((i: { id: string }) => i.id),
+      [later.body.id, first.body.id],
+    );
+    assert.equal(secondPage.next_cursor, null);
   });
 
   it('reports bad NDJSON lines and refused types as failed items, and imports the rest', async () => {
