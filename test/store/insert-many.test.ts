@@ -6,42 +6,12 @@
 // or unordered (every other one goes in, every failure is reported with its position).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { MongoBulkWriteError, ObjectId, type Collection, type Db } from 'mongodb';
 import { createStoreClient, refreshStatistics, type StoreClient } from '../../src/store/mongo.js';
 import { PgStoreClient } from '../../src/store/postgres/client.js';
-import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
+import { testStores } from '../helpers/stores.js';
 
-const harnessUri = process.env.TEST_STORE_URI;
-const ferretInstalled = existsSync(resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin', 'ferretdb'));
-
-const stores: { name: string; skip: string | false; uri: () => Promise<{ uri: string; stop?: () => Promise<void> }> }[] = [
-  {
-    name: 'the store the harness started',
-    skip: !harnessUri && 'TEST_STORE_URI is not set: run with `npm test`',
-    uri: async () => ({ uri: harnessUri! }),
-  },
-  {
-    name: 'FerretDB (MongoDB wire)',
-    skip:
-      (!harnessUri && 'TEST_STORE_URI is not set: run with `npm test`') ||
-      (harnessUri?.startsWith('mongodb') && 'the harness store already speaks the MongoDB wire protocol') ||
-      (!ferretInstalled && 'FerretDB is not installed (temporal-dev/install.sh builds it when Go is present)'),
-    uri: async () => {
-      const previous = process.env.EMBEDDED_STORE;
-      process.env.EMBEDDED_STORE = 'ferretdb';
-      let engine: PrivateEngine;
-      try {
-        engine = await startPrivateEngine();
-      } finally {
-        if (previous === undefined) delete process.env.EMBEDDED_STORE;
-        else process.env.EMBEDDED_STORE = previous;
-      }
-      return { uri: engine.uri, stop: () => engine.stop() };
-    },
-  },
-];
+const stores = testStores;
 
 type D = { _id: string | ObjectId; k: string; n?: number };
 

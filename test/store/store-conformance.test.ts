@@ -7,41 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db } from 'mongodb';
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { createStoreClient, type StoreClient } from '../../src/store/mongo.js';
-import { startPrivateEngine, type PrivateEngine } from '../helpers/private-engine.js';
+import { testStores } from '../helpers/stores.js';
 
-const harnessUri = process.env.TEST_STORE_URI;
-const ferretInstalled = existsSync(resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'bin', 'ferretdb'));
-
-/** The stores this file checks: the harness's, and FerretDB (MongoDB wire) when the harness's is not already it. */
-const stores: { name: string; skip: string | false; uri: () => Promise<{ uri: string; stop?: () => Promise<void> }> }[] = [
-  {
-    name: 'the store the harness started',
-    skip: !harnessUri && 'TEST_STORE_URI is not set: run with `npm test`',
-    uri: async () => ({ uri: harnessUri! }),
-  },
-  {
-    name: 'FerretDB (MongoDB wire)',
-    skip:
-      (!harnessUri && 'TEST_STORE_URI is not set: run with `npm test`') ||
-      (harnessUri?.startsWith('mongodb') && 'the harness store already speaks the MongoDB wire protocol') ||
-      (!ferretInstalled && 'FerretDB is not installed (temporal-dev/install.sh builds it when Go is present)'),
-    uri: async () => {
-      const previous = process.env.EMBEDDED_STORE;
-      process.env.EMBEDDED_STORE = 'ferretdb';
-      let engine: PrivateEngine;
-      try {
-        engine = await startPrivateEngine();
-      } finally {
-        if (previous === undefined) delete process.env.EMBEDDED_STORE;
-        else process.env.EMBEDDED_STORE = previous;
-      }
-      return { uri: engine.uri, stop: () => engine.stop() };
-    },
-  },
-];
+const stores = testStores;
 
 for (const store of stores)
   describe(`store conformance: what the platform relies on from its engine (${store.name})`, { skip: store.skip }, () => {
