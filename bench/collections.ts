@@ -1,5 +1,6 @@
 // Loaders for the IR test collections in ../shared/data: Cranfield and CACM (see their READMEs).
 import { readFileSync } from 'node:fs';
+import type { SearchableDoc } from '../src/search/memory-index.js';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -103,4 +104,19 @@ export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
   const dcg = (gs: number[]) => gs.slice(0, 10).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
   const ideal = dcg([...gains.values()].sort((a, b) => b - a));
   return ideal === 0 ? 0 : dcg(ranked.map((id) => gains.get(id) ?? 0)) / ideal;
+}
+
+/** A collection's document as the bench indexes it: plain text in one collection, with its vector when it has one. */
+export function searchableDoc(d: CranDoc, collection: string, vector?: Float32Array): SearchableDoc {
+  return {
+    id: d.id,
+    title: d.title,
+    description: '',
+    content: d.content,
+    content_type: 'text/plain',
+    collection_id: collection,
+    container_kind: 'collection',
+    revision: 1,
+    ...(vector ? { vector } : {}),
+  };
 }

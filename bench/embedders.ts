@@ -12,7 +12,7 @@ import { MemorySearchIndex } from '../src/search/memory-index.js';
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
 import { defaultAperture, elbowCut, reciprocalRankFusion, rrfK, type Ranked } from '../src/search/rrf-fusion.js';
 import { StaticEmbedder } from '../src/search/static-embedder.js';
-import { loadCacm, loadCranfield, ndcgAt10, type Cranfield } from './collections.js';
+import { loadCacm, loadCranfield, ndcgAt10, searchableDoc, type Cranfield } from './collections.js';
 import { cachedEmbeddings, devDir } from './embedding-cache.js';
 
 const depth = 100;
@@ -28,17 +28,7 @@ export const documentTexts = (col: Cranfield) => col.docs.map((d) => embeddingTe
 /** Our BM25 ranking (balanced preset) of each query, top `depth`. */
 export function lexicalLists(col: Cranfield): Ranked[][] {
   const index = new MemorySearchIndex(1);
-  for (const d of col.docs)
-    index.upsert({
-      id: d.id,
-      title: d.title,
-      description: '',
-      content: d.content,
-      content_type: 'text/plain',
-      collection_id: 'bench',
-      container_kind: 'collection',
-      revision: 1,
-    });
+  for (const d of col.docs) index.upsert(searchableDoc(d, 'bench'));
   const scope = { containerIds: new Set(['bench']), contentTypes: null, typeLimits: null };
   return col.queries.map((q) =>
     index

@@ -10,7 +10,7 @@ import { fuseWithMissingVectors } from '../src/search/missing-vectors.js';
 import { MemorySearchIndex } from '../src/search/memory-index.js';
 import { boostPresets } from '../src/search/presets.js';
 import type { ApertureOptions, Ranked } from '../src/search/rrf-fusion.js';
-import { ndcgAt10, type Cranfield } from './collections.js';
+import { ndcgAt10, searchableDoc, type Cranfield } from './collections.js';
 
 const depth = 100; // the API's candidates per retriever, and the results ranked
 
@@ -110,19 +110,7 @@ export function draws(lists: Lists, count: number, seed: number, aperture: Apert
 export function indexCheck(lists: Lists, vectored: Set<string>, aperture: ApertureOptions | null, weight: number): number {
   const { col } = lists;
   const index = new MemorySearchIndex(lists.docVectors[0]!.length);
-  col.docs.forEach((d, i) =>
-    index.upsert({
-      id: d.id,
-      title: d.title,
-      description: '',
-      content: d.content,
-      content_type: 'text/plain',
-      collection_id: 'bench',
-      container_kind: 'collection',
-      revision: 1,
-      ...(vectored.has(d.id) ? { vector: lists.docVectors[i]! } : {}),
-    }),
-  );
+  col.docs.forEach((d, i) => index.upsert(searchableDoc(d, 'bench', vectored.has(d.id) ? lists.docVectors[i]! : undefined)));
   const scope = { containerIds: new Set(['bench']), contentTypes: null, typeLimits: null };
   let sum = 0;
   col.queries.forEach((q, qi) => {

@@ -11,7 +11,7 @@ import { HashingEmbedder, type Embedder } from '../src/search/embedder.js';
 import { defaultAperture, type ApertureOptions } from '../src/search/rrf-fusion.js';
 import { MemorySearchIndex, type SearchQuery } from '../src/search/memory-index.js';
 import { defaultModelDir, MiniLmEmbedder } from '../src/search/minilm.js';
-import { loadCacm, loadCranfield, ndcgAt10, type Cranfield, type CranQuery } from './collections.js';
+import { loadCacm, loadCranfield, ndcgAt10, searchableDoc, type Cranfield, type CranQuery } from './collections.js';
 import { lexicalPeers } from './lexical-peers.js';
 import { cachedEmbeddings } from './embedding-cache.js';
 import { recordGoal } from './goals.js';
@@ -91,19 +91,7 @@ async function measure(col: Cranfield, embedders: Embedder[]): Promise<{ rows: R
     if (embedder instanceof MiniLmEmbedder) prepared = prepare(col, docVectors, [...queryVectors.values()]);
 
     const index = new MemorySearchIndex(embedder.dimensions);
-    docs.forEach((d, i) =>
-      index.upsert({
-        id: d.id,
-        title: d.title,
-        description: '',
-        content: d.content,
-        content_type: 'text/plain',
-        collection_id: collection,
-        container_kind: 'collection',
-        revision: 1,
-        vector: docVectors[i]!,
-      }),
-    );
+    docs.forEach((d, i) => index.upsert(searchableDoc(d, collection, docVectors[i]!)));
     const base: Omit<SearchQuery, 'text' | 'vector' | 'aperture'> = {
       limit: depth,
       preset: 'balanced',
