@@ -1,6 +1,6 @@
 import type { Db } from 'mongodb';
 import { deleteByIds } from './by-id.js';
-import { isDuplicateKey } from './mongo.js';
+import { insertNew } from './mongo.js';
 import { revisionId } from './revisions.js';
 
 /**
@@ -37,14 +37,8 @@ export class EmbeddingBacklog {
       revision: i.revision,
       queued_at: now,
     }));
-    try {
-      await this.coll.insertMany(docs, { ordered: false });
-    } catch (err) {
-      // Unordered: every other entry went in; duplicates are revisions queued before, which is success.
-      const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
-      const all = Array.isArray(writeErrors) ? writeErrors : [err];
-      if (!all.every((e) => isDuplicateKey(e) || (e as { code?: number }).code === 11000)) throw err;
-    }
+    // Unordered: every other entry goes in; duplicates are revisions queued before, which is success.
+    await insertNew(this.coll, docs);
   }
 
   /** Up to `limit` entries, oldest first. */
