@@ -4,6 +4,7 @@ import { finishSignIn, revoke, startSignIn } from './auth';
 import { ArtifactView } from './artifact';
 import { CollectionView, WorkspacesList, WorkspaceView } from './browse';
 import { AwaitingCommits, CommitView } from './commits';
+import { HostsView } from './hosts';
 import { InvocationView } from './invocations';
 import { follow, navigate, usePath } from './router';
 import { SettingsView } from './settings';
@@ -70,6 +71,9 @@ export function App() {
             <a href="/console/" onClick={follow}>
               Overview
             </a>{' '}
+            <a href="/console/hosts" onClick={follow}>
+              Hosts
+            </a>{' '}
             <a href="/console/settings" onClick={follow}>
               Settings
             </a>
@@ -114,6 +118,7 @@ function SignIn({ error }: { error?: string }) {
 /** The page for a path under /console/: `/console/<kind>/<id>`, settings, or the overview. */
 function Screen({ path, me }: { path: string; me: Me | null }) {
   if (path === '/console/settings') return <SettingsView me={me} />;
+  if (path === '/console/hosts') return <HostsView />;
   const [, kind, raw] = /^\/console\/([a-z]+)\/([^/]+)$/.exec(path) ?? [];
   const id = raw ? decodeURIComponent(raw) : '';
   if (kind === 'commits') return <CommitView key={id} id={id} me={me} />;
