@@ -20,6 +20,11 @@ export interface SandboxOptions {
   path: string;
   /** The folder the server starts in (the worker's own), read-only. */
   workDir: string;
+  /**
+   * Folders bound at their own path, read-only or writable (the desktop relay's policy folders, a clone
+   * being installed); a bind inside a hidden folder shows through it, a hidden folder inside a bind stays hidden.
+   */
+  binds?: { dir: string; write: boolean }[];
 }
 
 /** One launch: a runner found on the sandbox's PATH and the arguments a catalog entry gave. */
@@ -71,7 +76,7 @@ let launches = randomInt(uidSpan);
 const runners = ['npx', 'uvx', 'node', 'python3', 'python', 'deno'];
 
 /** One mount of the sandbox's file system; bubblewrap applies them in order, so they are emitted shallowest first. */
-type Mount = { kind: 'hide' | 'expose'; dir: string } | { kind: 'scratch'; dir: string };
+type Mount = { kind: 'hide' | 'expose' | 'scratch'; dir: string } | { kind: 'bind'; dir: string; write: boolean };
 
 export class Sandbox {
   private readonly hidden: string[];
@@ -135,13 +140,18 @@ export class Sandbox {
           (outer) => outer !== dir && isInside(dir, outer) && !barriers.some((h) => isInside(h, outer) && isInside(dir, h)),
         ),
     );
+    const binds = (options.binds ?? []).flatMap((b) => {
+      const dir = real(b.dir);
+      return dir && dir !== '/' ? [{ kind: 'bind' as const, dir, write: b.write }] : [];
+    });
     const all: Mount[] = [
       ...hidden.map((dir) => ({ kind: 'hide' as const, dir })),
       ...needed.map((dir) => ({ kind: 'expose' as const, dir })),
+      ...binds,
       ...scratch.map((dir) => ({ kind: 'scratch' as const, dir })),
     ];
-    // Shallowest first, and at one depth hidden before exposed before scratch: a deeper mount always wins.
-    const order = { hide: 0, expose: 1, scratch: 2 };
+    // Shallowest first, and at one depth hidden before exposed before bound before scratch: a deeper mount always wins.
+    const order = { hide: 0, expose: 1, bind: 2, scratch: 3 };
     this.mounts = all.sort((a, b) => depth(a.dir) - depth(b.dir) || order[a.kind] - order[b.kind]);
   }
 
@@ -185,12 +195,14 @@ export class Sandbox {
             made.add(at);
           }
         }
-        b.push('--ro-bind', m.dir, m.dir);
+        b.push(m.kind === 'bind' && m.write ? '--bind' : '--ro-bind', m.dir, m.dir);
         made.add(m.dir);
       }
     }
     // Read-only once the folders exposed inside them exist (a sandbox in a user namespace owns these tmpfs mounts).
-    for (const m of this.mounts) if (m.kind === 'hide') b.push('--remount-ro', m.dir);
+    // A hidden folder bound back whole (a policy folder that is the home folder) keeps its bind's own mode.
+    const rebound = new Set(this.mounts.filter((m) => m.kind === 'bind').map((m) => m.dir));
+    for (const m of this.mounts) if (m.kind === 'hide' && !rebound.has(m.dir)) b.push('--remount-ro', m.dir);
     b.push('--chdir', this.options.workDir, '--');
     const rlimits = [
       'prlimit',
