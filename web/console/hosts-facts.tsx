@@ -40,22 +40,33 @@ function PolicyFacts({ policy }: { policy: HostPolicy }) {
   );
 }
 
-export function HostFacts({ host }: { host: HostStatus }) {
-  if (!host.relay_version && !host.session_started_at) return <p class="note">No relay has connected to this host yet.</p>;
+/** Whether a relay ever connected to the host (and so reported anything). */
+const reported = (host: HostStatus) => Boolean(host.relay_version || host.session_started_at);
+
+/** The relay's own facts, as rows of the host's list of facts: nothing before a relay first connected. */
+export function RelayFacts({ host }: { host: HostStatus }) {
+  if (!reported(host)) return null;
+  return (
+    <>
+      <dt>Relay</dt>
+      <dd>
+        {host.relay_version ? `version ${host.relay_version}` : 'version unknown'}
+        {host.os && `, ${host.os}${host.arch ? ` ${host.arch}` : ''}`}
+      </dd>
+      <dt>Sandbox</dt>
+      <dd>{host.sandbox ? sandboxLabel[host.sandbox] : 'unknown'}</dd>
+      <dt>Session started</dt>
+      <dd>{when(host.session_started_at)}</dd>
+    </>
+  );
+}
+
+/** What the relay runs, what went wrong lately (newest first), and what its local policy allows. */
+export function RelayDetails({ host }: { host: HostStatus }) {
+  if (!reported(host)) return <p class="note">No relay has connected to this host yet.</p>;
   const errors = host.errors.slice(-5).reverse();
   return (
     <>
-      <dl class="facts">
-        <dt>Relay</dt>
-        <dd>
-          {host.relay_version ? `version ${host.relay_version}` : 'version unknown'}
-          {host.os && `, ${host.os}${host.arch ? ` ${host.arch}` : ''}`}
-        </dd>
-        <dt>Sandbox</dt>
-        <dd>{host.sandbox ? sandboxLabel[host.sandbox] : 'unknown'}</dd>
-        <dt>Session started</dt>
-        <dd>{when(host.session_started_at)}</dd>
-      </dl>
       <h4>Servers running</h4>
       {host.servers.length === 0 ? (
         <p>None right now: a server starts at its first call.</p>

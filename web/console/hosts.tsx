@@ -6,7 +6,7 @@ import { api, type Workspace } from './api';
 import { ContainerName, Problem } from './commits';
 import { createHost, createRelayCredential, listHosts, listRelayCredentials, relayCommand } from './hosts-api';
 import type { HostStatus, NewRelayCredential, RelayCredential } from './hosts-api';
-import { HostFacts } from './hosts-facts';
+import { RelayDetails, RelayFacts } from './hosts-facts';
 import { usePaged } from './paged';
 import { ConfirmButton, when } from './settings-common';
 
@@ -160,10 +160,11 @@ function HostCard(props: {
         </dd>
         <dt>Host id</dt>
         <dd>
-          <code>{host.host_id}</code>
+          <code>{host.host_id}</code> <span class="meta">(an MCP server whose transport names this host_id runs here)</span>
         </dd>
+        <RelayFacts host={host} />
       </dl>
-      <HostFacts host={host} />
+      <RelayDetails host={host} />
       {credentials.length > 0 && (
         <>
           <h4>Relay credentials</h4>
