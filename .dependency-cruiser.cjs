@@ -6,8 +6,8 @@ const layers = [
   { name: 'kernel', path: '^src/kernel/' },
   // The access model: who a principal is and what a grant allows, pure functions the store applies in its queries.
   { name: 'access model', path: '^src/identity/(principal|grants)\\.ts$' },
-  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|console|observability)/' },
-  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp-client|imports)/' },
+  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|console|observability|relay-protocol)/' },
+  { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp-client|imports|relay)/' },
   { name: 'contracts', path: '^src/workflows/contracts/' },
   // Automations start invocations from the event workflow's activity, as the workflow clients do from the API.
   { name: 'workflow clients', path: '^src/(workflow-clients|automations)/' },
@@ -62,6 +62,21 @@ module.exports = {
       to: { circular: true },
     },
     ...layerRules,
+    {
+      name: 'relay-host-stands-alone',
+      comment:
+        "The desktop relay (src/relay-host) runs on a person's machine: it speaks the relay protocol and sandboxes servers, and nothing of the platform's store, API or workflows comes with it.",
+      severity: 'error',
+      from: { path: '^src/relay-host/' },
+      to: { path: '^src/', pathNot: ['^src/(relay-host|relay-protocol|stdio-servers|kernel)/'] },
+    },
+    {
+      name: 'nothing-runs-the-relay-host',
+      comment: 'The platform never imports the desktop relay program.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/relay-host/' },
+      to: { path: '^src/relay-host/' },
+    },
     {
       name: 'workflow-code-is-pure',
       comment: 'Workflow code runs in a deterministic sandbox: it imports its contracts and pure code, and activities as types only.',

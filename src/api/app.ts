@@ -21,6 +21,7 @@ import { tokenRoutes } from './routes/token.js';
 import { searchRoutes } from './routes/search.js';
 import { commitRoutes } from './routes/commits.js';
 import { importRoutes } from './routes/imports.js';
+import { relayRoutes } from './routes/relay.js';
 import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
 import { revisionRoutes } from './routes/revisions.js';
@@ -66,6 +67,7 @@ export const routes: RouteDef[] = [
   ...manageRoutes,
   ...commitRoutes,
   ...importRoutes,
+  ...relayRoutes,
   ...mcpServerRoutes,
   ...invocationRoutes,
   ...mcpRoutes,

@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { Context } from '@temporalio/activity';
+import { asyncLocalStorage, Context } from '@temporalio/activity';
 import { loadKeyRing } from './bootstrap/master-key.js';
 import { Projector } from '../connections/projection.js';
 import { ConnectionWorkflows } from '../workflow-clients/connection.js';
@@ -17,6 +17,8 @@ import { SessionPool } from '../mcp-client/session-pool.js';
 import { DelegationTokens } from '../identity/delegation.js';
 import { SigningKeys } from '../identity/signing-keys.js';
 import { ServerCredentialStore } from '../store/server-credentials.js';
+import { RelayedCalls } from '../relay/calls.js';
+import { RelayStore } from '../store/relay.js';
 
 export interface McpClient extends ActivityMcp {
   close(): Promise<void>;
@@ -55,6 +57,14 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
     resultMaxBytes: config.MCP_RESULT_MAX_BYTES,
     stdio,
     defaultTimeoutMs: config.MCP_CALL_TIMEOUT_SECONDS * 1000,
+    relayed: new RelayedCalls(new RelayStore(db)),
+    activity: () => {
+      const context = asyncLocalStorage.getStore();
+      if (!context) return undefined;
+      const { info } = context;
+      const run = info.workflowExecution;
+      return { lineage: `${run?.workflowId}/${run?.runId}/${info.activityId}`, attempt: info.attempt };
+    },
   });
   return {
     external,

@@ -48,6 +48,7 @@ import { builtinServers } from '../mcp-server/builtin.js';
 import { createRateLimits } from '../rate-limits/rate-limits.js';
 import { SubscriptionStore } from '../store/subscriptions.js';
 import { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
+import { RelayStore } from '../store/relay.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
 export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
@@ -138,6 +139,7 @@ export function createServices(config: Config, logger: Logger): Services {
     commits: new CommitStore(db),
     commitWorkflows: new CommitWorkflows(temporal, config),
     imports: new ImportStore(db),
+    relay: new RelayStore(db),
     importWorkflows: new ImportWorkflows(temporal, config),
     toolCallWorkflows: new ToolCallWorkflows(temporal, config),
     invocationWorkflows: new InvocationWorkflows(temporal, config),

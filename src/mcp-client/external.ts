@@ -1,8 +1,11 @@
-import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHash } from 'node:crypto';
+import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { observeOutbound } from '../observability/outbound.js';
-import { mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
+import { hostOf, mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../artifacts/content-types/type-definition.js';
-import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
+import { baseType, hostType, mcpServerType } from '../artifacts/content-types/index.js';
+import { catalogListing, type CallOp, type CatalogListing } from '../relay-protocol/wire.js';
+import type { RelayedCalls } from '../relay/calls.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import type { CatalogDoc, McpCatalogStore } from '../store/mcp-catalog.js';
@@ -27,6 +30,12 @@ export interface CallOptions {
   meta?: Record<string, string>;
 }
 
+/** The activity a relayed call belongs to (`<workflow id>/<run id>/<activity id>`) and its attempt. */
+export interface RelayLineage {
+  lineage: string;
+  attempt: number;
+}
+
 interface Deps {
   artifacts: ArtifactStore;
   secrets: SecretStore;
@@ -39,14 +48,22 @@ interface Deps {
   /** The operators' stdio catalog and the sandbox, or why stdio servers are off on this worker. */
   stdio: StdioServers;
   defaultTimeoutMs: number;
+  /** Calls to servers on a host, through its desktop relay (issue #34). */
+  relayed: RelayedCalls;
+  /** The activity this call is made in, and its attempt (none outside one): a retried attempt adopts its earlier attempt's relay call. */
+  activity: () => RelayLineage | undefined;
 }
 
-/** A registration as a call uses it: for a stdio server, the launch its catalog entry gives now. */
+/** A registration as a call uses it: for a stdio server, the launch its catalog entry gives now; for one on a host, the host. */
 interface LoadedServer {
   doc: ArtifactDoc;
   content: McpServerContent;
   launch?: Launch & { env: Record<string, string> };
+  host?: { id: string; title: string };
 }
+
+/** What a relayed call takes of a call's options. */
+type RelayOptions = Pick<CallOptions, 'timeoutMs' | 'maxTotalMs' | 'signal' | 'onProgress'>;
 
 /** A loaded registration with its resolved credentials and the key of its pooled session. */
 interface Prepared {
@@ -72,6 +89,8 @@ export class ExternalServers {
     if (!parsed.success) throw unusable(`MCP server ${serverId} has an invalid registration: ${parsed.error.issues[0]!.message}.`);
     if (doc.archived_at) throw unusable(`MCP server ${serverId} is archived; unarchive it to call it.`);
     const { transport } = parsed.data;
+    const hostId = hostOf(parsed.data);
+    if (hostId !== undefined) return { doc, content: parsed.data, host: await this.host(serverId, hostId) };
     if (transport.type !== 'stdio') return { doc, content: parsed.data };
     // Matched again at call time: the deployment may have turned stdio off, or its operators changed the catalog, since the server was registered.
     const { stdio } = this.deps;
@@ -91,6 +110,47 @@ export class ExternalServers {
         `MCP server ${serverId} no longer matches this deployment's stdio catalog (transport.${err.field} ${err.message}); register it again naming a catalog entry.`,
       );
     }
+  }
+
+  /** The host a server runs on, as it is now: gone or archived, the server cannot be called. */
+  private async host(serverId: string, hostId: string): Promise<{ id: string; title: string }> {
+    const host = await this.deps.artifacts.get(hostId);
+    if (!host || baseType(host.content_type) !== hostType)
+      throw unusable(`MCP server ${serverId} runs on host ${hostId}, which no longer exists; point it at a host again.`);
+    if (host.archived_at) throw unusable(`MCP server ${serverId} runs on host "${host.title}" (${hostId}), which is archived.`);
+    return { id: hostId, title: host.title };
+  }
+
+  /** A call to a server on a host: made by its relay, answered through the store (src/relay/calls.ts). */
+  private relay(
+    server: LoadedServer,
+    op: CallOp,
+    params: Record<string, unknown>,
+    options: RelayOptions,
+  ): Promise<Record<string, unknown>> {
+    const { doc, content, host } = server;
+    const activity = this.deps.activity();
+    if (!activity) throw unusable(`MCP server ${doc._id} runs on a host's relay, which only a workflow's activity can call.`);
+    // One activity may make several calls: each is its own lineage, the same one on every attempt.
+    const call = createHash('sha256')
+      .update(JSON.stringify([doc._id, op, params]))
+      .digest('base64url')
+      .slice(0, 22);
+    return this.deps.relayed.call({
+      lineage: `${activity.lineage}/${call}`,
+      attempt: activity.attempt,
+      hostId: host!.id,
+      hostTitle: host!.title,
+      serverId: doc._id,
+      revision: doc.revision,
+      secretsOwner: doc.secrets_owner ?? doc.provenance.created_by,
+      op,
+      params,
+      timeoutMs: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
+      maxTotalMs: options.maxTotalMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
   }
 
   /** Opens the secrets the registration references; they belong to whoever last wrote its content (checked then). */
@@ -209,6 +269,14 @@ export class ExternalServers {
     options: CallOptions,
     revision?: number,
   ): Promise<CallToolResult> {
+    const server = await this.load(serverId);
+    if (server.host) {
+      const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
+      const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
+        this.relay(server, 'tools/call', params, options),
+      );
+      return boundResult(redact(result as CallToolResult, Object.values(options.meta ?? {})), this.deps.resultMaxBytes);
+    }
     const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
       this.withSession(
         serverId,
@@ -230,8 +298,11 @@ export class ExternalServers {
 
   /** Reads a resource; one larger than MCP_RESULT_MAX_BYTES is refused rather than cut (a cut file is a wrong file). */
   async readResource(serverId: string, uri: string, timeoutMs: number, person?: string): Promise<ReadResourceResult> {
+    const server = await this.load(serverId);
     const read = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'resources/read' }, () =>
-      this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person),
+      server.host
+        ? (this.relay(server, 'resources/read', { uri }, { timeoutMs, maxTotalMs: timeoutMs }) as Promise<ReadResourceResult>)
+        : this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person),
     );
     const size = Buffer.byteLength(JSON.stringify(read));
     if (size > this.deps.resultMaxBytes)
@@ -247,19 +318,23 @@ export class ExternalServers {
   async refreshCatalog(serverId: string, person?: string): Promise<CatalogDoc> {
     const started = Date.now();
     let server: LoadedServer | undefined;
+    const put = async (listing: CatalogListing, doc: ArtifactDoc, discoveryIcon?: string) => {
+      const entry = this.catalogDoc(listing, doc, started, discoveryIcon);
+      await this.deps.catalog.put(entry);
+      return entry;
+    };
     try {
+      server = await this.load(serverId);
+      const loaded = server;
       return await observeOutbound({ kind: 'mcp', target: serverId, operation: 'catalog' }, () =>
-        this.withSession(
-          serverId,
-          async (session, loaded) => {
-            server = loaded;
-            const doc = await this.listing(session, loaded.doc, started);
-            await this.deps.catalog.put(doc);
-            return doc;
-          },
-          undefined,
-          person,
-        ),
+        loaded.host
+          ? this.relay(loaded, 'catalog', {}, { maxTotalMs: 120_000 }).then((answer) => put(catalogListing.parse(answer), loaded.doc))
+          : this.withSession(
+              serverId,
+              async (session, { doc }) => put(await listSession(session), doc, session.discoveryIcon),
+              undefined,
+              person,
+            ),
       );
     } catch (err) {
       const failure = err instanceof CallFailed ? err.failure : classify(err);
@@ -277,26 +352,17 @@ export class ExternalServers {
     }
   }
 
-  private async listing({ client, discoveryIcon }: McpSession, doc: ArtifactDoc, started: number): Promise<CatalogDoc> {
-    const version = client.getServerVersion();
-    const serverIcon = iconOf(version, discoveryIcon);
-    const caps = client.getServerCapabilities() ?? {};
-    const tools = caps.tools
-      ? await collect((cursor) => client.listTools(cursor ? { cursor } : undefined).then((r) => ({ items: r.tools, next: r.nextCursor })))
-      : [];
-    const resources = caps.resources
-      ? await collect((cursor) =>
-          client.listResources(cursor ? { cursor } : undefined).then((r) => ({ items: r.resources, next: r.nextCursor })),
-        )
-      : [];
+  /** A listing as the catalog keeps it, with the icons resolved and the shipped content types checked. */
+  private catalogDoc(listing: CatalogListing, doc: ArtifactDoc, started: number, discoveryIcon?: string): CatalogDoc {
+    const version = listing.server_info;
+    const serverIcon = iconOf(version as Parameters<typeof iconOf>[0], discoveryIcon);
+    const tools = listing.tools as unknown as Tool[];
+    const resources = listing.resources as unknown as Resource[];
     const contentTypes: TypeDefinition[] = [];
-    for (const r of resources.filter((r) => isTypeDefinitionUri(r.uri))) {
-      const read = await client.readResource({ uri: r.uri });
-      const text = read.contents.map((c) => ('text' in c ? c.text : '')).join('');
+    for (const { uri, text } of listing.type_definitions) {
       const parsed = typeDefinition.safeParse(safeJson(text));
       if (parsed.success) contentTypes.push(parsed.data);
-      else
-        this.deps.logger.warn({ server_id: doc._id, uri: r.uri, reason: parsed.error.issues[0]!.message }, 'ignoring an invalid type.json');
+      else this.deps.logger.warn({ server_id: doc._id, uri, reason: parsed.error.issues[0]!.message }, 'ignoring an invalid type.json');
     }
     return {
       _id: doc._id,
@@ -306,7 +372,7 @@ export class ExternalServers {
         ? { server_info: { name: version.name, version: version.version, ...(version.title ? { title: version.title } : {}) } }
         : {}),
       icon: serverIcon,
-      ...(client.getInstructions() ? { instructions: client.getInstructions()! } : {}),
+      ...(listing.instructions ? { instructions: listing.instructions } : {}),
       tools: tools.map((t) => ({
         name: t.name,
         ...(t.title ? { title: t.title } : {}),
@@ -329,6 +395,32 @@ export class ExternalServers {
       refreshed_at: new Date(),
     };
   }
+}
+
+/** What a live session lists: the same shape a relay answers for its `catalog` op. */
+async function listSession({ client }: McpSession): Promise<CatalogListing> {
+  const version = client.getServerVersion();
+  const caps = client.getServerCapabilities() ?? {};
+  const tools = caps.tools
+    ? await collect((cursor) => client.listTools(cursor ? { cursor } : undefined).then((r) => ({ items: r.tools, next: r.nextCursor })))
+    : [];
+  const resources = caps.resources
+    ? await collect((cursor) =>
+        client.listResources(cursor ? { cursor } : undefined).then((r) => ({ items: r.resources, next: r.nextCursor })),
+      )
+    : [];
+  const typeDefinitions: CatalogListing['type_definitions'] = [];
+  for (const r of resources.filter((r) => isTypeDefinitionUri(r.uri)).slice(0, 100)) {
+    const read = await client.readResource({ uri: r.uri });
+    typeDefinitions.push({ uri: r.uri, text: read.contents.map((c) => ('text' in c ? c.text : '')).join('') });
+  }
+  return {
+    ...(version ? { server_info: version } : {}),
+    ...(client.getInstructions() ? { instructions: client.getInstructions()! } : {}),
+    tools: tools as unknown as Record<string, unknown>[],
+    resources: resources as unknown as Record<string, unknown>[],
+    type_definitions: typeDefinitions,
+  };
 }
 
 /** Pages through a list (bounded: a catalog is a summary, not a mirror). */

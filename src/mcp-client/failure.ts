@@ -5,7 +5,17 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 export interface CallFailure {
   /** Worth another attempt: the network, 408/425/429, 500/502/503/504, a server process that died. */
   retryable: boolean;
-  kind: 'http_status' | 'timeout' | 'protocol' | 'unavailable' | 'refused' | 'discovery' | 'configuration';
+  kind:
+    | 'http_status'
+    | 'timeout'
+    | 'protocol'
+    | 'unavailable'
+    | 'refused'
+    | 'discovery'
+    | 'configuration'
+    /** A server on a host: its relay is not connected, or stopped while it ran the call (docs/decisions.md). */
+    | 'relay_offline'
+    | 'relay_lost';
   message: string;
   status?: number;
   body?: string;

@@ -113,6 +113,7 @@ export async function openSession(
     await client.connect(stdio);
     return { client, stderrTail: () => tail, close: () => client.close() };
   }
+  if (transport.type !== 'http') throw new Error('a server on a host is called through its relay, never opened here');
   const { endpoint, icon } = transport.url
     ? { endpoint: new URL(transport.url), icon: undefined }
     : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0);

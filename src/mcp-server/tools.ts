@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Scope } from '../identity/principal.js';
 import { presentArtifact, presentContainer } from '../presenters/index.js';
-import { problems } from '../kernel/errors/problem.js';
 import {
   artifactFields,
   changesSomething,
@@ -30,6 +29,8 @@ import { consoleCommitPage } from './console-links.js';
 import { importDocument, importUrl } from '../imports/request.js';
 import { listImportItems, requestImport, visibleImport } from '../operations/imports.js';
 import { importSchema, presentImport, presentImportItem } from '../presenters/imports.js';
+import { isConnected, relayStatuses } from '../operations/relay.js';
+import { hostStatusSchema, presentHostStatus } from '../presenters/relay.js';
 
 type ImportLists = { items?: z.infer<typeof importDocument>[]; urls?: z.infer<typeof importUrl>[] };
 
@@ -61,13 +62,6 @@ export interface ToolDef {
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const writes = (destructive: boolean, idempotent: boolean) =>
   ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
-
-/** A tool whose capability comes with a later part of the platform: a clear tool error until then. */
-function notYet(what: string) {
-  return async () => {
-    throw problems.unavailable(`${what} is not available yet on this platform.`);
-  };
-}
 
 function artifactsOf(page: Page<ArtifactDoc>) {
   return {
@@ -352,11 +346,17 @@ export const tools: ToolDef[] = [
   {
     name: 'relay_status',
     title: 'Desktop relay status',
-    description: 'Reports whether a desktop host relay is connected. Not available yet.',
+    description:
+      "Every host you can see and its desktop relay: connected or not, last seen, relay version, the MCP servers it runs, and its recent errors (refusals by the person's local policy among them).",
     access: 'artifact:read',
-    input: z.strictObject({}),
+    input: z.strictObject({ workspace_id: uuid().optional().describe("Only this workspace's hosts.") }),
+    output: z.object({ hosts: z.array(hostStatusSchema) }),
     annotations: readOnly,
     icon: '📡',
-    run: notYet('relay_status (desktop host relay)'),
+    run: async (ctx, { workspace_id }: { workspace_id?: string }) => {
+      const now = Date.now();
+      const hosts = await relayStatuses(ctx, workspace_id);
+      return { hosts: hosts.map(({ host, status }) => presentHostStatus(host, status, isConnected(status, now))) };
+    },
   },
 ];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requireGrant, type GrantFlag } from '../identity/grants.js';
 import type { Principal, Scope } from '../identity/principal.js';
-import { authorizerType, baseType, mcpServerType, secretReferences, validateContent } from '../artifacts/content-types/index.js';
+import { authorizerType, baseType, hostType, mcpServerType, secretReferences, validateContent } from '../artifacts/content-types/index.js';
 import type { McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import type { AuthorizerContent } from '../artifacts/content-types/authorizer.js';
 import { automationType, requireAutomationAuthor } from '../artifacts/content-types/automation.js';
@@ -165,6 +165,7 @@ async function checkMcpServerTargets(ctx: OperationContext, { transport, auth }:
     const [field, url] = transport.url ? ['content.transport.url', transport.url] : ['content.transport.well_known', transport.well_known!];
     await checkOutboundTargets(ctx, [[field, url]]);
   }
+  if (transport.type !== 'http' && transport.host_id !== undefined) await checkHost(ctx, transport.host_id);
   if (auth?.type === 'oauth2') {
     await visibleAuthorizer(ctx, auth.authorizer_id).catch(() => {
       throw problems.validation(`No authorizer with id ${auth.authorizer_id} is visible to you.`, [
@@ -172,6 +173,22 @@ async function checkMcpServerTargets(ctx: OperationContext, { transport, auth }:
       ]);
     });
   }
+}
+
+/**
+ * A server on a host runs on a person's own machine: only someone who may change the host artifact
+ * (its workspace's writers) may point a server at it. Invisible, missing, not a host, or not yours to
+ * change: one 400 naming the field.
+ */
+async function checkHost(ctx: OperationContext, hostId: string): Promise<void> {
+  const found = await changeableDraft(ctx, hostId, 'artifact:write', 'U').catch(() => null);
+  if (!found || baseType(found.doc.content_type) !== hostType || found.doc.archived_at)
+    throw problems.validation(`No host ${hostId} that you may change is visible to you.`, [
+      {
+        name: 'content.transport.host_id',
+        reason: 'must be a host artifact (application/vnd.platform.host+json) in a workspace you may write',
+      },
+    ]);
 }
 
 const mimeLike = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(\s*;.*)?$/i;

@@ -38,6 +38,7 @@ import type { ConnectionWorkflows } from '../workflow-clients/connection.js';
 import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { SubscriptionStore } from '../store/subscriptions.js';
 import type { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
+import type { RelayStore } from '../store/relay.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -79,6 +80,7 @@ export interface Services {
   commitWorkflows: CommitWorkflows;
   /** Bulk imports (issue #33): their records, staged items and outcomes, and their workflows. */
   imports: ImportStore;
+  relay: RelayStore;
   importWorkflows: ImportWorkflows;
   /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
   toolCallWorkflows: ToolCallWorkflows;

@@ -11,6 +11,9 @@ import { jsonLimits, jsonViolation, pathName } from '../../kernel/json/limits.js
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** `application/vnd.platform.host+json`: a person's machine whose desktop relay runs MCP servers (issue #34). */
+const hostContent = z.strictObject({ notes: z.string().max(4000).optional() });
+
 /**
  * The platform-owned content types of SPEC §2.2, each with the zod schema its JSON `content` must
  * satisfy. Types whose own issue has not come yet accept any JSON object.
@@ -22,7 +25,7 @@ export const platformContentTypes = {
   'application/vnd.platform.chat+json': jsonObject,
   'application/vnd.platform.view+json': jsonObject,
   'application/vnd.platform.stream+json': jsonObject,
-  'application/vnd.platform.host+json': jsonObject,
+  'application/vnd.platform.host+json': hostContent,
   'application/vnd.platform.transform+json': transformContent(new Set(agents.map((a) => a.name))),
   'application/vnd.platform.automation+json': automationContent(new Set(agents.flatMap((a) => [a.name, agentId(a.name)]))),
 } as const;
@@ -31,6 +34,7 @@ export type PlatformContentType = keyof typeof platformContentTypes;
 export const mcpServerType = 'application/vnd.platform.mcp-server+json';
 export const authorizerType = 'application/vnd.platform.authorizer+json';
 export const transformType = 'application/vnd.platform.transform+json';
+export const hostType = 'application/vnd.platform.host+json';
 
 export { baseType, isPlatformType } from './base-type.js';
 
@@ -88,7 +92,11 @@ function parseJson(content: string): unknown {
 
 /** The registration as stored: a stdio transport resolved to its catalog entry, or a refusal naming the field. */
 function checkMcpServer(server: McpServerContent, policy: ContentPolicy): McpServerContent {
-  const transport = server.transport.type === 'stdio' ? stdioLaunch(server.transport, policy.stdio) : server.transport;
+  // A server on a host runs on its person's relay, under their local policy: the operators' catalog does not apply.
+  const transport =
+    server.transport.type === 'stdio' && server.transport.host_id === undefined
+      ? stdioLaunch(server.transport, policy.stdio)
+      : server.transport;
   const { auth } = server;
   if (policy.inCollection && auth?.type === 'static') {
     throw problems.validation('A collection carries no raw secrets: store them with POST /secrets and reference them.', [
@@ -120,7 +128,7 @@ export function secretReferences(contentType: string, content: string): { id: st
   if (base === mcpServerType) {
     const { transport, auth } = JSON.parse(content) as McpServerContent;
     const refs: { id: string; field: string }[] = [];
-    if (transport.type === 'stdio') {
+    if (transport.type !== 'http') {
       for (const [name, value] of Object.entries(transport.env)) {
         if (typeof value !== 'string') refs.push({ id: value.secret_id, field: `content.transport.env.${name}` });
       }

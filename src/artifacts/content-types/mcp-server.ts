@@ -20,6 +20,19 @@ export const secretRef = z.strictObject({ secret_id: z.uuid({ error: 'must be a 
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name');
 
+const secretEnv = z
+  .record(
+    envName,
+    z.strictObject(
+      { secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) },
+      { error: 'must be a secret reference ({"secret_id": ...}): store the value with POST /secrets' },
+    ),
+  )
+  .default({});
+
+/** A host artifact (`application/vnd.platform.host+json`) whose desktop relay runs the server (issue #34). */
+const hostId = z.uuid({ error: 'must be the id of a host artifact' });
+
 /**
  * A stdio server names an entry of the operators' catalog (src/stdio-servers), by `catalog_entry` and
  * its `params`, or by spelling out exactly the entry's `command` and `args` (SPEC §2.3's shape). What is
@@ -35,20 +48,42 @@ const stdioTransport = z
     params: z.record(z.string().max(64), z.string().max(1024)).optional(),
     command: z.enum(stdioRunners, { error: `must be one of ${stdioRunners.join(', ')}` }).optional(),
     args: z.array(z.string().max(4096)).max(64).optional(),
-    env: z
-      .record(
-        envName,
-        z.strictObject(
-          { secret_id: z.uuid({ error: 'must be a secret id (UUID)' }) },
-          { error: 'must be a secret reference ({"secret_id": ...}): store the value with POST /secrets' },
-        ),
-      )
-      .default({}),
+    env: secretEnv,
+    /**
+     * Runs on this host's desktop relay, not on a worker: `command` and `args` as given (the relay's
+     * local policy decides, not the operators' catalog).
+     */
+    host_id: hostId.optional(),
   })
   .refine((t) => t.catalog_entry !== undefined || t.command !== undefined, {
     message: 'give catalog_entry (an entry of GET /mcp/stdio-catalog), or command and args',
     path: ['catalog_entry'],
+  })
+  .refine((t) => t.host_id === undefined || (t.command !== undefined && t.catalog_entry === undefined && t.params === undefined), {
+    message: 'a server on a host gives command and args (its relay has no catalog)',
+    path: ['host_id'],
   });
+
+/**
+ * A repository the host's relay clones at `ref` (pinned to a commit in its records), installs (npm or
+ * uv, or the repository's `server.json`) and runs as a sandboxed stdio server (SPEC §2.3, issue #34).
+ */
+const repositoryTransport = z.strictObject({
+  type: z.literal('repository'),
+  owner_repo: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'must be owner/name'),
+  ref: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_./-]*$/, 'must be a branch, tag or commit (no leading "-" or ".")')
+    .refine((r) => !r.includes('..'), 'must not contain ".."'),
+  args: z.array(z.string().max(4096)).max(64).default([]),
+  env: secretEnv,
+  host_id: hostId,
+});
 
 const header = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
 
@@ -60,7 +95,7 @@ const auth = z.discriminatedUnion('type', [
 
 /** `content` of an `application/vnd.platform.mcp-server+json` artifact (SPEC §2.3). */
 export const mcpServerContent = z.strictObject({
-  transport: z.discriminatedUnion('type', [httpTransport, stdioTransport]),
+  transport: z.discriminatedUnion('type', [httpTransport, stdioTransport, repositoryTransport]),
   notes: z.string().optional(),
   auth: auth.optional(),
   /** How long a tool call may go without an answer or a progress notification (docs/decisions.md). */
@@ -69,3 +104,10 @@ export const mcpServerContent = z.strictObject({
 export type McpServerContent = z.infer<typeof mcpServerContent>;
 export type StdioTransport = z.infer<typeof stdioTransport>;
 export type HttpTransport = z.infer<typeof httpTransport>;
+export type RepositoryTransport = z.infer<typeof repositoryTransport>;
+
+/** The host whose relay runs this server, if any. */
+export function hostOf(content: McpServerContent): string | undefined {
+  const { transport } = content;
+  return transport.type === 'http' ? undefined : transport.host_id;
+}

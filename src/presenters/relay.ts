@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { policySummary, relayError, runningServer } from '../relay-protocol/wire.js';
+import type { ArtifactDoc } from '../store/artifacts.js';
+import type { RelayHostDoc } from '../store/relay.js';
+import { timestamp } from './schemas.js';
+
+/** A host and what its desktop relay last said (SPEC §4.5 `relay_status`, `GET /relay/hosts`). */
+export const hostStatusSchema = z
+  .object({
+    host_id: z.string(),
+    title: z.string(),
+    workspace_id: z.string(),
+    connected: z.boolean().describe('Heard from within the last 45 seconds.'),
+    last_seen_at: timestamp.nullable(),
+    relay_version: z.string().nullable(),
+    os: z.string().nullable(),
+    arch: z.string().nullable(),
+    sandbox: z.enum(['bwrap', 'sandbox-exec', 'none']).nullable(),
+    session_started_at: timestamp.nullable(),
+    servers: z.array(runningServer).describe('The servers the relay keeps running.'),
+    errors: z.array(relayError).describe("The relay's recent errors, newest last (refusals by its local policy among them)."),
+    policy: policySummary.nullable().describe("The relay's local policy, as it reported it."),
+  })
+  .meta({ id: 'HostStatus' });
+export type HostStatus = z.infer<typeof hostStatusSchema>;
+
+export const hostStatusListSchema = z.object({ items: z.array(hostStatusSchema) }).meta({ id: 'HostStatusList' });
+
+export function presentHostStatus(host: ArtifactDoc, status: RelayHostDoc | null, connected: boolean): HostStatus {
+  return {
+    host_id: host._id,
+    title: host.title,
+    workspace_id: host.collection_id,
+    connected,
+    last_seen_at: status?.last_seen.toISOString() ?? null,
+    relay_version: status?.version ?? null,
+    os: status?.os ?? null,
+    arch: status?.arch ?? null,
+    sandbox: (status?.sandbox as HostStatus['sandbox']) ?? null,
+    session_started_at: status?.session_started_at.toISOString() ?? null,
+    servers: status?.servers ?? [],
+    errors: status?.errors ?? [],
+    policy: status?.policy ?? null,
+  };
+}
