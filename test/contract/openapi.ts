@@ -1433,6 +1433,92 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/relay/hello': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A desktop host relay starts a session for its credential's host
+     * @description Made by the relay program (`npx platform-relay`), signed in with a server credential whose host_id names a host artifact. A new session ends the host's earlier one: calls it had taken and not answered fail as lost, never re-run.
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    post: operations['postRelayHello'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/relay/poll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The relay's heartbeat and long poll for its host's calls
+     * @description Answers at once with calls to run (each with its secrets, for it alone) or running calls to cancel, else after about 20 seconds with none. 409 `relay-session-replaced` when another relay process took the host over.
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    post: operations['postRelayPoll'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/relay/calls/{id}/result': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A relayed call's one answer
+     * @description The first answer recorded for a call is its answer. 409 `relay-call-decided` when the call was decided first (cancelled, timed out, or failed as lost), 409 `relay-call-not-yours` when another session took it.
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    post: operations['postRelayCallsIdResult'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/relay/hosts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every host you can see, with its relay: connected or not, last seen, version, servers running, recent errors
+     * @description Needs the `artifact:read` scope.
+     */
+    get: operations['getRelayHosts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/artifacts/{id}/op/resources_read': {
     parameters: {
       query?: never;
@@ -2668,6 +2754,50 @@ export interface components {
       message: string | null;
       /** Format: date-time */
       at: string;
+    };
+    HostStatusList: {
+      items: components['schemas']['HostStatus'][];
+    };
+    HostStatus: {
+      host_id: string;
+      title: string;
+      workspace_id: string;
+      /** @description Heard from within the last 45 seconds. */
+      connected: boolean;
+      last_seen_at: string | null;
+      relay_version: string | null;
+      os: string | null;
+      arch: string | null;
+      sandbox: ('bwrap' | 'sandbox-exec' | 'none') | null;
+      session_started_at: string | null;
+      /** @description The servers the relay keeps running. */
+      servers: {
+        server_id: string;
+        revision: number;
+        label: string;
+        /** Format: date-time */
+        started_at: string;
+        commit?: string;
+      }[];
+      /** @description The relay's recent errors, newest last (refusals by its local policy among them). */
+      errors: {
+        /** Format: date-time */
+        at: string;
+        message: string;
+        call_id?: string;
+        server_id?: string;
+      }[];
+      /** @description The relay's local policy, as it reported it. */
+      policy: {
+        commands: string[];
+        packages: string[];
+        repositories: string[];
+        folders: {
+          path: string;
+          write: boolean;
+        }[];
+        network: boolean;
+      } | null;
     };
     ResourceRead: {
       server_id: string;
@@ -6505,6 +6635,247 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postRelayHello: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          session: string;
+          version: string;
+          os: string;
+          arch: string;
+          /** @enum {string} */
+          sandbox: 'bwrap' | 'sandbox-exec' | 'none';
+          policy: {
+            commands: string[];
+            packages: string[];
+            repositories: string[];
+            folders: {
+              path: string;
+              write: boolean;
+            }[];
+            network: boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            host_id: string;
+            host_title: string;
+            poll_wait_ms: number;
+            lost_calls: number;
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postRelayPoll: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          session: string;
+          running: {
+            id: string;
+            progress?: number;
+            total?: number;
+          }[];
+          servers: {
+            server_id: string;
+            revision: number;
+            label: string;
+            /** Format: date-time */
+            started_at: string;
+            commit?: string;
+          }[];
+          errors: {
+            /** Format: date-time */
+            at: string;
+            message: string;
+            call_id?: string;
+            server_id?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            calls: {
+              id: string;
+              /** @enum {string} */
+              op: 'tools/call' | 'resources/read' | 'catalog';
+              server: {
+                id: string;
+                revision: number;
+                title: string;
+                transport:
+                  | {
+                      /** @constant */
+                      type: 'stdio';
+                      command: string;
+                      args: string[];
+                    }
+                  | {
+                      /** @constant */
+                      type: 'repository';
+                      owner_repo: string;
+                      ref: string;
+                      args: string[];
+                    };
+                env: {
+                  [key: string]: string;
+                };
+              };
+              params: {
+                [key: string]: unknown;
+              };
+              timeout_ms: number;
+              /** Format: date-time */
+              deadline_at: string;
+            }[];
+            cancel: string[];
+          };
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postRelayCallsIdResult: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json':
+          | {
+              /** Format: uuid */
+              session: string;
+              /** @constant */
+              outcome: 'result';
+              result: {
+                [key: string]: unknown;
+              };
+            }
+          | {
+              /** Format: uuid */
+              session: string;
+              /** @constant */
+              outcome: 'failure';
+              failure: {
+                /** @enum {string} */
+                kind: 'refused' | 'start' | 'protocol' | 'timeout' | 'cancelled' | 'install';
+                message: string;
+                retryable: boolean;
+              };
+            };
+      };
+    };
+    responses: {
+      /** @description Success */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getRelayHosts: {
+    parameters: {
+      query?: {
+        workspace_id?: string;
+      };
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HostStatusList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
       default: components['responses']['Error'];

@@ -48,6 +48,7 @@ const notExercised: Record<string, string> = {
   'post /connections/{id}/project': 'needs a connection, made through an external authorizer',
   'post /codec/session/decode': 'needs a browser session cookie from a Temporal UI origin (test/temporal/codec.test.ts covers it)',
   'post /codec/session/encode': 'needs a browser session cookie from a Temporal UI origin (test/temporal/codec.test.ts covers it)',
+  'post /relay/poll': 'a long poll that answers only when a call waits, or after 20 s (test/relay/protocol.test.ts covers it)',
 };
 
 const key = (r: RouteDef) => `${r.method} ${templateOf(r.path).template}`;
@@ -298,6 +299,39 @@ describe('the response contract', () => {
     );
     assert.equal((await carol.get(`/imports/${imported.body.id}/items?status=failed`)).body.items.length, 1);
     assert.equal((await carol.get(`/workspaces/${ws}/imports`)).status, 200);
+
+    // A host, its relay's credential and first words, and the hosts' status.
+    const host = await carol.post('/artifacts', {
+      title: 'laptop',
+      content_type: 'application/vnd.platform.host+json',
+      content: '{}',
+      collection_id: ws,
+    });
+    assert.equal(host.status, 201, host.text);
+    const relayCred = await carol.post('/server-credentials', {
+      client_id: 'relay-contract',
+      name: 'relay',
+      server_id: 'relay',
+      host_id: host.body.id,
+      scopes: ['artifact:read'],
+      resource_filters: { workspaces: [ws], collections: [] },
+    });
+    const relayToken = await form(checked(), '/auth/token', {
+      grant_type: 'client_credentials',
+      client_id: relayCred.body.client_id,
+      client_secret: relayCred.body.client_secret,
+    });
+    const relay = checked(relayToken.body.access_token);
+    const hello = await relay.post('/relay/hello', {
+      session: '0196a3f0-0000-7000-8000-0000000000bb',
+      version: '1',
+      os: 'linux',
+      arch: 'x64',
+      sandbox: 'bwrap',
+      policy: { commands: ['npx'], packages: [], repositories: [], folders: [], network: false },
+    });
+    assert.equal(hello.status, 200, hello.text);
+    assert.equal((await carol.get('/relay/hosts')).body.items[0].connected, true);
     assert.deepEqual(checker.failures, []);
   });
 

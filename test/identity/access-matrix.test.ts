@@ -199,6 +199,18 @@ before(async () => {
     'GET /agents': { path: '/agents', target: 'none' },
     'GET /mcp/servers': { path: '/mcp/servers', target: 'none' },
     'GET /mcp/stdio-catalog': { path: '/mcp/stdio-catalog', target: 'none' },
+    'POST /relay/hello': { path: '/relay/hello', body: relayHello, target: 'none' },
+    'POST /relay/poll': {
+      path: '/relay/poll',
+      body: { session: relayHello.session, running: [], servers: [], errors: [] },
+      target: 'none',
+    },
+    'POST /relay/calls/:id/result': {
+      path: '/relay/calls/some-call/result',
+      body: { session: relayHello.session, outcome: 'result', result: { content: [] } },
+      target: 'none',
+    },
+    'GET /relay/hosts': { path: '/relay/hosts', target: 'none' },
     'GET /mcp/workspaces/:id/servers': { path: `/mcp/workspaces/${ws}/servers`, target: 'container' },
     // Behind its authentication each MCP tool checks its own scope (test/mcp.test.ts).
     'POST /mcp': {
@@ -246,6 +258,16 @@ async function snapshot(): Promise<string> {
   );
   return parts.join('\n');
 }
+
+/** A relay's first words (src/relay-protocol/wire.ts): refused before they are read, for every caller here. */
+const relayHello = {
+  session: '0196a3f0-0000-7000-8000-0000000000aa',
+  version: '1',
+  os: 'linux',
+  arch: 'x64',
+  sandbox: 'bwrap',
+  policy: { commands: [], packages: [], repositories: [], folders: [], network: false },
+};
 
 const key = (r: RouteDef) => `${r.method.toUpperCase()} ${r.path}`;
 const guarded = routes.filter((r) => r.access !== 'public');

@@ -17,7 +17,7 @@ import { tools } from '../../src/mcp-server/tools.js';
 let http: Server;
 let url: URL;
 
-/** Every scope; relay_status is the one tool that needs no store (it answers "not yet" as a tool error). */
+/** Every scope, and no store: a call with invalid arguments (relay_status with a bad workspace_id) is answered before any store is needed. */
 const operation = {
   services: { logger: createLogger('silent') },
   state: {
@@ -82,10 +82,9 @@ describe('the MCP server across protocol revisions', () => {
       assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28');
       const listed = await client.listTools();
       assert.deepEqual(listed.tools.map((t) => t.name).sort(), tools.map((t) => t.name).sort());
-      const reply = await client.callTool({ name: 'relay_status', arguments: {} });
+      const reply = await client.callTool({ name: 'relay_status', arguments: { workspace_id: 'not-a-uuid' } });
       assert.equal(reply.isError, true);
-      assert.match((reply.content as { text: string }[])[0]!.text, /not available yet/);
-      assert.equal((reply._meta?.['platform/problem'] as { status: number }).status, 503, 'the problem for programs, in _meta');
+      assert.match((reply.content as { text: string }[])[0]!.text, /workspace_id/);
     } finally {
       await client.close();
     }
@@ -111,7 +110,7 @@ describe('the MCP server across protocol revisions', () => {
     const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': '2025-06-18' });
     assert.equal(listed.result.tools.length, tools.length);
     const called = await post(
-      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'relay_status', arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'relay_status', arguments: { workspace_id: 'not-a-uuid' } } },
       { 'mcp-protocol-version': '2025-06-18' },
     );
     assert.equal(called.result.isError, true);
@@ -127,7 +126,7 @@ describe('the MCP server across protocol revisions', () => {
         ...unportable(t.outputSchema, `${t.name} output`),
       ]);
       assert.deepEqual(found, []);
-      assert.equal(modernTools.filter((t) => t.outputSchema).length, 6, 'the six output schemas are walked too');
+      assert.equal(modernTools.filter((t) => t.outputSchema).length, 7, 'the seven output schemas are walked too');
       for (const t of legacyTools) {
         const same = modernTools.find((m) => m.name === t.name)!;
         assert.deepEqual(t.inputSchema, same.inputSchema, `${t.name}: one input schema for both eras`);
