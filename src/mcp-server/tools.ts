@@ -30,6 +30,9 @@ import { importDocument, importUrl } from '../imports/request.js';
 import { listImportItems, requestImport, visibleImport } from '../operations/imports.js';
 import { importSchema, presentImport, presentImportItem } from '../presenters/imports.js';
 import { isConnected, relayStatuses } from '../operations/relay.js';
+import { callTool, callToolBody } from '../operations/mcp-servers.js';
+import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
+import { problems } from '../kernel/errors/problem.js';
 import { hostStatusSchema, presentHostStatus } from '../presenters/relay.js';
 
 type ImportLists = { items?: z.infer<typeof importDocument>[]; urls?: z.infer<typeof importUrl>[] };
@@ -54,7 +57,7 @@ export interface ToolDef {
   input: z.ZodObject;
   /** The shape of `structuredContent`, where it is stable enough to promise. */
   output?: z.ZodObject;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: false };
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   icon: string;
   run: (ctx: OperationContext, input: never) => Promise<unknown>;
 }
@@ -341,6 +344,28 @@ export const tools: ToolDef[] = [
       const doc = presentImport(await visibleImport(ctx, import_id));
       const failed = await listImportItems(ctx, import_id, 'failed', 20);
       return { ...doc, failed_items: failed.items.map(presentImportItem), more_failed: failed.next_cursor !== null };
+    },
+  },
+  {
+    name: 'call_server_tool',
+    title: 'Call a tool of a registered MCP server',
+    description:
+      "Calls a tool of an MCP server registered in a workspace you may invoke in (HTTP, a worker's sandboxed stdio server, or one on a host's desktop relay), as a durable invocation. Answers the invocation with the server's result, or, when it outlasts wait_seconds, its id to follow at GET /invocations/{id}.",
+    access: 'artifact:invoke',
+    input: z.strictObject({
+      server_id: uuid().describe('The MCP server artifact (GET /mcp/servers lists them with their tools).'),
+      name: callToolBody.shape.name.describe("The server's tool."),
+      arguments: callToolBody.shape.arguments,
+      wait_seconds: callToolBody.shape.wait_seconds,
+    }),
+    // The server may reach anything: the platform cannot promise what its tool does.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    icon: '🛠️',
+    run: async (ctx, input: { server_id: string; name: string; arguments?: Record<string, unknown>; wait_seconds?: number }) => {
+      const found = await visibleArtifact(ctx, input.server_id);
+      if (baseType(found.doc.content_type) !== mcpServerType) throw problems.notFound('MCP server', input.server_id);
+      const { server_id, ...body } = input;
+      return (await callTool(ctx, server_id, { arguments: {}, ...body }, undefined, found)).body;
     },
   },
   {

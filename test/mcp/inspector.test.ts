@@ -34,7 +34,7 @@ async function inspector(...args: string[]): Promise<any> {
 describe('MCP Inspector CLI', () => {
   it('lists the tools and calls one', async () => {
     const listed = await inspector('--method', 'tools/list');
-    assert.equal(listed.tools.length, 14);
+    assert.equal(listed.tools.length, 15);
     const ws = (await alice.post('/workspaces', { name: 'Inspected' })).body.id;
     const called = await inspector('--method', 'tools/call', '--tool-name', 'browse_workspaces');
     assert.ok(!called.isError, JSON.stringify(called));

@@ -49,7 +49,7 @@ describe('MCP endpoint', () => {
   it('publishes discovery and protected resource metadata, and asks for a token with resource_metadata', async () => {
     const discovery = await platform.api.get('/.well-known/mcp.json');
     assert.equal(discovery.body.endpoints.streamable_http, '/mcp');
-    assert.equal(discovery.body.tools.length, 14);
+    assert.equal(discovery.body.tools.length, 15);
     assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
     const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
     assert.equal(meta.body.resource, `${platform.url}/mcp`, 'the URL the client used (127.0.0.1; the configured one is localhost)');
@@ -94,6 +94,7 @@ describe('MCP endpoint', () => {
       'ask',
       'browse_collections',
       'browse_workspaces',
+      'call_server_tool',
       'commit_preview',
       'commit_workspace',
       'create_artifact',
@@ -181,7 +182,7 @@ describe('MCP endpoint', () => {
       headers: { origin: webClient, accept: 'application/json, text/event-stream' },
     });
     assert.equal(listed.status, 200, 'a listed origin may call /mcp');
-    assert.equal(listed.body.result.tools.length, 14);
+    assert.equal(listed.body.result.tools.length, 15);
     assert.equal(listed.headers.get('access-control-allow-origin'), webClient, 'on the MCP answer too');
   });
 
@@ -202,6 +203,7 @@ describe('MCP endpoint', () => {
       import_artifacts: { workspace_id: id, items: [{ title: 'x', content_type: 'text/plain', content: 'x' }] },
       get_import: { import_id: id },
       relay_status: {},
+      call_server_tool: { server_id: id, name: 'echo', arguments: { message: 'x' } },
     };
     assert.deepEqual(
       tools.map((t) => t.name).filter((n) => !samples[n]),
