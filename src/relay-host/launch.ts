@@ -17,12 +17,15 @@ export interface LaunchSpec {
   binds: { dir: string; write: boolean }[];
   /** The call's env (the person's secrets) and fixed settings (npm's cache): never logged. */
   env: Record<string, string>;
+  /** The folder it starts in; the relay's own by default. */
+  cwd?: string;
 }
 
 export interface Launched {
   command: string;
   args: string[];
   env: Record<string, string>;
+  cwd: string;
   /** Removes what the launch made for itself (macOS: its temporary folder). */
   cleanup(): void;
 }
@@ -77,14 +80,8 @@ export class Launcher {
     }
   }
 
-  private sandbox(binds: { dir: string; write: boolean }[]): Sandbox {
-    return new Sandbox({
-      bwrap: this.bwrap,
-      hidden: [homedir(), this.o.stateDir],
-      path: process.env.PATH ?? '',
-      workDir: this.o.cwd,
-      binds,
-    });
+  private sandbox(binds: { dir: string; write: boolean }[], workDir = this.o.cwd): Sandbox {
+    return new Sandbox({ bwrap: this.bwrap, hidden: [homedir(), this.o.stateDir], path: process.env.PATH ?? '', workDir, binds });
   }
 
   command(spec: LaunchSpec): Launched {
@@ -92,9 +89,10 @@ export class Launcher {
     const { policy } = this.o;
     const binds = [...policy.folders.map((f) => ({ dir: f.path, write: f.write })), ...spec.binds];
     const path = process.env.PATH ?? '';
+    const cwd = spec.cwd ?? this.o.cwd;
     if (this.kind === 'bwrap') {
       const launch = { command: spec.command, args: spec.args, network: spec.network, limits: defaultLimits };
-      return { ...this.sandbox(binds).command(launch, spec.env), cleanup: () => {} };
+      return { ...this.sandbox(binds, cwd).command(launch, spec.env), cwd, cleanup: () => {} };
     }
     const runner = which(spec.command, path) ?? spec.command;
     if (this.kind === 'sandbox-exec') {
@@ -103,13 +101,14 @@ export class Launcher {
         home: homedir(),
         tempDir: temp,
         folders: binds.map((b) => ({ path: b.dir, write: b.write })),
-        readable: [this.o.cwd],
+        readable: [this.o.cwd, cwd],
         network: spec.network,
       });
       return {
         command: 'sandbox-exec',
         args: ['-p', profile, runner, ...spec.args],
         env: { PATH: path, HOME: temp, TMPDIR: temp, LANG: 'C.UTF-8', ...spec.env },
+        cwd,
         cleanup: () => rmSync(temp, { recursive: true, force: true }),
       };
     }
@@ -117,6 +116,6 @@ export class Launcher {
     const keep = ['PATH', 'HOME', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'SystemRoot', 'TEMP', 'TMP', 'TMPDIR', 'LANG'];
     const env: Record<string, string> = {};
     for (const k of keep) if (process.env[k] !== undefined) env[k] = process.env[k]!;
-    return { command: runner, args: spec.args, env: { ...env, ...spec.env }, cleanup: () => {} };
+    return { command: runner, args: spec.args, env: { ...env, ...spec.env }, cwd, cleanup: () => {} };
   }
 }

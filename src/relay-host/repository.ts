@@ -172,10 +172,10 @@ export class Repositories {
         const cache = join(this.o.stateDir, 'npm-cache');
         mkdirSync(cache, { recursive: true });
         const lock = existsSync(join(dir, 'package-lock.json')) || existsSync(join(dir, 'npm-shrinkwrap.json'));
-        const args = [lock ? 'ci' : 'install', '--prefix', dir, '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'];
+        // In the clone's folder rather than --prefix, which would also move npm's global config (a CA file, say).
+        const args = [lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'];
         if (!lock) args.push('--no-package-lock');
-        const env: Record<string, string> = { npm_config_cache: cache, npm_config_update_notifier: 'false' };
-        if (process.env.npm_config_registry) env.npm_config_registry = process.env.npm_config_registry;
+        const env: Record<string, string> = { ...passThrough(), npm_config_cache: cache, npm_config_update_notifier: 'false' };
         await this.sandboxed('npm', args, [dir, cache], env);
         writeFileSync(marker, `${new Date().toISOString()}\n`);
       }
@@ -187,10 +187,11 @@ export class Repositories {
       const cache = join(this.o.stateDir, 'uv-cache');
       mkdirSync(cache, { recursive: true });
       const env = { UV_CACHE_DIR: cache, UV_NO_PROGRESS: '1' };
+      const installEnv = { ...passThrough(), ...env };
       const args = ['--from', dir, script];
       if (!installed) {
         // uv builds the environment into its cache on first run: once here with the network, later runs are offline.
-        await this.sandboxed('uvx', [...args, '--help'], [dir, cache], env, true);
+        await this.sandboxed('uvx', [...args, '--help'], [dir, cache], installEnv, true);
         writeFileSync(marker, `${new Date().toISOString()}\n`);
       }
       return {
@@ -213,11 +214,12 @@ export class Repositories {
   private async sandboxed(command: string, args: string[], writable: string[], env: Record<string, string>, anyExit = false) {
     // A relay run as root starts servers as an unprivileged user (the Sandbox drops to one): it must be able to write there.
     if (asRoot) for (const d of writable) chmodSync(d, 0o777);
-    const launched = this.o.launcher.command({ command, args, network: true, binds: writable.map((dir) => ({ dir, write: true })), env });
-    this.o.log(`installing: ${command} ${args.join(' ')}`);
+    const binds = writable.map((dir) => ({ dir, write: true }));
+    const launched = this.o.launcher.command({ command, args, network: true, binds, env, cwd: writable[0] });
+    this.o.log(`installing in ${launched.cwd}: ${command} ${args.join(' ')}`);
     try {
       await new Promise<void>((resolve, reject) => {
-        const child = spawn(launched.command, launched.args, { env: launched.env, stdio: ['ignore', 'ignore', 'pipe'] });
+        const child = spawn(launched.command, launched.args, { env: launched.env, cwd: launched.cwd, stdio: ['ignore', 'ignore', 'pipe'] });
         let tail = '';
         child.stderr.on('data', (c: Buffer) => void (tail = (tail + c.toString('utf8')).slice(-4000)));
         const timer = setTimeout(() => child.kill('SIGKILL'), installTimeoutMs);
@@ -234,6 +236,25 @@ export class Repositories {
       if (asRoot) await new Promise((r) => execFile('chmod', ['-R', 'a+rwX', ...writable], { timeout: gitTimeoutMs }, r));
     }
   }
+}
+
+/** What an install may need of the relay's environment to reach a registry: its address, proxy and certificate authorities. */
+const passedThrough = [
+  'npm_config_registry',
+  'npm_config_cafile',
+  'NODE_EXTRA_CA_CERTS',
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'UV_INDEX_URL',
+  'UV_DEFAULT_INDEX',
+  'SSL_CERT_FILE',
+];
+function passThrough(): Record<string, string> {
+  return Object.fromEntries(passedThrough.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
 }
 
 /** The first name under `[project.scripts]` of a pyproject.toml (a line scan: the relay has no TOML parser). */

@@ -89,7 +89,13 @@ export class ServerPool {
     });
     let tail = '';
     // The SDK adds HOME, PATH and the like from the relay's environment; the launch's own values replace them.
-    const transport = new StdioClientTransport({ command: launched.command, args: launched.args, env: launched.env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: launched.command,
+      args: launched.args,
+      env: launched.env,
+      cwd: launched.cwd,
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-2000)));
     const client = new Client({ name: 'platform-relay', version: relayPackageVersion() }, { capabilities: {} });
     const server: PooledServer = {
