@@ -63,7 +63,11 @@ export function createMcpClient(config: Config, db: Db, logger: Logger): McpClie
       if (!context) return undefined;
       const { info } = context;
       const run = info.workflowExecution;
-      return { lineage: `${run?.workflowId}/${run?.runId}/${info.activityId}`, attempt: info.attempt };
+      return {
+        lineage: `${run?.workflowId}/${run?.runId}/${info.activityId}`,
+        attempt: info.attempt,
+        cancelRequested: () => context.cancellationDetails?.cancelRequested ?? false,
+      };
     },
   });
   return {

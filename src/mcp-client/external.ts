@@ -30,10 +30,11 @@ export interface CallOptions {
   meta?: Record<string, string>;
 }
 
-/** The activity a relayed call belongs to (`<workflow id>/<run id>/<activity id>`) and its attempt. */
+/** The activity a relayed call belongs to (`<workflow id>/<run id>/<activity id>`), its attempt, and whether its cancellation was asked for. */
 export interface RelayLineage {
   lineage: string;
   attempt: number;
+  cancelRequested: () => boolean;
 }
 
 interface Deps {
@@ -139,6 +140,7 @@ export class ExternalServers {
     return this.deps.relayed.call({
       lineage: `${activity.lineage}/${call}`,
       attempt: activity.attempt,
+      cancelRequested: activity.cancelRequested,
       hostId: host!.id,
       hostTitle: host!.title,
       serverId: doc._id,

@@ -20,6 +20,8 @@ export interface RelayedCall {
   timeoutMs: number;
   maxTotalMs: number;
   signal?: AbortSignal;
+  /** Whether the signal's abort is a cancellation someone asked for (else the worker is stopping, or the attempt timed out). */
+  cancelRequested?: () => boolean;
   onProgress?: (p: { progress: number; total?: number }) => void;
 }
 
@@ -85,6 +87,8 @@ export class RelayedCalls {
       const decided = await this.store.getResult(call._id);
       if (decided) return outcome(decided, input);
       if (input.signal?.aborted) {
+        // A worker that stops (or an attempt that timed out) leaves the call running: the next attempt adopts it.
+        if (!input.cancelRequested?.()) throw input.signal.reason ?? new Error('aborted');
         const result = await decide('cancelled');
         if (result.outcome === 'cancelled') throw input.signal.reason ?? new Error('cancelled');
         return outcome(result, input);

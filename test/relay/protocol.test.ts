@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { asServer, type ServerCredential } from '../helpers/credentials.js';
 import { eventually, type Api, type Reply } from '../helpers/http.js';
+import { invokeTool } from '../helpers/invoke.js';
 import { mcpServerType } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -64,21 +65,6 @@ async function registerOnHost(owner: Api, hostId: string, env: Record<string, un
     }),
     collection_id: ws,
   });
-}
-
-/** Starts an invocation; answers its final result (the invoke's own answer, or the invocation polled). */
-async function invoke(server: string, args: Record<string, unknown>): Promise<Record<string, any>> {
-  const r = await alice.post(`/artifacts/${server}/invoke`, { name: 'echo', arguments: args });
-  if (r.status === 200) return r.body.result;
-  assert.equal(r.status, 202, r.text);
-  return eventually(
-    async () => {
-      const got = await alice.get(`/invocations/${r.body.id}`);
-      return got.body.state === 'completed' || got.body.state === 'failed' ? got.body.result : undefined;
-    },
-    90_000,
-    'the invocation to end',
-  );
 }
 
 before(async () => {
@@ -160,7 +146,7 @@ describe('a call through the relay protocol', () => {
   it('fails at once, and cleanly, when the host has no relay connected', async () => {
     const otherHost = await createHost(alice, ws, 'desktop');
     const r = await registerOnHost(alice, otherHost);
-    const result = await invoke(r.body.id, { message: 'hi' });
+    const result = await invokeTool(alice, r.body.id, 'echo', { message: 'hi' });
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error, 'relay_offline');
     assert.match(result.content[0].text, /not connected/);
@@ -169,7 +155,7 @@ describe('a call through the relay protocol', () => {
   it("goes to the host's relay with its secret resolved for it alone, and its answer comes back once", async () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
-    const pending = invoke(server, { message: 'through the relay' });
+    const pending = invokeTool(alice, server, 'echo', { message: 'through the relay' });
     const call = await nextCall(relay, session);
     assert.equal(call.op, 'tools/call');
     assert.deepEqual(call.params.arguments, { message: 'through the relay' });
@@ -199,7 +185,7 @@ describe('a call through the relay protocol', () => {
   it('is failed as lost, exactly once, when a new relay session takes the host over mid-call; the old session is told to stop', async () => {
     const old = randomUUID();
     assert.equal((await hello(relay, old)).status, 200);
-    const pending = invoke(server, { message: 'lost' });
+    const pending = invokeTool(alice, server, 'echo', { message: 'lost' });
     const call = await nextCall(relay, old);
     const fresh = randomUUID();
     const took = await hello(relay, fresh);
@@ -223,7 +209,7 @@ describe('a call through the relay protocol', () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
     const n = 6;
-    const pendings = Array.from({ length: n }, (_, i) => invoke(server, { message: `m${i}` }));
+    const pendings = Array.from({ length: n }, (_, i) => invokeTool(alice, server, 'echo', { message: `m${i}` }));
     const seen = new Map<string, number>();
     await eventually(
       async () => {
@@ -256,7 +242,7 @@ describe('a call through the relay protocol', () => {
   it("a refusal by the relay's policy reaches the caller as a tool error naming it, and relay_status shows the relay", async () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
-    const pending = invoke(server, { message: 'refuse me' });
+    const pending = invokeTool(alice, server, 'echo', { message: 'refuse me' });
     const call = await nextCall(relay, session);
     const message = 'npx package @modelcontextprotocol/server-everything is not in policy.packages (~/.config/platform-relay/policy.json)';
     await relay.post(`/relay/calls/${encodeURIComponent(call.id)}/result`, {
