@@ -3,7 +3,12 @@
 // (another person's host is not shown). "Connect a relay" makes a server credential bound to the host
 // and shows the relay's command with its secret once: the secret signs in at /auth/token, the
 // credential names the host's workspace only, and after the display is dismissed (or the page
-// reloaded) the secret is nowhere in the page or the browser's storage.
+// reloaded) the secret is nowhere in the page or the browser's storage. The command, run as shown
+// (through a shell, npx and the repository's bin) starts a real relay, and the page then shows the
+// host connected with the relay's version, sandbox and local policy.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -13,6 +18,7 @@ import { exchange } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 const hostType = 'application/vnd.platform.host+json';
+const root = resolve(import.meta.dirname, '../..');
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('the hosts page of the web console', () => {
@@ -74,7 +80,7 @@ describe('the hosts page of the web console', () => {
     await form.getByRole('status').getByText('Added “Workstation”.', { exact: false }).waitFor();
 
     const card = page.getByRole('region', { name: 'Workstation', exact: true });
-    await card.getByText('Offline').waitFor();
+    await card.getByText('Offline', { exact: true }).waitFor();
     await card.getByText('never connected').waitFor();
     const listed = await person.api.get(`/artifacts?collection_id=${encodeURIComponent(ws)}`);
     assert.equal(listed.status, 200, listed.text);
@@ -98,7 +104,7 @@ describe('the hosts page of the web console', () => {
     const { page, dialogs } = await open(person);
     const card = page.getByRole('region', { name: title, exact: true });
     await card.waitFor();
-    await card.getByText('Offline').waitFor();
+    await card.getByText('Offline', { exact: true }).waitFor();
     await card.getByText('never connected').waitFor();
     await card.getByText('Laptop work').waitFor(); // the workspace, by name
     assert.equal(await page.getByRole('region', { name: 'Their desktop', exact: true }).count(), 0, "another person's host is not listed");
@@ -165,6 +171,57 @@ describe('the hosts page of the web console', () => {
     const html = await page.content();
     assert.equal(html.includes(secret) || html.includes(second), false, 'never shown again');
     assert.equal(await card.getByRole('region', { name: /Start the relay/ }).count(), 0);
+    assert.deepEqual(dialogs, []);
+    await page.context().close();
+  });
+
+  it('shows the host connected once the command runs, with what its relay reports', async () => {
+    const person = await newPerson(platform);
+    const ws = await workspace(person, 'Relay desk');
+    await host(person, ws, 'Build box');
+    const { page, dialogs } = await open(person);
+    const card = page.getByRole('region', { name: 'Build box', exact: true });
+    await card.getByText('never connected').waitFor();
+    await card.getByRole('button', { name: 'Connect a relay' }).click();
+    const command = await card.getByRole('textbox', { name: 'Relay command' }).inputValue();
+
+    // The command as the person pastes it, in the checkout, with a policy and a state
+    // folder of the test's (not the machine's ~/.config). npm stays offline: nothing is downloaded.
+    mkdirSync(join(root, '.dev'), { recursive: true });
+    const state = mkdtempSync(join(root, '.dev', 'console-relay-'));
+    const policy = join(state, 'policy.json');
+    const allowed = '@modelcontextprotocol/server-everything';
+    writeFileSync(policy, JSON.stringify({ commands: ['npx'], packages: [allowed], repositories: [], folders: [], network: false }));
+    const relay = spawn('sh', ['-c', `${command} --policy '${policy}' --state-dir '${state}'`], {
+      cwd: root,
+      detached: true, // its own process group: sh, npx and the relay stop together
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, npm_config_offline: 'true' },
+    });
+    let log = '';
+    relay.stderr!.on('data', (chunk: Buffer) => (log += chunk.toString('utf8')));
+    const exited = new Promise((done) => relay.once('exit', done));
+    try {
+      // Read again as soon as the relay says it is connected, rather than at the page's next refresh.
+      for (let waited = 0; !/connected as host "Build box"/.test(log); waited += 100) {
+        assert.ok(waited < 60_000 && relay.exitCode === null, `the relay did not connect:\n${log}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await card.getByText('Connected', { exact: true }).waitFor();
+      const facts = await card.locator('dl.facts').first().innerText();
+      assert.match(facts, /Relay\s+version \S+, \S+/);
+      assert.doesNotMatch(facts, /Sandbox\s+unknown/);
+      const policyFacts = card.getByRole('definition').filter({ hasText: allowed });
+      await policyFacts.waitFor();
+      assert.match(await card.innerText(), /Network\s+off/);
+      await card.getByText(/last seen \d/).waitFor();
+      await card.getByText('None right now: a server starts at its first call.').waitFor();
+    } finally {
+      if (relay.exitCode === null && relay.signalCode === null) process.kill(-relay.pid!, 'SIGTERM');
+      await exited;
+      rmSync(state, { recursive: true, force: true });
+    }
     assert.deepEqual(dialogs, []);
     await page.context().close();
   });

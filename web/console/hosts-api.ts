@@ -126,8 +126,9 @@ export async function createRelayCredential(host: HostStatus): Promise<NewRelayC
 const shellWord = (word: string) => (/^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`);
 
 /**
- * The command that starts the relay. `url` is where the person's browser reached the console: the
- * console is served by the API itself, so the relay on the same machine reaches the API there too.
+ * The command that starts the relay, run in a checkout of this repository. `url` is where the
+ * person's browser reached the console: the console is served by the API itself, so the relay on the
+ * same machine reaches the API there too.
  */
 export function relayCommand(url: string, clientId: string, secret: string): string {
   return `PLATFORM_RELAY_CLIENT_SECRET='${secret.replaceAll("'", `'\\''`)}' npx platform-relay --url ${shellWord(url)} --client-id ${shellWord(clientId)}`;
