@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { consolePage, newPerson, probe, signIn, type Person } from '../helpers/console.js';
 import { exchange } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -184,6 +184,7 @@ describe('the hosts page of the web console', () => {
     await card.getByText('never connected').waitFor();
     await card.getByRole('button', { name: 'Connect a relay' }).click();
     const command = await card.getByRole('textbox', { name: 'Relay command' }).inputValue();
+    await card.getByRole('button', { name: 'I have copied it' }).click();
 
     // The command as the person pastes it, in the checkout, with a policy and a state
     // folder of the test's (not the machine's ~/.config). npm stays offline: nothing is downloaded.
@@ -217,6 +218,7 @@ describe('the hosts page of the web console', () => {
       assert.match(await card.innerText(), /Network\s+off/);
       await card.getByText(/last seen \d/).waitFor();
       await card.getByText('None right now: a server starts at its first call.').waitFor();
+      await screenshot(page, 'console-hosts');
     } finally {
       if (relay.exitCode === null && relay.signalCode === null) process.kill(-relay.pid!, 'SIGTERM');
       await exited;
