@@ -3,6 +3,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { catalogListing, type CatalogListing, type RelayCall, type ResultRequest } from '../relay-protocol/wire.js';
 import type { Launcher } from './launch.js';
+import type { NpxCaches } from './prefetch.js';
 import { checkRepository, checkStdio, type Policy } from './policy.js';
 import { InstallError, type Repositories } from './repository.js';
 import { scrub, scrubJson } from './scrub.js';
@@ -39,6 +40,7 @@ export class CallRunner {
       launcher: Launcher;
       pool: ServerPool;
       repositories: Repositories;
+      npx: NpxCaches;
     },
   ) {}
 
@@ -49,7 +51,12 @@ export class CallRunner {
     const t = call.server.transport;
     const verdict = t.type === 'stdio' ? checkStdio(policy, t.command, t.args, this.o.cwd) : checkRepository(policy, t.owner_repo, t.ref);
     if (!verdict.ok) throw new Refusal(`refused by the relay's local policy (${policyPath}): ${verdict.rule}`);
-    if (t.type === 'stdio') return { command: t.command, args: t.args, binds: [], env: {}, network: policy.network };
+    if (t.type === 'stdio') {
+      const args = verdict.args ?? t.args;
+      if (t.command !== 'npx') return { command: t.command, args, binds: [], env: {}, network: policy.network };
+      const cache = await this.o.npx.prepare(verdict.package!, !t.args.includes('--no-install'), policy.network);
+      return { command: 'npx', args, ...cache, network: policy.network };
+    }
     const repo = await this.o.repositories.prepare(t.owner_repo, t.ref);
     return {
       command: repo.command,

@@ -87,7 +87,8 @@ export const initialPolicyText = () =>
     2,
   )}\n`;
 
-export type Verdict = { ok: true; package?: string; script?: string } | { ok: false; rule: string };
+/** Allowed, with the package the launch names, and its arguments with the script as its real path (what was checked is what runs). */
+export type Verdict = { ok: true; package?: string; args?: string[] } | { ok: false; rule: string };
 
 const refuse = (rule: string): Verdict => ({ ok: false, rule });
 
@@ -203,7 +204,7 @@ function checkScript(policy: Policy, command: string, args: string[], cwd: strin
   const script = args[first]!;
   const real = scriptInFolders(policy, script, cwd);
   if (!real) return refuse(`script ${script} is not a file inside one of the policy's "folders"`);
-  return { ok: true, script: real };
+  return { ok: true, args: args.map((a, i) => (i === first ? real : a)) };
 }
 
 function checkDeno(policy: Policy, args: string[], cwd: string): Verdict {
@@ -225,7 +226,7 @@ function checkDeno(policy: Policy, args: string[], cwd: string): Verdict {
   if (/^[a-z]+:/.test(target)) return refuse(`deno run ${target}: only files, npm: and jsr: packages are allowed`);
   const real = scriptInFolders(policy, target, cwd);
   if (!real) return refuse(`script ${target} is not a file inside one of the policy's "folders"`);
-  return { ok: true, script: real };
+  return { ok: true, args: args.map((a, i) => (i === first + 1 ? real : a)) };
 }
 
 /** Whether the policy lets the platform start `command args` (a stdio transport). */

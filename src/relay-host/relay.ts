@@ -7,6 +7,7 @@ import { relayPackageVersion } from './config.js';
 import type { Launcher } from './launch.js';
 import { PlatformClient, PlatformError } from './platform-client.js';
 import { policySummary, type Policy } from './policy.js';
+import { NpxCaches } from './prefetch.js';
 import { Repositories } from './repository.js';
 import { scrub } from './scrub.js';
 import { ServerPool } from './servers.js';
@@ -56,6 +57,7 @@ export class Relay {
     this.client = new PlatformClient({ url: o.url, clientId: o.clientId, secret: o.secret });
     this.pool = new ServerPool(o.launcher);
     const repositories = new Repositories({ stateDir: o.stateDir, gitBase: o.gitBase, launcher: o.launcher, log: o.log });
+    const npx = new NpxCaches({ stateDir: o.stateDir, cwd: o.cwd, launcher: o.launcher, log: o.log });
     this.runner = new CallRunner({
       policy: o.policy,
       policyPath: o.policyPath,
@@ -63,6 +65,7 @@ export class Relay {
       launcher: o.launcher,
       pool: this.pool,
       repositories,
+      npx,
     });
   }
 

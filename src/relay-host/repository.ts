@@ -1,9 +1,11 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { InstallError, installStep } from './install-step.js';
 import type { Launcher } from './launch.js';
+import { fetchEnv } from './fetch-env.js';
 import { ownerRepoPattern } from './policy.js';
 
 /**
@@ -12,11 +14,9 @@ import { ownerRepoPattern } from './policy.js';
  * holds, and give back the command that runs it. The install runs sandboxed too (with the network on,
  * the clone writable), since a package's install scripts are code of the repository's.
  */
-export class InstallError extends Error {}
+export { InstallError };
 
 const gitTimeoutMs = 5 * 60_000;
-const installTimeoutMs = 10 * 60_000;
-const asRoot = process.getuid?.() === 0;
 
 /** The official MCP registry's server.json, as much as the relay reads. */
 const argument = z.looseObject({ type: z.string().optional(), name: z.string().optional(), value: z.string().optional() });
@@ -175,8 +175,8 @@ export class Repositories {
         // In the clone's folder rather than --prefix, which would also move npm's global config (a CA file, say).
         const args = [lock ? 'ci' : 'install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'];
         if (!lock) args.push('--no-package-lock');
-        const env: Record<string, string> = { ...passThrough(), npm_config_cache: cache, npm_config_update_notifier: 'false' };
-        await this.sandboxed('npm', args, [dir, cache], env);
+        const env: Record<string, string> = { ...fetchEnv(), npm_config_cache: cache, npm_config_update_notifier: 'false' };
+        await installStep(this.o.launcher, this.o.log, 'npm', args, [dir, cache], env);
         writeFileSync(marker, `${new Date().toISOString()}\n`);
       }
       return { commit, dir, command: 'node', args: [script, ...extraArgs], envKeys, binds: [{ dir, write: false }], env: {} };
@@ -187,11 +187,11 @@ export class Repositories {
       const cache = join(this.o.stateDir, 'uv-cache');
       mkdirSync(cache, { recursive: true });
       const env = { UV_CACHE_DIR: cache, UV_NO_PROGRESS: '1' };
-      const installEnv = { ...passThrough(), ...env };
+      const installEnv = { ...fetchEnv(), ...env };
       const args = ['--from', dir, script];
       if (!installed) {
         // uv builds the environment into its cache on first run: once here with the network, later runs are offline.
-        await this.sandboxed('uvx', [...args, '--help'], [dir, cache], installEnv, true);
+        await installStep(this.o.launcher, this.o.log, 'uvx', [...args, '--help'], [dir, cache], installEnv, true);
         writeFileSync(marker, `${new Date().toISOString()}\n`);
       }
       return {
@@ -209,52 +209,6 @@ export class Repositories {
     }
     throw new InstallError('the repository has neither package.json nor pyproject.toml: the relay does not know how to install it');
   }
-
-  /** One install step in the sandbox, the network on, `writable` folders writable; bounded in time. */
-  private async sandboxed(command: string, args: string[], writable: string[], env: Record<string, string>, anyExit = false) {
-    // A relay run as root starts servers as an unprivileged user (the Sandbox drops to one): it must be able to write there.
-    if (asRoot) for (const d of writable) chmodSync(d, 0o777);
-    const binds = writable.map((dir) => ({ dir, write: true }));
-    const launched = this.o.launcher.command({ command, args, network: true, binds, env, cwd: writable[0] });
-    this.o.log(`installing in ${launched.cwd}: ${command} ${args.join(' ')}`);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn(launched.command, launched.args, { env: launched.env, cwd: launched.cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-        let tail = '';
-        child.stderr.on('data', (c: Buffer) => void (tail = (tail + c.toString('utf8')).slice(-4000)));
-        const timer = setTimeout(() => child.kill('SIGKILL'), installTimeoutMs);
-        child.once('error', (e) => (clearTimeout(timer), reject(new InstallError(`${command} could not start: ${e.message}`))));
-        child.once('close', (code, signal) => {
-          clearTimeout(timer);
-          if (code === 0 || (anyExit && signal === null)) resolve();
-          else reject(new InstallError(`${command} ${args[0]} failed (${signal ?? `exit ${code}`}): ${tail.trim().slice(-2000)}`));
-        });
-      });
-    } finally {
-      launched.cleanup();
-      // As root, each launch is another unprivileged uid: what this one wrote must stay writable for the next.
-      if (asRoot) await new Promise((r) => execFile('chmod', ['-R', 'a+rwX', ...writable], { timeout: gitTimeoutMs }, r));
-    }
-  }
-}
-
-/** What an install may need of the relay's environment to reach a registry: its address, proxy and certificate authorities. */
-const passedThrough = [
-  'npm_config_registry',
-  'npm_config_cafile',
-  'NODE_EXTRA_CA_CERTS',
-  'HTTPS_PROXY',
-  'https_proxy',
-  'HTTP_PROXY',
-  'http_proxy',
-  'NO_PROXY',
-  'no_proxy',
-  'UV_INDEX_URL',
-  'UV_DEFAULT_INDEX',
-  'SSL_CERT_FILE',
-];
-function passThrough(): Record<string, string> {
-  return Object.fromEntries(passedThrough.filter((k) => process.env[k]).map((k) => [k, process.env[k]!]));
 }
 
 /** The first name under `[project.scripts]` of a pyproject.toml (a line scan: the relay has no TOML parser). */

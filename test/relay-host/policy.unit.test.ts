@@ -114,8 +114,8 @@ describe('npx and uvx packages', () => {
 describe('scripts and folders', () => {
   const p = () => policy({ folders: [{ path: join(root, 'allowed'), write: false }], packages: ['@scope/deno-server'] });
   it('runs a script inside a policy folder', () => {
-    const v = checkStdio(p(), 'python3', [join(root, 'allowed', 'server.py'), '--flag-for-the-script'], root);
-    assert.equal(v.ok, true);
+    const v = checkStdio(p(), 'python3', [join(root, 'allowed', '.', 'server.py'), '--flag-for-the-script'], root);
+    assert.deepEqual(v, { ok: true, args: [join(root, 'allowed', 'server.py'), '--flag-for-the-script'] }, 'what was checked is what runs');
     assert.equal(checkStdio(p(), 'node', ['allowed/server.py'], root).ok, true, 'relative to the relay folder');
   });
   it('refuses a script outside, through `..` or through a symlink out of the folder', () => {

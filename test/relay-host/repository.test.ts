@@ -3,13 +3,15 @@
 // inside the sandbox with the network on) and run sandboxed; tools/call and catalog reach it. A branch
 // that moves later does not move the pinned server; a repository outside the policy is refused.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { relayCall, type RelayCall, type RelayTransport } from '../../src/relay-protocol/wire.js';
 import { CallRunner } from '../../src/relay-host/calls.js';
 import { Launcher } from '../../src/relay-host/launch.js';
 import { policySchema } from '../../src/relay-host/policy.js';
+import { NpxCaches } from '../../src/relay-host/prefetch.js';
 import { Repositories } from '../../src/relay-host/repository.js';
 import { ServerPool } from '../../src/relay-host/servers.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
@@ -53,7 +55,8 @@ before(async () => {
   assert.equal(launcher.unavailable, null);
   const repositories = new Repositories({ stateDir, gitBase: git.base, launcher, log: () => {} });
   pool = new ServerPool(launcher);
-  runner = new CallRunner({ policy, policyPath, cwd: process.cwd(), launcher, pool, repositories });
+  const npx = new NpxCaches({ stateDir, cwd: process.cwd(), launcher, log: () => {} });
+  runner = new CallRunner({ policy, policyPath, cwd: process.cwd(), launcher, pool, repositories, npx });
 });
 
 after(async () => {
@@ -158,4 +161,35 @@ describe('the repository transport', () => {
       assert.match(missing.outcome === 'failure' ? missing.failure.message : '', /no-such-branch names no commit/);
     },
   );
+
+  it('fetches an npx package once with the network on, then runs it with the network off', { timeout: 600_000 }, async () => {
+    // A folder outside any npm project, so nothing is found locally: npx must use what the relay fetched.
+    const cwd = mkdtempSync(join(tmpdir(), 'relay-npx-'));
+    chmodSync(cwd, 0o755); // a relay run as root (CI) starts servers as another user, who must be able to enter it
+    const policy = policySchema.parse({ packages: ['@modelcontextprotocol/server-everything'] });
+    const launcher = new Launcher({ policy, policyPath, stateDir, cwd });
+    const npxPool = new ServerPool(launcher);
+    try {
+      const npx = new NpxCaches({ stateDir, cwd, launcher, log: () => {} });
+      const repositories = new Repositories({ stateDir, gitBase: git.base, launcher, log: () => {} });
+      const npxRunner = new CallRunner({ policy, policyPath, cwd, launcher, pool: npxPool, repositories, npx });
+      const transport: RelayTransport = { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything', 'stdio'] };
+      const out = await npxRunner.run(
+        call('tools/call', { name: 'echo', arguments: { message: 'fetched' } }, transport),
+        new AbortController().signal,
+        () => {},
+      );
+      assert.equal(out.outcome === 'result' ? text(out.result) : JSON.stringify(out), 'Echo: fetched');
+      const probe = { type: 'stdio' as const, command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything', 'stdio'] };
+      const env = await npxRunner.run(
+        call('tools/call', { name: 'get-env', arguments: {} }, probe),
+        new AbortController().signal,
+        () => {},
+      );
+      assert.match(env.outcome === 'result' ? text(env.result) : '', /"npm_config_prefer_offline": "true"/);
+    } finally {
+      await npxPool.closeAll();
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
 });
