@@ -56,6 +56,8 @@ export class Relay {
   constructor(private readonly o: RelayOptions) {
     this.client = new PlatformClient({ url: o.url, clientId: o.clientId, secret: o.secret });
     this.pool = new ServerPool(o.launcher);
+    // Shown on the host's page from the first poll: why nothing will run here.
+    if (o.launcher.unavailable) this.recordError(`no server will run: ${o.launcher.unavailable}`);
     const repositories = new Repositories({ stateDir: o.stateDir, gitBase: o.gitBase, launcher: o.launcher, log: o.log });
     const npx = new NpxCaches({ stateDir: o.stateDir, cwd: o.cwd, launcher: o.launcher, log: o.log });
     this.runner = new CallRunner({

@@ -38,6 +38,7 @@ class ProtocolPeer {
   outageUntil = 0;
   rejectNextWith401 = false;
   replaceSession = false;
+  forgetSession = false;
   badRequests: string[] = [];
   private waiters: (() => void)[] = [];
 
@@ -102,6 +103,10 @@ class ProtocolPeer {
       if (!parsed.success) return this.bad(res, path, parsed.error.message);
       this.polls.push(parsed.data);
       this.changed();
+      if (this.forgetSession) {
+        this.forgetSession = false;
+        return this.send(res, 404, { type: `${problemBase}/relay-session-unknown`, title: 'No such session' }, 'application/problem+json');
+      }
       if (this.replaceSession)
         return this.send(
           res,
@@ -219,6 +224,17 @@ describe('the relay process', { timeout: 240_000 }, () => {
     assert.match(text(env), /\[redacted\]/);
   });
 
+  it('lists the server for the catalog op and reads a resource it lists', async () => {
+    const listing = await answer({ ...call({}), op: 'catalog' });
+    assert.equal(listing.outcome, 'result', JSON.stringify(listing));
+    const result = listing.outcome === 'result' ? listing.result : {};
+    assert.equal((result.server_info as { name: string }).name, 'mcp-servers/everything');
+    assert.ok((result.tools as { name: string }[]).some((t) => t.name === 'echo'));
+    const uri = (result.resources as { uri: string }[])[0]!.uri;
+    const read = await answer({ ...call({ uri }), op: 'resources/read' });
+    assert.equal(read.outcome === 'result' && (read.result.contents as { uri: string }[])[0]!.uri, uri, JSON.stringify(read));
+  });
+
   it('refuses what the policy does not allow, tells the person and reports it in the next polls', async () => {
     const refused = await answer(
       call(
@@ -269,6 +285,16 @@ describe('the relay process', { timeout: 240_000 }, () => {
     assert.equal(text(echoed), 'Echo: again');
   });
 
+  it('says hello again, on the same session and with its calls running, when the platform forgot the session', async () => {
+    const long = call({ name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 2 } });
+    peer.queue.push(long);
+    await peer.until(() => peer.polls.find((p) => p.running.some((r) => r.id === long.id)));
+    peer.forgetSession = true;
+    await peer.until(() => peer.hellos.length === 2);
+    assert.equal(peer.hellos[1]!.session, peer.hellos[0]!.session);
+    assert.match(text((await peer.until(() => peer.results.get(long.id)))[0]!), /Long running operation completed/);
+  });
+
   it('exits 3 when another relay of the host takes over', async () => {
     peer.replaceSession = true;
     assert.equal(await exit, 3);
@@ -280,10 +306,10 @@ describe('the relay process', { timeout: 240_000 }, () => {
     peer.replaceSession = false;
     const second = startRelay();
     relay = second.child;
-    await peer.until(() => peer.hellos.length === 2);
+    await peer.until(() => peer.hellos.length === 3);
     const long = call({ name: 'trigger-long-running-operation', arguments: { duration: 20, steps: 20 } });
     peer.queue.push(long);
-    await peer.until(() => peer.polls.find((p) => p.session === peer.hellos[1]!.session && p.running.some((r) => r.id === long.id)));
+    await peer.until(() => peer.polls.find((p) => p.session === peer.hellos[2]!.session && p.running.some((r) => r.id === long.id)));
     relay.kill('SIGTERM');
     assert.equal(await second.exit, 0);
     const [answered] = peer.results.get(long.id) ?? [];
