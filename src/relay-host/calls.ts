@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { catalogListing, type CatalogListing, type RelayCall, type ResultRequest } from '../relay-protocol/wire.js';
 import type { Launcher } from './launch.js';
 import type { NpxCaches } from './prefetch.js';
-import { checkRepository, checkStdio, type Policy } from './policy.js';
+import { checkEnv, checkRepository, checkStdio, type Policy } from './policy.js';
 import { InstallError, type Repositories } from './repository.js';
 import { scrub, scrubJson } from './scrub.js';
 import type { ServerLaunch, ServerPool } from './servers.js';
@@ -49,6 +49,8 @@ export class CallRunner {
     const { policy, policyPath, launcher } = this.o;
     if (launcher.unavailable) throw new Refusal(launcher.unavailable);
     const t = call.server.transport;
+    const env = checkEnv(Object.keys(call.server.env));
+    if (!env.ok) throw new Refusal(`refused by the relay's local policy (${policyPath}): ${env.rule}`);
     const verdict = t.type === 'stdio' ? checkStdio(policy, t.command, t.args, this.o.cwd) : checkRepository(policy, t.owner_repo, t.ref);
     if (!verdict.ok) throw new Refusal(`refused by the relay's local policy (${policyPath}): ${verdict.rule}`);
     if (t.type === 'stdio') {

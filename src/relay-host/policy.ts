@@ -246,6 +246,17 @@ export function checkStdio(policy: Policy, command: string, args: string[], cwd:
   }
 }
 
+/**
+ * Env keys a server's registration may not set: they would change WHAT runs rather than configure it
+ * (the runner's search path, preloaded code, npm's registry, Python's startup file), behind the policy's back.
+ */
+const steeringEnv = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_.*|PYTHON.*|UV_.*|PIP_.*|DENO_.*|BASH_ENV|ENV|TMPDIR)$/i;
+
+export function checkEnv(keys: string[]): Verdict {
+  const bad = keys.find((k) => steeringEnv.test(k) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k));
+  return bad === undefined ? { ok: true } : refuse(`env ${bad} could change what runs, so a server's registration may not set it`);
+}
+
 export const ownerRepoPattern = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\/[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /** Whether the policy lets the relay clone and run `owner/name`. */

@@ -85,7 +85,7 @@ export class ServerPool {
       args: launch.args,
       network: launch.network,
       binds: launch.binds,
-      env: { ...launch.env, ...call.server.env },
+      env: { ...call.server.env, ...launch.env },
     });
     let tail = '';
     // The SDK adds HOME, PATH and the like from the relay's environment; the launch's own values replace them.

@@ -6,7 +6,15 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { checkRepository, checkStdio, loadPolicy, policySchema, PolicyFileError, type Policy } from '../../src/relay-host/policy.js';
+import {
+  checkEnv,
+  checkRepository,
+  checkStdio,
+  loadPolicy,
+  policySchema,
+  PolicyFileError,
+  type Policy,
+} from '../../src/relay-host/policy.js';
 
 let root: string;
 const policy = (p: Partial<Policy> & Record<string, unknown>): Policy => policySchema.parse(p);
@@ -146,6 +154,23 @@ describe('scripts and folders', () => {
     assert.match(refusedRule(checkStdio(p(), 'deno', ['run', '-A', 'npm:@scope/deno-server'], root))!, /flag -A/);
     assert.match(refusedRule(checkStdio(p(), 'deno', ['eval', '1'], root))!, /deno run/);
     assert.match(refusedRule(checkStdio(p(), 'deno', ['run', 'https://x.example/a.ts'], root))!, /only files, npm: and jsr:/);
+  });
+});
+
+describe('a server env', () => {
+  it('configures a server but may not steer what runs', () => {
+    assert.equal(checkEnv(['GITHUB_TOKEN', 'API_KEY', 'MY_PATH']).ok, true);
+    for (const key of [
+      'PATH',
+      'NODE_OPTIONS',
+      'LD_PRELOAD',
+      'npm_config_registry',
+      'NPM_CONFIG_PREFIX',
+      'PYTHONSTARTUP',
+      'UV_INDEX_URL',
+      'BAD-NAME',
+    ])
+      assert.match((checkEnv(['OK', key]) as { rule: string }).rule ?? '', new RegExp(`env ${key} could change what runs`), key);
   });
 });
 
