@@ -86,7 +86,8 @@ export class PlatformClient {
     try {
       return await fetch(url, init);
     } catch (err) {
-      throw new TransientError(`${url.pathname}: ${(err as Error).message}`);
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new TransientError(`${url.pathname}: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
     }
   }
 
