@@ -65,12 +65,12 @@ export async function relayHello(ctx: OperationContext, hello: HelloRequest): Pr
 /** The host's current session, or 409: another relay process took the host over (or the session never said hello). */
 async function currentSession(ctx: OperationContext, hostId: string, session: string): Promise<RelayHostDoc> {
   const doc = await ctx.services.relay.getHost(hostId);
-  if (!doc || doc.session !== session)
+  // Never said hello (or the record is gone): the relay says hello again with the same session, keeping its calls.
+  if (!doc) throw problems.conflict('relay-session-unknown', `Session ${session} has not said hello: POST /relay/hello first.`);
+  if (doc.session !== session)
     throw problems.conflict(
       'relay-session-replaced',
-      doc
-        ? `Another relay process (session ${doc.session}, started ${doc.session_started_at.toISOString()}) now serves host ${hostId}: run one relay per host.`
-        : `Session ${session} has not said hello: POST /relay/hello first.`,
+      `Another relay process (session ${doc.session}, started ${doc.session_started_at.toISOString()}) now serves host ${hostId}: run one relay per host.`,
     );
   return doc;
 }

@@ -2,6 +2,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import type { PolicySummary } from '../relay-protocol/wire.js';
+import { steeringEnv } from '../relay-protocol/wire.js';
 
 /**
  * The person's local policy (issue #34): what the relay on their machine may run, whatever the
@@ -245,12 +246,6 @@ export function checkStdio(policy: Policy, command: string, args: string[], cwd:
       return checkScript(policy, command, args, cwd);
   }
 }
-
-/**
- * Env keys a server's registration may not set: they would change WHAT runs rather than configure it
- * (the runner's search path, preloaded code, npm's registry, Python's startup file), behind the policy's back.
- */
-const steeringEnv = /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_.*|PYTHON.*|UV_.*|PIP_.*|DENO_.*|BASH_ENV|ENV|TMPDIR)$/i;
 
 export function checkEnv(keys: string[]): Verdict {
   const bad = keys.find((k) => steeringEnv.test(k) || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(k));

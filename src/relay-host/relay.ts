@@ -187,7 +187,7 @@ export class Relay {
 
   /** Posts a call's answer, retried with backoff until its deadline; a 409 or 404 means the platform decided otherwise. */
   private post(call: RelayCall, outcome: Outcome): Promise<void> {
-    const req = { session: this.session, ...outcome } as ResultRequest;
+    let req = { session: this.session, ...outcome } as ResultRequest;
     const p = (async () => {
       const deadline = Date.parse(call.deadline_at);
       for (let attempt = 0; Date.now() < deadline; attempt++) {
@@ -195,7 +195,14 @@ export class Relay {
           await this.client.result(call.id, req);
           return;
         } catch (err) {
-          // Any 4xx (409 decided otherwise, 404 unknown call) is final: the platform will not take this answer.
+          // An answer larger than the platform takes: the caller learns so now, not at the call's deadline.
+          if (err instanceof PlatformError && err.status === 413 && req.outcome === 'result') {
+            const message = `the server's answer was larger than the platform takes (${err.message})`;
+            this.o.log(`call ${call.id}: ${message}`);
+            req = { session: this.session, outcome: 'failure', failure: { kind: 'protocol', message, retryable: false } };
+            continue;
+          }
+          // Any other 4xx (409 decided otherwise, 404 unknown call) is final: the platform will not take this answer.
           if (err instanceof PlatformError) {
             if (err.sessionReplaced) this.replaced = true;
             this.o.log(`the answer to call ${call.id} was not taken (${err.message}): dropped`);

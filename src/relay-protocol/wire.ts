@@ -18,6 +18,14 @@ import { z } from 'zod';
 
 export const relayVersion = '1';
 
+/**
+ * Env keys a server on a host may not set: they would change WHAT runs rather than configure it (the
+ * runner's search path, preloaded code, npm's registry, Python's startup file), behind the local
+ * policy's back. The platform refuses them at registration; the relay refuses a call that carries one.
+ */
+export const steeringEnv =
+  /^(PATH|HOME|LD_.*|DYLD_.*|NODE_OPTIONS|NODE_PATH|NPM_CONFIG_.*|PYTHON.*|UV_.*|PIP_.*|DENO_.*|BASH_ENV|ENV|TMPDIR)$/i;
+
 /** What the relay may do, reported so the person's host page shows it (the relay enforces it, not the platform). */
 export const policySummary = z.strictObject({
   commands: z.array(z.string().max(32)).max(16),

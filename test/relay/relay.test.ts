@@ -157,6 +157,39 @@ describe('a stdio server on a host, through its relay', () => {
     assert.equal(report.echo.structured.result.content[0].text, 'Echo: from python');
   });
 
+  it("delivers the server's secret env for the call, and no answer or log carries its value", async () => {
+    const value = `relay-secret-${randomUUID()}`;
+    const secret = (await alice.post('/secrets', { name: 'token', value })).body.id;
+    const server = await register(
+      { type: 'stdio', command: 'npx', args: everythingArgs, env: { EVERYTHING_TOKEN: { secret_id: secret } } },
+      'everything with a secret',
+    );
+    const result = await invokeTool(alice, server, 'get-env', {});
+    const text = JSON.stringify(result);
+    assert.match(text, /EVERYTHING_TOKEN/, 'the server saw its env');
+    assert.ok(!text.includes(value), 'the value is scrubbed from the answer');
+    assert.match(text, /\[redacted\]/);
+    assert.ok(!relay.lines.some((l) => l.includes(value)), "not in the relay's log");
+    assert.ok(!platform.logs.some((l) => l.includes(value)), "not in the platform's log");
+    const stored = JSON.stringify(await platform.services.relay.calls.find({ server_id: server }).toArray());
+    assert.ok(!stored.includes(value), 'not in the call record');
+    const refused = await alice.post('/artifacts', {
+      title: 'steers npm',
+      content_type: mcpServerType,
+      content: JSON.stringify({
+        transport: {
+          type: 'stdio',
+          command: 'npx',
+          args: everythingArgs,
+          env: { NPM_CONFIG_REGISTRY: { secret_id: secret } },
+          host_id: host,
+        },
+      }),
+      collection_id: ws,
+    });
+    assert.equal(refused.status, 400, 'an env key that steers the runner is refused at registration');
+  });
+
   it('completes a call whose relay lost the network mid-call: the relay reconnects and its answer is taken once', async () => {
     const duration = 6;
     const pending = invokeTool(alice, everything, 'trigger-long-running-operation', { duration, steps: 6 });
@@ -248,6 +281,30 @@ describe('a stdio server on a host, through its relay', () => {
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error, 'refused');
     assert.match(result.content[0].text, /elsewhere\/tool/);
+  });
+});
+
+describe('stopping the relay', () => {
+  it('answers its running call as stopped (SIGTERM), exits 0, and a relay started again serves the host', async () => {
+    const pending = invokeTool(alice, everything, 'trigger-long-running-operation', { duration: 30, steps: 30 });
+    await relay.waitFor(/duration|trigger-long-running-operation.*\n?/);
+    await eventually(async () => (await callsFor(30)).calls.length === 1, 20_000, 'the call to be sent');
+    await eventually(
+      async () => (await platform.services.relay.claims.countDocuments({ _id: (await callsFor(30)).calls[0]!._id })) === 1,
+      20_000,
+      'the call to be taken',
+    );
+    assert.equal(await relay.kill('SIGTERM'), 0);
+    const result = await pending;
+    assert.equal(result.isError, true);
+    assert.match(result.content[0].text, /stopped/);
+    const { results } = await callsFor(30);
+    assert.deepEqual(
+      results.map((r) => r.outcome),
+      ['failure'],
+    );
+    relay = launchRelay();
+    await relay.waitFor(/connected as host "laptop"/);
   });
 });
 

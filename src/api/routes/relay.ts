@@ -40,7 +40,7 @@ export const relayRoutes: RouteDef[] = [
     doc: {
       summary: "The relay's heartbeat and long poll for its host's calls",
       description:
-        'Answers at once with calls to run (each with its secrets, for it alone) or running calls to cancel, else after about 20 seconds with none. 409 `relay-session-replaced` when another relay process took the host over.',
+        'Answers at once with calls to run (each with its secrets, for it alone) or running calls to cancel, else after about 20 seconds with none. 409 `relay-session-replaced` when another relay process took the host over, `relay-session-unknown` when the session never said hello (say hello again with it).',
       response: pollResponse,
       errors: [403, 409],
     },

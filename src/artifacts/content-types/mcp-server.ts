@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
 import { stdioRunners } from '../../stdio-servers/catalog.js';
+import { steeringEnv } from '../../relay-protocol/wire.js';
 
 const httpTransport = z
   .strictObject({
@@ -33,6 +34,17 @@ const secretEnv = z
 /** A host artifact (`application/vnd.platform.host+json`) whose desktop relay runs the server (issue #34). */
 const hostId = z.uuid({ error: 'must be the id of a host artifact' });
 
+/** A server on a host may not set env keys that steer its runner (its relay would refuse every call). */
+const hostEnvRule = {
+  check: (t: { host_id?: string; env: Record<string, unknown> }) =>
+    t.host_id === undefined || !Object.keys(t.env).some((k) => steeringEnv.test(k)),
+  params: {
+    message:
+      'may not set PATH, HOME, TMPDIR, LD_*, DYLD_*, NODE_OPTIONS, NODE_PATH, npm_config_*, PYTHON*, PIP_*, UV_*, DENO_*, BASH_ENV or ENV on a host',
+    path: ['env'],
+  },
+};
+
 /**
  * A stdio server names an entry of the operators' catalog (src/stdio-servers), by `catalog_entry` and
  * its `params`, or by spelling out exactly the entry's `command` and `args` (SPEC §2.3's shape). What is
@@ -62,28 +74,31 @@ const stdioTransport = z
   .refine((t) => t.host_id === undefined || (t.command !== undefined && t.catalog_entry === undefined && t.params === undefined), {
     message: 'a server on a host gives command and args (its relay has no catalog)',
     path: ['host_id'],
-  });
+  })
+  .refine(hostEnvRule.check, hostEnvRule.params);
 
 /**
  * A repository the host's relay clones at `ref` (pinned to a commit in its records), installs (npm or
  * uv, or the repository's `server.json`) and runs as a sandboxed stdio server (SPEC §2.3, issue #34).
  */
-const repositoryTransport = z.strictObject({
-  type: z.literal('repository'),
-  owner_repo: z
-    .string()
-    .max(200)
-    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'must be owner/name'),
-  ref: z
-    .string()
-    .min(1)
-    .max(255)
-    .regex(/^[A-Za-z0-9_][A-Za-z0-9_./-]*$/, 'must be a branch, tag or commit (no leading "-" or ".")')
-    .refine((r) => !r.includes('..'), 'must not contain ".."'),
-  args: z.array(z.string().max(4096)).max(64).default([]),
-  env: secretEnv,
-  host_id: hostId,
-});
+const repositoryTransport = z
+  .strictObject({
+    type: z.literal('repository'),
+    owner_repo: z
+      .string()
+      .max(200)
+      .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\/[A-Za-z0-9_][A-Za-z0-9_.-]*$/, 'must be owner/name'),
+    ref: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[A-Za-z0-9_][A-Za-z0-9_./-]*$/, 'must be a branch, tag or commit (no leading "-" or ".")')
+      .refine((r) => !r.includes('..'), 'must not contain ".."'),
+    args: z.array(z.string().max(4096)).max(64).default([]),
+    env: secretEnv,
+    host_id: hostId,
+  })
+  .refine(hostEnvRule.check, hostEnvRule.params);
 
 const header = z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be an HTTP header name');
 
