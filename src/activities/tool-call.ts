@@ -100,7 +100,8 @@ export function createToolCallActivities(
     /** Lists the server into the catalog; an unreachable server is recorded unhealthy, not retried for long. */
     async refreshMcpCatalog(serverId: string, person?: string): Promise<{ health: 'ok' | 'error'; tools: number; error?: string }> {
       try {
-        const doc = await external.refreshCatalog(serverId, person);
+        // Heartbeating: a listing through a host's relay may first clone and install a repository.
+        const doc = await heartbeating(() => external.refreshCatalog(serverId, person));
         return { health: 'ok', tools: doc.tools.length };
       } catch (err) {
         if (!(err instanceof CallFailed)) throw err;

@@ -215,6 +215,7 @@ describe('a stdio server on a host, through its relay', () => {
     const pending = invokeTool(alice, everything, 'trigger-long-running-operation', { duration, steps: 7 });
     await eventually(async () => (await callsFor(duration)).calls.length === 1, 30_000, 'the call to reach the relay');
     await platform.stopWorker();
+    assert.equal((await callsFor(duration)).results.length, 0, 'the worker stopped mid-call, not after it');
     await platform.startWorker();
     const result = await pending;
     assert.equal(result.isError ?? false, false, JSON.stringify(result));
