@@ -26,6 +26,7 @@ node --import tsx bench/indexing-load.ts
 node --import tsx bench/invoke.ts
 node --import tsx bench/indexing-lag.ts
 node --import tsx bench/import.ts
+node --import tsx bench/relay.ts
 if [ "${BENCH_SCALE:-1}" != 0 ]; then BENCH_SCALE_ARTIFACTS="${BENCH_SCALE_ARTIFACTS:-100000}" node --import tsx bench/scale.ts; fi
 if [ "${BENCH_SOAK:-0}" = 1 ]; then BENCH_SOAK_ARTIFACTS="${BENCH_SOAK_ARTIFACTS:-${BENCH_SCALE_ARTIFACTS:-100000}}" node --import tsx bench/soak.ts; fi
 exec node --import tsx bench/summary.ts

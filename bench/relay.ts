@@ -1,0 +1,421 @@
+// The desktop host relay (issue #34) as users get it, against the same server run by the platform's
+// own worker, in the same run. A tool call to a server on a host goes: the worker's activity records
+// the call in the store and reads its result every 200 ms (src/relay/calls.ts); the relay's long poll
+// looks for pending calls every 250 ms (src/operations/relay.ts); the relay (`node
+// bin/platform-relay.mjs`, a process of its own, as a person runs it) runs it on its pooled sandboxed
+// stdio session and posts the answer. The baseline: @modelcontextprotocol/server-everything from the
+// operators' stdio catalog, run sandboxed by the worker itself.
+//
+// For each layout, `npm start` (API and worker as processes, bench/processes.ts) and lean (both in
+// this process, bench/platform.ts):
+//   1. `echo` through REST invoke, warm, sequential: p50/p99 over BENCH_RELAY_CALLS (200) calls each,
+//      the two servers taken in turns;
+//   2. throughput, 8 concurrent callers for BENCH_RELAY_SECONDS (20) s each, in turns of half that.
+// Then, `npm start` layout only (the API is a process of its own there, so its CPU is its own):
+//   3. what idle relays cost the platform: CPU of the API process and of the store (PostgreSQL, every
+//      backend) over BENCH_RELAY_IDLE_S (30) s with no relay, with 20 idle relays long-polling, and with
+//      20 idle relays after 20,000 relay_calls records of OTHER hosts were inserted, with the claims and
+//      results of the 90% answered (through the store: only data). The 20 relays are 20 hosts with 20
+//      credentials, each a long-poll loop in this process speaking the relay protocol over HTTP (hello,
+//      then poll after poll): 20 relay processes would load two cores with themselves, and what is
+//      measured is the API's side, which is the same.
+// Goals (ratios against the same run, never timed assertions): relayed echo p50 ≤ worker-stdio p50 +
+// 0.5 s; relayed throughput ≥ 0.5× worker stdio; idle-poll CPU with 20,000 other records ≤ 1.2× without.
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Services } from '../src/operations/services.js';
+import type { RelayCallDoc } from '../src/store/relay.js';
+import { relayStateDir, startRelay } from '../test/helpers/relay-process.js';
+import { processTree } from '../temporal-dev/engines.js';
+import { recordGoal, type GoalRow } from './goals.js';
+import { interleaved, type LoadResult } from './load.js';
+import { benchPlatform } from './platform.js';
+import { processPlatform } from './processes.js';
+
+const calls = Number(process.env.BENCH_RELAY_CALLS ?? 200);
+const throughputSeconds = Number(process.env.BENCH_RELAY_SECONDS ?? 20);
+const idleSeconds = Number(process.env.BENCH_RELAY_IDLE_S ?? 30);
+const layouts = (process.env.BENCH_RELAY_LAYOUTS ?? 'npm-start,lean').split(',');
+const callers = 8;
+const idleRelays = 20;
+const otherRecords = 20_000;
+// The row kind for these goals (requested in bench/goals.ts; until then a string it does not list yet).
+const row = 'relay' as string as GoalRow['row'];
+
+const hostType = 'application/vnd.platform.host+json';
+const mcpServerType = 'application/vnd.platform.mcp-server+json';
+const policy = { commands: ['npx'], packages: ['@modelcontextprotocol/server-everything'], repositories: [], network: false };
+
+interface Setup {
+  layout: string;
+  url: string;
+  headers: Record<string, string>;
+  services: Services;
+  /** The API's process and the store's server (npm start layout): whose CPU an idle poll costs. */
+  apiPid?: number;
+  storePid?: number;
+  close(): Promise<void>;
+}
+
+async function start(layout: string): Promise<Setup> {
+  const settings = { ALLOW_STDIO_MCP_SERVERS: 'true' };
+  if (layout === 'npm-start') {
+    const p = await processPlatform('bench-relay-npm', settings);
+    return {
+      layout: 'npm start',
+      url: p.url,
+      headers: p.headers,
+      services: p.services,
+      apiPid: childRunning('src/main/api.ts'),
+      storePid: p.engines.storeProcess?.pid,
+      close: p.close,
+    };
+  }
+  const b = await benchPlatform('bench-relay-lean', { ...settings, EMBEDDINGS_PROVIDER: 'hashing' });
+  return { layout: 'lean', url: b.url, headers: b.headers, services: b.services, close: () => b.close() };
+}
+
+/** This process's child running `script` (bench/processes.ts spawns the API as `node --import tsx <script>`). */
+function childRunning(script: string): number {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').includes(script)) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  throw new Error(`no child process of the bench runs ${script}`);
+}
+
+/** CPU seconds (user + system, with ended children's) used so far by `root` and every process below it. */
+function cpuSeconds(root: number): number {
+  let ticks = 0;
+  for (const pid of processTree(root)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+async function json(setup: Setup, method: string, path: string, body?: unknown, headers = setup.headers) {
+  const res = await fetch(`${setup.url}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(120_000),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, any>;
+}
+
+/** A host artifact and a server credential bound to it, signed in: what one relay holds. */
+async function hostWithCredential(setup: Setup, ws: string, name: string) {
+  const host = (await json(setup, 'POST', '/artifacts', { title: name, content_type: hostType, content: '{}', collection_id: ws }))
+    .id as string;
+  const made = await json(setup, 'POST', '/server-credentials', {
+    client_id: name,
+    name: `relay on ${name}`,
+    server_id: 'relay',
+    host_id: host,
+    scopes: ['artifact:read'],
+    resource_filters: { workspaces: [ws], collections: [] },
+  });
+  return { host, clientId: made.client_id as string, secret: made.client_secret as string };
+}
+
+async function token(setup: Setup, clientId: string, secret: string): Promise<string> {
+  const res = await fetch(`${setup.url}/auth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+    signal: AbortSignal.timeout(30_000),
+  });
+  if (!res.ok) throw new Error(`token for ${clientId}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** `echo` through REST invoke: true when the server's answer came back in the response. */
+function echo(setup: Setup, server: string) {
+  return async (i: number) => {
+    const res = await fetch(`${setup.url}/artifacts/${server}/invoke`, {
+      method: 'POST',
+      headers: setup.headers,
+      body: JSON.stringify({ name: 'echo', arguments: { message: `m${i}` }, wait_seconds: 60 }),
+      signal: AbortSignal.timeout(90_000),
+    });
+    const body = (await res.json()) as { result?: { content?: { text?: string }[] } };
+    return res.status === 200 && body.result?.content?.[0]?.text === `Echo: m${i}`;
+  };
+}
+
+/** `callers` clients calling back to back for `seconds`. */
+async function timed(seconds: number, send: (i: number) => Promise<boolean>): Promise<{ done: number; errors: number; seconds: number }> {
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  let next = 0;
+  let errors = 0;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < end) {
+        if (!(await send(next++).catch(() => false))) errors++;
+        done++;
+      }
+    }),
+  );
+  return { done, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Throughput of a and b, `rounds` turns each of seconds/rounds, so that the machine's other load weighs on both alike. */
+async function throughputs(seconds: number, rounds: number, a: (i: number) => Promise<boolean>, b: (i: number) => Promise<boolean>) {
+  const sums = [
+    { done: 0, errors: 0, seconds: 0 },
+    { done: 0, errors: 0, seconds: 0 },
+  ];
+  for (let r = 0; r < rounds; r++)
+    for (const [k, send] of [a, b].entries()) {
+      const t = await timed(seconds / rounds, send);
+      sums[k]!.done += t.done;
+      sums[k]!.errors += t.errors;
+      sums[k]!.seconds += t.seconds;
+    }
+  return sums.map((s) => ({ ...s, perSecond: (s.done - s.errors) / s.seconds }));
+}
+
+/** 20 idle relays' hosts and credentials, each signed in and its session started (hello). */
+async function idleRelaysOf(setup: Setup, ws: string) {
+  const relays = [];
+  for (let i = 0; i < idleRelays; i++) {
+    const h = await hostWithCredential(setup, ws, `idle-${i}`);
+    const headers = { authorization: `Bearer ${await token(setup, h.clientId, h.secret)}`, 'content-type': 'application/json' };
+    const session = randomUUID();
+    const hello = { session, version: 'bench', os: 'linux', arch: 'x64', sandbox: 'none' };
+    await json(setup, 'POST', '/relay/hello', { ...hello, policy: { ...policy, commands: [], packages: [], folders: [] } }, headers);
+    relays.push({ headers, session });
+  }
+  return relays;
+}
+
+/** Each relay polling back to back, as an idle relay does, until stopped. */
+function pollLoops(setup: Setup, relays: Awaited<ReturnType<typeof idleRelaysOf>>) {
+  const stop = new AbortController();
+  let polls = 0;
+  let errors = 0;
+  const loops = relays.map(async ({ headers, session }) => {
+    while (!stop.signal.aborted) {
+      try {
+        const res = await fetch(`${setup.url}/relay/poll`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ session, running: [], servers: [], errors: [] }),
+          signal: AbortSignal.any([stop.signal, AbortSignal.timeout(60_000)]),
+        });
+        const body = (await res.json()) as { calls?: unknown[] };
+        if (res.ok && body.calls?.length === 0) polls++;
+        else errors++;
+      } catch {
+        if (!stop.signal.aborted) errors++;
+      }
+    }
+  });
+  return {
+    counts: () => ({ polls, errors }),
+    async stop() {
+      stop.abort();
+      await Promise.all(loops);
+    },
+  };
+}
+
+/** Other hosts' calls, as use leaves them: most taken and answered long ago (a claim and a result each), some pending for relays that are away. */
+async function insertOtherCalls(services: Services): Promise<void> {
+  const now = Date.now();
+  for (let start = 0; start < otherRecords; start += 1000) {
+    const docs: RelayCallDoc[] = Array.from({ length: 1000 }, (_, k) => {
+      const i = start + k;
+      const created = new Date(now - (otherRecords - i) * 60_000);
+      return {
+        _id: `bench-wf-${i}/run/1#1`,
+        lineage: `bench-wf-${i}/run/1`,
+        attempt: 1,
+        host_id: `other-host-${i % 1000}`,
+        server_id: `other-server-${i % 1000}`,
+        revision: 1,
+        op: 'tools/call',
+        params: { name: 'echo', arguments: { message: `old ${i}` } },
+        secrets_owner: 'someone-else',
+        timeout_ms: 60_000,
+        created_at: created,
+        deadline_at: new Date(i % 10 === 0 ? now + 3600_000 : created.getTime() + 600_000),
+        pending: i % 10 === 0,
+      };
+    });
+    await services.relay.calls.insertMany(docs, { ordered: false });
+    // A call no longer pending was taken by its host's relay and answered: its claim and its result.
+    const answered = docs.filter((d) => !d.pending);
+    await services.relay.claims.insertMany(
+      answered.map((d) => ({
+        _id: d._id,
+        host_id: d.host_id,
+        session: `00000000-0000-4000-8000-${d.host_id.slice(-3).padStart(12, '0')}`,
+        claimed_at: d.created_at,
+      })),
+      { ordered: false },
+    );
+    await services.relay.results.insertMany(
+      answered.map((d) => ({ _id: d._id, host_id: d.host_id, outcome: 'result' as const, result: { content: [] }, at: d.created_at })),
+      { ordered: false },
+    );
+  }
+}
+
+interface Idle {
+  api: number;
+  store: number;
+  polls: number;
+  errors: number;
+}
+
+/** CPU% (of one core) of the API and of the store over `idleSeconds`, nothing asked of the platform meanwhile. */
+async function idleWindow(setup: Setup, counts?: () => { polls: number; errors: number }): Promise<Idle> {
+  const before = { api: cpuSeconds(setup.apiPid!), store: cpuSeconds(setup.storePid!), ...(counts?.() ?? { polls: 0, errors: 0 }) };
+  const t = performance.now();
+  await sleep(idleSeconds * 1000);
+  const s = (performance.now() - t) / 1000;
+  const after = { api: cpuSeconds(setup.apiPid!), store: cpuSeconds(setup.storePid!), ...(counts?.() ?? { polls: 0, errors: 0 }) };
+  return {
+    api: ((after.api - before.api) / s) * 100,
+    store: ((after.store - before.store) / s) * 100,
+    polls: after.polls - before.polls,
+    errors: after.errors - before.errors,
+  };
+}
+
+const ms = (v: number) => `${v.toFixed(0)} ms`;
+const line = (name: string, r: LoadResult) =>
+  `${name.padEnd(34)} | ${r.p50.toFixed(1).padStart(7)} ${r.p99.toFixed(1).padStart(7)} | ${String(r.errors).padStart(6)}`;
+
+async function measure(layout: string): Promise<void> {
+  const setup = await start(layout);
+  let relay: ReturnType<typeof startRelay> | undefined;
+  try {
+    console.log(`\n== ${setup.layout} ==`);
+    const ws = (await json(setup, 'POST', '/workspaces', { name: 'bench relay' })).id as string;
+    const laptop = await hostWithCredential(setup, ws, 'laptop');
+    relay = startRelay({ url: setup.url, clientId: laptop.clientId, secret: laptop.secret, policy, stateDir: relayStateDir() });
+    await relay.waitFor(/connected as host "laptop"/);
+    const register = async (title: string, transport: Record<string, unknown>) =>
+      (
+        await json(setup, 'POST', '/artifacts', {
+          title,
+          content_type: mcpServerType,
+          content: JSON.stringify({ transport }),
+          collection_id: ws,
+        })
+      ).id as string;
+    const relayed = await register('everything on the laptop', {
+      type: 'stdio',
+      command: 'npx',
+      args: ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'],
+      host_id: laptop.host,
+    });
+    const local = await register('everything on the worker', { type: 'stdio', catalog_entry: 'server-everything' });
+    const viaRelay = echo(setup, relayed);
+    const viaWorker = echo(setup, local);
+    // Warm: each server's first call starts its pooled session (the relay's sandbox, the worker's).
+    for (const send of [viaRelay, viaWorker]) {
+      let ok = 0;
+      for (let i = 0; ok < 10; i++) {
+        if (i >= 40) throw new Error('the servers did not answer echo while warming up');
+        if (await send(i)) ok++;
+      }
+    }
+    const [r, w] = await interleaved(calls, 1, 4, viaRelay, viaWorker);
+    console.log(`\necho through POST /artifacts/{id}/invoke, ${calls} sequential calls each, warm\n`);
+    console.log(`${'server'.padEnd(34)} |  p50 ms  p99 ms | errors`);
+    console.log(line('worker stdio (catalog, baseline)', w));
+    console.log(line('on a host, through its relay', r));
+    const [rt, wt] = await throughputs(throughputSeconds, 2, viaRelay, viaWorker);
+    console.log(`\n${callers} concurrent callers, ${throughputSeconds} s each\n`);
+    console.log(`worker stdio: ${wt!.perSecond.toFixed(1)} calls/s (${wt!.errors} errors)`);
+    console.log(`relay:        ${rt!.perSecond.toFixed(1)} calls/s (${rt!.errors} errors)`);
+    recordGoal({
+      row,
+      what: `relayed echo p50, REST invoke (${setup.layout})`,
+      measured: `${ms(r.p50)} (p99 ${ms(r.p99)}, ${r.errors} errors)`,
+      baseline: `worker stdio p50 ${ms(w.p50)} (p99 ${ms(w.p99)})`,
+      ratio: r.p50 / w.p50,
+      goal: '≤ worker stdio p50 + 500 ms',
+      met: r.errors === 0 && r.p50 <= w.p50 + 500,
+    });
+    recordGoal({
+      row,
+      what: `relayed echo throughput, ${callers} callers (${setup.layout})`,
+      measured: `${rt!.perSecond.toFixed(1)}/s (${rt!.errors} errors)`,
+      baseline: `worker stdio ${wt!.perSecond.toFixed(1)}/s`,
+      ratio: rt!.perSecond / wt!.perSecond,
+      goal: '≥ 0.5× worker stdio',
+      met: rt!.errors === 0 && rt!.perSecond >= 0.5 * wt!.perSecond,
+    });
+    await relay.kill();
+    relay = undefined;
+    if (setup.apiPid === undefined || setup.storePid === undefined) return;
+
+    // What idle relays cost: no relay, 20 relays, 20 relays with 20,000 other hosts' calls in the store.
+    const relays = await idleRelaysOf(setup, ws);
+    await sleep(5000);
+    const none = await idleWindow(setup);
+    const twentyLoops = pollLoops(setup, relays);
+    await sleep(3000);
+    const twenty = await idleWindow(setup, twentyLoops.counts);
+    await twentyLoops.stop();
+    await insertOtherCalls(setup.services);
+    const stored = await setup.services.relay.calls.countDocuments({});
+    const moreLoops = pollLoops(setup, relays);
+    await sleep(3000);
+    const withData = await idleWindow(setup, moreLoops.counts);
+    await moreLoops.stop();
+    const fmt = (name: string, x: Idle) =>
+      `${name.padEnd(44)} | ${x.api.toFixed(1).padStart(6)} ${x.store.toFixed(1).padStart(7)} ${(x.api + x.store).toFixed(1).padStart(6)} | ${String(x.polls).padStart(5)} ${String(x.errors).padStart(6)}`;
+    console.log(`\nidle, ${idleSeconds} s each: CPU % of one core (API process; store: PostgreSQL and its backends)\n`);
+    console.log(`${'relays connected'.padEnd(44)} |    API   store    sum | polls errors`);
+    console.log(fmt('none', none));
+    console.log(fmt(`${idleRelays} (long-poll loops)`, twenty));
+    console.log(fmt(`${idleRelays}, ${stored} relay_calls of other hosts`, withData));
+    const cost = (x: Idle) => x.api + x.store - (none.api + none.store);
+    console.log(
+      `\nwhat the ${idleRelays} idle relays cost (over none): ${cost(twenty).toFixed(1)} % without the other records, ${cost(withData).toFixed(1)} % with them`,
+    );
+    const ratio = (withData.api + withData.store) / (twenty.api + twenty.store);
+    recordGoal({
+      row,
+      what: `API + store CPU, ${idleRelays} idle relays, ${stored} relay_calls of other hosts (${setup.layout})`,
+      measured: `${(withData.api + withData.store).toFixed(1)} % of a core (API ${withData.api.toFixed(1)}, store ${withData.store.toFixed(1)}; polls' share ${cost(withData).toFixed(1)})`,
+      baseline: `without them ${(twenty.api + twenty.store).toFixed(1)} % (polls' share ${cost(twenty).toFixed(1)}; no relay ${(none.api + none.store).toFixed(1)})`,
+      ratio,
+      goal: '≤ 1.2× without the other records',
+      met: withData.errors === 0 && ratio <= 1.2,
+    });
+  } finally {
+    await relay?.kill();
+    await setup.close();
+  }
+}
+
+async function main(): Promise<void> {
+  for (const layout of layouts) await measure(layout);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
