@@ -15,6 +15,8 @@ export const pollWaitMs = 20_000;
 const pollEveryMs = 250;
 /** At most this many calls go out in one poll answer. */
 const deliverBound = 16;
+/** A call taken this long ago that its session does not say it runs never reached it. */
+const redeliverAfterMs = 3000;
 
 /**
  * The host a relay's token speaks for (docs/decisions.md, "Desktop host relay"): the token must be a
@@ -94,9 +96,10 @@ export async function relayPoll(ctx: OperationContext, poll: PollRequest, gone: 
       await relay.setProgress({ _id: r.id, progress: r.progress, ...(r.total !== undefined ? { total: r.total } : {}), at: new Date() });
   const cancel = (await relay.decided(running.map((r) => r.id))).map((d) => d._id);
   const started = Date.now();
+  const resent = await redeliver(ctx, host, poll);
   let lastSeen = started;
   for (;;) {
-    const calls = await deliver(ctx, host, poll.session);
+    const calls = [...resent.splice(0), ...(await deliver(ctx, host, poll.session))];
     if (calls.length || cancel.length || Date.now() - started >= pollWaitMs || gone()) return { calls, cancel };
     if (Date.now() - lastSeen >= 5000) {
       lastSeen = Date.now();
@@ -110,15 +113,23 @@ export async function relayPoll(ctx: OperationContext, poll: PollRequest, gone: 
 /** Takes the host's pending calls for this session and makes each a delivery, its secrets opened for it alone. */
 async function deliver(ctx: OperationContext, host: ArtifactDoc, session: string): Promise<RelayCall[]> {
   const { relay } = ctx.services;
-  const calls: RelayCall[] = [];
+  const calls: RelayCallDoc[] = [];
   for (const call of await relay.pendingFor(host._id, new Date(), deliverBound)) {
-    if (!(await relay.claim({ _id: call._id, host_id: host._id, session, claimed_at: new Date() }))) continue;
+    if (await relay.claim({ _id: call._id, host_id: host._id, session, claimed_at: new Date() })) calls.push(call);
+  }
+  return prepared(ctx, host, calls);
+}
+
+/** Taken calls as deliveries; one that cannot be prepared is decided as a failure that says why. */
+async function prepared(ctx: OperationContext, host: ArtifactDoc, calls: RelayCallDoc[]): Promise<RelayCall[]> {
+  const deliveries: RelayCall[] = [];
+  for (const call of calls) {
     try {
-      calls.push(await delivery(ctx, host, call));
+      deliveries.push(await delivery(ctx, host, call));
     } catch (err) {
       const message = err instanceof Undeliverable ? err.message : 'The platform could not prepare the call.';
       if (!(err instanceof Undeliverable)) ctx.services.logger.error({ err, call_id: call._id }, 'relay call not delivered');
-      await relay.decide({
+      await ctx.services.relay.decide({
         _id: call._id,
         host_id: host._id,
         outcome: 'failure',
@@ -127,6 +138,31 @@ async function deliver(ctx: OperationContext, host: ArtifactDoc, session: string
       });
     }
   }
+  return deliveries;
+}
+
+/**
+ * Calls this session took that it does not say it runs, and nobody decided: the answer that carried
+ * them never reached the relay (the connection dropped as it was sent). They go out again; the relay
+ * ignores a call it already runs. Only calls taken a while ago: a poll racing this one may have just
+ * taken some.
+ */
+async function redeliver(ctx: OperationContext, host: ArtifactDoc, poll: PollRequest): Promise<RelayCall[]> {
+  const { relay } = ctx.services;
+  const now = Date.now();
+  const running = new Set(poll.running.map((r) => r.id));
+  const taken = (await relay.takenBy(host._id, poll.session, new Date(now - 24 * 3600_000), new Date(now - redeliverAfterMs))).filter(
+    (c) => !running.has(c._id),
+  );
+  const decided = new Set((await relay.decided(taken.map((c) => c._id))).map((d) => d._id));
+  const calls: RelayCall[] = [];
+  for (const claim of taken.filter((c) => !decided.has(c._id))) {
+    const call = await relay.getCall(claim._id);
+    if (!call || call.deadline_at.getTime() <= now) continue;
+    calls.push(...(await prepared(ctx, host, [call])));
+  }
+  if (calls.length)
+    ctx.services.logger.warn({ host_id: host._id, calls: calls.length }, 'relay calls sent again: the relay never got them');
   return calls;
 }
 

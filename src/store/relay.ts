@@ -140,6 +140,15 @@ export class RelayStore {
       .toArray();
   }
 
+  /** Calls a session took before `before` (recent first, bounded): those it does not say it runs never reached it. */
+  takenBy(hostId: string, session: string, since: Date, before: Date): Promise<RelayClaimDoc[]> {
+    return this.claims
+      .find({ host_id: hostId, claimed_at: { $gt: since, $lt: before }, session })
+      .sort({ claimed_at: -1 })
+      .limit(100)
+      .toArray();
+  }
+
   claimsOf(ids: string[]): Promise<RelayClaimDoc[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.claims.find({ _id: { $in: ids } }).toArray();

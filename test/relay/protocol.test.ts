@@ -205,6 +205,31 @@ describe('a call through the relay protocol', () => {
     assert.match(stale.body.type, /relay-session-replaced$/);
   });
 
+  it('sends a call again when the answer that carried it never reached the relay', async () => {
+    const session = randomUUID();
+    assert.equal((await hello(relay, session)).status, 200);
+    const pending = invokeTool(alice, server, 'echo', { message: 'carried twice' });
+    const lost = await nextCall(relay, session); // as if the connection dropped while this answer was sent
+    await new Promise((r) => setTimeout(r, 3500));
+    const again = await poll(relay, session, []);
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(
+      again.body.calls.map((c: { id: string }) => c.id),
+      [lost.id],
+      'sent again, since the relay does not say it runs it',
+    );
+    assert.equal(again.body.calls[0].server.env.API_TOKEN, secret);
+    const running = await relay.post('/relay/poll', { session, running: [{ id: lost.id }], servers: [], errors: [] });
+    assert.equal(running.status, 200);
+    assert.deepEqual(running.body.calls, [], 'not sent again once the relay says it runs it');
+    await relay.post(`/relay/calls/${encodeURIComponent(lost.id)}/result`, {
+      session,
+      outcome: 'result',
+      result: { content: [{ type: 'text', text: 'Echo: carried twice' }] },
+    });
+    assert.equal((await pending).content[0].text, 'Echo: carried twice');
+  });
+
   it('hands each of many concurrent calls to exactly one of two racing polls', async () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
