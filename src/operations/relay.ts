@@ -15,6 +15,8 @@ export const pollWaitMs = 20_000;
 const pollEveryMs = 250;
 /** At most this many calls go out in one poll answer. */
 const deliverBound = 16;
+/** A host's calls are kept this long (a relay's hello forgets older ones). */
+const keepCallsMs = 7 * 24 * 3600_000;
 /** A call taken this long ago that its session does not say it runs never reached it. */
 const redeliverAfterMs = 3000;
 
@@ -60,7 +62,8 @@ export async function relayHello(ctx: OperationContext, hello: HelloRequest): Pr
   const orphans = await relay.orphaned(host._id, hello.session, new Date(now.getTime() - 24 * 3600_000));
   let lost = 0;
   for (const claim of orphans) if (await relay.decide({ _id: claim._id, host_id: host._id, outcome: 'lost', at: now })) lost += 1;
-  ctx.services.logger.info({ host_id: host._id, session: hello.session, version: hello.version, lost }, 'relay connected');
+  const pruned = await relay.prune(host._id, new Date(now.getTime() - keepCallsMs));
+  ctx.services.logger.info({ host_id: host._id, session: hello.session, version: hello.version, lost, pruned }, 'relay connected');
   return { host_id: host._id, host_title: host.title, poll_wait_ms: pollWaitMs, lost_calls: lost };
 }
 

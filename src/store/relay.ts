@@ -170,6 +170,23 @@ export class RelayStore {
     return claims.filter((c) => !done.has(c._id));
   }
 
+  /**
+   * Forgets a host's calls made before `before`, with their claims, results and progress, a bounded
+   * batch at a time (the oldest first). Nothing waits on them by then: a call's activity ends within
+   * its deadline and the timeouts around it.
+   */
+  async prune(hostId: string, before: Date, batch = 1000): Promise<number> {
+    const old = await this.calls
+      .find({ host_id: hostId, created_at: { $lt: before } }, { projection: { _id: 1 } })
+      .limit(batch)
+      .toArray();
+    const ids = old.map((c) => c._id);
+    if (!ids.length) return 0;
+    await Promise.all([this.results, this.claims, this.progress].map((c) => c.deleteMany({ _id: { $in: ids } })));
+    await this.calls.deleteMany({ _id: { $in: ids } });
+    return ids.length;
+  }
+
   async setProgress(doc: RelayProgressDoc): Promise<void> {
     await this.progress.updateOne({ _id: doc._id }, { $set: doc }, { upsert: true });
   }

@@ -264,6 +264,39 @@ describe('a call through the relay protocol', () => {
     );
   });
 
+  it("forgets a host's calls older than a week when its relay says hello, and keeps the recent ones", async () => {
+    const { relay: store } = platform.services;
+    const old = new Date(Date.now() - 8 * 24 * 3600_000);
+    const record = (id: string, at: Date) => ({
+      _id: id,
+      lineage: id,
+      attempt: 1,
+      host_id: host,
+      server_id: server,
+      revision: 1,
+      op: 'tools/call' as const,
+      params: {},
+      secrets_owner: alice.userId,
+      timeout_ms: 1000,
+      created_at: at,
+      deadline_at: at,
+      pending: false,
+    });
+    const [stale, recent] = [`stale-${randomUUID()}`, `recent-${randomUUID()}`];
+    await store.addCall(record(stale, old));
+    await store.addCall(record(recent, new Date()));
+    for (const id of [stale, recent]) {
+      await store.claim({ _id: id, host_id: host, session: randomUUID(), claimed_at: old });
+      await store.decide({ _id: id, host_id: host, outcome: 'lost', at: old });
+    }
+    assert.equal((await hello(relay, randomUUID())).status, 200);
+    assert.equal(await store.getCall(stale), null);
+    assert.equal(await store.getResult(stale), null);
+    assert.equal(await store.getClaim(stale), null);
+    assert.ok(await store.getCall(recent));
+    assert.ok(await store.getResult(recent));
+  });
+
   it("a refusal by the relay's policy reaches the caller as a tool error naming it, and relay_status shows the relay", async () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
