@@ -157,6 +157,36 @@ describe('a stdio server on a host, through its relay', () => {
     assert.equal(report.echo.structured.result.content[0].text, 'Echo: from python');
   });
 
+  it("runs a transform's tool step on the host, two calls of the same tool in one run each made once", async () => {
+    const t = await alice.post('/artifacts', {
+      title: 'two echoes',
+      content_type: 'application/vnd.platform.transform+json',
+      content: JSON.stringify({
+        steps: [
+          { id: 'first', kind: 'tool', server_id: everything, tool: 'echo', arguments: { message: 'step one: {{input}}' } },
+          {
+            id: 'second',
+            kind: 'tool',
+            server_id: everything,
+            tool: 'echo',
+            arguments: { message: 'step two after {{steps.first.output}}' },
+          },
+        ],
+      }),
+      collection_id: ws,
+    });
+    assert.equal(t.status, 201, t.text);
+    const r = await alice.post(`/artifacts/${t.body.id}/invoke`, { input: 'relayed', wait_seconds: 60 });
+    assert.ok(r.status === 200 || r.status === 202, r.text);
+    const done = await eventually(async () => {
+      const s = (await alice.get(`/invocations/${r.body.invocation_id}`)).body;
+      return s.status !== 'running' ? s : null;
+    }, 90_000);
+    assert.equal(done.status, 'completed', JSON.stringify(done.steps));
+    assert.match(done.steps[0].output, /Echo: step one: relayed/);
+    assert.match(done.steps[1].output, /Echo: step two after Echo: step one: relayed/);
+  });
+
   it("delivers the server's secret env for the call, and no answer or log carries its value", async () => {
     const value = `relay-secret-${randomUUID()}`;
     const secret = (await alice.post('/secrets', { name: 'token', value })).body.id;
