@@ -1,8 +1,8 @@
-import { accessSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { defaultLimits } from '../stdio-servers/catalog.js';
-import { findBwrap, Sandbox } from '../stdio-servers/sandbox.js';
+import { findBwrap, Sandbox, which } from '../stdio-servers/sandbox.js';
 import { macosProfile } from './macos-profile.js';
 import type { Policy } from './policy.js';
 
@@ -30,18 +30,7 @@ export interface Launched {
   cleanup(): void;
 }
 
-function which(command: string, path: string): string | null {
-  for (const dir of path.split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, command);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
+const whichOn = (command: string, path: string) => which(command, path.split(delimiter).filter(Boolean));
 
 /**
  * How the relay starts a server on this OS (issue #34): bubblewrap on Linux (the workers' own Sandbox,
@@ -71,7 +60,7 @@ export class Launcher {
         : null;
     } else if (platform === 'darwin') {
       this.kind = 'sandbox-exec';
-      this.unavailable = which('sandbox-exec', `/usr/bin${delimiter}${process.env.PATH ?? ''}`)
+      this.unavailable = whichOn('sandbox-exec', `/usr/bin${delimiter}${process.env.PATH ?? ''}`)
         ? null
         : `sandbox-exec is missing; set "sandbox": "none" in ${o.policyPath} to run servers unsandboxed`;
     } else {
@@ -94,7 +83,7 @@ export class Launcher {
       const launch = { command: spec.command, args: spec.args, network: spec.network, limits: defaultLimits };
       return { ...this.sandbox(binds, cwd).command(launch, spec.env), cwd, cleanup: () => {} };
     }
-    const runner = which(spec.command, path) ?? spec.command;
+    const runner = whichOn(spec.command, path) ?? spec.command;
     if (this.kind === 'sandbox-exec') {
       const temp = mkdtempSync(join(tmpdir(), 'platform-relay-'));
       const profile = macosProfile({

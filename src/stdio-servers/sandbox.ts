@@ -51,7 +51,8 @@ const real = (p: string) => {
   }
 };
 
-function which(command: string, path: string[]): string | null {
+/** The first executable file `command` on `path`, as a shell would find it. */
+export function which(command: string, path: string[]): string | null {
   for (const dir of path) {
     const candidate = join(dir, command);
     try {
