@@ -1,8 +1,40 @@
 // The desktop host relay as a person runs it (`node bin/platform-relay.mjs`, which `npx platform-relay`
 // runs), in a process of its own, with a policy file and a state folder of the test's.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { ServerCredential } from './credentials.js';
+import type { Api } from './http.js';
+
+export const hostType = 'application/vnd.platform.host+json';
+
+/** A host artifact (a person's machine) in a workspace; answers its id. */
+export async function createHost(owner: Api, workspace: string, title = 'laptop'): Promise<string> {
+  const r = await owner.post('/artifacts', { title, content_type: hostType, content: '{}', collection_id: workspace });
+  assert.equal(r.status, 201, r.text);
+  return r.body.id;
+}
+
+/** A relay's server credential, bound to the host and limited to its workspace, as the console makes one. */
+export async function relayCredential(
+  owner: Api,
+  hostId: string,
+  workspace: string,
+  clientId = `relay-${randomUUID().slice(0, 8)}`,
+): Promise<ServerCredential> {
+  const r = await owner.post('/server-credentials', {
+    client_id: clientId,
+    name: 'relay',
+    server_id: 'relay',
+    host_id: hostId,
+    scopes: ['artifact:read'],
+    resource_filters: { workspaces: [workspace], collections: [] },
+  });
+  assert.equal(r.status, 201, r.text);
+  return { client_id: r.body.client_id, client_secret: r.body.client_secret };
+}
 
 export interface RelayProcess {
   child: ChildProcess;

@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { asServer, type ServerCredential } from '../helpers/credentials.js';
+import { asServer } from '../helpers/credentials.js';
 import { eventually, type Api, type Reply } from '../helpers/http.js';
 import { invokeTool } from '../helpers/invoke.js';
 import { mcpServerType } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { createHost, relayCredential } from '../helpers/relay-process.js';
 
-const hostType = 'application/vnd.platform.host+json';
 const policy = { commands: ['npx'], packages: ['@modelcontextprotocol/server-everything'], repositories: [], folders: [], network: false };
 
 let platform: TestPlatform;
@@ -21,25 +21,6 @@ let bob: Api & { userId: string };
 let ws: string;
 let host: string;
 let relay: Api;
-
-async function createHost(owner: Api, workspace: string, title = 'laptop'): Promise<string> {
-  const r = await owner.post('/artifacts', { title, content_type: hostType, content: JSON.stringify({}), collection_id: workspace });
-  assert.equal(r.status, 201, r.text);
-  return r.body.id;
-}
-
-async function relayCredential(owner: Api, hostId: string, workspace: string): Promise<ServerCredential> {
-  const r = await owner.post('/server-credentials', {
-    client_id: `relay-${randomUUID().slice(0, 8)}`,
-    name: 'relay',
-    server_id: 'relay',
-    host_id: hostId,
-    scopes: ['artifact:read'],
-    resource_filters: { workspaces: [workspace], collections: [] },
-  });
-  assert.equal(r.status, 201, r.text);
-  return { client_id: r.body.client_id, client_secret: r.body.client_secret };
-}
 
 const hello = (api: Api, session: string) =>
   api.post('/relay/hello', { session, version: 'test', os: 'linux', arch: 'x64', sandbox: 'bwrap', policy });

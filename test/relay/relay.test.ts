@@ -18,10 +18,9 @@ import { eventually, type Api } from '../helpers/http.js';
 import { invokeTool } from '../helpers/invoke.js';
 import { mcpServerType } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-import { relayStateDir, startRelay, type RelayProcess } from '../helpers/relay-process.js';
+import { createHost, relayCredential, relayStateDir, startRelay, type RelayProcess } from '../helpers/relay-process.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
-const hostType = 'application/vnd.platform.host+json';
 const everythingArgs = ['--no-install', '@modelcontextprotocol/server-everything', 'stdio'];
 const policy = {
   commands: ['npx', 'node'],
@@ -78,17 +77,8 @@ before(async () => {
   git = await startGitServer();
   alice = await platform.newUser();
   ws = (await alice.post('/workspaces', { name: 'my machine' })).body.id;
-  host = (await alice.post('/artifacts', { title: 'laptop', content_type: hostType, content: '{}', collection_id: ws })).body.id;
-  const made = await alice.post('/server-credentials', {
-    client_id: 'relay-laptop',
-    name: 'relay on my laptop',
-    server_id: 'relay',
-    host_id: host,
-    scopes: ['artifact:read'],
-    resource_filters: { workspaces: [ws], collections: [] },
-  });
-  assert.equal(made.status, 201, made.text);
-  credential = { client_id: made.body.client_id, client_secret: made.body.client_secret };
+  host = await createHost(alice, ws);
+  credential = await relayCredential(alice, host, ws, 'relay-laptop');
   relay = launchRelay();
   await relay.waitFor(/connected as host "laptop"/);
   everything = await register({ type: 'stdio', command: 'npx', args: everythingArgs }, 'everything on my laptop');
