@@ -145,47 +145,34 @@ const isFlag = (a: string) => a.startsWith('-');
 /** A registry package, optionally with a version or tag: no path, URL, git or alias spec. */
 const npmName = /^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*(@[^\s/:\\]+)?$/;
 
+/**
+ * `npx [-y|--yes|--no-install|--prefer-offline] <package> [its arguments]`: what runs is the package's
+ * own bin. `-p/--package` and `-c/--call` are refused: with them npx runs any command (node -e …, or
+ * another package's bin) beside an allowed package.
+ */
 function checkNpx(policy: Policy, args: string[]): Verdict {
-  let pkg: string | undefined;
-  for (let i = 0; i < args.length && !pkg; i++) {
-    const a = args[i]!;
-    if (a === '-y' || a === '--yes' || a === '--no-install' || a === '--prefer-offline') continue;
-    if (a === '-p' || a === '--package') {
-      pkg = args[i + 1];
-      if (!pkg || isFlag(pkg)) return refuse(`npx ${a} must name a package`);
-      // What runs is then the command after the package: it must be the package's own bin, named by the package.
-      const next = args[i + 2];
-      if (next === undefined || isFlag(next)) return refuse(`npx ${a} ${pkg} must be followed by the package's command`);
-      break;
-    }
-    if (a.startsWith('--package=')) {
-      pkg = a.slice('--package='.length);
-      break;
-    }
-    if (isFlag(a))
-      return refuse(`npx flag ${a} is not one the policy knows (only -y, --yes, --no-install, --prefer-offline, -p/--package)`);
-    pkg = a;
-  }
+  const first = args.findIndex((a) => !isFlag(a));
+  for (const a of args.slice(0, first < 0 ? args.length : first))
+    if (!['-y', '--yes', '--no-install', '--prefer-offline'].includes(a))
+      return refuse(`npx flag ${a} is not one the policy allows (only -y, --yes, --no-install, --prefer-offline before the package)`);
+  const pkg = first < 0 ? undefined : args[first];
   if (!pkg) return refuse('npx must name a package');
   if (!npmName.test(pkg)) return refuse(`npx ${pkg} is not a registry package name (paths, URLs and git specs are refused)`);
   if (!packageAllowed(policy, 'npm', pkg)) return refuse(`package ${pkg} is not in the policy's "packages"`);
   return { ok: true, package: pkg };
 }
 
+/**
+ * `uvx [--offline|-q|--quiet] <package> [its arguments]`: what runs is the package's own command.
+ * `--from`, `--with`, index and Python options are refused: with them uvx runs another command (python
+ * -c …) or installs packages the policy does not list.
+ */
 function checkUvx(policy: Policy, args: string[]): Verdict {
-  let pkg: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--offline') continue;
-    if (a === '--from') {
-      pkg = args[i + 1];
-      if (!pkg || isFlag(pkg)) return refuse('uvx --from must name a package');
-      break;
-    }
-    if (isFlag(a)) return refuse(`uvx flag ${a} is not one the policy knows (only --from, --offline)`);
-    pkg = a;
-    break;
-  }
+  const first = args.findIndex((a) => !isFlag(a));
+  for (const a of args.slice(0, first < 0 ? args.length : first))
+    if (!['--offline', '-q', '--quiet'].includes(a))
+      return refuse(`uvx flag ${a} is not one the policy allows (only --offline, -q, --quiet before the package)`);
+  const pkg = first < 0 ? undefined : args[first];
   if (!pkg) return refuse('uvx must name a package');
   if (/[/\\]|^\.|:\/\//.test(pkg)) return refuse(`uvx ${pkg} is a path or URL, not a package name`);
   if (!packageAllowed(policy, 'pypi', pkg)) return refuse(`package ${pkg} is not in the policy's "packages"`);

@@ -70,10 +70,18 @@ describe('npx and uvx packages', () => {
     for (const args of [
       ['-y', '@modelcontextprotocol/server-everything', 'stdio'],
       ['--no-install', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'],
-      ['-p', '@modelcontextprotocol/server-everything', 'mcp-server-everything'],
-      ['--package=@modelcontextprotocol/server-everything', 'mcp-server-everything'],
     ])
       assert.deepEqual(checkStdio(p, 'npx', args, cwd).ok, true, args.join(' '));
+  });
+  it('refuses -p/--package and -c/--call, with which npx runs any command beside an allowed package', () => {
+    for (const args of [
+      ['-p', '@modelcontextprotocol/server-everything', 'mcp-server-everything'],
+      ['--package=@modelcontextprotocol/server-everything', '-c', 'node -e "process.exit(7)"'],
+      ['--package=@modelcontextprotocol/server-everything', '--package=evil', 'evil-bin'],
+      ['-p', '@modelcontextprotocol/server-everything', 'node', '-e', 'require("child_process")'],
+      ['-y', '--call', 'sh', '@modelcontextprotocol/server-everything'],
+    ])
+      assert.match(refusedRule(checkStdio(p, 'npx', args, cwd)) ?? 'allowed', /npx flag/, args.join(' '));
   });
   it('refuses another package, a look-alike scope, or a path/URL spec', () => {
     for (const spec of [
@@ -93,11 +101,17 @@ describe('npx and uvx packages', () => {
     assert.equal(checkStdio(p, 'uvx', ['pinned_py@2.0'], cwd).ok, true, 'uv names are normalized and take @ as well');
     assert.equal(checkStdio(p, 'uvx', ['pinned-py==2.1'], cwd).ok, false);
   });
-  it('names the package of uvx --from, and strips versions and extras', () => {
-    assert.equal(checkStdio(p, 'uvx', ['--from', 'mcp-server-time==1.0', 'mcp-server-time'], cwd).ok, true);
+  it('strips versions and extras from a uvx package, and refuses --from, --with and index options', () => {
     assert.equal(checkStdio(p, 'uvx', ['mcp-server-time[cli]@1.0', '--local-timezone', 'UTC'], cwd).ok, true);
-    assert.equal(checkStdio(p, 'uvx', ['--from', 'other', 'mcp-server-time'], cwd).ok, false);
-    assert.equal(checkStdio(p, 'uvx', ['--from', './dir', 'x'], cwd).ok, false);
+    assert.equal(checkStdio(p, 'uvx', ['--offline', 'mcp-server-time==1.0'], cwd).ok, true);
+    for (const args of [
+      ['--from', 'mcp-server-time==1.0', 'mcp-server-time'],
+      ['--from', 'mcp-server-time', 'python', '-c', 'import os'],
+      ['--from', 'mcp-server-time', '--with', 'evil', 'mcp-server-time'],
+      ['--index-url', 'https://evil.example/simple', 'mcp-server-time'],
+      ['--from', './dir', 'x'],
+    ])
+      assert.equal(checkStdio(p, 'uvx', args, cwd).ok, false, args.join(' '));
   });
   it('refuses every runner flag it does not know', () => {
     assert.match(refusedRule(checkStdio(p, 'npx', ['--call', 'rm -rf ~', 'mcp-server-time'], cwd))!, /npx flag --call/);
