@@ -22,8 +22,9 @@ const redeliverAfterMs = 3000;
 
 /**
  * The host a relay's token speaks for (docs/decisions.md, "Desktop host relay"): the token must be a
- * server credential's, its `host_id` must name a host artifact, and the credential must see that
- * host (its creator's grants and its own resource filters). Anything else is a 403 that names why.
+ * server credential's, its `host_id` must name a host artifact the credential can see (its creator's
+ * grants and its own resource filters), and the credential's creator must be the host's. Anything
+ * else is a 403 that names why.
  */
 async function relayHost(ctx: OperationContext): Promise<{ host: ArtifactDoc; credentialId: string }> {
   const { actor } = ctx.state.principal;
@@ -36,6 +37,9 @@ async function relayHost(ctx: OperationContext): Promise<{ host: ArtifactDoc; cr
     throw problems.forbidden(
       `Server credential ${actor.id} names host_id ${JSON.stringify(hostId)}, which is not a host artifact it can see: create a host (content type ${hostType}) and a credential bound to it.`,
     );
+  // A host is its creator's machine: only their credentials connect its relay, which receives the secrets of every server on it.
+  if (found.doc.provenance.created_by !== ctx.state.principal.subject)
+    throw problems.forbidden(`Host ${hostId} is another person's machine: only its creator's server credentials connect its relay.`);
   if (found.doc.archived_at) throw problems.forbidden(`Host ${hostId} is archived; unarchive it to connect its relay.`);
   return { host: found.doc, credentialId: actor.id };
 }

@@ -105,6 +105,21 @@ describe("a relay's credential", () => {
     assert.equal((await poll(bobs, randomUUID())).status, 403);
   });
 
+  it("of a person the host's workspace is shared with, reading or writing, cannot take the host over", async () => {
+    for (const flags of ['R', 'RCUD']) {
+      const shared = (await alice.post('/workspaces', { name: `shared ${flags}` })).body.id;
+      const sharedHost = await createHost(alice, shared, `shared host ${flags}`);
+      assert.equal((await alice.post(`/workspaces/${shared}/shares`, { person_id: bob.userId, flags })).status, 200);
+      assert.equal((await bob.get(`/artifacts/${sharedHost}`)).status, 200, 'bob sees the host');
+      const bobs = await asServer(platform.url, await relayCredential(bob, sharedHost, shared));
+      const r = await hello(bobs, randomUUID());
+      assert.equal(r.status, 403, r.text);
+      assert.match(r.body.detail, /another person's machine/);
+      const listed = (await bob.get(`/relay/hosts?workspace_id=${shared}`)).body.items[0];
+      assert.equal(listed.owner_id, alice.userId);
+    }
+  });
+
   it('bound to something that is not a host, or used by a person directly, is refused', async () => {
     const notHost = await asServer(platform.url, await relayCredential(alice, 'host-1', ws));
     assert.equal((await hello(notHost, randomUUID())).status, 403);

@@ -34,6 +34,8 @@ export interface HostStatus {
   host_id: string;
   title: string;
   workspace_id: string;
+  /** The person whose machine it is: only their credentials connect its relay. */
+  owner_id: string;
   connected: boolean;
   last_seen_at: string | null;
   relay_version: string | null;
@@ -41,6 +43,8 @@ export interface HostStatus {
   arch: string | null;
   sandbox: 'bwrap' | 'sandbox-exec' | 'none' | null;
   session_started_at: string | null;
+  /** The server credential the connected relay signed in with. */
+  relay_credential: string | null;
   servers: HostServer[];
   /** Newest last, as the relay sends them. */
   errors: HostError[];

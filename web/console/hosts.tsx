@@ -2,7 +2,7 @@
 // each relay last reported, a form to add one, and the command that starts a relay (its credential's
 // secret shown once, here, and kept nowhere but in this component's memory).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type Workspace } from './api';
+import { api, type Me, type Workspace } from './api';
 import { ContainerName, Problem } from './commits';
 import { createHost, createRelayCredential, listHosts, listRelayCredentials, relayCommand } from './hosts-api';
 import type { HostStatus, NewRelayCredential, RelayCredential } from './hosts-api';
@@ -36,6 +36,15 @@ function useHosts() {
 
 export function HostsView() {
   const { hosts, credentials, error, setError, reload } = useHosts();
+  const [me, setMe] = useState<string | null>(null);
+  useEffect(
+    () =>
+      void api<Me>('/me').then(
+        (m) => setMe(m.id),
+        () => setMe(null),
+      ),
+    [],
+  );
   return (
     <>
       <h1>Hosts</h1>
@@ -57,6 +66,7 @@ export function HostsView() {
             key={host.host_id}
             host={host}
             credentials={credentials.filter((c) => c.host_id === host.host_id)}
+            mine={me === host.owner_id}
             onChanged={() => void reload()}
             onError={setError}
           />
@@ -139,6 +149,8 @@ function AddHost({ onAdded }: { onAdded: () => void }) {
 function HostCard(props: {
   host: HostStatus;
   credentials: RelayCredential[];
+  /** The viewer's own machine: only its creator connects a relay to a host. */
+  mine: boolean;
   onChanged: () => void;
   onError: (error: string | null) => void;
 }) {
@@ -193,7 +205,9 @@ function HostCard(props: {
           </ul>
         </>
       )}
-      {made ? (
+      {!props.mine ? (
+        <p class="note">Another person's machine: only they can connect its relay.</p>
+      ) : made ? (
         <RelayCommand host={host} credential={made} onDone={() => setMade(null)} />
       ) : (
         <button
