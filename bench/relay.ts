@@ -27,7 +27,9 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Services } from '../src/operations/services.js';
+import type { PgStoreClient } from '../src/store/postgres/client.js';
 import type { RelayCallDoc } from '../src/store/relay.js';
+import { analyze, recordStatements, wholeTableReads } from '../test/helpers/query-plans.js';
 import { relayStateDir, startRelay } from '../test/helpers/relay-process.js';
 import { processTree } from '../temporal-dev/engines.js';
 import { recordGoal, type GoalRow } from './goals.js';
@@ -54,6 +56,8 @@ interface Setup {
   url: string;
   headers: Record<string, string>;
   services: Services;
+  /** The store's schema (the database name). */
+  schema: string;
   /** The API's process and the store's server (npm start layout): whose CPU an idle poll costs. */
   apiPid?: number;
   storePid?: number;
@@ -69,13 +73,14 @@ async function start(layout: string): Promise<Setup> {
       url: p.url,
       headers: p.headers,
       services: p.services,
+      schema: p.config.MONGODB_DB,
       apiPid: childRunning('src/main/api.ts'),
       storePid: p.engines.storeProcess?.pid,
       close: p.close,
     };
   }
   const b = await benchPlatform('bench-relay-lean', { ...settings, EMBEDDINGS_PROVIDER: 'hashing' });
-  return { layout: 'lean', url: b.url, headers: b.headers, services: b.services, close: () => b.close() };
+  return { layout: 'lean', url: b.url, headers: b.headers, services: b.services, schema: b.config.MONGODB_DB, close: () => b.close() };
 }
 
 /** This process's child running `script` (bench/processes.ts spawns the API as `node --import tsx <script>`). */
@@ -328,6 +333,15 @@ async function polling(setup: Setup, relays: Awaited<ReturnType<typeof idleRelay
   }
 }
 
+/** VACUUM (ANALYZE) of the relay tables, as autovacuum would do after the bulk insert. */
+async function vacuumRelayTables(setup: Setup): Promise<void> {
+  const { engine } = setup.services.store as PgStoreClient;
+  const { rows } = await engine.query('tables', `SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'relay%'`, [
+    setup.schema,
+  ]);
+  for (const r of rows) await engine.query('vacuum', `VACUUM (ANALYZE) "${setup.schema}"."${String(r.tablename).replace(/"/g, '""')}"`);
+}
+
 /** Seconds until the store's CPU over 5 s is at most `percent` (at most 120 s). */
 async function settle(setup: Setup, percent: number): Promise<number> {
   const started = performance.now();
@@ -338,6 +352,36 @@ async function settle(setup: Setup, percent: number): Promise<number> {
     const waited = Math.round((performance.now() - started) / 1000);
     if (used <= percent || waited >= 120) return waited;
   }
+}
+
+/**
+ * Lean layout (the API in this process, on the bench's own store client): every statement the API sends
+ * while 20 idle relays poll, with 20,000 other hosts' calls in the store, EXPLAINed against that data.
+ * A statement on a relay table whose plan reads the whole table would make the idle poll's cost grow
+ * with everyone's data; none should.
+ */
+async function idlePlans(setup: Setup, ws: string): Promise<void> {
+  const relays = await idleRelaysOf(setup, ws);
+  await insertOtherCalls(setup.services);
+  await analyze(setup.services.store, setup.schema);
+  const recorder = recordStatements(setup.services.store);
+  const loops = pollLoops(setup, relays);
+  // Past one whole long poll (20 s) and into the next: hello's aftermath, each 250 ms look, the 5 s heartbeat, the next poll's start.
+  await sleep(25_000);
+  await loops.stop();
+  const statements = recorder.stop().filter((st) => /relay_/.test(st.text));
+  const whole = (await wholeTableReads(setup.services.store, setup.schema, statements)).filter((w) => w.relation.startsWith('relay_'));
+  console.log(
+    `\nidle polls' statements on the relay tables (${setup.layout}), EXPLAINed with 20,000 other hosts' calls: ${statements.length} distinct`,
+  );
+  for (const w of whole) console.log(`  reads all ${w.rows} rows of ${w.relation}: ${w.text.slice(0, 200)}`);
+  recordGoal({
+    row,
+    what: `idle relay polls' statements reading a whole relay table, 20,000 other hosts' calls (${setup.layout})`,
+    measured: `${whole.length} of ${statements.length}`,
+    goal: "none (cost grows with the request, never with everyone's data)",
+    met: whole.length === 0 && statements.length > 0 && loops.counts().errors === 0,
+  });
 }
 
 const ms = (v: number) => `${v.toFixed(0)} ms`;
@@ -414,7 +458,7 @@ async function measure(layout: string): Promise<void> {
     });
     await relay.kill();
     relay = undefined;
-    if (setup.apiPid === undefined || setup.storePid === undefined) return;
+    if (setup.apiPid === undefined || setup.storePid === undefined) return await idlePlans(setup, ws);
 
     // What idle relays cost: no relay, 20 relays, 20 relays with 20,000 other hosts' calls in the store.
     const relays = await idleRelaysOf(setup, ws);
@@ -423,7 +467,8 @@ async function measure(layout: string): Promise<void> {
     const twenty = await polling(setup, relays);
     await insertOtherCalls(setup.services);
     const stored = await setup.services.relay.calls.countDocuments({});
-    // The bulk insert's aftermath (PostgreSQL's autovacuum and autoanalyze of the new rows) is not the polls' cost: let it pass.
+    // The bulk insert's aftermath (PostgreSQL's autovacuum and autoanalyze of the new rows) is not the polls' cost: done now, then let it pass.
+    await vacuumRelayTables(setup);
     const settled = await settle(setup, none.store + 1);
     const noneWithData = await idleWindow(setup);
     const withData = await polling(setup, relays);
