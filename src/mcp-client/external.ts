@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ReadResourceResultSchema,
+  type CallToolResult,
+  type ReadResourceResult,
+  type Resource,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { observeOutbound } from '../observability/outbound.js';
 import { hostOf, mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../artifacts/content-types/type-definition.js';
@@ -273,11 +280,13 @@ export class ExternalServers {
   ): Promise<CallToolResult> {
     const server = await this.load(serverId);
     if (server.host) {
-      const params = { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) };
+      // No `_meta`: a delegation token is minted for one call and never stored, and a relayed call is a
+      // stored record (docs/decisions.md, "Desktop host relay"). A server on a host gets none.
+      const params = { name, arguments: args };
       const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
         this.relay(server, 'tools/call', params, options),
       );
-      return boundResult(redact(result as CallToolResult, Object.values(options.meta ?? {})), this.deps.resultMaxBytes);
+      return boundResult(relayed(CallToolResultSchema, result, server), this.deps.resultMaxBytes);
     }
     const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
       this.withSession(
@@ -303,7 +312,9 @@ export class ExternalServers {
     const server = await this.load(serverId);
     const read = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'resources/read' }, () =>
       server.host
-        ? (this.relay(server, 'resources/read', { uri }, { timeoutMs, maxTotalMs: timeoutMs }) as Promise<ReadResourceResult>)
+        ? this.relay(server, 'resources/read', { uri }, { timeoutMs, maxTotalMs: timeoutMs }).then((r) =>
+            relayed(ReadResourceResultSchema, r, server),
+          )
         : this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person),
     );
     const size = Buffer.byteLength(JSON.stringify(read));
@@ -423,6 +434,22 @@ async function listSession({ client }: McpSession): Promise<CatalogListing> {
     resources: resources as unknown as Record<string, unknown>[],
     type_definitions: typeDefinitions,
   };
+}
+
+/** A relay's answer checked as the MCP result it must be: a relay is a program on someone's machine, not trusted to be right. */
+function relayed<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
+  answer: unknown,
+  server: LoadedServer,
+): T {
+  const parsed = schema.safeParse(answer);
+  if (!parsed.success)
+    throw new CallFailed({
+      retryable: false,
+      kind: 'protocol',
+      message: `The relay on host "${server.host!.title}" answered something that is not an MCP result.`,
+    });
+  return parsed.data;
 }
 
 /** Pages through a list (bounded: a catalog is a summary, not a mirror). */

@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { baseType, hostType, mcpServerType } from '../artifacts/content-types/index.js';
 import { hostOf, mcpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { problems } from '../kernel/errors/problem.js';
-import { relayOfflineAfterMs } from '../relay/calls.js';
 import type { HelloRequest, HelloResponse, PollRequest, PollResponse, RelayCall, ResultRequest } from '../relay-protocol/wire.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { RelayCallDoc, RelayHostDoc } from '../store/relay.js';
@@ -265,6 +264,8 @@ export async function relayStatuses(
   return hosts.map((host) => ({ host, status: statuses.get(host._id) ?? null }));
 }
 
-/** Whether a host's relay counts as connected now. */
-export const isConnected = (status: RelayHostDoc | null, now = Date.now()) =>
-  status !== null && now - status.last_seen.getTime() <= relayOfflineAfterMs;
+/**
+ * Whether a host's relay counts as connected now: heard from within 30 s (a polling relay is seen every
+ * 5 s). Its calls are given up on later, after relayOfflineAfterMs, so a blip shows but costs nothing.
+ */
+export const isConnected = (status: RelayHostDoc | null, now = Date.now()) => status !== null && now - status.last_seen.getTime() <= 30_000;

@@ -11,7 +11,7 @@ export const hostStatusSchema = z
     title: z.string(),
     workspace_id: z.string(),
     owner_id: z.string().describe('The person whose machine it is: only their server credentials connect its relay.'),
-    connected: z.boolean().describe('Heard from within the last 45 seconds.'),
+    connected: z.boolean().describe('Heard from within the last 30 seconds (a connected relay is heard from every 5).'),
     last_seen_at: timestamp.nullable(),
     relay_version: z.string().nullable(),
     os: z.string().nullable(),

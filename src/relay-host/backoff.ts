@@ -7,7 +7,11 @@ export interface Backoff {
   cap: number;
 }
 
-export const reconnectBackoff: Backoff = { base: 500, cap: 30_000 };
+/**
+ * A 15 s cap: a relay back from an outage reconnects within 15 s, well inside the 90 s the platform
+ * waits before it fails the relay's running calls as lost.
+ */
+export const reconnectBackoff: Backoff = { base: 500, cap: 15_000 };
 
 /** The delay before retry number `attempt` (0 for the first retry). */
 export function backoffDelay(attempt: number, { base, cap }: Backoff = reconnectBackoff, random: () => number = Math.random): number {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { defaultLimits } from '../stdio-servers/catalog.js';
@@ -70,7 +70,15 @@ export class Launcher {
   }
 
   private sandbox(binds: { dir: string; write: boolean }[], workDir = this.o.cwd): Sandbox {
-    return new Sandbox({ bwrap: this.bwrap, hidden: [homedir(), this.o.stateDir], path: process.env.PATH ?? '', workDir, binds });
+    // Besides the person's home and the relay's records: every home on the machine, and the folders where disks and shares are mounted.
+    const personal = ['/home', '/root', '/mnt', '/media', '/srv', '/run/media'].filter((d) => existsSync(d));
+    return new Sandbox({
+      bwrap: this.bwrap,
+      hidden: [homedir(), this.o.stateDir, ...personal],
+      path: process.env.PATH ?? '',
+      workDir,
+      binds,
+    });
   }
 
   command(spec: LaunchSpec): Launched {

@@ -62,13 +62,16 @@ export class PlatformClient {
       signal: AbortSignal.timeout(requestTimeoutMs),
     });
     const json = await res.json().catch(() => null);
-    if (res.status >= 500) throw new TransientError(`signing in answered HTTP ${res.status}`);
+    // A rate limit (shared behind one NAT) or a timeout passes: retried like an outage, never fatal.
+    if (res.status >= 500 || res.status === 429 || res.status === 408) throw new TransientError(`signing in answered HTTP ${res.status}`);
     if (!res.ok) {
       const p = problem.safeParse(json);
+      const oauth = json as { error?: string; error_description?: string } | null;
+      const why = p.data?.detail ?? p.data?.title ?? oauth?.error_description ?? oauth?.error ?? 'no reason given';
       throw new PlatformError(
         res.status,
         p.data?.type ?? '',
-        `signing in failed (HTTP ${res.status}): ${p.data?.detail ?? p.data?.title ?? ''}`,
+        `signing in failed (HTTP ${res.status}): ${why}${res.status === 401 || res.status === 400 ? ' (check --client-id and the secret)' : ''}`,
       );
     }
     const t = tokenResponse.parse(json);

@@ -116,7 +116,11 @@ export class Relay {
           const res = await this.client.poll(
             {
               session: this.session,
-              running: [...this.running.values()].slice(0, 256).map((r) => ({ id: r.call.id, ...definedProgress(r.progress) })),
+              // A cancelled call is no longer ours to report: the platform would answer every poll at once to cancel it again.
+              running: [...this.running.values()]
+                .filter((r) => !r.cancelled)
+                .slice(0, 256)
+                .map((r) => ({ id: r.call.id, ...definedProgress(r.progress) })),
               servers: this.pool.running().slice(0, 256),
               errors: this.errors.slice(-20),
             },

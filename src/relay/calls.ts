@@ -3,8 +3,12 @@ import type { CallOp } from '../relay-protocol/wire.js';
 import type { RelayCallDoc, RelayResultDoc, RelayStore } from '../store/relay.js';
 import { CallFailed, type CallFailure } from '../mcp-client/failure.js';
 
-/** A relay not heard from for this long is offline: its calls are lost, new ones are refused at once. */
-export const relayOfflineAfterMs = 45_000;
+/**
+ * A relay not heard from for this long is offline: its taken calls are lost, new ones are refused at
+ * once. Longer than a relay takes to notice a silently dropped poll (its deadline: 20 s + 15 s) and
+ * reconnect (backoff capped at 15 s), so a network blip never costs a healthy relay its calls.
+ */
+export const relayOfflineAfterMs = 90_000;
 
 export interface RelayedCall {
   /** The asking activity across its attempts (`<workflow id>/<run id>/<activity id>`), and this attempt. */

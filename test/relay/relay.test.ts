@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -89,6 +90,7 @@ after(async () => {
   await proxy?.close();
   await git?.stop();
   await platform?.close();
+  rmSync(stateDir, { recursive: true, force: true });
 });
 
 describe('a stdio server on a host, through its relay', () => {
