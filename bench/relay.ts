@@ -308,17 +308,21 @@ async function idleWindow(setup: Setup, counts?: () => { polls: number; errors: 
   };
 }
 
-/** The p50 of each stage of the relayed calls made since `since`: recorded → claimed by a poll, claimed → decided. */
-async function relayStages(services: Services, server: string, since: Date): Promise<{ pickup: number; run: number }> {
+/** The p50 and p99 of each stage of the relayed calls made since `since`: recorded → claimed by a poll, claimed → decided. */
+async function relayStages(services: Services, server: string, since: Date) {
   const made = await services.relay.calls.find({ server_id: server, created_at: { $gte: since } }).toArray();
   const ids = made.map((c) => c._id);
   const claims = new Map((await services.relay.claims.find({ _id: { $in: ids } }).toArray()).map((c) => [c._id, c.claimed_at.getTime()]));
   const results = new Map((await services.relay.results.find({ _id: { $in: ids } }).toArray()).map((c) => [c._id, c.at.getTime()]));
-  const p50 = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   const taken = made.filter((c) => claims.has(c._id) && results.has(c._id));
+  const quantiles = (xs: number[]) => {
+    xs.sort((a, b) => a - b);
+    const at = (q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? NaN;
+    return { p50: at(0.5), p99: at(0.99) };
+  };
   return {
-    pickup: p50(taken.map((c) => claims.get(c._id)! - c.created_at.getTime())),
-    run: p50(taken.map((c) => results.get(c._id)! - claims.get(c._id)!)),
+    pickup: quantiles(taken.map((c) => claims.get(c._id)! - c.created_at.getTime())),
+    run: quantiles(taken.map((c) => results.get(c._id)! - claims.get(c._id)!)),
   };
 }
 
@@ -431,8 +435,9 @@ async function measure(layout: string): Promise<void> {
     console.log(line('worker stdio (catalog, baseline)', w));
     console.log(line('on a host, through its relay', r));
     console.log(
-      `\nwhere a relayed call's time goes, p50 (from the store's records): recorded → taken by the poll ${ms(stages.pickup)}, ` +
-        `taken → answered by the relay ${ms(stages.run)}; the rest of the ${ms(r.p50)} is the invoke, the workflow and the activity's result poll`,
+      `\nwhere a relayed call's time goes (from the store's records): recorded → taken by the poll p50 ${ms(stages.pickup.p50)} ` +
+        `(p99 ${ms(stages.pickup.p99)}), taken → answered by the relay p50 ${ms(stages.run.p50)} (p99 ${ms(stages.run.p99)}); ` +
+        `the rest of the ${ms(r.p50)} p50 is the invoke, the workflow and the activity's result poll`,
     );
     const [rt, wt] = await throughputs(throughputSeconds, 2, viaRelay, viaWorker);
     console.log(`\n${callers} concurrent callers, ${throughputSeconds} s each\n`);
