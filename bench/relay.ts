@@ -21,6 +21,8 @@
 //      measured is the API's side, which is the same. After the insert the store is left to settle
 //      (autovacuum and autoanalyze of the new rows) and "no relay" is measured again, so the polls'
 //      share is told apart from what the data costs by itself.
+// And, lean layout only (the API on this process's store client): every statement idle polls send to
+// the relay tables with those 20,000 other hosts' calls present, EXPLAINed: none may read a whole table.
 // Goals (ratios against the same run, never timed assertions): relayed echo p50 ≤ worker-stdio p50 +
 // 0.5 s; relayed throughput ≥ 0.5× worker stdio; idle-poll CPU with 20,000 other records ≤ 1.2× without.
 import { randomUUID } from 'node:crypto';
