@@ -381,7 +381,9 @@ export const tools: ToolDef[] = [
     run: async (ctx, { workspace_id }: { workspace_id?: string }) => {
       const now = Date.now();
       const hosts = await relayStatuses(ctx, workspace_id);
-      return { hosts: hosts.map(({ host, status }) => presentHostStatus(host, status, isConnected(status, now))) };
+      return {
+        hosts: hosts.map(({ host, status }) => presentHostStatus(host, status, isConnected(status, now), ctx.state.principal.subject)),
+      };
     },
   },
 ];

@@ -65,9 +65,20 @@ export async function relayHello(ctx: OperationContext, hello: HelloRequest): Pr
   const orphans = await relay.orphaned(host._id, hello.session, new Date(now.getTime() - 24 * 3600_000));
   let lost = 0;
   for (const claim of orphans) if (await relay.decide({ _id: claim._id, host_id: host._id, outcome: 'lost', at: now })) lost += 1;
-  const pruned = await relay.prune(host._id, new Date(now.getTime() - keepCallsMs));
+  const pruned = await prune(ctx, host._id, true);
   ctx.services.logger.info({ host_id: host._id, session: hello.session, version: hello.version, lost, pruned }, 'relay connected');
   return { host_id: host._id, host_title: host.title, poll_wait_ms: pollWaitMs, lost_calls: lost };
+}
+
+/** When this process last forgot each host's old calls: a relay that runs for weeks has them forgotten hourly. */
+const prunedAt = new Map<string, number>();
+
+async function prune(ctx: OperationContext, hostId: string, now = false): Promise<number> {
+  const last = prunedAt.get(hostId) ?? 0;
+  if (!now && Date.now() - last < 3600_000) return 0;
+  prunedAt.set(hostId, Date.now());
+  if (prunedAt.size > 10_000) prunedAt.delete(prunedAt.keys().next().value!);
+  return ctx.services.relay.prune(hostId, new Date(Date.now() - keepCallsMs));
 }
 
 /** The host's current session, or 409: another relay process took the host over (or the session never said hello). */
@@ -94,6 +105,7 @@ export async function relayPoll(ctx: OperationContext, poll: PollRequest, gone: 
   await currentSession(ctx, host._id, poll.session);
   const seen = () => relay.setSeen(host._id, { last_seen: new Date(), servers: poll.servers, errors: poll.errors });
   await seen();
+  await prune(ctx, host._id);
   // Only the calls this session took: a relay speaks for its own calls and no one else's.
   const mine = new Set((await relay.claimsOf(poll.running.map((r) => r.id))).filter((c) => c.session === poll.session).map((c) => c._id));
   const running = poll.running.filter((r) => mine.has(r.id));
@@ -120,7 +132,10 @@ export async function relayPoll(ctx: OperationContext, poll: PollRequest, gone: 
 async function deliver(ctx: OperationContext, host: ArtifactDoc, session: string): Promise<RelayCall[]> {
   const { relay } = ctx.services;
   const calls: RelayCallDoc[] = [];
-  for (const call of await relay.pendingFor(host._id, new Date(), deliverBound)) {
+  const pending = await relay.pendingFor(host._id, new Date(), deliverBound);
+  // Another relay process may have taken the host over while this poll waited: it takes nothing more.
+  if (pending.length) await currentSession(ctx, host._id, session);
+  for (const call of pending) {
     if (await relay.claim({ _id: call._id, host_id: host._id, session, claimed_at: new Date() })) calls.push(call);
   }
   return prepared(ctx, host, calls);

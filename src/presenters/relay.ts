@@ -20,15 +20,22 @@ export const hostStatusSchema = z
     session_started_at: timestamp.nullable(),
     relay_credential: z.string().nullable().describe('The server credential (client_id) the connected relay signed in with.'),
     servers: z.array(runningServer).describe('The servers the relay keeps running.'),
-    errors: z.array(relayError).describe("The relay's recent errors, newest last (refusals by its local policy among them)."),
-    policy: policySummary.nullable().describe("The relay's local policy, as it reported it."),
+    errors: z
+      .array(relayError)
+      .describe("The relay's recent errors, newest last (refusals by its local policy among them); to the host's owner only."),
+    policy: policySummary.nullable().describe("The relay's local policy, as it reported it; to the host's owner only."),
   })
   .meta({ id: 'HostStatus' });
 export type HostStatus = z.infer<typeof hostStatusSchema>;
 
 export const hostStatusListSchema = z.object({ items: z.array(hostStatusSchema) }).meta({ id: 'HostStatusList' });
 
-export function presentHostStatus(host: ArtifactDoc, status: RelayHostDoc | null, connected: boolean): HostStatus {
+/**
+ * `viewer`: who asks. The relay's recent errors (a server's stderr among them) and its local policy (the
+ * folders of the person's machine) are the owner's to see; others see whether it is connected and what it runs.
+ */
+export function presentHostStatus(host: ArtifactDoc, status: RelayHostDoc | null, connected: boolean, viewer: string): HostStatus {
+  const owner = viewer === host.provenance.created_by;
   return {
     host_id: host._id,
     title: host.title,
@@ -43,7 +50,7 @@ export function presentHostStatus(host: ArtifactDoc, status: RelayHostDoc | null
     session_started_at: status?.session_started_at.toISOString() ?? null,
     relay_credential: status?.credential_id ?? null,
     servers: status?.servers ?? [],
-    errors: status?.errors ?? [],
-    policy: status?.policy ?? null,
+    errors: owner ? (status?.errors ?? []) : [],
+    policy: owner ? (status?.policy ?? null) : null,
   };
 }

@@ -1466,7 +1466,7 @@ export interface paths {
     put?: never;
     /**
      * The relay's heartbeat and long poll for its host's calls
-     * @description Answers at once with calls to run (each with its secrets, for it alone) or running calls to cancel, else after about 20 seconds with none. 409 `relay-session-replaced` when another relay process took the host over.
+     * @description Answers at once with calls to run (each with its secrets, for it alone) or running calls to cancel, else after about 20 seconds with none. 409 `relay-session-replaced` when another relay process took the host over, `relay-session-unknown` when the session never said hello (say hello again with it).
      *
      *     Needs the `artifact:read` scope.
      */
@@ -2762,7 +2762,9 @@ export interface components {
       host_id: string;
       title: string;
       workspace_id: string;
-      /** @description Heard from within the last 45 seconds. */
+      /** @description The person whose machine it is: only their server credentials connect its relay. */
+      owner_id: string;
+      /** @description Heard from within the last 30 seconds (a connected relay is heard from every 5). */
       connected: boolean;
       last_seen_at: string | null;
       relay_version: string | null;
@@ -2770,6 +2772,8 @@ export interface components {
       arch: string | null;
       sandbox: ('bwrap' | 'sandbox-exec' | 'none') | null;
       session_started_at: string | null;
+      /** @description The server credential (client_id) the connected relay signed in with. */
+      relay_credential: string | null;
       /** @description The servers the relay keeps running. */
       servers: {
         server_id: string;
@@ -2779,7 +2783,7 @@ export interface components {
         started_at: string;
         commit?: string;
       }[];
-      /** @description The relay's recent errors, newest last (refusals by its local policy among them). */
+      /** @description The relay's recent errors, newest last (refusals by its local policy among them); to the host's owner only. */
       errors: {
         /** Format: date-time */
         at: string;
@@ -2787,7 +2791,7 @@ export interface components {
         call_id?: string;
         server_id?: string;
       }[];
-      /** @description The relay's local policy, as it reported it. */
+      /** @description The relay's local policy, as it reported it; to the host's owner only. */
       policy: {
         commands: string[];
         packages: string[];

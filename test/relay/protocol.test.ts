@@ -333,6 +333,11 @@ describe('a call through the relay protocol', () => {
     const bobs = await bob.get('/relay/hosts');
     assert.equal(bobs.status, 200);
     assert.ok(!bobs.body.items.some((h: { host_id: string }) => h.host_id === host));
+    // Shared with Bob: he sees the relay connected, never its errors or the folders of Alice's machine.
+    assert.equal((await alice.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'R' })).status, 200);
+    const shared = (await bob.get(`/relay/hosts?workspace_id=${ws}`)).body.items.find((h: { host_id: string }) => h.host_id === host);
+    assert.equal(shared.connected, true);
+    assert.deepEqual([shared.errors, shared.policy], [[], null]);
     assert.equal((await reporting).status, 200);
   });
 });

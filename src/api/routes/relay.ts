@@ -83,7 +83,9 @@ export const relayRoutes: RouteDef[] = [
     handler: async (ctx, q) => {
       const now = Date.now();
       const hosts = await relayStatuses(ctx, q.workspace_id);
-      ctx.body = { items: hosts.map(({ host, status }) => presentHostStatus(host, status, isConnected(status, now))) };
+      ctx.body = {
+        items: hosts.map(({ host, status }) => presentHostStatus(host, status, isConnected(status, now), ctx.state.principal.subject)),
+      };
     },
   }),
 ];
