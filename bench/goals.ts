@@ -5,7 +5,7 @@ import { appendFileSync } from 'node:fs';
 
 export interface GoalRow {
   /** Which row of the table (its order in the summary). */
-  row: 'invocation' | 'tool-call' | 'indexing' | 'search-lag' | 'rest' | 'import' | 'search-quality' | 'scale' | 'soak';
+  row: 'invocation' | 'tool-call' | 'indexing' | 'search-lag' | 'rest' | 'import' | 'relay' | 'search-quality' | 'scale' | 'soak';
   /** What was measured, e.g. "invocation p50". */
   what: string;
   /** The measurement, with its unit, e.g. "115 ms". */
