@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { relayHello, relayPoll, relayResult, relayStatuses, isConnected } from '../../operations/relay.js';
 import { hostStatusListSchema, presentHostStatus } from '../../presenters/relay.js';
+import { isDraining } from '../../operations/readiness.js';
 import { helloRequest, helloResponse, pollRequest, pollResponse, resultRequest } from '../../relay-protocol/wire.js';
 import { route, type RouteDef } from '../route.js';
 import { parse } from '../validate.js';
@@ -48,7 +49,8 @@ export const relayRoutes: RouteDef[] = [
     request: pollRequest,
     handler: async (ctx, _query, body) => {
       const poll = body();
-      ctx.body = await relayPoll(ctx, poll, () => ctx.req.socket.destroyed);
+      // A draining API answers its waiting polls at once: the relays poll again, through another replica.
+      ctx.body = await relayPoll(ctx, poll, () => ctx.req.socket.destroyed || isDraining(ctx.services));
     },
   }),
   route({
