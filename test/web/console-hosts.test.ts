@@ -115,9 +115,10 @@ describe('the hosts page of the web console', () => {
     await shown.waitFor();
     await shown.getByText('Copy it now: the secret in it will not be shown again.').waitFor();
     const command = await shown.getByRole('textbox', { name: 'Relay command' }).inputValue();
-    const parsed = /^PLATFORM_RELAY_CLIENT_SECRET='(scs_[A-Za-z0-9]+)' npx --package=\. platform-relay --url (\S+) --client-id (\S+)$/.exec(
-      command,
-    );
+    const parsed =
+      /^PLATFORM_RELAY_CLIENT_SECRET='(scs_[A-Za-z0-9]+)' npx --yes --package=\. platform-relay --url (\S+) --client-id (\S+)$/.exec(
+        command,
+      );
     assert.ok(parsed, command);
     const [, secret, url, clientId] = parsed as unknown as [string, string, string, string];
     assert.equal(url, new URL(platform.url).origin);

@@ -135,5 +135,5 @@ const shellWord = (word: string) => (/^[A-Za-z0-9._:/@%+=,-]+$/.test(word) ? wor
  * same machine reaches the API there too.
  */
 export function relayCommand(url: string, clientId: string, secret: string): string {
-  return `PLATFORM_RELAY_CLIENT_SECRET='${secret.replaceAll("'", `'\\''`)}' npx --package=. platform-relay --url ${shellWord(url)} --client-id ${shellWord(clientId)}`;
+  return `PLATFORM_RELAY_CLIENT_SECRET='${secret.replaceAll("'", `'\\''`)}' npx --yes --package=. platform-relay --url ${shellWord(url)} --client-id ${shellWord(clientId)}`;
 }

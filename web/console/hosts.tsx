@@ -273,8 +273,8 @@ function RelayCommand({ host, credential, onDone }: { host: HostStatus; credenti
       </label>
       <p class="note">
         Run it in a checkout of this platform's repository (run <code>npm ci</code> there first). The relay's local policy file (
-        <code>npx --package=. platform-relay policy --init</code> writes one) decides which packages, repositories and folders it may use,
-        and whether its servers reach the network.
+        <code>npx --yes --package=. platform-relay policy --init</code> writes one) decides which packages, repositories and folders it may
+        use, and whether its servers reach the network.
       </p>
       <button type="button" onClick={() => void copy()}>
         Copy command
