@@ -1,14 +1,14 @@
 // The person's hosts (issue #34): the computers where their desktop relay runs MCP servers, with what
 // each relay last reported, a form to add one, and the command that starts a relay (its credential's
 // secret shown once, here, and kept nowhere but in this component's memory).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Me, type Workspace } from './api';
 import { ContainerName, Problem } from './commits';
 import { createHost, createRelayCredential, listHosts, listRelayCredentials, relayCommand } from './hosts-api';
 import type { HostStatus, NewRelayCredential, RelayCredential } from './hosts-api';
 import { RelayDetails, RelayFacts } from './hosts-facts';
 import { usePaged } from './paged';
-import { ConfirmButton, when } from './settings-common';
+import { ConfirmButton, useShownOnce, when } from './settings-common';
 
 /** How often the list is read again while the page is open and visible: a relay connects by itself. */
 const refreshMs = 10_000;
@@ -238,19 +238,8 @@ function HostCard(props: {
 /** The command with the new credential's secret: shown once; it is gone once dismissed or the page is left. */
 function RelayCommand({ host, credential, onDone }: { host: HostStatus; credential: NewRelayCredential; onDone: () => void }) {
   const command = relayCommand(location.origin, credential.client_id, credential.client_secret);
-  const [copied, setCopied] = useState<string | null>(null);
-  const field = useRef<HTMLTextAreaElement>(null);
-  const box = useRef<HTMLDivElement>(null);
+  const { copied, field, box, copy } = useShownOnce<HTMLTextAreaElement>(command, 'the command');
   const heading = `relay-${host.host_id}-title`;
-  useEffect(() => box.current?.focus(), [credential.client_id]);
-  const copy = () =>
-    navigator.clipboard.writeText(command).then(
-      () => setCopied('Copied to the clipboard.'),
-      () => {
-        field.current?.select();
-        setCopied('Copying failed: the command is selected, copy it with your keyboard.');
-      },
-    );
   return (
     <div class="new-key relay-command" role="region" aria-labelledby={heading} tabIndex={-1} ref={box}>
       <h4 id={heading}>Start the relay on “{host.title}”</h4>

@@ -3,6 +3,26 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 
+/**
+ * A secret shown once (a new API key, a relay's command): its box takes the focus, and "copy" puts
+ * `text` on the clipboard, or, when the browser refuses, selects the field so the keyboard can copy it.
+ */
+export function useShownOnce<E extends HTMLInputElement | HTMLTextAreaElement>(text: string, what: string) {
+  const [copied, setCopied] = useState<string | null>(null);
+  const field = useRef<E>(null);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.focus(), [text]);
+  const copy = () =>
+    navigator.clipboard.writeText(text).then(
+      () => setCopied('Copied to the clipboard.'),
+      () => {
+        field.current?.select();
+        setCopied(`Copying failed: ${what} is selected, copy it with your keyboard.`);
+      },
+    );
+  return { copied, field, box, copy };
+}
+
 export const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : 'never');
 
 /** A list the page reads with GET `path` ({items}), and reads again after a change. */

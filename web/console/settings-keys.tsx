@@ -1,9 +1,9 @@
 // The person's API keys: create one (its secret is shown once, here, and kept nowhere but in this
 // component's memory), list them, revoke one.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api';
 import { Problem } from './commits';
-import { ConfirmButton, ItemsTable, useItems, when } from './settings-common';
+import { ConfirmButton, ItemsTable, useItems, useShownOnce, when } from './settings-common';
 
 interface ApiKey {
   id: string;
@@ -136,18 +136,7 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
 
 /** The new key's secret: shown once, with a copy button; it lives only here and is gone once dismissed or the page is left. */
 function NewKey({ name, key, onDone }: { name: string; key: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<string | null>(null);
-  const field = useRef<HTMLInputElement>(null);
-  const box = useRef<HTMLDivElement>(null);
-  useEffect(() => box.current?.focus(), [key]);
-  const copy = () =>
-    navigator.clipboard.writeText(key).then(
-      () => setCopied('Copied to the clipboard.'),
-      () => {
-        field.current?.select();
-        setCopied('Copying failed: the key is selected, copy it with your keyboard.');
-      },
-    );
+  const { copied, field, box, copy } = useShownOnce<HTMLInputElement>(key, 'the key');
   return (
     <div class="new-key" role="region" aria-labelledby="new-key-title" tabIndex={-1} ref={box}>
       <h3 id="new-key-title">Your new key “{name}”</h3>
