@@ -41,6 +41,19 @@ export async function signIn(page: Page, platform: TestPlatform, person: Person,
   await page.getByText(`Signed in as ${person.email}`).waitFor();
 }
 
+/** Reloads the page; the console signs in again by itself, on the platform's page, which may remember the person or ask again. */
+export async function reloadSignedIn(page: Page, person: Person): Promise<void> {
+  await page.reload();
+  const signedIn = page.getByText(`Signed in as ${person.email}`);
+  await page.getByLabel('E-mail').or(signedIn).waitFor();
+  if (await page.getByLabel('E-mail').isVisible()) {
+    await page.getByLabel('E-mail').fill(person.email);
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+  await signedIn.waitFor();
+}
+
 /**
  * A new page in a context of its own for a console test: a default timeout that suits a slow CI
  * machine, and every dialog recorded (and dismissed), so that a test can assert that none opened.

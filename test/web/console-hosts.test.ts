@@ -13,11 +13,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { consolePage, newPerson, probe, signIn, type Person } from '../helpers/console.js';
+import { consolePage, newPerson, probe, reloadSignedIn, signIn, type Person } from '../helpers/console.js';
+import { hostType } from '../helpers/relay-process.js';
 import { exchange } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
-const hostType = 'application/vnd.platform.host+json';
 const root = resolve(import.meta.dirname, '../..');
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -158,15 +158,7 @@ describe('the hosts page of the web console', () => {
 
     // After a reload neither secret is shown again.
     const second = /PLATFORM_RELAY_CLIENT_SECRET='([^']+)'/.exec(again)![1]!;
-    await page.reload();
-    const signedIn = page.getByText(`Signed in as ${person.email}`);
-    await page.getByLabel('E-mail').or(signedIn).waitFor();
-    if (await page.getByLabel('E-mail').isVisible()) {
-      await page.getByLabel('E-mail').fill(person.email);
-      await page.getByLabel('Password').fill(person.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    }
-    await signedIn.waitFor();
+    await reloadSignedIn(page, person);
     await card
       .getByRole('list', { name: `Relay credentials of ${title}` })
       .getByText(new RegExp(`${escape('-2.')}`))

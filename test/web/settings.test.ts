@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
-import { consolePage, newPerson, probe, signIn, type Person } from '../helpers/console.js';
+import { consolePage, newPerson, probe, reloadSignedIn, signIn, type Person } from '../helpers/console.js';
 import { asServer, createServerCredential } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -83,16 +83,7 @@ describe('the settings page of the web console', () => {
     assert.equal(stored.includes(key), false);
 
     // After a reload (the console signs in again by itself), the key is listed without its secret.
-    await page.reload();
-    // The platform's sign-in page may remember the person, or ask again.
-    const signedIn = page.getByText(`Signed in as ${person.email}`);
-    await page.getByLabel('E-mail').or(signedIn).waitFor();
-    if (await page.getByLabel('E-mail').isVisible()) {
-      await page.getByLabel('E-mail').fill(person.email);
-      await page.getByLabel('Password').fill(person.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-    }
-    await signedIn.waitFor();
+    await reloadSignedIn(page, person);
     assert.equal(page.url(), `${platform.url}/console/settings`);
     await row.waitFor();
     assert.equal(await page.getByRole('region', { name: /Your new key/ }).count(), 0);
