@@ -201,6 +201,48 @@ describe('a call through the relay protocol', () => {
     assert.match(stale.body.type, /relay-session-replaced$/);
   });
 
+  it('never runs a registration older than one already acknowledged: a call made before an edit goes out with the edit', async () => {
+    const own = await registerOnHost(alice, host);
+    const id = own.body.id;
+    const session = randomUUID();
+    assert.equal((await hello(relay, session)).status, 200);
+    const pending = invokeTool(alice, id, 'echo', { message: 'after the edit' });
+    const toolCalls = { server_id: id, op: 'tools/call' };
+    await eventually(async () => (await platform.services.relay.calls.countDocuments(toolCalls)) === 1, 20_000, 'the call');
+    // The registration changes while the call waits for the relay (the edit is acknowledged first).
+    const edited = await alice.patch(`/artifacts/${id}`, {
+      content: JSON.stringify({
+        transport: {
+          type: 'stdio',
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio'],
+          host_id: host,
+        },
+      }),
+    });
+    assert.equal(edited.status, 200, edited.text);
+    // The listing a registration starts goes out too: answered, so that only the tool call is left.
+    let call = await nextCall(relay, session);
+    while (call.op === 'catalog') {
+      await relay.post(`/relay/calls/${encodeURIComponent(call.id)}/result`, {
+        session,
+        outcome: 'failure',
+        failure: { kind: 'start', message: 'not listed in this test', retryable: false },
+      });
+      call = await nextCall(relay, session);
+    }
+    assert.equal(call.server.revision, edited.body.revision, 'delivered at the acknowledged revision');
+    assert.deepEqual(call.server.transport.args, ['-y', '@modelcontextprotocol/server-everything@2026.8.31', 'stdio']);
+    const calls = await platform.services.relay.calls.find(toolCalls).sort({ attempt: 1 }).toArray();
+    assert.equal(calls.at(-1)!._id, call.id);
+    await relay.post(`/relay/calls/${encodeURIComponent(call.id)}/result`, {
+      session,
+      outcome: 'result',
+      result: { content: [{ type: 'text', text: 'Echo: after the edit' }] },
+    });
+    assert.equal((await pending).content[0].text, 'Echo: after the edit');
+  });
+
   it('sends a call again when the answer that carried it never reached the relay', async () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
