@@ -207,7 +207,7 @@ describe('a call through the relay protocol', () => {
     const session = randomUUID();
     assert.equal((await hello(relay, session)).status, 200);
     const pending = invokeTool(alice, id, 'echo', { message: 'after the edit' });
-    const toolCalls = { server_id: id, op: 'tools/call' };
+    const toolCalls = { server_id: id, op: 'tools/call' as const };
     await eventually(async () => (await platform.services.relay.calls.countDocuments(toolCalls)) === 1, 20_000, 'the call');
     // The registration changes while the call waits for the relay (the edit is acknowledged first).
     const edited = await alice.patch(`/artifacts/${id}`, {
