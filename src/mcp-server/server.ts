@@ -19,6 +19,8 @@ import type { ContainerKind } from '../store/containers.js';
 import { containerWithArtifacts, type ToolDef } from './tools.js';
 import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-table.js';
 import { answerDirect, directToolCall, type DirectToolCall } from './direct-call.js';
+import { registerApps } from './apps.js';
+import { registerSubscriptions } from './subscriptions.js';
 
 export { serverIcon };
 
@@ -132,7 +134,7 @@ async function runToolCall(ctx: OperationContext, tool: ToolDef, input: unknown)
   return result;
 }
 
-function register(server: McpServer, { def: tool, input, output, icons }: PublishedTool): void {
+function register(server: McpServer, { def: tool, input, output, icons, meta }: PublishedTool): void {
   server.registerTool(
     tool.name,
     {
@@ -142,7 +144,7 @@ function register(server: McpServer, { def: tool, input, output, icons }: Publis
       ...(output ? { outputSchema: output } : {}),
       annotations: tool.annotations,
       icons,
-      _meta: { icon: tool.icon, scope: tool.access },
+      _meta: meta,
     },
     async (args: unknown, extra: ServerContext): Promise<CallToolResult> => runToolCall(operationOf(extra), tool, args),
   );
@@ -206,6 +208,8 @@ function createMcpServer(): McpServer {
   for (const tool of toolTable.values()) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
+  registerApps(server);
+  registerSubscriptions(server);
   // Stateless: no stream outlives a request, so no list_changed notification could be delivered.
   server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;

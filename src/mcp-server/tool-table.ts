@@ -2,6 +2,7 @@ import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { platformIcon, platformInfo } from '../kernel/platform-info.js';
 import { published } from './schemas.js';
 import { tools, type ToolDef } from './tools.js';
+import { toolAppMeta } from './apps.js';
 
 /** §2.12: the platform's own items carry the `platform` icon marker unless they name their own. */
 export const serverIcon = 'platform';
@@ -26,6 +27,8 @@ export interface PublishedTool {
   output?: StandardSchemaWithJSON;
   /** `icons` in the protocol's field: the emoji drawn in an SVG data URI. */
   icons: { src: string; mimeType: string; sizes: string[] }[];
+  /** The tool's `_meta` in tools/list: its icon marker, its scope, and its MCP App where it has one (apps.ts). */
+  meta: Record<string, unknown>;
   /**
    * Whether a tools/call may be answered without the SDK's per-request server (tool-call.ts): no
    * argument is mirrored in an HTTP header (`x-mcp-header`, which the SDK checks before dispatch).
@@ -50,6 +53,7 @@ function publish(def: ToolDef): PublishedTool {
     input,
     ...(def.output ? { output: published(def.output) } : {}),
     icons: [toolIcon(def.icon)],
+    meta: { icon: def.icon, scope: def.access, ...toolAppMeta(def) },
     get direct() {
       direct ??= !JSON.stringify(input['~standard'].jsonSchema.input({ target: jsonSchemaTarget })).includes('"x-mcp-header"');
       return direct;

@@ -123,7 +123,7 @@ const cases: { name: string; output?: z.ZodObject; result: CallToolResult | Erro
 
 function publishedTool(name: string, output?: z.ZodObject): PublishedTool {
   const def = { name, input: z.strictObject({}), output } as unknown as ToolDef;
-  return { def, input: published(def.input), ...(output ? { output: published(output) } : {}), icons: [], direct: true };
+  return { def, input: published(def.input), ...(output ? { output: published(output) } : {}), icons: [], meta: {}, direct: true };
 }
 
 const run = (result: CallToolResult | Error) => async () => {
