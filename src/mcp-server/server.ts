@@ -199,13 +199,15 @@ const instructions =
   'saying what went wrong and what to do.';
 
 /**
- * A server with every tool and resource; which principal it serves comes with each request, never with
- * the server. The tools come published from the process-wide table (tool-table.ts): their schemas are
- * converted once, not per server.
+ * A server with every resource and the tools the request's principal may call (tools/list shows no
+ * other; a call to another is answered 403 insufficient_scope before it gets here, api/routes/mcp.ts);
+ * which principal it serves comes with each request's auth info. The tools come published from the
+ * process-wide table (tool-table.ts): their schemas are converted once, not per server.
  */
-function createMcpServer(): McpServer {
+function createMcpServer(authInfo: AuthInfo | undefined): McpServer {
   const server = new McpServer(serverInfo, { capabilities: { tools: {}, resources: {} }, instructions });
-  for (const tool of toolTable.values()) register(server, tool);
+  const scopes = (authInfo?.extra?.operation as OperationContext | undefined)?.state.principal.scopes;
+  for (const tool of toolTable.values()) if (scopes?.allows(tool.def.access)) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
   registerApps(server);
@@ -221,7 +223,7 @@ function createMcpServer(): McpServer {
  * `serveMcp` routes them to `serveLegacy` first, which answers as JSON.
  * `auto` answers one JSON body unless a tool emits a message before its result (none does yet).
  */
-const modern = createMcpHandler(() => createMcpServer(), { legacy: 'reject', responseMode: 'auto' });
+const modern = createMcpHandler(({ authInfo }) => createMcpServer(authInfo), { legacy: 'reject', responseMode: 'auto' });
 
 /**
  * A 2025-era request (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05): the stateless Streamable HTTP
@@ -229,7 +231,7 @@ const modern = createMcpHandler(() => createMcpServer(), { legacy: 'reject', res
  * (`legacy: 'stateless'`) would answer an SSE stream.
  */
 async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
-  const server = createMcpServer();
+  const server = createMcpServer(authInfo);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   // A client gone mid-call never gets its answer: the tool may finish, nothing waits for it.
