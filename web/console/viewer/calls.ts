@@ -12,7 +12,7 @@ interface Run<T> {
   poll: string;
 }
 
-interface ResourceContents {
+export interface ResourceContents {
   uri: string;
   mimeType?: string;
   text?: string;
@@ -33,13 +33,36 @@ async function settle<T>(first: Run<T>, pick: (run: Run<T>) => T | undefined): P
   return value;
 }
 
-/** The viewer page: the text of the resource `uri` of server `serverId`. */
-export async function viewerHtml(serverId: string, uri: string): Promise<string> {
+/**
+ * The platform's own toolset as a server (src/operations/builtin-servers.ts, `platformToolsetId`): its
+ * `ui://` resources (the artifact viewer, issue #35) are the platform's MCP server's, read at /mcp.
+ */
+export const platformToolsetId = '0ac9dc71-c604-5e47-a956-4d02200bda71';
+
+/** resources/read on the platform's own MCP server, as the person (one stateless JSON-RPC request). */
+async function platformResource(uri: string): Promise<ResourceContents[]> {
+  const answer = await api<{ result?: { contents: ResourceContents[] }; error?: { message: string } }>('/mcp', {
+    method: 'POST',
+    headers: { accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri } }),
+  });
+  if (!answer.result) throw new Error(answer.error?.message ?? `The platform sent no contents for ${uri}.`);
+  return answer.result.contents;
+}
+
+/** A resource of server `serverId` as the person reads it: the platform's own at /mcp, a registered server's as an MCP run. */
+export async function readResource(serverId: string, uri: string): Promise<ResourceContents[]> {
+  if (serverId === platformToolsetId) return platformResource(uri);
   const first = await api<Run<ResourceContents[]>>(`/artifacts/${encodeURIComponent(serverId)}/op/resources_read`, {
     method: 'POST',
     body: JSON.stringify({ uri }),
   });
-  const contents = await settle(first, (run) => run.contents ?? (run.result as unknown as { contents?: ResourceContents[] })?.contents);
+  return settle(first, (run) => run.contents ?? (run.result as unknown as { contents?: ResourceContents[] })?.contents);
+}
+
+/** The viewer page: the text of the resource `uri` of server `serverId`. */
+export async function viewerHtml(serverId: string, uri: string): Promise<string> {
+  const contents = await readResource(serverId, uri);
   const page = contents.find((c) => c.uri === uri) ?? contents[0];
   if (typeof page?.text !== 'string') throw new Error(`The server sent no HTML for ${uri}.`);
   return page.text;

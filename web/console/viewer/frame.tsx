@@ -2,12 +2,13 @@
 // `ui://` resource of the server that defines the type, runs in /console/sandbox inside
 // <iframe sandbox="allow-scripts"> (an opaque origin: no access to this page, its storage or cookies,
 // and a CSP with no network). The host answers ui/initialize, sends the artifact as the tool result,
-// and proxies the viewer's tools/call to the platform under the person's session. The viewer never
+// and proxies the viewer's tools/call and resources/read to the platform under the person's session
+// (the platform's own artifact viewer reads its type's viewer that way, issue #35). The viewer never
 // sees a token.
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem } from '../commits';
-import { callTool, viewerHtml } from './calls';
+import { callTool, readResource, viewerHtml } from './calls';
 import { frameHeights, frameSizer } from './size';
 
 /** What POST /artifacts/{id}/open says about the artifact type's viewer, when it has one. */
@@ -31,8 +32,16 @@ export function ViewerFrame({ artifact, viewer }: { artifact: Shown; viewer: Vie
   useEffect(() => {
     const iframe = frame.current!;
     setHeight(frameHeights.initial);
-    const bridge = new AppBridge(null, host, { serverTools: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
+    const bridge = new AppBridge(
+      null,
+      host,
+      { serverTools: {}, serverResources: {} },
+      { hostContext: { displayMode: 'inline', platform: 'web' } },
+    );
     bridge.oncalltool = (params) => callTool(viewer.server_id, params.name, params.arguments);
+    bridge.onreadresource = async (params) => ({
+      contents: (await readResource(viewer.server_id, params.uri)) as { uri: string; text: string }[],
+    });
     let sent = false;
     bridge.onsandboxready = () => {
       // Once per frame: a viewer repeating the sandbox's message would make the host read its page again and again.
