@@ -49,6 +49,7 @@ import { createRateLimits } from '../rate-limits/rate-limits.js';
 import { SubscriptionStore } from '../store/subscriptions.js';
 import { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 import { RelayStore } from '../store/relay.js';
+import { McpTaskStore } from '../store/mcp-tasks.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
 export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
@@ -140,6 +141,7 @@ export function createServices(config: Config, logger: Logger): Services {
     commitWorkflows: new CommitWorkflows(temporal, config),
     imports: new ImportStore(db),
     relay: new RelayStore(db),
+    mcpTasks: new McpTaskStore(db),
     importWorkflows: new ImportWorkflows(temporal, config),
     toolCallWorkflows: new ToolCallWorkflows(temporal, config),
     invocationWorkflows: new InvocationWorkflows(temporal, config),

@@ -7,6 +7,8 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/server';
 import { serverInfo, toolTable, type PublishedTool } from './tool-table.js';
+import { declaresTasks } from './tasks/protocol.js';
+import { makesTasks } from './tasks/handlers.js';
 
 // A `tools/call` answered without the SDK's per-request server, transport and web Request/Response:
 // the common case of MCP traffic, at a fraction of the cost (docs/decisions.md: MCP `tools/call`
@@ -28,6 +30,8 @@ export interface DirectToolCall {
   /** The arguments as the tool's schema parsed them (defaults applied), as the SDK hands them over. */
   input: unknown;
   era: 'legacy' | 'modern';
+  /** The client declared the tasks extension (2026-07-28 only): a long tool may answer with a task. */
+  tasks: boolean;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
@@ -77,11 +81,14 @@ export function directToolCall(headers: IncomingHttpHeaders, body: unknown): Dir
     if (mcpMethodHeader?.trim() !== 'tools/call' || mcpNameHeader?.trim() !== params.name) return undefined;
     era = 'modern';
   } else return undefined;
+  // A task-capable call of a long tool is answered here only: the SDK's server validates a tool's
+  // result against its output schema, which a task handle is not.
+  const tasks = era === 'modern' && declaresTasks(params._meta) && makesTasks(tool.def);
 
   const input = tool.def.input.safeParse(params.arguments ?? {});
   // Arguments the schema refuses: the SDK words that error, nothing has run yet.
   if (!input.success) return undefined;
-  return { id: id as string | number, tool, input: input.data, era };
+  return { id: id as string | number, tool, input: input.data, era, tasks };
 }
 
 /** A Standard Schema issue as the SDK words it in a tool error. */
@@ -95,7 +102,7 @@ function issueText(issue: { message: string; path?: ReadonlyArray<PropertyKey | 
  * a result that breaks it becomes a tool error, worded as the SDK words it.
  */
 async function checkedOutput(tool: PublishedTool, result: CallToolResult): Promise<CallToolResult> {
-  if (!tool.output || result.isError) return result;
+  if (!tool.output || result.isError || result.resultType === 'task') return result;
   const name = tool.def.name;
   let problem: string | undefined;
   if (result.structuredContent === undefined)
@@ -117,6 +124,11 @@ function encoded(era: DirectToolCall['era'], result: CallToolResult): Record<str
     out = { ...out, content: [...(result.content ?? []), { type: 'text', text: JSON.stringify(sc) }] };
   if (out.content === undefined) out = { ...out, content: [] };
   if (era === 'legacy') return nonObject ? { ...out, structuredContent: { result: sc } } : out;
+  if (out.resultType === 'task') {
+    // A CreateTaskResult is a Task, not a CallToolResult: no content.
+    const { content: _content, ...task } = out;
+    out = task;
+  }
   if (out.resultType === undefined) out = { ...out, resultType: 'complete' };
   const meta = out._meta;
   if (meta === undefined) return { ...out, _meta: { [SERVER_INFO_META_KEY]: serverInfo } };

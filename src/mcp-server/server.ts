@@ -21,6 +21,7 @@ import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-ta
 import { answerDirect, directToolCall, type DirectToolCall } from './direct-call.js';
 import { registerApps } from './apps.js';
 import { registerSubscriptions } from './subscriptions.js';
+import { callAsTask, makesTasks, registerTasks } from './tasks/handlers.js';
 
 export { serverIcon };
 
@@ -80,6 +81,7 @@ export async function callPlatformTool(
   ctx: OperationContext,
   tool: ToolDef,
   input: unknown,
+  options: { tasks?: boolean } = {},
 ): Promise<{ result: CallToolResult; status: number }> {
   try {
     if (!ctx.state.principal.scopes.allows(tool.access)) {
@@ -90,6 +92,11 @@ export async function callPlatformTool(
           content: [{ type: 'text', text: `This tool needs the ${tool.access} scope, which your token does not carry.` }],
         },
       };
+    }
+    if (options.tasks && makesTasks(tool)) {
+      const answer = await callAsTask(ctx, tool, input);
+      if (answer.resultType === 'task') return { status: 200, result: answer as CallToolResult };
+      return { status: 200, result: { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer } };
     }
     const result = (await tool.run(ctx, input as never)) as Record<string, unknown>;
     return { status: 200, result: { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result } };
@@ -125,9 +132,9 @@ async function audit(ctx: OperationContext, tool: ToolDef, status: number): Prom
  * One tools/call for the request's principal, whichever way it came (the SDK's server or the direct
  * path): the scope check and the tool (callPlatformTool), then its metrics and audit entry.
  */
-async function runToolCall(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<CallToolResult> {
+async function runToolCall(ctx: OperationContext, tool: ToolDef, input: unknown, tasks = false): Promise<CallToolResult> {
   const started = performance.now();
-  const { result, status } = await callPlatformTool(ctx, tool, input);
+  const { result, status } = await callPlatformTool(ctx, tool, input, { tasks });
   mcpToolCalls.inc({ tool: tool.name, outcome: status < 400 ? 'ok' : status < 500 ? 'refused' : 'failed' });
   mcpToolDuration.observe({ tool: tool.name }, (performance.now() - started) / 1000);
   await audit(ctx, tool, status);
@@ -212,6 +219,7 @@ function createMcpServer(authInfo: AuthInfo | undefined): McpServer {
   registerContainers(server, 'workspace');
   registerApps(server);
   registerSubscriptions(server);
+  registerTasks(server, operationOf);
   // Stateless: no stream outlives a request, so no list_changed notification could be delivered.
   server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
@@ -285,7 +293,7 @@ function internalError(operation: OperationContext, res: ServerResponse, err: un
  */
 async function serveDirect(operation: OperationContext, call: DirectToolCall, res: ServerResponse): Promise<void> {
   try {
-    const json = await answerDirect(call, ({ tool, input }) => runToolCall(operation, tool.def, input));
+    const json = await answerDirect(call, ({ tool, input, tasks }) => runToolCall(operation, tool.def, input, tasks));
     if (res.destroyed) return;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
     res.end(json);

@@ -5,6 +5,7 @@ import { terms } from '../search/analyzer.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import type { OperationContext } from './services.js';
 import { startAgent } from './agent-runs.js';
+import type { AgentRunState } from '../workflows/contracts/agent-run.js';
 import { runSearch, searchBody } from './search.js';
 
 const passageChars = 600;
@@ -34,7 +35,7 @@ export function bestPassage(doc: ArtifactDoc, question: string): string {
  * synthesis is an invocation of the `answer` agent (a workflow); with no model configured, or when
  * the model fails, the answer is the top passages, and says so.
  */
-export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>) {
+export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>, waitSeconds?: number) {
   const found = await runSearch(
     ctx,
     searchBody.parse({
@@ -49,14 +50,6 @@ export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>
     const doc = docs.get(r.id);
     return doc ? [{ id: r.id, title: r.title, container: r.container, score: r.score, passage: bestPassage(doc, input.question) }] : [];
   });
-  const extractive = (note: string) => ({
-    question: input.question,
-    mode: 'extractive' as const,
-    answer: null,
-    note,
-    citations: passages.map((p) => p.id),
-    passages,
-  });
   if (passages.length === 0)
     return {
       question: input.question,
@@ -68,6 +61,8 @@ export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>
     };
   if (!llmConfigured(ctx.services.config))
     return extractive(
+      input.question,
+      passages,
       'No language model is configured (LLM_MODEL): these are the top passages for the question, not a synthesized answer.',
     );
 
@@ -76,10 +71,31 @@ export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>
     input: input.question,
     params: {},
     mode: 'apply',
+    ...(waitSeconds === undefined ? {} : { wait_seconds: waitSeconds }),
   });
+  return askOutcome(input.question, passages, invocationId, state);
+}
+
+type Passage = { id: string; title: string; container: unknown; score: number; passage: string };
+
+const extractive = (question: string, passages: Passage[], note: string) => ({
+  question,
+  mode: 'extractive' as const,
+  answer: null,
+  note,
+  citations: passages.map((p) => p.id),
+  passages,
+});
+
+/**
+ * What `ask` answers once the answer agent's run is where it is: still running (with where to poll),
+ * the model's answer, or the passages when the model did not answer. An MCP task composes its final
+ * result with this too, from the question and passages it kept.
+ */
+export function askOutcome(question: string, passages: Passage[], invocationId: string, state: AgentRunState | null) {
   if (!state)
     return {
-      question: input.question,
+      question,
       mode: 'llm' as const,
       status: 'running',
       invocation_id: invocationId,
@@ -88,8 +104,10 @@ export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>
     };
   if (state.status !== 'completed' || !state.output)
     return extractive(
+      question,
+      passages,
       `The model did not answer (${state.error?.type ?? state.status}: ${state.error?.message ?? ''}); these are the top passages instead.`,
     );
   const { answer, citations } = JSON.parse(state.output) as { answer: string; citations: string[] };
-  return { question: input.question, mode: 'llm' as const, answer, citations, invocation_id: invocationId, passages };
+  return { question, mode: 'llm' as const, answer, citations, invocation_id: invocationId, passages };
 }

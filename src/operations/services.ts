@@ -39,6 +39,7 @@ import type { RateLimits } from '../rate-limits/rate-limits.js';
 import type { SubscriptionStore } from '../store/subscriptions.js';
 import type { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 import type { RelayStore } from '../store/relay.js';
+import type { McpTaskStore } from '../store/mcp-tasks.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -81,6 +82,7 @@ export interface Services {
   /** Bulk imports (issue #33): their records, staged items and outcomes, and their workflows. */
   imports: ImportStore;
   relay: RelayStore;
+  mcpTasks: McpTaskStore;
   importWorkflows: ImportWorkflows;
   /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
   toolCallWorkflows: ToolCallWorkflows;

@@ -176,6 +176,32 @@ export class InvocationWorkflows {
     return (await within(ended, waitMs))?.value ?? null;
   }
 
+  /**
+   * How the run's workflow stands in Temporal (RUNNING, COMPLETED, CANCELLED, TERMINATED, FAILED,
+   * TIMED_OUT), or null when there is no such run: what its own state cannot say once it was cancelled
+   * or terminated from outside.
+   */
+  async runStatus(invocationId: string): Promise<string | null> {
+    try {
+      const described = await within(this.client.workflow.getHandle(invocationWorkflowId(invocationId)).describe(), 10_000);
+      if (!described) throw problems.unavailable('Temporal did not answer in time.', { retry_after: 5 });
+      return described.value.status.name;
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  /** Asks the run's workflow to cancel (Temporal cancellation: cooperative, it may still end otherwise). */
+  async cancel(invocationId: string): Promise<void> {
+    try {
+      const asked = await within(this.client.workflow.getHandle(invocationWorkflowId(invocationId)).cancel(), 10_000);
+      if (!asked) throw problems.unavailable('Temporal did not answer in time.', { retry_after: 5 });
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+
   /** An invocation's state by its query (answered from history once it has ended), or null when there is no such run. */
   async state(invocationId: string): Promise<InvocationState | null> {
     try {

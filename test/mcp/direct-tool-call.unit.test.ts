@@ -161,7 +161,7 @@ describe('what the direct path answers', () => {
       for (const [i, c] of cases.entries()) {
         const tool = publishedTool(c.name, c.output);
         const id = i % 2 ? i : `id-${i}`;
-        const direct: DirectToolCall = { id, tool, input: {}, era };
+        const direct: DirectToolCall = { id, tool, input: {}, era, tasks: false };
         const mine = JSON.parse(await answerDirect(direct, run(c.result)));
         assert.deepEqual(mine, await sdkAnswer(tool, c.result, era, id), c.name);
       }
