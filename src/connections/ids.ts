@@ -7,3 +7,9 @@ export const connectionIdFor = (userId: string, authorizerId: string) => uuidv5(
 
 /** Where the provider sends the person back: registered with the provider as the OAuth app's redirect URI. */
 export const callbackUrl = (apiUri: string, authorizerId: string) => `${apiUri}/connections/${authorizerId}/callback`;
+
+/**
+ * Where the platform serves the client ID metadata document of a discovered authorizer (its
+ * `client_id` at an authorization server that takes such documents; used only when the API is on https).
+ */
+export const clientMetadataUrl = (apiUri: string, authorizerId: string) => `${apiUri}/connections/${authorizerId}/client-metadata`;

@@ -96,10 +96,20 @@ async function post(
   return { status: res.status, body };
 }
 
+/**
+ * The resource indicator (RFC 8707) an authorizer asks tokens for: the `resource` parameter of its
+ * auth_url, which the authorization request carries as it is; the token requests name it again, so
+ * the tokens are audience-restricted to that server (MCP authorization requires both).
+ */
+export function resourceOf(authorizer: Pick<AuthorizerContent, 'auth_url'>): string | null {
+  return new URL(authorizer.auth_url).searchParams.get('resource');
+}
+
 /** A grant at the token endpoint: the authorization code exchange or a refresh. */
 export async function requestTokens(fetch: FetchLike, client: OAuthClient, fields: Record<string, string>): Promise<TokenResponse> {
   const { token_url: url } = client.authorizer;
-  const { status, body } = await post(fetch, url, client, fields);
+  const resource = resourceOf(client.authorizer);
+  const { status, body } = await post(fetch, url, client, resource ? { ...fields, resource } : fields);
   if (status >= 200 && status < 300) {
     const parsed = tokenResponse.safeParse(body);
     if (!parsed.success)

@@ -9,7 +9,7 @@
 // library's own.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import Provider, { type Adapter, type AdapterPayload, type Configuration } from 'oidc-provider';
+import Provider, { errors, type Adapter, type AdapterPayload, type Configuration } from 'oidc-provider';
 import { freePort } from '../../temporal-dev/engines.js';
 
 type Stored = { payload: AdapterPayload; expiresAt?: number };
@@ -87,6 +87,8 @@ async function serveProvider(
       }
       const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
       grant.addOIDCScope(String(details.params.scope ?? 'openid'));
+      // An authorization request naming a resource (RFC 8707): the person grants the scopes for it too.
+      if (typeof details.params.resource === 'string') grant.addResourceScope(details.params.resource, String(details.params.scope ?? ''));
       await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
     } catch (err) {
       res.statusCode = 500;
@@ -112,6 +114,13 @@ export interface OAuthServer {
   shortLived: Set<string>;
   /** Accounts whose access tokens live this many seconds (before `shortLived`; changeable between issues). */
   lifetimes: Map<string, number>;
+  /**
+   * Resource servers (RFC 8707 resource indicators) tokens may be asked for, with the scopes each
+   * takes: a token requested for one is audience-restricted to it.
+   */
+  resources: Map<string, string>;
+  /** Clients that registered themselves (RFC 7591) or were resolved from a client ID metadata document, by client_id. */
+  dynamicClients(): { client_id: string; token_endpoint_auth_method?: string; redirect_uris?: string[] }[];
   /** Registers the platform as an OAuth client with this redirect URI. */
   registerClient(redirectUri: string, options?: { pkce?: boolean }): { client_id: string; client_secret: string };
   /** The resource server's own credentials, for introspection. */
@@ -125,12 +134,21 @@ export interface OAuthServer {
   close(): Promise<void>;
 }
 
-export async function startOAuthServer(): Promise<OAuthServer> {
+export interface OAuthServerOptions {
+  /**
+   * Accept client ID metadata documents (client_id = an https URL), fetched with this fetch (the
+   * tests hand one that trusts their own certificate authority).
+   */
+  metadataDocuments?: { fetch: typeof fetch };
+}
+
+export async function startOAuthServer(options: OAuthServerOptions = {}): Promise<OAuthServer> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const store = new MemoryStore();
   const issued = { access: new Set<string>(), refresh: new Set<string>() };
   const resource = { client_id: 'mcp-resource', client_secret: randomBytes(16).toString('hex') };
+  const registeredByHand = new Set<string>();
   store.of('Client').set(resource.client_id, {
     payload: {
       client_id: resource.client_id,
@@ -149,9 +167,15 @@ export async function startOAuthServer(): Promise<OAuthServer> {
     person: { decision: 'approve', account: 'alice' },
     shortLived: new Set(),
     lifetimes: new Map(),
+    resources: new Map(),
+    dynamicClients: () =>
+      [...store.of('Client').values()]
+        .map((c) => c.payload as unknown as { client_id: string; token_endpoint_auth_method?: string; redirect_uris?: string[] })
+        .filter((c) => c.client_id !== resource.client_id && !registeredByHand.has(c.client_id)),
     resource,
     registerClient(redirectUri) {
       const client = { client_id: `platform-${randomBytes(4).toString('hex')}`, client_secret: randomBytes(24).toString('hex') };
+      registeredByHand.add(client.client_id);
       store.of('Client').set(client.client_id, {
         payload: {
           ...client,
@@ -192,13 +216,25 @@ export async function startOAuthServer(): Promise<OAuthServer> {
         };
       },
       findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
-      scopes: ['openid', 'offline_access', 'notes:read'],
+      scopes: ['openid', 'offline_access', 'notes:read', 'notes:write'],
       jwks: { keys: [generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' }) as never] },
       features: {
         // A client revokes its own tokens; the resource server introspects anyone's.
         revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
         introspection: { enabled: true, allowedPolicy: async (_ctx, client) => client.clientId === resource.client_id },
+        // Clients may register themselves (RFC 7591), as MCP clients do.
+        registration: { enabled: true },
+        resourceIndicators: {
+          enabled: true,
+          getResourceServerInfo: async (_ctx, indicator) => {
+            const scope = server.resources.get(indicator);
+            if (scope === undefined) throw new errors.InvalidTarget();
+            return { scope, audience: indicator, accessTokenFormat: 'opaque' };
+          },
+        },
+        ...(options.metadataDocuments ? { clientIdMetadataDocument: { enabled: true, ack: 'draft-02' } } : {}),
       },
+      ...(options.metadataDocuments ? { fetch: options.metadataDocuments.fetch as never } : {}),
       issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {

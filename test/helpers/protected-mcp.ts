@@ -10,13 +10,18 @@ import type { OAuthServer } from './oauth-provider.js';
 
 export interface ProtectedMcp {
   url: string;
+  /** The resource metadata URL (RFC 9728) when the server publishes one. */
+  metadataUrl?: string;
   /** Every Authorization header value presented, accepted or not. */
   seen: string[];
   rejected: number;
   close(): Promise<void>;
 }
 
-async function introspect(oauth: OAuthServer, token: string): Promise<{ active: boolean; sub?: string; scope?: string }> {
+async function introspect(
+  oauth: OAuthServer,
+  token: string,
+): Promise<{ active: boolean; sub?: string; scope?: string; aud?: string | string[] }> {
   const { client_id, client_secret } = oauth.resource;
   const res = await fetch(oauth.introspectionUrl, {
     method: 'POST',
@@ -26,20 +31,52 @@ async function introspect(oauth: OAuthServer, token: string): Promise<{ active: 
     },
     body: new URLSearchParams({ token }),
   });
-  return (await res.json()) as { active: boolean; sub?: string };
+  return (await res.json()) as { active: boolean; sub?: string; aud?: string | string[]; scope?: string };
 }
 
-export async function startProtectedMcp(oauth: OAuthServer): Promise<ProtectedMcp> {
+/**
+ * `discovery`: the server speaks MCP authorization (2025-11-25): it publishes its protected resource
+ * metadata (RFC 9728) and names it in its 401 challenge ('challenge') or only at the well-known URL
+ * ('well-known'), and takes only tokens issued for it (audience, RFC 8707) with its scope.
+ */
+export interface ProtectedMcpOptions {
+  discovery?: 'challenge' | 'well-known';
+  scope?: string;
+}
+
+export async function startProtectedMcp(oauth: OAuthServer, options: ProtectedMcpOptions = {}): Promise<ProtectedMcp> {
   const port = await freePort();
-  const state: ProtectedMcp = { url: `http://127.0.0.1:${port}/mcp`, seen: [], rejected: 0, close: async () => undefined };
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const scope = options.scope ?? 'notes:read';
+  const metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
+  const state: ProtectedMcp = {
+    url,
+    ...(options.discovery ? { metadataUrl } : {}),
+    seen: [],
+    rejected: 0,
+    close: async () => undefined,
+  };
+  if (options.discovery) oauth.resources.set(url, scope);
   const http: Server = createServer(async (req, res) => {
+    if (options.discovery && req.method === 'GET' && req.url === new URL(metadataUrl).pathname) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ resource: url, authorization_servers: [oauth.issuer], scopes_supported: [scope] }));
+    }
     const header = req.headers.authorization ?? '';
     state.seen.push(header);
     const token = /^Bearer (.+)$/.exec(header)?.[1];
     const who = token ? await introspect(oauth, token) : { active: false };
-    if (!who.active) {
+    // A server speaking MCP authorization takes only tokens issued for it, with its scope.
+    const forUs = !options.discovery || ([who.aud ?? []].flat().includes(url) && (who.scope ?? '').split(' ').includes(scope));
+    if (!who.active || !forUs) {
       state.rejected += 1;
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' });
+      const challenge = [
+        token ? 'error="invalid_token"' : '',
+        options.discovery === 'challenge' ? `resource_metadata="${metadataUrl}", scope="${scope}"` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer ${challenge}`.trim() });
       return void res.end(JSON.stringify({ error: 'invalid_token' }));
     }
     const mcp = new McpServer({ name: 'protected-notes', version: '1.0.0' });

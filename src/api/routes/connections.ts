@@ -18,6 +18,8 @@ import {
   startedConnectionSchema,
 } from '../../presenters/connections.js';
 import { connectionOutcomePage } from '../../presenters/sign-in-pages.js';
+import { clientMetadataDocument, connectBody, connectServer, serverConnectionSchema } from '../../operations/server-connect.js';
+import { artifactId } from '../artifact-access.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
 import { idParam, parse } from '../validate.js';
@@ -52,6 +54,34 @@ export const connectionRoutes: RouteDef[] = [
       ctx.body = await startConnection(ctx, authorizer_id, body());
     },
   }),
+  route({
+    method: 'post',
+    path: '/artifacts/:id/op/connect',
+    access: 'human',
+    doc: {
+      summary: 'Connect to an MCP server protected by MCP authorization',
+      description:
+        "The first connect discovers the server's authorization (RFC 9728, RFC 8414), registers the platform there and makes the authorizer; every connect starts the caller's own connection. Send the person to connection.authorization_url.",
+      errors: [409, 412, 502],
+      response: serverConnectionSchema,
+    },
+    body: 'json',
+    request: connectBody,
+    handler: async (ctx, _query, body) => {
+      ctx.body = await connectServer(ctx, artifactId(ctx), body());
+    },
+  }),
+  {
+    method: 'get',
+    path: '/connections/:authorizer_id/client-metadata',
+    access: 'public',
+    doc: { summary: "A discovered authorizer's client ID metadata document" },
+    handler: async (ctx) => {
+      const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = await clientMetadataDocument(ctx.services, authorizer_id);
+    },
+  },
   {
     method: 'get',
     path: '/connections/:authorizer_id/callback',
