@@ -16,7 +16,7 @@ import type { OperationContext } from '../operations/services.js';
 import { mcpToolCalls, mcpToolDuration } from '../observability/metrics.js';
 import { isStorageUnavailable } from '../store/deadline.js';
 import type { ContainerKind } from '../store/containers.js';
-import { containerWithArtifacts, type ToolDef } from './tools.js';
+import { containerWithArtifacts, missingScope, type ToolDef } from './tools.js';
 import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-table.js';
 import { answerDirect, directToolCall, type DirectToolCall } from './direct-call.js';
 import { registerApps } from './apps.js';
@@ -214,7 +214,7 @@ const instructions =
 function createMcpServer(authInfo: AuthInfo | undefined): McpServer {
   const server = new McpServer(serverInfo, { capabilities: { tools: {}, resources: {} }, instructions });
   const scopes = (authInfo?.extra?.operation as OperationContext | undefined)?.state.principal.scopes;
-  for (const tool of toolTable.values()) if (scopes?.allows(tool.def.access)) register(server, tool);
+  for (const tool of toolTable.values()) if (scopes && !missingScope(scopes, tool.def)) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
   registerApps(server);
