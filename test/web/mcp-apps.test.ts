@@ -1,0 +1,213 @@
+// The platform's MCP App (issue #35: the artifact viewer that get_artifact, create_artifact and
+// update_artifact name) rendered by real MCP Apps hosts in headless Chromium, after the host sends the
+// tool result: (1) the console's own viewer host (web/console/viewer/frame.tsx, in its sandbox
+// frame), and (2) the reference host of @modelcontextprotocol/ext-apps (AppBridge) driving a real
+// MCP client (@modelcontextprotocol/client) against /mcp, both bundled for the browser with esbuild.
+// A markdown draft shows in the built-in viewer with the console's renderers; a note, whose type
+// declares a viewer (SPEC §2.10, examples/note-type-server), shows in that viewer, read through the
+// platform.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { build } from 'esbuild';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { freePort } from '../../temporal-dev/engines.js';
+import { platformToolsetId } from '../../src/operations/builtin-servers.js';
+import { launchBrowser, screenshot } from '../helpers/browser.js';
+import { consolePage, newPerson, type Person } from '../helpers/console.js';
+import { eventually } from '../helpers/http.js';
+import { noteTypeServerHttp, registerServer, type Started } from '../helpers/mcp-servers.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+const noteType = 'application/vnd.example.note+json';
+
+/** The two hosts, each a script exposing `window.host(token, …)`; served as a page of the platform's origin. */
+const hosts = {
+  console: `
+    import { h, render } from 'preact';
+    import { setTokens } from './web/console/api';
+    import { ViewerFrame } from './web/console/viewer/frame';
+    import { platformToolsetId } from './web/console/viewer/calls';
+    window.toolsetId = platformToolsetId;
+    window.host = (token, artifact, uri) => {
+      setTokens({ access: token, expiresAt: Date.now() + 3_600_000 });
+      render(h(ViewerFrame, { artifact, viewer: { server_id: platformToolsetId, uri } }), document.getElementById('host'));
+    };`,
+  reference: `
+    import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+    import { AppBridge, PostMessageTransport, getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge';
+    window.host = async (token, name, args) => {
+      const client = new Client({ name: 'reference-host', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', location.href), { requestInit: { headers: { authorization: 'Bearer ' + token } } }));
+      const tool = (await client.listTools()).tools.find((t) => t.name === name);
+      const uri = getToolUiResourceUri(tool);
+      const page = (await client.readResource({ uri })).contents[0];
+      const result = await client.callTool({ name, arguments: args });
+      const frame = document.createElement('iframe');
+      frame.className = 'app';
+      frame.sandbox = 'allow-scripts';
+      document.getElementById('host').append(frame);
+      // The bridge forwards the view's tools/call and resources/read to the server through the client.
+      const bridge = new AppBridge(client, { name: 'reference-host', version: '1.0.0' }, { serverTools: {}, serverResources: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
+      // The views that completed the handshake with this bridge, by the appInfo of their ui/initialize.
+      const seen = [];
+      bridge.oninitialized = () => {
+        seen.push(bridge.getAppVersion()?.name);
+        if (seen.length > 1) return;
+        void bridge.sendToolInput({ arguments: args });
+        void bridge.sendToolResult(result);
+      };
+      bridge.onsizechange = ({ height }) => height && (frame.style.height = height + 'px');
+      window.seen = seen;
+      await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+      frame.srcdoc = page.text;
+      return { uri, mimeType: page.mimeType };
+    };`,
+};
+
+async function bundle(contents: string): Promise<string> {
+  const out = await build({
+    stdin: { contents, resolveDir: process.cwd(), loader: 'tsx', sourcefile: 'host.tsx' },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022', 'chrome120'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    tsconfig: 'web/console/tsconfig.json',
+    write: false,
+    logLevel: 'silent',
+  });
+  return out.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+}
+
+describe('the platform MCP App in MCP Apps hosts', () => {
+  let platform: TestPlatform;
+  let browser: Browser;
+  let notes: Started;
+  let person: Person;
+  let ws: string;
+  const pages: Record<keyof typeof hosts, string> = { console: '', reference: '' };
+
+  before(async () => {
+    // The hosts' pages are at http://127.0.0.1:<port>, a name the API answers but not its API_URI's:
+    // the origin is listed for /mcp, as a deployment reached by another name would list it.
+    const apiPort = await freePort();
+    platform = await startPlatform(
+      { PORT: String(apiPort), MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${apiPort}`, MCP_OUTBOUND_ALLOW: '127.0.0.0/8' },
+      { worker: true },
+    );
+    browser = await launchBrowser();
+    person = await newPerson(platform);
+    ws = (await person.api.post('/workspaces', { name: 'Apps' })).body.id;
+    const port = await freePort();
+    const serverId = await registerServer(person.api, ws, { transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } }, 'notes');
+    notes = await noteTypeServerHttp(port, { PLATFORM_URL: platform.url });
+    await eventually(
+      async () => {
+        const listed = await person.api.get(`/mcp/workspaces/${ws}/servers?refresh=true`);
+        return listed.body.servers?.find((s: { id: string }) => s.id === serverId)?.content_types?.[0]?.ui?.viewer === 'note';
+      },
+      30_000,
+      'the note type and its viewer listed',
+    );
+    for (const name of Object.keys(hosts) as (keyof typeof hosts)[])
+      pages[name] =
+        `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name} host</title></head><body><div id="host"></div><script>${await bundle(hosts[name])}</script></body></html>`;
+  });
+  after(async () => {
+    await browser?.close();
+    await notes?.close();
+    await platform?.close();
+  });
+
+  /** A page of the platform's origin (so /mcp, the API and /console/sandbox are its own) running one host. */
+  async function hostPage(name: keyof typeof hosts): Promise<Page> {
+    const { page } = await consolePage(browser, { viewport: { width: 1000, height: 900 } });
+    const path = `/__${name}-host.html`;
+    await page.route(`${platform.url}${path}`, (route) => route.fulfill({ contentType: 'text/html', body: pages[name] }));
+    await page.goto(`${platform.url}${path}`);
+    return page;
+  }
+
+  async function created(title: string, content_type: string, content: string): Promise<Record<string, unknown>> {
+    const reply = await person.api.post('/artifacts', { title, content_type, content, collection_id: ws });
+    assert.equal(reply.status, 201, reply.text);
+    return reply.body;
+  }
+
+  const markdown = '## Steps\n\nShip the **artifact viewer** to every host.\n\n- one\n- two';
+  const note = (heading: string) => JSON.stringify({ heading, body: 'The note, in its own viewer.', tags: ['apps', 'viewer'] });
+
+  /** The artifact as the built-in viewer shows it: its title, its type, and its markdown as elements. */
+  async function assertBuiltIn(app: FrameLocator, title: string): Promise<void> {
+    await app.getByRole('heading', { name: title, level: 1 }).waitFor();
+    await app.getByText('text/markdown').waitFor();
+    await app.getByRole('heading', { name: 'Steps' }).waitFor();
+    assert.equal(await app.locator('strong').textContent(), 'artifact viewer');
+    assert.equal(await app.getByRole('listitem').count(), 2);
+  }
+
+  /** The note as its type's viewer (examples/note-type-server/viewer.mjs) shows it. */
+  async function assertNoteViewer(app: FrameLocator, heading: string): Promise<void> {
+    await app.getByRole('heading', { name: heading }).waitFor();
+    await app.getByText('#apps #viewer').waitFor();
+    await app.getByText('The note, in its own viewer.').waitFor();
+  }
+
+  it("renders in the console's own viewer host, built-in and from the artifact's type", async () => {
+    const page = await hostPage('console');
+    assert.equal(await page.evaluate('window.toolsetId'), platformToolsetId, "the console's id of the platform toolset is the platform's");
+    const draft = await created('Rollout plan', 'text/markdown', markdown);
+    await page.evaluate(([token, artifact]) => (window as any).host(token, artifact, 'ui://platform/artifact-viewer.html'), [
+      person.api.token!,
+      draft,
+    ] as const);
+    const app = page.frameLocator('iframe.viewer-frame');
+    await assertBuiltIn(app, 'Rollout plan');
+    assert.ok(
+      page.frames().some((f) => f.url().endsWith('/console/sandbox')),
+      'in the console sandbox frame',
+    );
+    await screenshot(page, 'mcp-app-console-host');
+
+    const typed = await created('A note', noteType, note('Noted in the console'));
+    await page.evaluate(([token, artifact]) => (window as any).host(token, artifact, 'ui://platform/artifact-viewer.html'), [
+      person.api.token!,
+      typed,
+    ] as const);
+    await assertNoteViewer(page.frameLocator('iframe.viewer-frame'), 'Noted in the console');
+    await page.context().close();
+  });
+
+  it('renders in the reference host (ext-apps AppBridge with the SDK client) after the tool result, built-in and from the type', async () => {
+    const page = await hostPage('reference');
+    const draft = await created('Reference plan', 'text/markdown', markdown);
+    const shown = (await page.evaluate(([token, id]) => (window as any).host(token, 'get_artifact', { id }), [
+      person.api.token!,
+      draft.id,
+    ] as const)) as {
+      uri: string;
+      mimeType: string;
+    };
+    assert.deepEqual(shown, { uri: 'ui://platform/artifact-viewer.html', mimeType: 'text/html;profile=mcp-app' });
+    const app = page.frameLocator('iframe.app');
+    await assertBuiltIn(app, 'Reference plan');
+    // The handshake went through the reference bridge: it saw the view initialize (SPEC §4.7).
+    assert.deepEqual(await page.evaluate('window.seen'), ['platform-artifact-viewer']);
+    await screenshot(page, 'mcp-app-reference-host');
+    await page.context().close();
+
+    // update_artifact carries the same app; the note's own viewer is read through the platform.
+    const typed = await created('Another note', noteType, note('Draft heading'));
+    const page2 = await hostPage('reference');
+    await page2.evaluate(([token, id, content]) => (window as any).host(token, 'update_artifact', { id, content }), [
+      person.api.token!,
+      typed.id,
+      note('Noted in the reference host'),
+    ] as const);
+    await assertNoteViewer(page2.frameLocator('iframe.app'), 'Noted in the reference host');
+    // The platform's viewer initialized first, then the type's viewer it became ran its own handshake.
+    assert.deepEqual(await page2.evaluate('window.seen'), ['platform-artifact-viewer', 'note-viewer']);
+    await page2.context().close();
+  });
+});
