@@ -66,14 +66,21 @@ async function create(owner: Api, ws: string, title: string): Promise<string> {
 
 /** Nothing is held for listen streams any more: no stream slot, no watch, the gauge at 0. */
 async function nothingHeld(): Promise<void> {
+  const held = async () => ({
+    slots: eventStreams(platform.services).size,
+    watches: containerWatches(platform.services).size,
+    gauge: (await listenStreamsOpen.get()).values[0]?.value,
+  });
   await eventually(
-    async () =>
-      eventStreams(platform.services).size === 0 &&
-      containerWatches(platform.services).size === 0 &&
-      (await listenStreamsOpen.get()).values[0]?.value === 0,
+    async () => {
+      const now = await held();
+      return now.slots === 0 && now.watches === 0 && now.gauge === 0;
+    },
     10_000,
     'no open listen stream, slot or watch',
-  );
+  ).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${JSON.stringify(await held())}`);
+  });
 }
 
 describe('subscriptions/listen', () => {
@@ -110,6 +117,32 @@ describe('subscriptions/listen', () => {
       await client.close();
     }
     assert.equal(await sub!.closed, 'local');
+    await nothingHeld();
+  });
+
+  it('shares one watch of a container among every stream that follows it, and lets go with the last', async () => {
+    const ws = await workspace(alice, 'popular');
+    const first = await modernClient(alice.token!);
+    const second = await modernClient(alice.token!);
+    const [one, two] = [
+      await first.client.listen({ resourceSubscriptions: [workspaceUri(ws)] }),
+      await second.client.listen({ resourceSubscriptions: [workspaceUri(ws)] }),
+    ];
+    try {
+      assert.equal(eventStreams(platform.services).size, 2);
+      assert.equal(containerWatches(platform.services).size, 1, 'one read per poll, whatever the number of streams');
+      await create(alice, ws, 'heard twice');
+      await heard(first.updates, workspaceUri(ws), 1, "the first stream's notification");
+      await heard(second.updates, workspaceUri(ws), 1, "the second stream's notification");
+      await one.close();
+      await eventually(async () => eventStreams(platform.services).size === 1, 10_000, 'the first stream gone');
+      assert.equal(containerWatches(platform.services).size, 1, 'still watched for the second stream');
+    } finally {
+      await one.close();
+      await two.close();
+      await first.client.close();
+      await second.client.close();
+    }
     await nothingHeld();
   });
 

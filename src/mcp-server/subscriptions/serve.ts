@@ -104,6 +104,7 @@ class SlowReader extends Error {}
 /** Waits until the client's buffer drains, it leaves, or the drain timeout passes (SlowReader). */
 function drained(res: ServerResponse): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    if (res.destroyed || res.closed) return resolve(); // gone already: its 'close' will not come again
     const done = (err?: Error) => {
       clearTimeout(timer);
       res.off('drain', ok);
