@@ -197,3 +197,11 @@ describe('refresh across replicas', () => {
     assert.deepEqual((await whoami(dave)).structuredContent, { sub: 'dave' });
   });
 });
+
+it('no token and no client secret appears in the logs', async () => {
+  const { access, refresh } = oauth.issuedTokens();
+  const secrets = oauth.dynamicClients().flatMap((c) => (c.client_secret ? [c.client_secret] : []));
+  assert.ok(access.length > 5 && secrets.length > 0, 'the tests issued tokens and registered a confidential client');
+  const logs = platform.logs.join('\n');
+  for (const value of [...access, ...refresh, ...secrets]) assert.ok(!logs.includes(value), 'a token or client secret appears in the logs');
+});

@@ -120,7 +120,7 @@ export interface OAuthServer {
    */
   resources: Map<string, string>;
   /** Clients that registered themselves (RFC 7591) or were resolved from a client ID metadata document, by client_id. */
-  dynamicClients(): { client_id: string; token_endpoint_auth_method?: string; redirect_uris?: string[] }[];
+  dynamicClients(): { client_id: string; client_secret?: string; token_endpoint_auth_method?: string; redirect_uris?: string[] }[];
   /** Registers the platform as an OAuth client with this redirect URI. */
   registerClient(redirectUri: string, options?: { pkce?: boolean }): { client_id: string; client_secret: string };
   /** The resource server's own credentials, for introspection. */
@@ -170,7 +170,15 @@ export async function startOAuthServer(options: OAuthServerOptions = {}): Promis
     resources: new Map(),
     dynamicClients: () =>
       [...store.of('Client').values()]
-        .map((c) => c.payload as unknown as { client_id: string; token_endpoint_auth_method?: string; redirect_uris?: string[] })
+        .map(
+          (c) =>
+            c.payload as unknown as {
+              client_id: string;
+              client_secret?: string;
+              token_endpoint_auth_method?: string;
+              redirect_uris?: string[];
+            },
+        )
         .filter((c) => c.client_id !== resource.client_id && !registeredByHand.has(c.client_id)),
     resource,
     registerClient(redirectUri) {
@@ -330,8 +338,10 @@ export async function startOidcIdp(options: { claimsIn?: 'id_token' | 'userinfo'
  */
 export async function followAsBrowser(
   startUrl: string,
-  options: { stopAt?: (url: URL) => boolean } = {},
+  /** `fetch`: one that trusts a test's own certificate authority, for pages on https. */
+  options: { stopAt?: (url: URL) => boolean; fetch?: typeof fetch } = {},
 ): Promise<{ url: URL; status: number; text: string }> {
+  const fetch = options.fetch ?? globalThis.fetch;
   const cookies = new Map<string, Map<string, string>>();
   let url = new URL(startUrl.replace('//localhost:', '//127.0.0.1:'));
   for (let hops = 0; hops < 20; hops++) {
