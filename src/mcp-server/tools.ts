@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Scope } from '../identity/principal.js';
-import { presentArtifact, presentContainer } from '../presenters/index.js';
+import type { Scope, ScopeSet } from '../identity/principal.js';
+import { artifactSchema, commitPreviewSchema, presentArtifact, presentContainer } from '../presenters/index.js';
 import {
   artifactFields,
   changesSomething,
@@ -28,7 +28,8 @@ import { uuid } from '../kernel/json/schemas.js';
 import { consoleCommitPage } from './console-links.js';
 import { importDocument, importUrl } from '../imports/request.js';
 import { listImportItems, requestImport, visibleImport } from '../operations/imports.js';
-import { importSchema, presentImport, presentImportItem } from '../presenters/imports.js';
+import { importItemSchema, importSchema, presentImport, presentImportItem } from '../presenters/imports.js';
+import { agentRunSchema, toolCallSchema } from '../presenters/invocations.js';
 import { isConnected, relayStatuses } from '../operations/relay.js';
 import { callTool, callToolBody } from '../operations/mcp-servers.js';
 import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
@@ -54,12 +55,22 @@ export interface ToolDef {
   description: string;
   /** The scope a caller needs, declared like a REST route's access. */
   access: Scope;
+  /** Scopes what the tool runs needs besides `access` (search reads the artifacts it ranks). */
+  alsoNeeds?: Scope[];
   input: z.ZodObject;
-  /** The shape of `structuredContent`, where it is stable enough to promise. */
-  output?: z.ZodObject;
+  /** The shape of `structuredContent`: an object at its root, as MCP requires of an output schema. */
+  output: z.ZodObject;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   icon: string;
   run: (ctx: OperationContext, input: never) => Promise<unknown>;
+}
+
+/**
+ * The first scope the tool needs that `scopes` lack, or undefined when they allow it: tools/list shows
+ * a tool only to those it allows, and a call by anyone else is refused (api/routes/mcp.ts).
+ */
+export function missingScope(scopes: ScopeSet, tool: ToolDef): Scope | undefined {
+  return [tool.access, ...(tool.alsoNeeds ?? [])].find((scope) => !scopes.allows(scope));
 }
 
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
@@ -122,14 +133,57 @@ const manageOutput = z.object({
   state: z.enum(['draft', 'archived', 'committed', 'deleted']),
   artifact: z.looseObject({ id: z.string() }).nullable(),
 });
+/**
+ * commit_workspace's answer: the proposal (status awaiting_human_approval, with how a person approves
+ * it), or, as a task's final result (mcp-server/tasks), how the commit ended, with the decision and the
+ * versions written. One schema for both: a client checks a task's result against the tool's.
+ */
 const proposalOutput = z.object({
-  status: z.literal('awaiting_human_approval'),
+  status: z.enum(['awaiting_human_approval', 'committed', 'rejected', 'expired', 'failed']),
   commit_id: z.string(),
   state: z.string(),
   preview: z.looseObject({ counts: z.object({ new: z.number(), modified: z.number(), unchanged: z.number() }) }).nullable(),
   review: z.string(),
-  approve: z.string(),
+  approve: z.string().optional(),
+  decision: z
+    .looseObject({ action: z.enum(['approve', 'reject']), by: z.string(), comment: z.string().nullable() })
+    .nullable()
+    .optional(),
+  results: z
+    .array(z.looseObject({ artifact_id: z.string(), version: z.number() }))
+    .nullable()
+    .optional(),
 });
+
+// The presenters' own schemas (test/contract checks REST answers against them), each copied into a
+// schema of its own: a presenter's is named (`Artifact`), and a named schema is published as a `$ref`,
+// where MCP wants an object at the root of an output schema.
+const artifactOutput = artifactSchema.extend({});
+const importOutput = importSchema.extend({});
+
+/** `ask`: the answer (or the passages in its place), or, while the model still works, where to poll. Open: ask grows. */
+const askOutput = z.looseObject({
+  question: z.string(),
+  mode: z.enum(['none', 'extractive', 'llm']),
+  answer: z.string().nullable().optional().describe("The model's answer; null when there is none; absent while it runs."),
+  note: z.string().optional().describe('Why the answer is passages (mode none or extractive).'),
+  citations: z.array(z.string()).optional().describe('The artifacts the answer rests on.'),
+  status: z.literal('running').optional(),
+  invocation_id: z.string().optional(),
+  poll: z.string().optional(),
+  passages: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      container: z.object({ kind: z.string(), id: z.string() }),
+      score: z.number(),
+      passage: z.string(),
+    }),
+  ),
+});
+
+/** An agent run as REST answers it, or (still running past the wait) only where to poll it. */
+const agentRunOutput = agentRunSchema.partial().required({ invocation_id: true, workflow_id: true, status: true, poll: true });
 
 const workspaceScoped = { workspace_id: uuid().describe('The workspace whose drafts to commit.') };
 
@@ -141,6 +195,7 @@ export const tools: ToolDef[] = [
     description:
       'Hybrid (keyword + semantic) search across every workspace and collection you may search. Returns ranked artifact ids, titles and types; read one with get_artifact.',
     access: 'search:read',
+    alsoNeeds: ['artifact:read'],
     input: searchBody,
     output: searchOutput,
     annotations: readOnly,
@@ -153,6 +208,7 @@ export const tools: ToolDef[] = [
     description: 'Returns one artifact by id: title, content type, content, context, state and provenance.',
     access: 'artifact:read',
     input: z.strictObject({ id: uuid().describe('The artifact id.') }),
+    output: artifactOutput,
     annotations: readOnly,
     icon: '📄',
     run: async (ctx, input: { id: string }) => presentArtifact((await visibleArtifact(ctx, input.id)).doc),
@@ -185,7 +241,9 @@ export const tools: ToolDef[] = [
     description:
       'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive").',
     access: 'search:read',
+    alsoNeeds: ['artifact:read'],
     input: askInput,
+    output: askOutput,
     annotations: readOnly,
     icon: '💬',
     run: (ctx, input: z.infer<typeof askInput>) => ask(ctx, input),
@@ -197,6 +255,7 @@ export const tools: ToolDef[] = [
       'Creates an artifact in a workspace (your default workspace when collection_id is left out). Collections change only through reviewed commits.',
     access: 'artifact:write',
     input: createArtifactInput,
+    output: artifactOutput,
     annotations: writes(false, false),
     icon: '✏️',
     // A collection's id is refused by createArtifact itself (collection-write-requires-commit), as over REST.
@@ -222,6 +281,7 @@ export const tools: ToolDef[] = [
       })
       .partial({ title: true, content_type: true, content: true, context: true, revision: true })
       .refine(({ id: _id, revision: _r, ...patch }) => changesSomething(patch), changesSomethingMessage),
+    output: artifactOutput,
     annotations: writes(false, false),
     icon: '🖊️',
     run: async (ctx, { id, revision, ...patch }: { id: string; revision?: number } & z.infer<typeof artifactPatchInput>) =>
@@ -246,6 +306,7 @@ export const tools: ToolDef[] = [
       'Extracts information from source artifacts into JSON that satisfies the JSON Schema you give, with a language model. The result is proposed as a new application/json draft: apply it with POST /invocations/{invocation_id}/apply, or discard it.',
     access: 'artifact:invoke',
     input: extractInput,
+    output: agentRunOutput,
     annotations: writes(false, false),
     icon: '🧪',
     run: async (ctx, input: z.infer<typeof extractInput>) =>
@@ -266,6 +327,7 @@ export const tools: ToolDef[] = [
       "Read-only: what committing a workspace's drafts into a collection would change (new, modified with a diff, unchanged), and the version each becomes.",
     access: 'artifact:read',
     input: previewBody.safeExtend(workspaceScoped),
+    output: commitPreviewSchema.extend({}),
     annotations: readOnly,
     icon: '🔍',
     run: (ctx, { workspace_id, ...body }: { workspace_id: string } & z.infer<typeof previewBody>) => previewCommit(ctx, workspace_id, body),
@@ -323,7 +385,7 @@ export const tools: ToolDef[] = [
         .describe('Files to fetch (http or https), each with an optional key (default: the URL).'),
       idempotency_key: z.string().min(1).max(200).optional().describe('Send the same key when retrying: the same import is answered.'),
     }),
-    output: importSchema,
+    output: importOutput,
     annotations: writes(false, true),
     icon: '📦',
     run: async (ctx, { workspace_id, idempotency_key, items, urls }: { workspace_id: string; idempotency_key?: string } & ImportLists) => {
@@ -338,6 +400,10 @@ export const tools: ToolDef[] = [
     description: "An import's state and counts (done, created, skipped, failed, remaining), and its failed items' reasons.",
     access: 'artifact:read',
     input: z.strictObject({ import_id: uuid().describe('The import, as import_artifacts answered it.') }),
+    output: importOutput.extend({
+      failed_items: z.array(importItemSchema).describe('The first 20 failed items, with their reasons.'),
+      more_failed: z.boolean(),
+    }),
     annotations: readOnly,
     icon: '📊',
     run: async (ctx, { import_id }: { import_id: string }) => {
@@ -358,6 +424,8 @@ export const tools: ToolDef[] = [
       arguments: callToolBody.shape.arguments,
       wait_seconds: callToolBody.shape.wait_seconds,
     }),
+    // The invocation as REST answers it; its `result` is the server's, open.
+    output: toolCallSchema.extend({}),
     // The server may reach anything: the platform cannot promise what its tool does.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     icon: '🛠️',

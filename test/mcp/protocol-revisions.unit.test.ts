@@ -126,7 +126,8 @@ describe('the MCP server across protocol revisions', () => {
         ...unportable(t.outputSchema, `${t.name} output`),
       ]);
       assert.deepEqual(found, []);
-      assert.equal(modernTools.filter((t) => t.outputSchema).length, 7, 'the seven output schemas are walked too');
+      assert.equal(modernTools.filter((t) => t.outputSchema).length, tools.length, 'every tool has an output schema, walked too');
+      for (const t of modernTools) assert.equal(t.outputSchema?.type, 'object', `${t.name}: an object at the root of its output schema`);
       for (const t of legacyTools) {
         const same = modernTools.find((m) => m.name === t.name)!;
         assert.deepEqual(t.inputSchema, same.inputSchema, `${t.name}: one input schema for both eras`);

@@ -2,29 +2,48 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { Client as ClientV2, InsufficientScopeError, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { asServer, createApiKey, createServerCredential } from '../helpers/credentials.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { commitInto } from '../helpers/commit.js';
-import { tools } from '../../src/mcp-server/tools.js';
+import { everythingHttp, registerServer, type Started } from '../helpers/mcp-servers.js';
+import { FakeOpenAI } from '../helpers/openai-server.js';
+import { missingScope, tools } from '../../src/mcp-server/tools.js';
+import { ScopeSet, scopes as knownScopes } from '../../src/identity/principal.js';
 
 let platform: TestPlatform;
 let alice: Api & { userId: string };
+let model: FakeOpenAI;
+let everything: Started;
 const clients: Client[] = [];
 
 /** A browser page's origin the deployment lists (MCP_ALLOWED_ORIGINS): CORS answers it. */
 const webClient = 'https://mcp-client.example';
 
 before(async () => {
-  platform = await startPlatform({ MCP_ALLOWED_ORIGINS: webClient });
+  // A model (the one stand-in allowed) for ask and extract_information; by default it fails, so ask answers with passages.
+  model = await new FakeOpenAI().start();
+  model.reply = () => ({ status: 500 });
+  everything = await everythingHttp();
+  platform = await startPlatform({
+    MCP_ALLOWED_ORIGINS: webClient,
+    MCP_OUTBOUND_ALLOW: '127.0.0.0/8',
+    LLM_MODEL: 'test-model',
+    OPENAI_BASE_URL: model.url,
+    OPENAI_API_KEY: 'sk-test',
+    LLM_TIMEOUT_SECONDS: '5',
+  });
   alice = await platform.newUser();
 });
 after(async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  await platform.close();
+  await platform?.close();
+  await Promise.allSettled([model?.close(), everything?.close()]);
 });
 
 async function mcp(token: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -37,6 +56,8 @@ async function mcp(token: string, headers: Record<string, string> = {}): Promise
   clients.push(client);
   return client;
 }
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 type Result = Awaited<ReturnType<Client['callTool']>>;
 const text = (r: Result) => (r.content as { type: string; text: string }[])[0]!.text;
@@ -110,7 +131,7 @@ describe('MCP endpoint', () => {
     const preview = tools.find((t) => t.name === 'commit_preview')!;
     assert.equal(preview.annotations?.readOnlyHint, true);
     assert.equal(tools.find((t) => t.name === 'manage_artifact')!.annotations?.destructiveHint, true);
-    assert.ok(tools.find((t) => t.name === 'commit_workspace')!.outputSchema, 'structured output where it is stable');
+    for (const t of tools) assert.equal(t.outputSchema?.type, 'object', `${t.name}: an output schema, an object at its root`);
     assert.ok(tools.every((t) => typeof t._meta?.icon === 'string' && t.description && t.inputSchema.type === 'object'));
     for (const t of tools)
       assert.match(t.icons?.[0]?.src ?? '', /^data:image\/svg\+xml;base64,/, `${t.name}: an icon in the protocol's field`);
@@ -186,7 +207,7 @@ describe('MCP endpoint', () => {
     assert.equal(listed.headers.get('access-control-allow-origin'), webClient, 'on the MCP answer too');
   });
 
-  it('refuses every tool to a token without its scope, as a tool error naming the scope', async () => {
+  it('refuses a call to a tool the token lacks the scope of with 403 insufficient_scope, naming the scopes to ask for, in both eras', async () => {
     const id = '01a2005a-c983-73be-abc3-2995c82b1866';
     const samples: Record<string, Record<string, unknown>> = {
       search: { query: 'x' },
@@ -210,12 +231,85 @@ describe('MCP endpoint', () => {
       [],
       'a sample for every tool',
     );
-    const client = await mcp((await createApiKey(alice, ['stream:read'])).key);
+    const held = ['stream:read', 'search:read'];
+    const key = (await createApiKey(alice, held)).key;
+    const metadata = `${platform.url}/.well-known/oauth-protected-resource/mcp`;
     for (const tool of tools) {
-      const reply = await client.callTool({ name: tool.name, arguments: samples[tool.name] });
-      assert.equal(reply.isError, true, tool.name);
-      assert.match(text(reply), new RegExp(tool.access), tool.name);
+      const reply = await platform.api.request('POST', '/mcp', {
+        body: { jsonrpc: '2.0', id: `call-${tool.name}`, method: 'tools/call', params: { name: tool.name, arguments: samples[tool.name] } },
+        headers: { authorization: `Bearer ${key}`, accept: 'application/json, text/event-stream' },
+      });
+      assert.equal(reply.status, 403, `${tool.name}: ${reply.text}`);
+      // Search and ask need artifact:read besides search:read: the scope missing is that one.
+      const missing = tool.access === 'search:read' ? 'artifact:read' : tool.access;
+      // RFC 6750 §3: the scopes to ask for are the token's and the missing one (in the order scopes_supported lists them).
+      const wanted = knownScopes.filter((s) => s === missing || held.includes(s));
+      assert.equal(
+        reply.headers.get('www-authenticate'),
+        `Bearer error="insufficient_scope", scope="${wanted.join(' ')}", resource_metadata="${metadata}", ` +
+          `error_description="The tool ${tool.name} needs the ${missing} scope, which your token does not carry."`,
+      );
+      assert.match(reply.headers.get('content-type')!, /^application\/json/);
+      assert.equal(reply.body.id, `call-${tool.name}`, 'a JSON-RPC error for the request');
+      assert.equal(reply.body.error.code, -32600);
+      assert.deepEqual(reply.body.error.data, {
+        type: 'urn:platform:problem:insufficient-scope',
+        status: 403,
+        detail: reply.body.error.message,
+        required_scope: missing,
+      });
     }
+    // What the SDK clients make of it without an OAuth provider to step up with: v2 (2026-07-28) an
+    // InsufficientScopeError with the challenge, v1 (2025-11-25) an HTTP error; neither a result.
+    const reader = (await createApiKey(alice, ['artifact:read', 'search:read'])).key;
+    const modern = new ClientV2({ name: 'platform-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await modern.connect(
+      new TransportV2(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${reader}` } } }),
+    );
+    try {
+      assert.equal(modern.getNegotiatedProtocolVersion(), '2026-07-28');
+      await assert.rejects(modern.callTool({ name: 'create_artifact', arguments: samples.create_artifact }), (err: unknown) => {
+        assert.ok(err instanceof InsufficientScopeError, String(err));
+        assert.equal(err.requiredScope, 'artifact:read artifact:write search:read');
+        assert.equal(err.resourceMetadataUrl?.href, metadata);
+        return true;
+      });
+      const searched = await modern.callTool({ name: 'search', arguments: { query: 'x' } });
+      assert.notEqual(searched.isError, true, 'a tool the token may call still answers');
+    } finally {
+      await modern.close();
+    }
+    const legacy = await mcp(reader);
+    await assert.rejects(legacy.callTool({ name: 'create_artifact', arguments: samples.create_artifact }), (err: unknown) => {
+      assert.ok(err instanceof StreamableHTTPError, String(err));
+      assert.equal(err.code, 403);
+      return true;
+    });
+  });
+
+  it('lists only the tools the token may call, in both eras', async () => {
+    const names = (scopes: string[]) =>
+      tools
+        .filter((t) => !missingScope(new ScopeSet(scopes), t))
+        .map((t) => t.name)
+        .sort();
+    for (const scopes of [['artifact:read'], ['search:read', 'artifact:invoke'], ['stream:read']]) {
+      const key = (await createApiKey(alice, scopes)).key;
+      const legacy = await mcp(key);
+      assert.deepEqual((await legacy.listTools()).tools.map((t) => t.name).sort(), names(scopes), `2025-11-25, ${scopes}`);
+      const modern = new ClientV2({ name: 'platform-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await modern.connect(
+        new TransportV2(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }),
+      );
+      try {
+        assert.deepEqual((await modern.listTools()).tools.map((t) => t.name).sort(), names(scopes), `2026-07-28, ${scopes}`);
+      } finally {
+        await modern.close();
+      }
+    }
+    assert.deepEqual(names(['stream:read']), [], 'a token with no tool scope lists none');
+    assert.ok(!names(['search:read', 'artifact:invoke']).includes('search'), 'search needs artifact:read too');
+    assert.equal((await platform.api.get('/.well-known/mcp.json')).body.tools.length, tools.length, 'the public discovery lists them all');
   });
 
   it('creates, reads, searches, updates and manages drafts through tools', async () => {
@@ -262,7 +356,7 @@ describe('MCP endpoint', () => {
     const missing = await client.callTool({ name: 'get_artifact', arguments: { id: '01a2005a-c983-73be-abc3-2995c82b1866' } });
     assert.equal(missing.isError, true);
     assert.match(text(missing), /not-found/);
-    // No model is configured here: ask answers extractively and says so; extraction is refused clearly.
+    // The model fails here (its default in this file): ask answers with the passages and says so.
     const created = data(
       await client.callTool({
         name: 'create_artifact',
@@ -272,12 +366,6 @@ describe('MCP endpoint', () => {
     const asked = data(await client.callTool({ name: 'ask', arguments: { question: 'turbine blade flutter?' } }));
     assert.ok(['extractive', 'none'].includes(asked.mode), JSON.stringify(asked));
     assert.equal(asked.answer, null);
-    const extract = await client.callTool({
-      name: 'extract_information',
-      arguments: { artifact_ids: [created.id], schema: { type: 'object' } },
-    });
-    assert.equal(extract.isError, true);
-    assert.match(text(extract), /llm-not-configured/);
     const badSchema = await client.callTool({
       name: 'extract_information',
       arguments: { artifact_ids: [created.id], schema: { type: 'wat' } },
@@ -294,17 +382,11 @@ describe('MCP endpoint', () => {
       arguments: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: col },
     });
     assert.equal(intoCollection.isError, true, 'collections change only through commits');
-    assert.equal((intoCollection.structuredContent as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
+    assert.equal(
+      (intoCollection._meta?.['platform/problem'] as { type: string }).type,
+      'urn:platform:problem:collection-write-requires-commit',
+    );
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0);
-
-    const key = await createApiKey(alice, ['artifact:read']);
-    const readOnly = await mcp(key.key);
-    const refused = await readOnly.callTool({
-      name: 'create_artifact',
-      arguments: { title: 'x', content_type: 'text/plain', content: 'x' },
-    });
-    assert.equal(refused.isError, true);
-    assert.match(text(refused), /artifact:write/);
 
     const ws = (await alice.post('/workspaces', { name: 'filtered out' })).body.id;
     const other = (await alice.post('/workspaces', { name: 'allowed' })).body.id;
@@ -328,9 +410,20 @@ describe('MCP endpoint', () => {
       commit_workspace: { workspace_id: nowhere, collection_id: nowhere },
       import_artifacts: { workspace_id: nowhere, items: [{ title: 'x', content_type: 'text/plain', content: 'x' }] },
       relay_status: { workspace_id: nowhere },
+      get_artifact: { id: nowhere },
+      ask: { question: 'x', limit: 1000 },
+      create_artifact: { title: 'x', content_type: 'text/plain', content: 'x', collection_id: nowhere },
+      update_artifact: { id: nowhere, title: 'x' },
+      extract_information: { artifact_ids: [nowhere], schema: { type: 'object' } },
+      commit_preview: { workspace_id: nowhere, collection_id: nowhere },
+      get_import: { import_id: nowhere },
+      call_server_tool: { server_id: nowhere, name: 'echo' },
     };
-    const withOutput = tools.filter((t) => t.output).map((t) => t.name);
-    assert.deepEqual(Object.keys(failing).sort(), [...withOutput].sort(), 'a failing call for every tool with an output schema');
+    assert.deepEqual(
+      Object.keys(failing).sort(),
+      tools.map((t) => t.name).sort(),
+      'a failing call for every tool (each has an output schema)',
+    );
     for (const [name, args] of Object.entries(failing)) {
       const result = await client.callTool({ name, arguments: args });
       assert.equal(result.isError, true, `${name}: ${JSON.stringify(result)}`);
@@ -341,6 +434,78 @@ describe('MCP endpoint', () => {
     const problem = (missing._meta as Record<string, { type: string; status: number }>)['platform/problem']!;
     assert.equal(problem.type, 'urn:platform:problem:not-found');
     assert.equal(problem.status, 404);
+  });
+
+  it('answers every tool with structured content that its published output schema accepts (ajv, JSON Schema 2020-12)', async () => {
+    const client = new ClientV2({ name: 'platform-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new TransportV2(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token!}` } } }),
+    );
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    const schemas = new Map((await client.listTools()).tools.map((t) => [t.name, ajv.compile(t.outputSchema!)]));
+    const checked = new Set<string>();
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = await client.callTool({ name, arguments: args });
+      assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.content)}`);
+      const validate = schemas.get(name)!;
+      assert.ok(
+        validate(result.structuredContent),
+        `${name}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(result.structuredContent)}`,
+      );
+      checked.add(name);
+      return result.structuredContent as Record<string, any>;
+    };
+    try {
+      const ws = (await alice.post('/workspaces', { name: 'Output schemas' })).body.id;
+      const col = (await alice.post('/collections', { name: 'Output schemas target' })).body.id;
+      const note = {
+        title: 'Gearbox',
+        content_type: 'text/markdown',
+        content: 'Gearbox oil is changed every 400 hours.',
+        collection_id: ws,
+      };
+      const created = await call('create_artifact', note);
+      await call('get_artifact', { id: created.id });
+      await call('update_artifact', { id: created.id, context: { topic: 'gearbox' } });
+      const other = await call('create_artifact', { ...note, title: 'To archive' });
+      assert.equal((await call('manage_artifact', { id: other.id, action: 'archive' })).state, 'archived');
+      await call('browse_workspaces', { with_artifacts: true });
+      await call('browse_collections', { with_artifacts: true });
+      await eventually(async () =>
+        (await call('search', { query: 'gearbox oil' })).results.some((r: { id: string }) => r.id === created.id),
+      );
+      assert.equal((await call('ask', { question: 'How often is gearbox oil changed?' })).mode, 'extractive', 'the model fails: passages');
+      model.reply = (req) =>
+        req.response_format?.json_schema?.schema && 'data' in ((req.response_format.json_schema.schema.properties as object) ?? {})
+          ? { content: { data: { hours: 400 } } }
+          : { content: { answer: 'Every 400 hours.', citations: [created.id] } };
+      try {
+        assert.equal((await call('ask', { question: 'How often is gearbox oil changed?' })).mode, 'llm');
+        const schema = { type: 'object', properties: { hours: { type: 'number' } }, required: ['hours'], additionalProperties: false };
+        const run = await call('extract_information', { artifact_ids: [created.id], schema, title: 'Interval' });
+        assert.equal(run.status, 'awaiting_decision', JSON.stringify(run));
+      } finally {
+        model.reply = () => ({ status: 500 });
+      }
+      assert.deepEqual((await call('commit_preview', { workspace_id: ws, collection_id: col })).counts, {
+        new: 1,
+        modified: 0,
+        unchanged: 0,
+      });
+      await call('commit_workspace', { workspace_id: ws, collection_id: col, message: 'schemas' });
+      const imported = await call('import_artifacts', {
+        workspace_id: ws,
+        items: [{ title: 'Imported', content_type: 'text/plain', content: 'x' }],
+      });
+      await eventually(async () => (await call('get_import', { import_id: imported.id })).state === 'completed');
+      await call('relay_status', {});
+      const server = await registerServer(alice, ws, { transport: { type: 'http', url: everything.url } }, 'everything');
+      const echoed = await call('call_server_tool', { server_id: server, name: 'echo', arguments: { message: 'schemas' } });
+      assert.match(JSON.stringify(echoed.result), /schemas/);
+      assert.deepEqual([...checked].sort(), tools.map((t) => t.name).sort(), 'every tool checked');
+    } finally {
+      await client.close();
+    }
   });
 
   it('commit_workspace only proposes: nothing is committed until a person approves over REST', async () => {
@@ -420,8 +585,8 @@ describe('MCP endpoint', () => {
     const { resources } = await client.listResources();
     assert.ok(resources.some((r) => r.uri === `platform://collections/${col}`));
     assert.ok(
-      resources.every((r) => r.uri.startsWith('platform://collections/')),
-      'only collections are listed',
+      resources.filter((r) => !r.uri.startsWith('ui://')).every((r) => r.uri.startsWith('platform://collections/')),
+      'only collections are listed (besides the MCP Apps pages)',
     );
     const read = await client.readResource({ uri: `platform://collections/${col}` });
     const body = JSON.parse((read.contents[0] as { text: string }).text);

@@ -1,12 +1,15 @@
+import { scopes, type Principal, type Scope } from '../../identity/principal.js';
 import type { Config } from '../../kernel/config/env.js';
+import { problemTypePrefix } from '../../kernel/errors/problem.js';
 import { problems } from '../../kernel/errors/problem.js';
 import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
 import { serveMcp } from '../../mcp-server/server.js';
-import { tools } from '../../mcp-server/tools.js';
-import type { AppContext } from '../context.js';
+import { missingScope, tools } from '../../mcp-server/tools.js';
+import { mcpToolCalls } from '../../observability/metrics.js';
+import type { AppContext, AuthedContext } from '../context.js';
 import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
-import { mcpPath } from '../middleware/authenticate.js';
+import { mcpPath, protectedResourceMetadataUrl } from '../middleware/authenticate.js';
 import { mcpDiscoverySchema } from '../../presenters/discovery.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -34,6 +37,56 @@ function checkHostAndOrigin(ctx: AppContext, config: Config): void {
   }
 }
 
+const toolByName = new Map(tools.map((t) => [t.name, t]));
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The first tools/call in the body (one message or a batch) whose tool needs a scope the principal lacks. */
+function refusedCall(body: unknown, principal: Principal): { id: string | number | null; tool: string; scope: Scope } | undefined {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params)) continue;
+    const tool = typeof message.params.name === 'string' ? toolByName.get(message.params.name) : undefined;
+    const scope = tool && missingScope(principal.scopes, tool);
+    if (!scope) continue;
+    const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+    return { id, tool: tool.name, scope };
+  }
+  return undefined;
+}
+
+/**
+ * A tools/call whose tool needs a scope the token lacks, in either protocol era: 403 with an RFC 6750
+ * `insufficient_scope` challenge, which the MCP clients answer by authorizing again for more (step-up).
+ * The challenge's `scope` is what the client should ask for: the token's scopes (those the
+ * authorization server grants) plus the missing one. An API key or server credential cannot gain a
+ * scope by authorizing again; it is challenged all the same, and its client decides (docs/decisions.md).
+ * The body is a JSON-RPC error for the request, the problem in `data`: a client that does not step up
+ * (Python's, without OAuth) reports it as the request's error.
+ */
+function challengeScope(ctx: AuthedContext): boolean {
+  const principal = ctx.state.principal;
+  const refused = refusedCall(ctx.state.body, principal);
+  if (!refused) return false;
+  const wanted = scopes.filter((s) => s === refused.scope || principal.scopes.coarse.has(s));
+  const detail = `The tool ${refused.tool} needs the ${refused.scope} scope, which your token does not carry.`;
+  const metadata = protectedResourceMetadataUrl(publicBase(ctx, ctx.services.config), mcpPath);
+  mcpToolCalls.inc({ tool: refused.tool, outcome: 'refused' });
+  ctx.status = 403;
+  ctx.set(
+    'WWW-Authenticate',
+    `Bearer error="insufficient_scope", scope="${wanted.join(' ')}", resource_metadata="${metadata}", error_description="${detail}"`,
+  );
+  ctx.body = {
+    jsonrpc: '2.0',
+    id: refused.id,
+    error: {
+      code: -32600,
+      message: detail,
+      data: { type: `${problemTypePrefix}insufficient-scope`, status: 403, detail, required_scope: refused.scope },
+    },
+  };
+  return true;
+}
+
 export const mcpRoutes: RouteDef[] = [
   {
     method: 'post',
@@ -43,11 +96,13 @@ export const mcpRoutes: RouteDef[] = [
     /**
      * Stateless Streamable HTTP, protocol 2026-07-28 and the 2025 revisions: a server per request,
      * answered as JSON, so any replica can serve any call and no caller state outlives its request
-     * (mcp-server/server.ts). Browsers on other origins: CORS (middleware/cors.ts). Tools check their own
-     * scopes and answer failures as tool errors.
+     * (mcp-server/server.ts). Browsers on other origins: CORS (middleware/cors.ts). A call to a tool the
+     * token's scopes do not allow is refused here, before any MCP server runs (challengeScope); tools
+     * check their scopes again and answer other failures as tool errors.
      */
     guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),
     handler: async (ctx) => {
+      if (challengeScope(ctx)) return;
       ctx.respond = false;
       await serveMcp(
         {
