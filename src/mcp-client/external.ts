@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
-import {
-  CallToolResultSchema,
-  ReadResourceResultSchema,
-  type CallToolResult,
-  type ReadResourceResult,
-  type Resource,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, type StandardSchemaV1Sync } from '@modelcontextprotocol/client';
+// The rest of the platform types results as these (SDK 1.x shapes); the SDK 2 client's results are the same JSON.
+import type { CallToolResult, ReadResourceResult, Resource, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { observeOutbound } from '../observability/outbound.js';
 import { hostOf, mcpServerContent, type McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import { isTypeDefinitionUri, typeDefinition, type TypeDefinition } from '../artifacts/content-types/type-definition.js';
@@ -232,8 +227,8 @@ export class ExternalServers {
   ): Promise<T> {
     const { server, creds, key } = await this.prepare(serverId, revision, person);
     const secrets = [...creds.secrets, ...callSecrets];
-    const open = () =>
-      openSession(
+    const open = async () => {
+      const session = await openSession(
         server.content,
         creds,
         {
@@ -242,6 +237,13 @@ export class ExternalServers {
         },
         () => this.toolsChanged(serverId),
       );
+      // Which revision each server speaks is what an operator needs when one misbehaves after an upgrade.
+      this.deps.logger.info(
+        { server_id: serverId, protocol_version: session.protocolVersion, transport: session.transport },
+        'MCP session opened',
+      );
+      return session;
+    };
     const attempt = (retry: boolean): Promise<T> =>
       this.deps.pool
         .use(key, open, async (session, reused, drop) => {
@@ -286,19 +288,22 @@ export class ExternalServers {
       const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
         this.relay(server, 'tools/call', params, options),
       );
-      return boundResult(relayed(CallToolResultSchema, result, server), this.deps.resultMaxBytes);
+      return boundResult(relayed<CallToolResult>(specTypeSchemas.CallToolResult, result, server), this.deps.resultMaxBytes);
     }
     const result = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'tools/call', tool: name }, () =>
       this.withSession(
         serverId,
         ({ client }, { content }) =>
-          client.callTool({ name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) }, undefined, {
-            timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: options.maxTotalMs,
-            ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-            ...(options.signal ? { signal: options.signal } : {}),
-          }),
+          client.callTool(
+            { name, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
+            {
+              timeout: options.timeoutMs ?? (content.timeout_seconds ? content.timeout_seconds * 1000 : this.deps.defaultTimeoutMs),
+              resetTimeoutOnProgress: true,
+              maxTotalTimeout: options.maxTotalMs,
+              ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+              ...(options.signal ? { signal: options.signal } : {}),
+            },
+          ),
         revision,
         options.person,
         Object.values(options.meta ?? {}),
@@ -313,9 +318,14 @@ export class ExternalServers {
     const read = await observeOutbound({ kind: 'mcp', target: serverId, operation: 'resources/read' }, () =>
       server.host
         ? this.relay(server, 'resources/read', { uri }, { timeoutMs, maxTotalMs: timeoutMs }).then((r) =>
-            relayed(ReadResourceResultSchema, r, server),
+            relayed<ReadResourceResult>(specTypeSchemas.ReadResourceResult, r, server),
           )
-        : this.withSession(serverId, ({ client }) => client.readResource({ uri }, { timeout: timeoutMs }), undefined, person),
+        : this.withSession(
+            serverId,
+            async ({ client }) => (await client.readResource({ uri }, { timeout: timeoutMs })) as ReadResourceResult,
+            undefined,
+            person,
+          ),
     );
     const size = Buffer.byteLength(JSON.stringify(read));
     if (size > this.deps.resultMaxBytes)
@@ -437,19 +447,15 @@ async function listSession({ client }: McpSession): Promise<CatalogListing> {
 }
 
 /** A relay's answer checked as the MCP result it must be: a relay is a program on someone's machine, not trusted to be right. */
-function relayed<T>(
-  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } },
-  answer: unknown,
-  server: LoadedServer,
-): T {
-  const parsed = schema.safeParse(answer);
-  if (!parsed.success)
+function relayed<T>(schema: StandardSchemaV1Sync<unknown, unknown>, answer: unknown, server: LoadedServer): T {
+  const checked = schema['~standard'].validate(answer);
+  if (checked.issues !== undefined)
     throw new CallFailed({
       retryable: false,
       kind: 'protocol',
       message: `The relay on host "${server.host!.title}" answered something that is not an MCP result.`,
     });
-  return parsed.data;
+  return checked.value as T;
 }
 
 /** Pages through a list (bounded: a catalog is a summary, not a mirror). */

@@ -1,5 +1,5 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, SseError, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DiscoveryError } from './session.js';
 import type { CallFailure } from './failure.js';
 
@@ -57,8 +57,23 @@ const transientStatuses = [408, 425, 429, 500, 502, 503, 504];
 const transientNetwork =
   /ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ENOTFOUND|socket hang up|fetch failed|other side closed|Connection closed|terminated/i;
 
+/** The HTTP status an SDK error carries: an answer to a POST (or the probe), or the SSE stream's. */
+function httpStatusOf(err: unknown): { status: number; body: string } | null {
+  if (err instanceof SdkHttpError && err.status >= 400) {
+    const text = typeof err.data.text === 'string' ? err.data.text : '';
+    return { status: err.status, body: text || err.message.replace(/^Error POSTing to endpoint: /, '') };
+  }
+  // Without an auth provider a 401 surfaces as this, with no status field.
+  if (err instanceof UnauthorizedError) return { status: 401, body: err.message };
+  if (err instanceof SseError && typeof err.code === 'number' && err.code >= 400) return { status: err.code, body: err.message };
+  return null;
+}
+
 /** Sorts an error from connecting or calling into retryable or final, with the status and body when a server answered. */
 export function classify(err: unknown, stderrTail = ''): CallFailure {
+  // A failed version probe wraps what the network said (the guard's refusal, a reset) as its cause.
+  const cause = err instanceof SdkError && err.code === SdkErrorCode.EraNegotiationFailed ? (err.cause as unknown) : undefined;
+  if (cause !== undefined && (cause as { code?: string })?.code) return classify(cause, stderrTail);
   const name = (err as Error)?.name ?? '';
   const message = err instanceof Error ? err.message : String(err);
   if ((err as { code?: string }).code === 'outbound_refused') return { retryable: false, kind: 'refused', message };
@@ -66,22 +81,24 @@ export function classify(err: unknown, stderrTail = ''): CallFailure {
     const retryable = err.status !== undefined && transientStatuses.includes(err.status);
     return { retryable, kind: 'discovery', message, ...(err.status ? { status: err.status } : {}) };
   }
-  if (err instanceof StreamableHTTPError && err.code !== undefined && err.code >= 400) {
-    const status = err.code;
-    const body = truncate(message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ''), errorBodyBound);
+  const http = httpStatusOf(err);
+  if (http) {
     return {
-      retryable: transientStatuses.includes(status),
+      retryable: transientStatuses.includes(http.status),
       kind: 'http_status',
-      message: `The server answered HTTP ${status}.`,
-      status,
-      body,
+      message: `The server answered HTTP ${http.status}.`,
+      status: http.status,
+      body: truncate(http.body, errorBodyBound),
     };
   }
-  if (err instanceof McpError) {
-    if (err.code === ErrorCode.RequestTimeout) return { retryable: false, kind: 'timeout', message: err.message };
-    if (err.code === ErrorCode.ConnectionClosed) return { retryable: true, kind: 'unavailable', message: withStderr(message, stderrTail) };
-    return { retryable: false, kind: 'protocol', message: err.message };
+  if (err instanceof SdkError) {
+    if (err.code === SdkErrorCode.RequestTimeout) return { retryable: false, kind: 'timeout', message: err.message };
+    if (err.code === SdkErrorCode.ConnectionClosed)
+      return { retryable: true, kind: 'unavailable', message: withStderr(message, stderrTail) };
+    if (err.code === SdkErrorCode.NotConnected || err.code === SdkErrorCode.SendFailed)
+      return { retryable: true, kind: 'unavailable', message: withStderr(message, stderrTail) };
   }
+  if (err instanceof ProtocolError) return { retryable: false, kind: 'protocol', message: err.message };
   const code = (err as { code?: string }).code;
   if (code === 'outbound_too_large')
     return { retryable: false, kind: 'protocol', message: `The server's answer was too large: ${message}` };

@@ -1,8 +1,5 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Outbound } from '../net/outbound.js';
 import { z } from 'zod';
 import type { McpServerContent } from '../artifacts/content-types/mcp-server.js';
@@ -41,6 +38,10 @@ export class DiscoveryError extends Error {
 /** A live client and what its session learnt beyond the MCP handshake. */
 export interface McpSession {
   client: Client;
+  /** The protocol revision the session negotiated (`2026-07-28`, or a 2025 revision after the fallback). */
+  protocolVersion: string;
+  /** How the session was reached: stdio, Streamable HTTP, or the older HTTP+SSE transport. */
+  transport: 'stdio' | 'streamable_http' | 'sse';
   /** The server's icon from its discovery document, if any. */
   discoveryIcon?: string;
   /** The tail of a stdio server's stderr, for error messages. */
@@ -71,21 +72,51 @@ async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredenti
 
 const clientInfo = { name: `${platformInfo.name}-mcp-client`, version: platformInfo.version };
 
+/** Opening a session (probe, handshake) has its own deadline, as every call does. */
+export const connectTimeoutMs = 60_000;
+/**
+ * How long a stdio server may take to answer `server/discover` (started afresh for the probe: npx or
+ * uvx and the sandbox take a second or two). Silence on stdio is read as a server of the 2025
+ * revisions, which the session then speaks; over HTTP silence is an outage and the connect fails.
+ */
+export const stdioProbeTimeoutMs = 20_000;
+
+/**
+ * `auto`: the client asks `server/discover` first and speaks 2026-07-28 to a server that offers it;
+ * any other answer (an error, -32601, a 4xx, a stdio server that exits) falls back to the 2025
+ * `initialize` handshake. On stdio the SDK probes on a short-lived second process, so a server that
+ * exits on an unknown request before `initialize` still gets its one clean start.
+ */
+const negotiation = (probeTimeoutMs: number): ClientOptions['versionNegotiation'] => ({
+  mode: 'auto',
+  probe: { timeoutMs: probeTimeoutMs },
+});
+
 /** A Streamable HTTP session, falling back to the older HTTP+SSE transport when the server refuses the POST. */
-async function connectHttp(client: () => Client, endpoint: URL, headers: Record<string, string>, outbound: OutboundHttp): Promise<Client> {
+async function connectHttp(
+  client: (options: Pick<ClientOptions, 'versionNegotiation'>) => Client,
+  endpoint: URL,
+  headers: Record<string, string>,
+  outbound: OutboundHttp,
+): Promise<{ client: Client; transport: 'streamable_http' | 'sse' }> {
   const init = { headers };
-  const streamable = client();
+  const streamable = client({ versionNegotiation: negotiation(connectTimeoutMs) });
   try {
-    await streamable.connect(new StreamableHTTPClientTransport(endpoint, { fetch: outbound.fetch, requestInit: init }));
-    return streamable;
+    await streamable.connect(new StreamableHTTPClientTransport(endpoint, { fetch: outbound.fetch, requestInit: init }), {
+      timeout: connectTimeoutMs,
+    });
+    return { client: streamable, transport: 'streamable_http' };
   } catch (err) {
     await streamable.close().catch(() => {});
-    if (!(err instanceof StreamableHTTPError) || (err.code !== 404 && err.code !== 405)) throw err;
-    const legacy = client();
-    await legacy.connect(new SSEClientTransport(endpoint, { fetch: outbound.fetch, requestInit: init }) as Transport).catch(() => {
-      throw err; // the server's own answer to Streamable HTTP says more than the fallback's
-    });
-    return legacy;
+    if (!(err instanceof SdkHttpError) || (err.status !== 404 && err.status !== 405)) throw err;
+    // HTTP+SSE predates 2026-07-28: the plain 2025 handshake, no probe.
+    const legacy = client({});
+    await legacy
+      .connect(new SSEClientTransport(endpoint, { fetch: outbound.fetch, requestInit: init }), { timeout: connectTimeoutMs })
+      .catch(() => {
+        throw err; // the server's own answer to Streamable HTTP says more than the fallback's
+      });
+    return { client: legacy, transport: 'sse' };
   }
 }
 
@@ -100,8 +131,12 @@ export async function openSession(
   { outbound, sandboxed }: { outbound: OutboundHttp; sandboxed: SandboxedCommand | undefined },
   onToolsChanged: () => void,
 ): Promise<McpSession> {
-  const newClient = () =>
-    new Client(clientInfo, { capabilities: {}, listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } } });
+  const newClient = (options: Pick<ClientOptions, 'versionNegotiation'>) =>
+    new Client(clientInfo, {
+      capabilities: {},
+      listChanged: { tools: { autoRefresh: false, onChanged: () => onToolsChanged() } },
+      ...options,
+    });
   const { transport } = content;
   if (transport.type === 'stdio') {
     if (!sandboxed) throw new Error('a stdio server is only started sandboxed, from its catalog entry');
@@ -109,14 +144,26 @@ export async function openSession(
     // The SDK adds HOME, PATH, USER and the like from the worker's environment; the sandbox's own values replace every one of them.
     const stdio = new StdioClientTransport({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env, stderr: 'pipe' });
     stdio.stderr?.on('data', (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-2000)));
-    const client = newClient();
-    await client.connect(stdio);
-    return { client, stderrTail: () => tail, close: () => client.close() };
+    const client = newClient({ versionNegotiation: negotiation(stdioProbeTimeoutMs) });
+    await client.connect(stdio, { timeout: connectTimeoutMs });
+    return { client, ...negotiated(client), transport: 'stdio', stderrTail: () => tail, close: () => client.close() };
   }
   if (transport.type !== 'http') throw new Error('a server on a host is called through its relay, never opened here');
   const { endpoint, icon } = transport.url
     ? { endpoint: new URL(transport.url), icon: undefined }
     : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0);
-  const client = await connectHttp(newClient, endpoint, creds.headers, outbound);
-  return { client, ...(icon ? { discoveryIcon: icon } : {}), stderrTail: () => '', close: () => client.close() };
+  const { client, transport: reached } = await connectHttp(newClient, endpoint, creds.headers, outbound);
+  return {
+    client,
+    ...negotiated(client),
+    transport: reached,
+    ...(icon ? { discoveryIcon: icon } : {}),
+    stderrTail: () => '',
+    close: () => client.close(),
+  };
+}
+
+/** What the connect settled on: the SDK knows it once `connect()` resolved, on either era. */
+function negotiated(client: Client): { protocolVersion: string } {
+  return { protocolVersion: client.getNegotiatedProtocolVersion() ?? 'unknown' };
 }

@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { catalogListing, type CatalogListing, type RelayCall, type ResultRequest } from '../relay-protocol/wire.js';
 import type { Launcher } from './launch.js';
@@ -97,10 +96,10 @@ export class CallRunner {
     }
   }
 
-  private async op(client: Client, call: RelayCall, options: Parameters<Client['callTool']>[2] & object): Promise<Record<string, unknown>> {
+  private async op(client: Client, call: RelayCall, options: Parameters<Client['callTool']>[1] & object): Promise<Record<string, unknown>> {
     if (call.op === 'tools/call') {
       const p = toolParams.parse(call.params);
-      return client.callTool({ name: p.name, arguments: p.arguments ?? {}, ...(p._meta ? { _meta: p._meta } : {}) }, undefined, options);
+      return client.callTool({ name: p.name, arguments: p.arguments ?? {}, ...(p._meta ? { _meta: p._meta } : {}) }, options);
     }
     if (call.op === 'resources/read') return client.readResource({ uri: readParams.parse(call.params).uri }, options);
     return catalog(client, options);
@@ -153,7 +152,7 @@ export function failure(err: unknown, env: Record<string, string>, starting: boo
       outcome: 'failure',
       failure: { kind: 'install', message: message(`installing the repository failed: ${err.message}`), retryable: false },
     };
-  if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
+  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
     return { outcome: 'failure', failure: { kind: 'timeout', message: message(err.message), retryable: false } };
   if ((err as Error)?.name === 'AbortError')
     return { outcome: 'failure', failure: { kind: 'cancelled', message: 'cancelled', retryable: false } };

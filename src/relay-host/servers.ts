@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { RelayCall, RunningServer } from '../relay-protocol/wire.js';
 import type { Launcher } from './launch.js';
 import { relayPackageVersion } from './config.js';
@@ -97,7 +97,13 @@ export class ServerPool {
       stderr: 'pipe',
     });
     transport.stderr?.on('data', (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-2000)));
-    const client = new Client({ name: 'platform-relay', version: relayPackageVersion() }, { capabilities: {} });
+    // As the platform's own client does (src/mcp-client/session.ts): 2026-07-28 with a server that offers
+    // it through `server/discover` (probed on a short-lived second process), the 2025 handshake otherwise.
+    const connectMs = Math.max(1000, Math.min(call.timeout_ms, 120_000));
+    const client = new Client(
+      { name: 'platform-relay', version: relayPackageVersion() },
+      { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: connectMs } } },
+    );
     const server: PooledServer = {
       key,
       client,
@@ -125,7 +131,7 @@ export class ServerPool {
       launched.cleanup();
     };
     try {
-      await client.connect(transport, { timeout: Math.max(1000, Math.min(call.timeout_ms, 120_000)) });
+      await client.connect(transport, { timeout: connectMs });
     } catch (err) {
       await server.close();
       throw Object.assign(err instanceof Error ? err : new Error(String(err)), { stderrTail: tail, starting: true });

@@ -2,8 +2,8 @@
 // result bounds, failure classification and the connection pool.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { mcpServerContent } from '../../src/artifacts/content-types/mcp-server.js';
 import { catalogEntry, CatalogMismatch, StdioCatalog } from '../../src/stdio-servers/catalog.js';
 import { typeDefinition } from '../../src/artifacts/content-types/type-definition.js';
@@ -147,14 +147,31 @@ describe('results', () => {
     assert.equal(boundResult({ content: [{ type: 'text', text: 'small' }] }, 8_000).content.length, 1);
   });
   it('retries what may pass and returns the rest as it is', () => {
-    assert.equal(classify(new StreamableHTTPError(503, 'Error POSTing to endpoint: busy')).retryable, true);
-    assert.equal(classify(new StreamableHTTPError(429, 'slow down')).retryable, true);
-    const notFound = classify(new StreamableHTTPError(404, 'Error POSTing to endpoint: Cannot POST /x'));
+    const posted = (status: number, text: string) =>
+      new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, { status, text });
+    assert.equal(classify(posted(503, 'busy')).retryable, true);
+    assert.equal(classify(posted(429, 'slow down')).retryable, true);
+    const notFound = classify(posted(404, 'Cannot POST /x'));
     assert.deepEqual([notFound.retryable, notFound.status, notFound.body], [false, 404, 'Cannot POST /x']);
-    assert.equal(classify(new StreamableHTTPError(501, 'no')).retryable, false);
-    assert.equal(classify(new McpError(ErrorCode.RequestTimeout, 'timed out')).kind, 'timeout');
-    assert.equal(classify(new McpError(ErrorCode.RequestTimeout, 'timed out')).retryable, false);
-    assert.equal(classify(new McpError(ErrorCode.ConnectionClosed, 'Connection closed')).retryable, true);
+    assert.equal(classify(posted(501, 'no')).retryable, false);
+    // The version probe's own answer: a 5xx is the server's, with its body.
+    const probed = classify(
+      new SdkHttpError(SdkErrorCode.EraNegotiationFailed, 'Version negotiation failed: the server answered the probe with HTTP 502', {
+        status: 502,
+        text: 'bad gateway',
+      }),
+    );
+    assert.deepEqual([probed.kind, probed.retryable, probed.status, probed.body], ['http_status', true, 502, 'bad gateway']);
+    assert.equal(classify(new UnauthorizedError()).status, 401);
+    assert.equal(classify(new SdkError(SdkErrorCode.RequestTimeout, 'timed out')).kind, 'timeout');
+    assert.equal(classify(new SdkError(SdkErrorCode.RequestTimeout, 'timed out')).retryable, false);
+    assert.equal(classify(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed')).retryable, true);
+    assert.equal(classify(new ProtocolError(ProtocolErrorCode.InvalidParams, 'no such tool')).kind, 'protocol');
+    // The guard's refusal, met by the version probe, is still a refusal.
+    const refusedProbe = new SdkError(SdkErrorCode.EraNegotiationFailed, 'Version negotiation probe failed: refused', undefined, {
+      cause: Object.assign(new Error('refused'), { code: 'outbound_refused' }),
+    });
+    assert.equal(classify(refusedProbe).kind, 'refused');
     assert.equal(classify(Object.assign(new Error('refused'), { code: 'outbound_refused' })).kind, 'refused');
     assert.equal(classify(new TypeError('fetch failed: ECONNREFUSED')).retryable, true);
   });
@@ -162,7 +179,14 @@ describe('results', () => {
 
 describe('connection pool', () => {
   const fake = (): McpSession & { closed: boolean } => {
-    const c = { closed: false, client: {} as McpSession['client'], stderrTail: () => '', close: async () => void (c.closed = true) };
+    const c = {
+      closed: false,
+      client: {} as McpSession['client'],
+      protocolVersion: '2026-07-28',
+      transport: 'stdio' as const,
+      stderrTail: () => '',
+      close: async () => void (c.closed = true),
+    };
     return c;
   };
   it('reuses a connection, and a failed call drops only the connection it used', async () => {
