@@ -8,7 +8,11 @@
 # a stdio server is spawned with only HOME, LOGNAME, PATH, SHELL, TERM and USER, so nothing may depend on
 # the caller's UV_* variables, on HOME, or on which python3 comes first on PATH (uv would otherwise try
 # to download a Python, which cannot be fetched here).
-# Idempotent and quiet when everything is in place. Only PyPI is used.
+# Also the MCP reference server of the 2025 line (@modelcontextprotocol/server-everything 2025.7.1 on SDK
+# 1.13.3, protocol 2025-06-18 at most) in $PLATFORM_DEV_DIR/npm/server-everything-2025, for the gateway
+# test matrix (test/mcp/gateway-matrix.test.ts): beside the project's node_modules, not in it, since its
+# bin has the same name as server-everything 2026.8.31's and would take its place there.
+# Idempotent and quiet when everything is in place. PyPI and the npm registry are used.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -96,8 +100,32 @@ install_mcp_client() {
   echo "$stamp" >"$env/.setup-checked"
 }
 
+# Exact versions, and the SDK pinned below what the server's own range would resolve to today (1.32,
+# which speaks 2025-11-25): the point is a server that knows no revision after 2025-06-18.
+EVERYTHING_2025_VERSION=2025.7.1
+EVERYTHING_2025_SDK=1.13.3
+install_everything_2025() {
+  local dir="$dev/npm/server-everything-2025" stamp="server-everything $EVERYTHING_2025_VERSION, sdk $EVERYTHING_2025_SDK"
+  if [ "$(cat "$dir/.setup-checked" 2>/dev/null)" = "$stamp" ] && [ -f "$dir/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+    return 0
+  fi
+  say "installing @modelcontextprotocol/server-everything $EVERYTHING_2025_VERSION (npm) into $dir"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  printf '{\n  "name": "server-everything-2025",\n  "private": true,\n  "dependencies": { "@modelcontextprotocol/server-everything": "%s" },\n  "overrides": { "@modelcontextprotocol/sdk": "%s" }\n}\n' \
+    "$EVERYTHING_2025_VERSION" "$EVERYTHING_2025_SDK" >"$dir/package.json"
+  (cd "$dir" && npm install --silent --no-audit --no-fund --ignore-scripts >&2)
+  local got
+  got=$(node -p 'require(process.argv[1]).version' "$dir/node_modules/@modelcontextprotocol/sdk/package.json" 2>&1) || true
+  if [ "$got" != "$EVERYTHING_2025_SDK" ]; then
+    say "server-everything $EVERYTHING_2025_VERSION did not get SDK $EVERYTHING_2025_SDK (got: $got)"; exit 1
+  fi
+  echo "$stamp" >"$dir/.setup-checked"
+}
+
 install_uv
 write_wrapper uv
 write_wrapper uvx
 install_mcp_server_time
 install_mcp_client
+install_everything_2025

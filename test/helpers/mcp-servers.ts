@@ -1,6 +1,8 @@
 // Real third-party MCP servers (and one plain HTTP server) started for a test file, on loopback.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { freePort } from '../../temporal-dev/engines.js';
 import { untilReady } from './processes.js';
 import type { Api } from './http.js';
@@ -51,6 +53,27 @@ export async function everythingHttp(): Promise<Started> {
     /listening on port/,
   );
   return { url: `http://127.0.0.1:${port}/mcp`, port, close: stop(child) };
+}
+
+/**
+ * `@modelcontextprotocol/server-everything` of the 2025 line (2025.7.1 on SDK 1.13.3: protocol 2025-06-18
+ * at most, installed by temporal-dev/install-mcp-servers.sh), over Streamable HTTP (/mcp) or the older
+ * HTTP+SSE transport (/sse).
+ */
+export async function everything2025Http(transport: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<Started> {
+  const entry = resolve(
+    process.env.PLATFORM_DEV_DIR ?? '.dev',
+    'npm/server-everything-2025/node_modules/@modelcontextprotocol/server-everything/dist/index.js',
+  );
+  assert.ok(existsSync(entry), `${entry} is missing: run temporal-dev/install-mcp-servers.sh`);
+  const port = await freePort();
+  const child = await startUntil(
+    process.execPath,
+    [entry, transport],
+    { PORT: String(port) },
+    transport === 'sse' ? /running on port/ : /listening on port/,
+  );
+  return { url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`, port, close: stop(child) };
 }
 
 /** Python's own http.server: a real server that answers every POST with 501. */
