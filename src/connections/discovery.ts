@@ -99,6 +99,13 @@ export async function probe(deps: DiscoveryDeps, endpoint: URL): Promise<Challen
     throw new DiscoveryFailed('unreachable', `The MCP server at ${endpoint.href} could not be reached: ${(err as Error).message}.`);
   }
   await res.body?.cancel().catch(() => undefined);
+  const session = res.headers.get('mcp-session-id');
+  // An open server made a session for the probe: it is ended at once (MCP Streamable HTTP session termination).
+  if (res.ok && session)
+    await deps.outbound
+      .fetch(endpoint, { method: 'DELETE', redirect: 'manual', headers: { 'mcp-session-id': session } })
+      .then((r) => r.body?.cancel())
+      .catch(() => undefined);
   if (res.status !== 401) return null;
   const params = bearerChallenge(res.headers.get('www-authenticate'));
   return {

@@ -171,7 +171,10 @@ export async function connectServer(ctx: OperationContext, serverId: string, bod
       authorizerId = made._id;
       discovered = true;
     } catch (err) {
+      // The authorizer made for nothing goes, with the client secret it held.
       await deleteArtifact(ctx, made._id).catch(() => undefined);
+      const secretId = (JSON.parse(made.content) as AuthorizerContent).secret_id;
+      if (secretId) await ctx.services.secrets.delete(ctx.state.principal.subject, secretId).catch(() => false);
       if (!(err instanceof Problem && err.status === 412) && !(err instanceof RevisionMismatch)) throw err;
       server = await invocableServer(ctx, serverId);
       if (server.content.auth?.type !== 'oauth2')

@@ -19,6 +19,7 @@ let oauth: OAuthServer;
 let notes: ProtectedMcp; // names its metadata in its 401 challenge
 let quiet: ProtectedMcp; // publishes its metadata only at the well-known URL
 let legacy: ProtectedMcp; // a 401 without MCP authorization metadata
+let impostor: ProtectedMcp; // its metadata names another server as the resource
 let owner: Api & { userId: string };
 let ws: string;
 let serverId: string;
@@ -66,6 +67,7 @@ before(async () => {
   notes = await startProtectedMcp(oauth, { discovery: 'challenge' });
   quiet = await startProtectedMcp(oauth, { discovery: 'well-known', scope: 'notes:write' });
   legacy = await startProtectedMcp(oauth);
+  impostor = await startProtectedMcp(oauth, { discovery: 'challenge', claims: notes.url });
   platform = await startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8' }, { worker: true });
   owner = await platform.newUser();
   ws = (await owner.post('/workspaces', { name: 'discovered' })).body.id;
@@ -73,7 +75,7 @@ before(async () => {
 });
 after(async () => {
   await platform?.close();
-  await Promise.all([oauth?.close(), notes?.close(), quiet?.close(), legacy?.close()]);
+  await Promise.all([oauth?.close(), notes?.close(), quiet?.close(), legacy?.close(), impostor?.close()]);
 });
 
 describe('discovering a protected server', () => {
@@ -163,6 +165,14 @@ describe('discovering a protected server', () => {
     assert.equal(answer.body.type, 'urn:platform:problem:server-not-protected');
     assert.match(answer.body.detail, /authorizer by hand/);
     assert.equal(JSON.parse((await owner.get(`/artifacts/${legacyId}`)).body.content).auth, undefined);
+
+    const impostorId = await registerServer(owner, ws, { transport: { type: 'http', url: impostor.url } }, 'Impostor');
+    const misled = await owner.post(`/artifacts/${impostorId}/op/connect`, {});
+    assert.equal(misled.status, 502, misled.text);
+    assert.equal(misled.body.type, 'urn:platform:problem:authorization-discovery-failed');
+    assert.equal(misled.body.reason, 'metadata-unusable');
+    assert.match(misled.body.detail, /not the server registered/);
+    assert.equal(JSON.parse((await owner.get(`/artifacts/${impostorId}`)).body.content).auth, undefined);
 
     const reader = await person('R');
     assert.equal((await reader.post(`/artifacts/${serverId}/op/connect`, {})).status, 403, 'connecting needs the invoke grant');

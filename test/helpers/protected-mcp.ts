@@ -42,6 +42,8 @@ async function introspect(
 export interface ProtectedMcpOptions {
   discovery?: 'challenge' | 'well-known';
   scope?: string;
+  /** The resource its metadata names, if not itself: a server that would have clients ask for another's tokens. */
+  claims?: string;
 }
 
 export async function startProtectedMcp(oauth: OAuthServer, options: ProtectedMcpOptions = {}): Promise<ProtectedMcp> {
@@ -60,7 +62,9 @@ export async function startProtectedMcp(oauth: OAuthServer, options: ProtectedMc
   const http: Server = createServer(async (req, res) => {
     if (options.discovery && req.method === 'GET' && req.url === new URL(metadataUrl).pathname) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end(JSON.stringify({ resource: url, authorization_servers: [oauth.issuer], scopes_supported: [scope] }));
+      return void res.end(
+        JSON.stringify({ resource: options.claims ?? url, authorization_servers: [oauth.issuer], scopes_supported: [scope] }),
+      );
     }
     const header = req.headers.authorization ?? '';
     state.seen.push(header);
