@@ -1,0 +1,233 @@
+// MCP tasks (the io.modelcontextprotocol/tasks extension, revision 2026-07-28) through the official
+// Python SDK (`mcp` 2.3, test/fixtures/python-task-client.py) against the running platform and its
+// worker: commit_workspace answers with a task whose id is the commit workflow's business id; the
+// client sees `input_required` with a URL elicitation to the console's approval page; a person
+// approves there in headless Chromium; the client's tasks/get returns the committed result. The same
+// with the API process restarted between the tools/call and the tasks/get. A task is its owner's
+// alone; tasks/cancel withdraws a commit; a client that did not declare the extension gets no task.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { apiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { consolePage, draft, newPerson, signIn, type Person } from '../helpers/console.js';
+import { createApiKey } from '../helpers/credentials.js';
+import { eventually } from '../helpers/http.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+const python = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'uv', 'mcp-client', 'bin', 'python');
+const script = resolve('test/fixtures/python-task-client.py');
+
+type Line = { event: string; task?: Record<string, any>; result?: Record<string, any>; message?: string; [k: string]: unknown };
+
+/** The Python client as a process: its JSON lines as they come, and its end. */
+function client(args: string[], token: string) {
+  const child = spawn(python, [script, ...args], { env: { ...process.env, PLATFORM_TOKEN: token }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Line[] = [];
+  const waiters: { match: (l: Line) => boolean; resolve: (l: Line) => void }[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  createInterface({ input: child.stdout }).on('line', (text) => {
+    const line = JSON.parse(text) as Line;
+    lines.push(line);
+    for (const w of [...waiters]) if (w.match(line)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(line));
+  });
+  const ended = new Promise<number>((done) => child.once('exit', (code) => done(code ?? -1)));
+  return {
+    lines,
+    /** The first line (seen or to come) that matches, within 60 s. */
+    next(match: (l: Line) => boolean): Promise<Line> {
+      const seen = lines.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((res, rej) => {
+        const timer = setTimeout(() => rej(new Error(`no such line; saw ${JSON.stringify(lines)} ${stderr}`)), 60_000);
+        waiters.push({ match, resolve: (l) => (clearTimeout(timer), res(l)) });
+      });
+    },
+    async done(): Promise<Line[]> {
+      const code = await ended;
+      assert.equal(code, 0, `python client failed: ${JSON.stringify(lines)}\n${stderr}`);
+      return lines;
+    },
+  };
+}
+
+async function run(args: string[], token: string): Promise<Line[]> {
+  return client(args, token).done();
+}
+
+/** The person approves the commit on the console page the task's elicitation names, in headless Chromium. */
+async function approveInConsole(browser: Browser, base: TestPlatform, person: Person, url: string): Promise<void> {
+  const { context, page } = await consolePage(browser);
+  try {
+    const path = new URL(url).pathname;
+    await signIn(page, { ...base, url: new URL(url).origin }, person, path);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByTestId('commit-state').getByText('committed', { exact: true }).waitFor({ timeout: 60_000 });
+  } finally {
+    await context.close();
+  }
+}
+
+const elicitation = (task: Record<string, any>) => Object.values(task.inputRequests as Record<string, any>)[0];
+
+describe('MCP tasks through the official Python SDK', () => {
+  let platform: TestPlatform;
+  let browser: Browser;
+  let person: Person;
+  let token: string;
+  let ws: string;
+  let col: string;
+
+  before(async () => {
+    assert.ok(existsSync(python), `${python} is missing: run temporal-dev/install-mcp-servers.sh`);
+    platform = await startPlatform();
+    browser = await launchBrowser();
+    person = await newPerson(platform);
+    token = (await createApiKey(person.api, ['artifact:read', 'artifact:write', 'search:read', 'artifact:invoke'])).key;
+    ws = (await person.api.post('/workspaces', { name: 'Task drafts' })).body.id as string;
+    col = (await person.api.post('/collections', { name: 'Task notes' })).body.id as string;
+  });
+  after(async () => {
+    await browser?.close();
+    await platform?.close();
+  });
+
+  it('commit_workspace as a task: input_required with the console URL, a person approves in the console, tasks/get returns the commit', async () => {
+    const id = await draft(person.api, ws, 'Tasked', '# Tasked\n\nthrough a task\n');
+    const py = client(
+      ['call', `${platform.url}/mcp`, 'commit_workspace', JSON.stringify({ workspace_id: ws, collection_id: col, message: 'by task' })],
+      token,
+    );
+    const connected = await py.next((l) => l.event === 'connected');
+    assert.equal(connected.protocol, '2026-07-28');
+    assert.deepEqual(connected.extensions, ['io.modelcontextprotocol/tasks']);
+
+    const created = await py.next((l) => l.event === 'created');
+    const taskId = created.task!.taskId as string;
+    const commits = (await person.api.get(`/commits?workspace_id=${ws}`)).body.items as { id: string; workflow_id: string }[];
+    const commit = commits.find((c) => c.workflow_id === taskId);
+    assert.ok(commit, `the task id is the commit workflow's business id (${taskId})`);
+
+    const waiting = await py.next((l) => l.event === 'status' && l.task!.status === 'input_required');
+    const ask = elicitation(waiting.task!);
+    assert.equal(ask.method, 'elicitation/create');
+    assert.equal(ask.params.mode, 'url');
+    assert.equal(ask.params.url, `${platform.url}/console/commits/${commit.id}`, 'the approval page on the host the client used');
+    assert.equal(
+      (await person.api.get(`/commits/${commit.id}`)).body.state,
+      'awaiting_approval',
+      'nothing committed before a person approves',
+    );
+
+    await approveInConsole(browser, platform, person, ask.params.url);
+    const lines = await py.done();
+    const result = lines.at(-1)!.result!;
+    assert.equal(result.isError ?? false, false, JSON.stringify(result));
+    assert.equal(result.structuredContent.status, 'committed');
+    assert.equal(result.structuredContent.commit_id, commit.id);
+    assert.equal((await person.api.get(`/commits/${commit.id}`)).body.state, 'committed');
+    const versions = await person.api.get(`/artifacts?collection_id=${col}`);
+    assert.ok(
+      (versions.body.items as { title: string }[]).some((a) => a.title === 'Tasked'),
+      `${id} went into the collection`,
+    );
+  });
+
+  it('survives an API restart between tools/call and tasks/get: the task is durable before it is returned', async () => {
+    await draft(person.api, ws, 'Restarted', '# Restarted\n\nacross a restart\n');
+    let api: ApiProcess = await apiProcess(platform);
+    const started = (
+      await run(
+        [
+          'start',
+          `${api.url}/mcp`,
+          'commit_workspace',
+          JSON.stringify({ workspace_id: ws, collection_id: col, message: 'across a restart' }),
+        ],
+        token,
+      )
+    ).at(-1)!.result!;
+    assert.equal(started.resultType, 'task', JSON.stringify(started));
+    assert.ok(['working', 'input_required'].includes(started.status as string));
+    const taskId = started.taskId as string;
+    // Straight away, before anything else: the task resolves (durably created before it was returned).
+    const first = (await run(['get', `${api.url}/mcp`, taskId], token)).at(-1)!.task!;
+    assert.equal(first.taskId, taskId);
+
+    await api.stop();
+    api = await apiProcess(platform);
+    try {
+      const waiting = await eventually(
+        async () => {
+          const task = (await run(['get', `${api.url}/mcp`, taskId], token)).at(-1)!.task!;
+          return task.status === 'input_required' ? task : null;
+        },
+        60_000,
+        'input_required after the restart',
+      );
+      const url = elicitation(waiting).params.url as string;
+      assert.ok(url.startsWith(`${api.url}/console/commits/`), url);
+      const follower = client(['follow', `${api.url}/mcp`, taskId], token);
+      await approveInConsole(browser, platform, person, url);
+      const end = (await follower.done()).at(-1)!.task!;
+      assert.equal(end.status, 'completed', JSON.stringify(end));
+      assert.equal(end.result.structuredContent.status, 'committed');
+    } finally {
+      await api.stop();
+    }
+  });
+
+  it("a task is its owner's: another person's tasks/get says it does not exist; tasks/cancel withdraws the commit", async () => {
+    await draft(person.api, ws, 'Withdrawn', '# Withdrawn\n');
+    const started = (
+      await run(
+        [
+          'start',
+          `${platform.url}/mcp`,
+          'commit_workspace',
+          JSON.stringify({ workspace_id: ws, collection_id: col, message: 'to withdraw' }),
+        ],
+        token,
+      )
+    ).at(-1)!.result!;
+    const taskId = started.taskId as string;
+
+    const other = await newPerson(platform);
+    const otherToken = (await createApiKey(other.api, ['artifact:read', 'artifact:write'])).key;
+    const refused = await client(['get', `${platform.url}/mcp`, taskId], otherToken).next((l) => l.event === 'error');
+    assert.match(String(refused.message), /Unknown task/);
+
+    await eventually(
+      async () => (await run(['get', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!.status === 'input_required',
+      60_000,
+      'waiting',
+    );
+    await run(['cancel', `${platform.url}/mcp`, taskId], token);
+    const end = (await run(['follow', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!;
+    assert.equal(end.status, 'cancelled');
+    const commits = (await person.api.get(`/commits?workspace_id=${ws}`)).body.items as { workflow_id: string; state: string }[];
+    assert.equal(commits.find((c) => c.workflow_id === taskId)!.state, 'rejected', 'withdrawn: nothing committed');
+  });
+
+  it('a client that does not declare the extension gets the proposal as before, never a task', async () => {
+    await draft(person.api, ws, 'Plain', '# Plain\n');
+    const res = await fetch(`${platform.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'plain' } },
+      }),
+    });
+    const body = (await res.json()) as { result: Record<string, any> };
+    assert.equal(body.result.resultType, undefined);
+    assert.equal(body.result.structuredContent.status, 'awaiting_human_approval');
+  });
+});
