@@ -341,8 +341,8 @@ export class ExternalServers {
   async refreshCatalog(serverId: string, person?: string): Promise<CatalogDoc> {
     const started = Date.now();
     let server: LoadedServer | undefined;
-    const put = async (listing: CatalogListing, doc: ArtifactDoc, discoveryIcon?: string) => {
-      const entry = this.catalogDoc(listing, doc, started, discoveryIcon);
+    const put = async (listing: CatalogListing, doc: ArtifactDoc, session?: McpSession) => {
+      const entry = this.catalogDoc(listing, doc, started, session);
       await this.deps.catalog.put(entry);
       return entry;
     };
@@ -352,12 +352,7 @@ export class ExternalServers {
       return await observeOutbound({ kind: 'mcp', target: serverId, operation: 'catalog' }, () =>
         loaded.host
           ? this.relay(loaded, 'catalog', {}, { maxTotalMs: 120_000 }).then((answer) => put(catalogListing.parse(answer), loaded.doc))
-          : this.withSession(
-              serverId,
-              async (session, { doc }) => put(await listSession(session), doc, session.discoveryIcon),
-              undefined,
-              person,
-            ),
+          : this.withSession(serverId, async (session, { doc }) => put(await listSession(session), doc, session), undefined, person),
       );
     } catch (err) {
       const failure = err instanceof CallFailed ? err.failure : classify(err);
@@ -376,7 +371,15 @@ export class ExternalServers {
   }
 
   /** A listing as the catalog keeps it, with the icons resolved and the shipped content types checked. */
-  private catalogDoc(listing: CatalogListing, doc: ArtifactDoc, started: number, discoveryIcon?: string): CatalogDoc {
+  private catalogDoc(listing: CatalogListing, doc: ArtifactDoc, started: number, session?: McpSession): CatalogDoc {
+    const discoveryIcon = session?.discoveryIcon;
+    // The revision the listing session negotiated, kept with the health it found (a relay does not say).
+    const health: CatalogDoc['health'] & { protocol_version?: string } = {
+      status: 'ok',
+      checked_at: new Date(),
+      latency_ms: Date.now() - started,
+      ...(session ? { protocol_version: session.protocolVersion } : {}),
+    };
     const version = listing.server_info;
     const serverIcon = iconOf(version as Parameters<typeof iconOf>[0], discoveryIcon);
     const tools = listing.tools as unknown as Tool[];
@@ -414,7 +417,7 @@ export class ExternalServers {
         icon: iconOf(r, serverIcon),
       })),
       content_types: contentTypes,
-      health: { status: 'ok', checked_at: new Date(), latency_ms: Date.now() - started },
+      health,
       refreshed_at: new Date(),
     };
   }
