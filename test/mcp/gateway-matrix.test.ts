@@ -3,7 +3,7 @@
 // that do not, over stdio and Streamable HTTP (and the older HTTP+SSE). Every server is a real one:
 // - 2026-07-28: mcp-server-time from PyPI through uvx (Python SDK 2.3, stdio only), and the platform's
 //   own /mcp (TypeScript SDK server 2.4) over Streamable HTTP — no MCP server published on npm or PyPI
-//   serves 2026-07-28 over HTTP yet (gateway notes in docs/decisions.md);
+//   serves 2026-07-28 over HTTP yet (server-everything 2026.8.31 is on SDK 1.32: 2025-11-25);
 // - 2025-11-25: @modelcontextprotocol/server-everything 2026.8.31 (SDK 1.32), stdio and HTTP;
 // - 2025-06-18: server-everything 2025.7.1 (SDK 1.13.3, installed under .dev by
 //   temporal-dev/install-mcp-servers.sh), over Streamable HTTP and HTTP+SSE (not over stdio: a stdio
