@@ -18,7 +18,6 @@ import { requireGrant } from '../identity/grants.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
 import { startedConnectionSchema } from '../presenters/connections.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
-import { RevisionMismatch } from '../store/artifacts.js';
 import { afterApiWrite, apiSource, checkedContent, deleteArtifact, requireTypeScope, updateArtifact } from './artifacts.js';
 import { startBody, startConnection } from './connections.js';
 import { invocableServer, type InvocableServer } from './mcp-servers.js';
@@ -175,7 +174,7 @@ export async function connectServer(ctx: OperationContext, serverId: string, bod
       await deleteArtifact(ctx, made._id).catch(() => undefined);
       const secretId = (JSON.parse(made.content) as AuthorizerContent).secret_id;
       if (secretId) await ctx.services.secrets.delete(ctx.state.principal.subject, secretId).catch(() => false);
-      if (!(err instanceof Problem && err.status === 412) && !(err instanceof RevisionMismatch)) throw err;
+      if (!(err instanceof Problem && err.slug === 'revision-mismatch')) throw err;
       server = await invocableServer(ctx, serverId);
       if (server.content.auth?.type !== 'oauth2')
         throw problems.conflict('server-changed', `MCP server ${serverId} was changed while connecting; connect again.`);

@@ -147,8 +147,10 @@ describe('discovering a protected server', () => {
     assert.equal((await connectionOf(carol)).refresh_count, count + 1);
   });
 
-  it('finds the metadata at the well-known URL when the challenge does not name it, with that server’s scope', async () => {
-    const quietId = await registerServer(owner, ws, { transport: { type: 'http', url: quiet.url } }, 'Quiet notes');
+  it('finds the metadata at the well-known URL when the challenge does not name it, for a server registered by its discovery document', async () => {
+    // Registered by its discovery document (SPEC §2.9), not its endpoint.
+    const wellKnown = new URL('/.well-known/mcp.json', quiet.url).href;
+    const quietId = await registerServer(owner, ws, { transport: { type: 'http', well_known: wellKnown } }, 'Quiet notes');
     const connected = await connect(owner, quietId, 'olivia');
     assert.equal(connected.discovered, true);
     assert.notEqual(connected.authorizer_id, authorizerId);
@@ -156,6 +158,30 @@ describe('discovering a protected server', () => {
     assert.equal(url.searchParams.get('resource'), quiet.url);
     assert.deepEqual(url.searchParams.get('scope')!.split(' ').sort(), ['notes:write', 'offline_access']);
     assert.deepEqual((await whoami(owner, quietId)).structuredContent, { sub: 'olivia' });
+  });
+
+  it('two first connects at once make one authorizer: the later one yields to the first', async () => {
+    const id = await registerServer(owner, ws, { transport: { type: 'http', url: notes.url } }, 'Notes again');
+    const answers = await Promise.all([owner.post(`/artifacts/${id}/op/connect`, {}), owner.post(`/artifacts/${id}/op/connect`, {})]);
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+    assert.equal(answers[0]!.body.authorizer_id, answers[1]!.body.authorizer_id);
+    const made = await platform.services.db
+      .collection('artifacts')
+      .find({ 'context.discovered.server_id': id } as never)
+      .toArray();
+    assert.deepEqual(
+      made.map((d) => d._id),
+      [answers[0]!.body.authorizer_id],
+      'the loser deleted the authorizer it made',
+    );
+    const secrets = await owner.get('/secrets');
+    const held = JSON.parse(made[0]!.content as string).secret_id;
+    const forNotesAgain = secrets.body.items.filter((x: { name: string }) => x.name.includes('Notes again'));
+    assert.deepEqual(
+      forNotesAgain.map((x: { id: string }) => x.id),
+      [held],
+      'and its client secret',
+    );
   });
 
   it('refuses what it cannot discover, and leaves the server as it was', async () => {

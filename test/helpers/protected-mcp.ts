@@ -60,6 +60,11 @@ export async function startProtectedMcp(oauth: OAuthServer, options: ProtectedMc
   };
   if (options.discovery) oauth.resources.set(url, scope);
   const http: Server = createServer(async (req, res) => {
+    // Its SPEC §2.9 discovery document, public like a vendor's.
+    if (req.method === 'GET' && req.url === '/.well-known/mcp.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify({ name: 'protected-notes', version: '1.0.0', endpoints: { streamable_http: '/mcp' } }));
+    }
     if (options.discovery && req.method === 'GET' && req.url === new URL(metadataUrl).pathname) {
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(
