@@ -342,7 +342,7 @@ describe('MCP endpoint', () => {
     assert.ok(browsed.items.find((w: { id: string }) => w.id === ws).artifacts.some((a: { id: string }) => a.id === created.id));
   });
 
-  it('answers bad input, missing scopes, invisible resources and later capabilities as tool errors', async () => {
+  it('answers bad input, invisible resources and refused writes as tool errors (a missing scope: see the 403 test above)', async () => {
     const client = await mcp(alice.token!);
     const bad = await client.callTool({ name: 'get_artifact', arguments: { id: 'not-a-uuid' } });
     assert.equal(bad.isError, true);
