@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serverInfo, toolTable, type PublishedTool } from './tool-table.js';
 import { declaresTasks } from './tasks/protocol.js';
+import { progressTokenOf } from './tasks/progress.js';
 import { makesTasks } from './tasks/handlers.js';
 
 // A `tools/call` answered without the SDK's per-request server, transport and web Request/Response:
@@ -84,6 +85,8 @@ export function directToolCall(headers: IncomingHttpHeaders, body: unknown): Dir
   // A task-capable call of a long tool is answered here only: the SDK's server validates a tool's
   // result against its output schema, which a task handle is not.
   const tasks = era === 'modern' && declaresTasks(params._meta) && makesTasks(tool.def);
+  // A progress token without a task: the SDK's server sends the notifications (tasks/progress.ts) on an SSE answer.
+  if (!tasks && progressTokenOf(params._meta) !== undefined) return undefined;
 
   const input = tool.def.input.safeParse(params.arguments ?? {});
   // Arguments the schema refuses: the SDK words that error, nothing has run yet.

@@ -20,8 +20,10 @@ import { containerWithArtifacts, missingScope, type ToolDef } from './tools.js';
 import { serverIcon, serverInfo, toolTable, type PublishedTool } from './tool-table.js';
 import { answerDirect, directToolCall, type DirectToolCall } from './direct-call.js';
 import { registerApps } from './apps.js';
-import { registerSubscriptions } from './subscriptions.js';
+import { isListenRequest, registerSubscriptions, serveListen } from './subscriptions.js';
+import type { Principal } from '../identity/principal.js';
 import { callAsTask, makesTasks, registerTasks } from './tasks/handlers.js';
+import { asksProgress, progressTokenOf, withProgress } from './tasks/progress.js';
 
 export { serverIcon };
 
@@ -153,7 +155,11 @@ function register(server: McpServer, { def: tool, input, output, icons, meta }: 
       icons,
       _meta: meta,
     },
-    async (args: unknown, extra: ServerContext): Promise<CallToolResult> => runToolCall(operationOf(extra), tool, args),
+    async (args: unknown, extra: ServerContext): Promise<CallToolResult> => {
+      const work = runToolCall(operationOf(extra), tool, args);
+      const token = makesTasks(tool) ? progressTokenOf(extra.mcpReq._meta) : undefined;
+      return token === undefined ? work : withProgress(work, token, (n) => extra.mcpReq.notify(n), tool.name);
+    },
   );
 }
 
@@ -211,14 +217,14 @@ const instructions =
  * which principal it serves comes with each request's auth info. The tools come published from the
  * process-wide table (tool-table.ts): their schemas are converted once, not per server.
  */
-function createMcpServer(authInfo: AuthInfo | undefined): McpServer {
+function createMcpServer(authInfo: AuthInfo | undefined, era: 'modern' | 'legacy'): McpServer {
   const server = new McpServer(serverInfo, { capabilities: { tools: {}, resources: {} }, instructions });
   const scopes = (authInfo?.extra?.operation as OperationContext | undefined)?.state.principal.scopes;
   for (const tool of toolTable.values()) if (scopes && !missingScope(scopes, tool.def)) register(server, tool);
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
   registerApps(server);
-  registerSubscriptions(server);
+  registerSubscriptions(server, era);
   registerTasks(server, operationOf);
   // Stateless: no stream outlives a request, so no list_changed notification could be delivered.
   server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
@@ -231,7 +237,7 @@ function createMcpServer(authInfo: AuthInfo | undefined): McpServer {
  * `serveMcp` routes them to `serveLegacy` first, which answers as JSON.
  * `auto` answers one JSON body unless a tool emits a message before its result (none does yet).
  */
-const modern = createMcpHandler(({ authInfo }) => createMcpServer(authInfo), { legacy: 'reject', responseMode: 'auto' });
+const modern = createMcpHandler(({ authInfo, era }) => createMcpServer(authInfo, era), { legacy: 'reject', responseMode: 'auto' });
 
 /**
  * A 2025-era request (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05): the stateless Streamable HTTP
@@ -239,8 +245,12 @@ const modern = createMcpHandler(({ authInfo }) => createMcpServer(authInfo), { l
  * (`legacy: 'stateless'`) would answer an SSE stream.
  */
 async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
-  const server = createMcpServer(authInfo);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const server = createMcpServer(authInfo, 'legacy');
+  // One JSON body, unless the call asked for progress: then an SSE stream carries the notifications first.
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: !asksProgress(parsedBody),
+  });
   await server.connect(transport);
   // A client gone mid-call never gets its answer: the tool may finish, nothing waits for it.
   request.signal.addEventListener('abort', () => void server.close().catch(() => undefined), { once: true });
@@ -314,10 +324,11 @@ export async function serveMcp(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
-  options: { direct?: boolean } = {},
+  options: { direct?: boolean; reauthenticate?: () => Promise<Principal | null> } = {},
 ): Promise<void> {
   const direct = options.direct === false ? undefined : directToolCall(req.headers, body);
   if (direct) return serveDirect(operation, direct, res);
+  if (isListenRequest(body)) return serveListen(operation, req, res, body, options.reauthenticate);
   const principal = operation.state.principal;
   const authInfo: AuthInfo = { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } };
   const abort = new AbortController();

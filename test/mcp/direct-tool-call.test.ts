@@ -69,9 +69,9 @@ const envelope = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
-/** One raw tools/call, as a client of that era sends it; the parsed JSON-RPC answer. */
-async function toolCall(base: string, token: string, era: Era, name: string, args: Record<string, unknown>, id: string | number = 1) {
-  const res = await fetch(`${base}/mcp`, {
+/** One raw tools/call, as a client of that era sends it. */
+function post(base: string, token: string, era: Era, name: string, args: Record<string, unknown>, id: string | number = 1) {
+  return fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
@@ -86,6 +86,11 @@ async function toolCall(base: string, token: string, era: Era, name: string, arg
       params: { name, arguments: args, ...(era === 'modern' ? { _meta: envelope } : {}) },
     }),
   });
+}
+
+/** One raw tools/call, as a client of that era sends it; the parsed JSON-RPC answer. */
+async function toolCall(base: string, token: string, era: Era, name: string, args: Record<string, unknown>, id: string | number = 1) {
+  const res = await post(base, token, era, name, args, id);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   return (await res.json()) as { id: unknown; result?: Record<string, any>; error?: { code: number; message: string } };
@@ -115,7 +120,6 @@ describe('tools/call over /mcp, answered directly', () => {
       ['alice', 'update_artifact', { id: mine.bob, title: 'not yours' }],
       ['alice', 'commit_preview', { workspace_id: workspace.bob, collection_id: randomUUID() }],
       ['alice', 'relay_status', {}],
-      ['key', 'search', { query: 'heron' }], // refused: the key has no search:read
       ['key', 'get_artifact', { id: mine.alice }],
     ];
     const tokens: Record<string, string> = { alice: alice.token!, bob: bob.token!, key: readOnlyKey };
@@ -129,9 +133,12 @@ describe('tools/call over /mcp, answered directly', () => {
         assert.deepEqual(comparable(direct), comparable(viaSdk), `${era} ${who} ${name}`);
       }
     // Spot checks that the calls did what they say, so the comparison compares something.
-    const refused = await toolCall(platform.url, readOnlyKey, 'legacy', 'search', { query: 'heron' });
-    assert.equal(refused.result?.isError, true);
-    assert.match(refused.result?.content[0].text, /search:read/);
+    // A call the key's scopes refuse reaches neither path: 403 insufficient_scope (api/routes/mcp.ts).
+    for (const era of ['legacy', 'modern'] as const) {
+      const refused = await post(platform.url, readOnlyKey, era, 'search', { query: 'heron' });
+      assert.equal(refused.status, 403);
+      assert.match(refused.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="[^"]*search:read/);
+    }
     const hidden = await toolCall(platform.url, alice.token!, 'modern', 'get_artifact', { id: mine.bob });
     assert.equal(hidden.result?._meta?.['platform/problem']?.status, 404);
     assert.equal(hidden.result?._meta?.['io.modelcontextprotocol/serverInfo']?.name, 'platform');
@@ -180,20 +187,16 @@ describe('tools/call over /mcp, answered directly', () => {
           );
           break;
         default:
-          // Alice's read-only key, interleaved with Alice's own calls: refused search, allowed read.
+          // Alice's read-only key, interleaved with Alice's own calls: refused search (403), allowed read.
           checks.push(
-            toolCall(
-              platform.url,
-              readOnlyKey,
-              era,
-              i % 3 ? 'search' : 'get_artifact',
-              i % 3 ? { query: 'heron' } : { id: mine.alice },
-              i,
-            ).then((answer) => {
-              assert.equal(answer.id, i);
-              if (i % 3) assert.match(answer.result?.content[0].text, /search:read/, `the key is refused search (call ${i})`);
-              else assert.equal(answer.result?.structuredContent?.id, mine.alice, `the key reads Alice's artifact (call ${i})`);
-            }),
+            i % 3
+              ? post(platform.url, readOnlyKey, era, 'search', { query: 'heron' }, i).then((res) => {
+                  assert.equal(res.status, 403, `the key is refused search (call ${i})`);
+                })
+              : toolCall(platform.url, readOnlyKey, era, 'get_artifact', { id: mine.alice }, i).then((answer) => {
+                  assert.equal(answer.id, i);
+                  assert.equal(answer.result?.structuredContent?.id, mine.alice, `the key reads Alice's artifact (call ${i})`);
+                }),
           );
       }
     }

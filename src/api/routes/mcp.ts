@@ -9,7 +9,7 @@ import { mcpToolCalls } from '../../observability/metrics.js';
 import type { AppContext, AuthedContext } from '../context.js';
 import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
-import { mcpPath, protectedResourceMetadataUrl } from '../middleware/authenticate.js';
+import { mcpPath, protectedResourceMetadataUrl, stillAuthenticated } from '../middleware/authenticate.js';
 import { mcpDiscoverySchema } from '../../presenters/discovery.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -117,6 +117,7 @@ export const mcpRoutes: RouteDef[] = [
         ctx.req,
         ctx.res,
         ctx.state.body,
+        { reauthenticate: () => stillAuthenticated(ctx) },
       );
     },
   },
