@@ -13,7 +13,7 @@ import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { freePort } from '../../temporal-dev/engines.js';
 import { platformToolsetId } from '../../src/operations/builtin-servers.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
-import { consolePage, newPerson, type Person } from '../helpers/console.js';
+import { consolePage, newPerson, probe, type Person } from '../helpers/console.js';
 import { eventually } from '../helpers/http.js';
 import { noteTypeServerHttp, registerServer, type Started } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
@@ -121,12 +121,12 @@ describe('the platform MCP App in MCP Apps hosts', () => {
   });
 
   /** A page of the platform's origin (so /mcp, the API and /console/sandbox are its own) running one host. */
-  async function hostPage(name: keyof typeof hosts): Promise<Page> {
-    const { page } = await consolePage(browser, { viewport: { width: 1000, height: 900 } });
+  async function hostPage(name: keyof typeof hosts): Promise<Page & { dialogs: string[] }> {
+    const { page, dialogs } = await consolePage(browser, { viewport: { width: 1000, height: 900 } });
     const path = `/__${name}-host.html`;
     await page.route(`${platform.url}${path}`, (route) => route.fulfill({ contentType: 'text/html', body: pages[name] }));
     await page.goto(`${platform.url}${path}`);
-    return page;
+    return Object.assign(page, { dialogs });
   }
 
   async function created(title: string, content_type: string, content: string): Promise<Record<string, unknown>> {
@@ -209,5 +209,28 @@ describe('the platform MCP App in MCP Apps hosts', () => {
     // The platform's viewer initialized first, then the type's viewer it became ran its own handshake.
     assert.deepEqual(await page2.evaluate('window.seen'), ['platform-artifact-viewer', 'note-viewer']);
     await page2.context().close();
+  });
+
+  it('shows markup in an artifact as text, and a failed tool call as its error, in the reference host', async () => {
+    const hostile = await created(probe, 'text/plain', `${probe}<script>alert(2)</script>`);
+    const page = await hostPage('reference');
+    await page.evaluate(([token, id]) => (window as any).host(token, 'get_artifact', { id }), [person.api.token!, hostile.id] as const);
+    const app = page.frameLocator('iframe.app');
+    await app.getByRole('heading', { name: probe }).waitFor();
+    assert.equal(await app.locator('pre').textContent(), `${probe}<script>alert(2)</script>`);
+    assert.equal(await app.locator('img').count(), 0);
+    await page.context().close();
+    assert.deepEqual(page.dialogs, []);
+
+    const missing = await hostPage('reference');
+    await missing.evaluate(([token]) => (window as any).host(token, 'get_artifact', { id: '01a2005a-c983-73be-abc3-2995c82b1866' }), [
+      person.api.token!,
+    ] as const);
+    await missing
+      .frameLocator('iframe.app')
+      .getByRole('alert')
+      .filter({ hasText: 'No artifact with id 01a2005a-c983-73be-abc3-2995c82b1866 is visible to you' })
+      .waitFor();
+    await missing.context().close();
   });
 });

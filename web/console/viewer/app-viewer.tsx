@@ -24,16 +24,18 @@ function shownOf(params: Record<string, unknown>): Shown {
   const first = (params.content as { type?: string; text?: string }[] | undefined)?.[0];
   const text = first?.type === 'text' ? first.text : undefined;
   if (params.isError) return { error: text ?? 'The tool failed.' };
+  let artifact: Artifact | undefined;
   try {
-    const artifact = JSON.parse(text ?? '') as Artifact;
-    if (typeof artifact?.title === 'string' && typeof artifact.content_type === 'string') {
-      const content = artifact.content as unknown;
-      return { artifact: { ...artifact, content: typeof content === 'string' ? content : JSON.stringify(content) } };
-    }
+    artifact = JSON.parse(text ?? '') as Artifact;
   } catch {
-    // not an artifact: said below
+    // Not JSON text: a host may pass only the structured content on.
+    artifact = params.structuredContent as Artifact | undefined;
   }
-  return { error: 'The tool result carries no artifact.' };
+  if (typeof artifact?.title !== 'string' || typeof artifact.content_type !== 'string')
+    return { error: 'The tool result carries no artifact.' };
+  // SPEC §4.7: content as a string or an object.
+  const content = artifact.content as unknown;
+  return { artifact: { ...artifact, content: typeof content === 'string' ? content : JSON.stringify(content) } };
 }
 
 /** Asks the platform (through the host) for the type's own viewer; true when this page became it. */
