@@ -35,6 +35,19 @@ export const serverConnectionSchema = z
   })
   .meta({ id: 'ServerConnection' });
 
+export const clientMetadataSchema = z
+  .object({
+    client_id: z.string(),
+    client_name: z.string(),
+    client_uri: z.string(),
+    redirect_uris: z.array(z.string()),
+    grant_types: z.array(z.string()),
+    response_types: z.array(z.string()),
+    token_endpoint_auth_method: z.literal('none'),
+    scope: z.string().optional(),
+  })
+  .meta({ id: 'ClientMetadataDocument' });
+
 const discoveryProblem = (err: DiscoveryFailed): Problem => {
   if (err.code === 'not-protected') return problems.conflict('server-not-protected', err.message);
   return new Problem(502, 'authorization-discovery-failed', 'The server’s authorization could not be discovered', err.message, {
@@ -207,7 +220,7 @@ export async function clientMetadataDocument(services: OperationContext['service
     redirect_uris: [callbackUrl(services.config.apiUri, authorizerId)],
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
-    token_endpoint_auth_method: 'none',
+    token_endpoint_auth_method: 'none' as const,
     ...(Array.isArray(content.scopes) && content.scopes.length ? { scope: content.scopes.join(' ') } : {}),
   };
 }

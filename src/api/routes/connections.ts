@@ -18,7 +18,13 @@ import {
   startedConnectionSchema,
 } from '../../presenters/connections.js';
 import { connectionOutcomePage } from '../../presenters/sign-in-pages.js';
-import { clientMetadataDocument, connectBody, connectServer, serverConnectionSchema } from '../../operations/server-connect.js';
+import {
+  clientMetadataDocument,
+  clientMetadataSchema,
+  connectBody,
+  connectServer,
+  serverConnectionSchema,
+} from '../../operations/server-connect.js';
 import { artifactId } from '../artifact-access.js';
 import type { AppContext } from '../context.js';
 import { limitCredentialExchange } from '../middleware/rate-limit.js';
@@ -75,7 +81,7 @@ export const connectionRoutes: RouteDef[] = [
     method: 'get',
     path: '/connections/:authorizer_id/client-metadata',
     access: 'public',
-    doc: { summary: "A discovered authorizer's client ID metadata document" },
+    doc: { summary: "A discovered authorizer's client ID metadata document", response: clientMetadataSchema },
     handler: async (ctx) => {
       const { authorizer_id } = parse(authorizerParam, ctx.params, 'path');
       ctx.set('Cache-Control', 'public, max-age=300');
