@@ -1,10 +1,13 @@
 // MCP Apps (SEP-1865, issue #35) as clients see them: the tools that answer with an artifact name the
 // platform's artifact viewer in `_meta.ui.resourceUri` (and the deprecated flat key), and the server
 // lists and serves that `ui://` resource as `text/html;profile=mcp-app`, one self-contained page with
-// no network. Through the TypeScript SDK v2 client and the MCP Inspector's CLI.
+// no network. Through the TypeScript SDK v2 client, the official Python SDK (`mcp` 2.3, the uv
+// environment test/mcp/python-oauth-client.test.ts uses) and the MCP Inspector's CLI.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getToolUiResourceUri, RESOURCE_MIME_TYPE } from '@modelcontextprotocol/ext-apps/app-bridge';
@@ -14,6 +17,32 @@ import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 const run = promisify(execFile);
 const viewerUri = 'ui://platform/artifact-viewer.html';
 const artifactTools = ['create_artifact', 'get_artifact', 'update_artifact'];
+
+const python = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'uv', 'mcp-client', 'bin', 'python');
+/** The Python SDK's view of the apps: the tools' `_meta.ui`, the listed `ui://` resources, the page read. */
+const pythonClient = `
+import asyncio, json, os, sys
+import httpx2
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+async def main():
+    url, uri = sys.argv[1:3]
+    http = httpx2.AsyncClient(headers={"authorization": "Bearer " + os.environ["PLATFORM_TOKEN"]}, timeout=httpx2.Timeout(30, read=60))
+    async with http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            tools = (await client.list_tools()).tools
+            resources = (await client.list_resources()).resources
+            page = (await client.read_resource(uri)).contents[0]
+            print(json.dumps({
+                "protocolVersion": client.protocol_version,
+                "apps": {t.name: (t.meta or {}).get("ui") for t in tools if (t.meta or {}).get("ui")},
+                "listed": [{"uri": str(r.uri), "mimeType": r.mime_type} for r in resources if str(r.uri).startswith("ui://")],
+                "read": {"mimeType": page.mime_type, "doctype": getattr(page, "text", "")[:15]},
+            }))
+
+asyncio.run(main())
+`;
 
 let platform: TestPlatform;
 let alice: Api;
@@ -104,6 +133,19 @@ describe('MCP Apps on the platform tools', () => {
         return true;
       });
     }
+  });
+
+  it('shows the app to the official Python SDK: the tools name it, the server lists it and serves the page', async () => {
+    assert.ok(existsSync(python), `${python} is missing: run temporal-dev/install-mcp-servers.sh`);
+    const { stdout } = await run(python, ['-c', pythonClient, `${platform.url}/mcp`, viewerUri], {
+      timeout: 120_000,
+      env: { ...process.env, PLATFORM_TOKEN: alice.token },
+    });
+    const seen = JSON.parse(stdout);
+    assert.equal(seen.protocolVersion, '2026-07-28');
+    assert.deepEqual(seen.apps, Object.fromEntries(artifactTools.map((name) => [name, { resourceUri: viewerUri }])));
+    assert.deepEqual(seen.listed, [{ uri: viewerUri, mimeType: RESOURCE_MIME_TYPE }]);
+    assert.deepEqual(seen.read, { mimeType: RESOURCE_MIME_TYPE, doctype: '<!doctype html>' });
   });
 
   it('shows the app to the MCP Inspector (CLI): the tools name it and the resource reads as HTML', async () => {
