@@ -14,7 +14,7 @@ import type { CatalogDoc, McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SecretStore } from '../store/secrets.js';
 import { ConnectionUnusable, type Projector } from '../connections/projection.js';
 import { genericMcpIcon, iconOf } from './icons.js';
-import { openSession, type McpSession, type OutboundHttp, type ResolvedCredentials } from './session.js';
+import { forgetVerdict, openSession, type McpSession, type OutboundHttp, type ResolvedCredentials } from './session.js';
 import { sessionKey, type SessionPool } from './session-pool.js';
 import { boundResult, classify, redact } from './results.js';
 import { CallFailed, unusable } from './failure.js';
@@ -234,12 +234,13 @@ export class ExternalServers {
         {
           outbound: this.deps.outbound,
           sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }),
+          verdictKey: key,
         },
         () => this.toolsChanged(serverId),
       );
       // Which revision each server speaks is what an operator needs when one misbehaves after an upgrade.
       this.deps.logger.info(
-        { server_id: serverId, protocol_version: session.protocolVersion, transport: session.transport },
+        { server_id: serverId, protocol_version: session.protocolVersion, transport: session.transport, negotiation: session.negotiation },
         'MCP session opened',
       );
       return session;
@@ -251,6 +252,8 @@ export class ExternalServers {
             return await fn(session, server);
           } catch (err) {
             const failure = classify(err, session.stderrTail());
+            // A server that changed under the same command line answers a cached verdict's era with an error.
+            if (failure.retryable || failure.kind === 'protocol') forgetVerdict(key);
             if (failure.retryable || failure.status === 404) await drop();
             // A reused session the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
             if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message)))

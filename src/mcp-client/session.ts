@@ -1,4 +1,11 @@
-import { Client, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type ClientOptions,
+  type PriorDiscovery,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Outbound } from '../net/outbound.js';
 import { z } from 'zod';
@@ -42,6 +49,8 @@ export interface McpSession {
   protocolVersion: string;
   /** How the session was reached: stdio, Streamable HTTP, or the older HTTP+SSE transport. */
   transport: 'stdio' | 'streamable_http' | 'sse';
+  /** Whether the revision was asked for now (`probed`) or taken from this worker's earlier verdict (`cached`). */
+  negotiation: 'probed' | 'cached';
   /** The server's icon from its discovery document, if any. */
   discoveryIcon?: string;
   /** The tail of a stdio server's stderr, for error messages. */
@@ -92,6 +101,35 @@ const negotiation = (probeTimeoutMs: number): ClientOptions['versionNegotiation'
   probe: { timeoutMs: probeTimeoutMs },
 });
 
+/**
+ * The era verdicts of stdio servers, by session key (command line, env and credentials), kept for an
+ * hour: probing a stdio server starts it twice, and a verdict saves the second start for the sessions
+ * opened after the first. A stale `legacy` verdict only keeps an upgraded server on 2025 (it still
+ * answers `initialize`) until the hour is out; a stale `modern` one fails its first call, which drops
+ * the verdict (forgetVerdict). HTTP servers are probed in place, one extra POST: never cached.
+ */
+const stdioVerdicts = new Map<string, { prior: PriorDiscovery; at: number }>();
+export const verdictTtlMs = 60 * 60_000;
+
+function cachedVerdict(key: string): PriorDiscovery | undefined {
+  const held = stdioVerdicts.get(key);
+  if (held && Date.now() - held.at < verdictTtlMs) return held.prior;
+  stdioVerdicts.delete(key);
+  return undefined;
+}
+
+function keepVerdict(key: string, client: Client): void {
+  const discover = client.getDiscoverResult();
+  const era = client.getProtocolEra();
+  const prior: PriorDiscovery | undefined =
+    era === 'modern' && discover ? { kind: 'modern', discover } : era === 'legacy' ? { kind: 'legacy' } : undefined;
+  if (prior) stdioVerdicts.set(key, { prior, at: Date.now() });
+  for (const [k, v] of stdioVerdicts) if (Date.now() - v.at >= verdictTtlMs) stdioVerdicts.delete(k);
+}
+
+/** A session that failed drops its server's verdict: the next one probes again. */
+export const forgetVerdict = (key: string) => void stdioVerdicts.delete(key);
+
 /** A Streamable HTTP session, falling back to the older HTTP+SSE transport when the server refuses the POST. */
 async function connectHttp(
   client: (options: Pick<ClientOptions, 'versionNegotiation'>) => Client,
@@ -128,7 +166,15 @@ async function connectHttp(
 export async function openSession(
   content: McpServerContent,
   creds: ResolvedCredentials,
-  { outbound, sandboxed }: { outbound: OutboundHttp; sandboxed: SandboxedCommand | undefined },
+  {
+    outbound,
+    sandboxed,
+    verdictKey,
+  }: {
+    outbound: OutboundHttp;
+    sandboxed: SandboxedCommand | undefined;
+    /** Where a stdio server's era verdict is kept. */ verdictKey?: string;
+  },
   onToolsChanged: () => void,
 ): Promise<McpSession> {
   const newClient = (options: Pick<ClientOptions, 'versionNegotiation'>) =>
@@ -145,8 +191,22 @@ export async function openSession(
     const stdio = new StdioClientTransport({ command: sandboxed.command, args: sandboxed.args, env: sandboxed.env, stderr: 'pipe' });
     stdio.stderr?.on('data', (chunk: Buffer) => void (tail = (tail + chunk.toString('utf8')).slice(-2000)));
     const client = newClient({ versionNegotiation: negotiation(stdioProbeTimeoutMs) });
-    await client.connect(stdio, { timeout: connectTimeoutMs });
-    return { client, ...negotiated(client), transport: 'stdio', stderrTail: () => tail, close: () => client.close() };
+    const prior = verdictKey ? cachedVerdict(verdictKey) : undefined;
+    try {
+      await client.connect(stdio, { timeout: connectTimeoutMs, ...(prior ? { prior } : {}) });
+    } catch (err) {
+      if (verdictKey) forgetVerdict(verdictKey);
+      throw err;
+    }
+    if (verdictKey && !prior) keepVerdict(verdictKey, client);
+    return {
+      client,
+      ...negotiated(client),
+      transport: 'stdio',
+      negotiation: prior ? 'cached' : 'probed',
+      stderrTail: () => tail,
+      close: () => client.close(),
+    };
   }
   if (transport.type !== 'http') throw new Error('a server on a host is called through its relay, never opened here');
   const { endpoint, icon } = transport.url
@@ -157,6 +217,7 @@ export async function openSession(
     client,
     ...negotiated(client),
     transport: reached,
+    negotiation: 'probed',
     ...(icon ? { discoveryIcon: icon } : {}),
     stderrTail: () => '',
     close: () => client.close(),

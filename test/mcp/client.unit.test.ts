@@ -184,6 +184,7 @@ describe('connection pool', () => {
       client: {} as McpSession['client'],
       protocolVersion: '2026-07-28',
       transport: 'stdio' as const,
+      negotiation: 'probed' as const,
       stderrTail: () => '',
       close: async () => void (c.closed = true),
     };

@@ -31,6 +31,8 @@ before(async () => {
     {
       ALLOW_STDIO_MCP_SERVERS: 'true',
       MCP_OUTBOUND_ALLOW: '127.0.0.0/8,::1/128',
+      // Sessions close after two idle seconds, so that a later call opens a new one (the cached-verdict case).
+      MCP_CONNECTION_IDLE_SECONDS: '2',
     },
     { worker: true },
   );
@@ -54,14 +56,18 @@ async function start(server: Promise<Started>): Promise<Started> {
   return s;
 }
 
+interface SessionLog {
+  protocol_version: string;
+  transport: string;
+  negotiation: 'probed' | 'cached';
+}
+
 /** The revision and transport of the sessions the worker opened with a server, from its log. */
-function sessionsOf(serverId: string): { protocol_version: string; transport: string }[] {
+function sessionsOf(serverId: string): SessionLog[] {
   return platform.logs.flatMap((line) => {
     try {
       const entry = JSON.parse(line) as Record<string, string>;
-      return entry.msg === 'MCP session opened' && entry.server_id === serverId
-        ? [entry as { protocol_version: string; transport: string }]
-        : [];
+      return entry.msg === 'MCP session opened' && entry.server_id === serverId ? [entry as unknown as SessionLog] : [];
     } catch {
       return [];
     }
@@ -171,10 +177,13 @@ const rows: Row[] = [
   },
 ];
 
+const registered = new Map<Row, string>();
+
 describe('the gateway speaks each server its own protocol revision', () => {
   for (const row of rows) {
     it(`${row.revision} over ${row.transport}: ${row.name}, through REST and call_server_tool`, async () => {
       const id = await row.register();
+      registered.set(row, id);
       const viaRest = await invokeTool(alice, id, row.tool, row.args);
       assert.equal(viaRest.isError ?? false, false, JSON.stringify(viaRest));
       assert.match(textOf(viaRest), row.expect);
@@ -182,7 +191,9 @@ describe('the gateway speaks each server its own protocol revision', () => {
       assert.equal(viaMcp.isError ?? false, false, JSON.stringify(viaMcp));
       assert.match(textOf(viaMcp), row.expect);
       const sessions = await eventually(async () => (sessionsOf(id).length > 0 ? sessionsOf(id) : undefined));
-      for (const session of sessions) assert.deepEqual(session, { ...session, protocol_version: row.revision, transport: row.transport });
+      for (const session of sessions)
+        assert.deepEqual([session.protocol_version, session.transport], [row.revision, row.transport], JSON.stringify(sessions));
+      assert.equal(sessions[0]!.negotiation, 'probed', 'the first session asks the server');
       // The catalog was listed too (on a session of its own, at the same revision): the server's tools are there.
       const entry = await eventually(async () => {
         const r = await alice.get(`/mcp/workspaces/${ws}/servers`);
@@ -194,6 +205,25 @@ describe('the gateway speaks each server its own protocol revision', () => {
         entry.tools.some((t) => t.name === row.tool),
         JSON.stringify(entry),
       );
+    });
+  }
+});
+
+describe('a stdio server is probed once per worker and hour', () => {
+  // Probing a stdio server starts it a second time (the SDK's sibling probe); a later session takes the
+  // verdict this worker kept, and still speaks the same revision.
+  for (const row of rows.filter((r) => r.transport === 'stdio')) {
+    it(`opens a later session with ${row.name} from its kept verdict, at ${row.revision}`, async () => {
+      const id = registered.get(row);
+      assert.ok(id, 'registered by the matrix above');
+      const cached = await eventually(async () => {
+        const result = await invokeTool(alice, id, row.tool, row.args);
+        assert.match(textOf(result), row.expect);
+        const later = sessionsOf(id).filter((s) => s.negotiation === 'cached');
+        if (later.length === 0) await new Promise((r) => setTimeout(r, 2_500)); // until the idle session is closed
+        return later.length > 0 ? later : undefined;
+      }, 60_000);
+      for (const session of cached) assert.equal(session.protocol_version, row.revision);
     });
   }
 });
