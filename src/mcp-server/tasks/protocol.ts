@@ -49,7 +49,8 @@ export function wireTask(taskId: string, createdAt: Date, state: TaskState): Rec
     // The platform keeps a task as long as its workflow's record: no TTL is promised or enforced.
     ttlMs: null,
     pollIntervalMs,
-    ...(state.status === 'completed' && state.result ? { result: state.result } : {}),
+    // The tool's result as tools/call would have carried it on 2026-07-28: with its result type.
+    ...(state.status === 'completed' && state.result ? { result: { resultType: 'complete', ...state.result } } : {}),
     ...(state.status === 'input_required' && state.inputRequests ? { inputRequests: state.inputRequests } : {}),
     ...(state.status === 'failed' && state.error ? { error: state.error } : {}),
   };
