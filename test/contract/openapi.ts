@@ -619,6 +619,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/artifacts/{id}/op/connect': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Connect to an MCP server protected by MCP authorization
+     * @description The first connect discovers the server's authorization (RFC 9728, RFC 8414), registers the platform there and makes the authorizer; every connect starts the caller's own connection. Send the person to connection.authorization_url.
+     *
+     *     A person's own token (not a server credential, API key or OAuth client).
+     */
+    post: operations['postArtifactsIdOpConnect'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/connections/{authorizer_id}/client-metadata': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A discovered authorizer's client ID metadata document
+     * @description No credentials.
+     */
+    get: operations['getConnectionsAuthorizerIdClientMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/connections/{authorizer_id}/callback': {
     parameters: {
       query?: never;
@@ -2287,6 +2329,24 @@ export interface components {
       /** Format: date-time */
       attempt_expires_at: string;
       redirect_uri: string;
+    };
+    ServerConnection: {
+      server_id: string;
+      authorizer_id: string;
+      /** @description Whether this request discovered the authorization and made the authorizer (the first connect). */
+      discovered: boolean;
+      connection: components['schemas']['StartedConnection'];
+    };
+    ClientMetadataDocument: {
+      client_id: string;
+      client_name: string;
+      client_uri: string;
+      redirect_uris: string[];
+      grant_types: string[];
+      response_types: string[];
+      /** @constant */
+      token_endpoint_auth_method: 'none';
+      scope?: string;
     };
     Connection: {
       id: string;
@@ -4615,6 +4675,72 @@ export interface operations {
       415: components['responses']['UnsupportedMediaType'];
       429: components['responses']['TooManyRequests'];
       503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postArtifactsIdOpConnect: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @description Server credentials (client ids) that may project this connection with POST /connections/{id}/project; absent on a later start: unchanged; none: only the platform itself (MCP servers with oauth2 auth). */
+          server_client_ids?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ServerConnection'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      412: components['responses']['PreconditionFailed'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      502: components['responses']['Error'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getConnectionsAuthorizerIdClientMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        authorizer_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClientMetadataDocument'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
       default: components['responses']['Error'];
     };
   };

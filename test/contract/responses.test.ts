@@ -43,6 +43,9 @@ const notJson: Record<string, string> = {
 /** Routes with a declared answer that this session does not reach, each with why. */
 const notExercised: Record<string, string> = {
   'post /connections/{authorizer_id}/start': 'needs an external OAuth authorizer (test/connections covers it)',
+  'post /artifacts/{id}/op/connect': 'needs an MCP server behind a real authorization server (test/connections/discovered-oauth covers it)',
+  'get /connections/{authorizer_id}/client-metadata':
+    'needs an authorizer whose client id is its own metadata URL, made over https (test/connections/discovered-oauth-cimd covers it)',
   'get /connections/{id}': 'needs a connection, made through an external authorizer',
   'delete /connections/{id}': 'needs a connection, made through an external authorizer',
   'post /connections/{id}/project': 'needs a connection, made through an external authorizer',

@@ -179,6 +179,7 @@ before(async () => {
     'POST /commits/:id/approve': { path: `/commits/${commit.body.id}/approve`, body: {}, target: 'container' },
     'POST /commits/:id/reject': { path: `/commits/${commit.body.id}/reject`, body: { comment: 'no' }, target: 'container' },
     'POST /artifacts/:id/invoke': { path: `/artifacts/${server}/invoke`, body: { name: 'echo', arguments: {} }, target: 'container' },
+    'POST /artifacts/:id/op/connect': { path: `/artifacts/${server}/op/connect`, body: {}, target: 'container' },
     'POST /artifacts/:id/op/resources_read': {
       path: `/artifacts/${server}/op/resources_read`,
       body: { uri: 'demo://x' },
