@@ -89,6 +89,8 @@ export class CallRunner {
       const result = await this.op(server.client, call, options);
       return { outcome: 'result', result: scrubJson(result, env) };
     } catch (err) {
+      // SDK 2 rejects a request whose signal was aborted before it went out as a timeout: it was cancelled.
+      if (signal.aborted) return { outcome: 'failure', failure: { kind: 'cancelled', message: 'cancelled', retryable: false } };
       const tail = server.stderrTail().trim();
       return failure(err, env, false, server.dead && tail ? tail : '');
     } finally {

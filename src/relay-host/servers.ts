@@ -102,7 +102,8 @@ export class ServerPool {
     const connectMs = Math.max(1000, Math.min(call.timeout_ms, 120_000));
     const client = new Client(
       { name: 'platform-relay', version: relayPackageVersion() },
-      { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: connectMs } } },
+      // A stdio server silent on the probe for 20 s is taken for a 2025 one (SDK: stdio silence is legacy).
+      { capabilities: {}, versionNegotiation: { mode: 'auto', probe: { timeoutMs: Math.min(connectMs, 20_000) } } },
     );
     const server: PooledServer = {
       key,
