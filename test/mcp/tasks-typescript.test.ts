@@ -7,6 +7,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
 import { createTaskSessionFromClient, resultFromTaskOutcome, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import type { Api } from '../helpers/http.js';
 import { eventually } from '../helpers/http.js';
@@ -91,6 +94,24 @@ describe('MCP tasks through the official TypeScript SDK (v2)', () => {
     const client = await connect(true);
     try {
       assert.deepEqual(client.getServerCapabilities()?.extensions?.[tasks], {});
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('offers no task to a 2025-era client (TS SDK v1): not in its capabilities, and tasks/get is not served', async () => {
+    const client = new LegacyClient({ name: 'legacy', version: '1.0.0' });
+    await client.connect(
+      new LegacyTransport(new URL(`${platform.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.token}` } } }),
+    );
+    try {
+      const capabilities = client.getServerCapabilities() as Record<string, any>;
+      assert.equal(capabilities.extensions?.[tasks], undefined);
+      assert.equal(capabilities.tasks, undefined);
+      const listed = await client
+        .request({ method: 'tasks/get', params: { taskId: 'commit-x' } } as never, z.looseObject({}))
+        .catch((e: Error) => e);
+      assert.ok(listed instanceof Error, 'tasks/get is not a 2025-era method here');
     } finally {
       await client.close();
     }
