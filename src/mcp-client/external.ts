@@ -426,21 +426,26 @@ export class ExternalServers {
   }
 }
 
+/** Each request of a listing has this deadline (the SDK's default, said here). */
+const listing = { timeout: 60_000 };
+
 /** What a live session lists: the same shape a relay answers for its `catalog` op. */
 async function listSession({ client }: McpSession): Promise<CatalogListing> {
   const version = client.getServerVersion();
   const caps = client.getServerCapabilities() ?? {};
   const tools = caps.tools
-    ? await collect((cursor) => client.listTools(cursor ? { cursor } : undefined).then((r) => ({ items: r.tools, next: r.nextCursor })))
+    ? await collect((cursor) =>
+        client.listTools(cursor ? { cursor } : undefined, listing).then((r) => ({ items: r.tools, next: r.nextCursor })),
+      )
     : [];
   const resources = caps.resources
     ? await collect((cursor) =>
-        client.listResources(cursor ? { cursor } : undefined).then((r) => ({ items: r.resources, next: r.nextCursor })),
+        client.listResources(cursor ? { cursor } : undefined, listing).then((r) => ({ items: r.resources, next: r.nextCursor })),
       )
     : [];
   const typeDefinitions: CatalogListing['type_definitions'] = [];
   for (const r of resources.filter((r) => isTypeDefinitionUri(r.uri)).slice(0, 100)) {
-    const read = await client.readResource({ uri: r.uri });
+    const read = await client.readResource({ uri: r.uri }, listing);
     typeDefinitions.push({ uri: r.uri, text: read.contents.map((c) => ('text' in c ? c.text : '')).join('') });
   }
   return {
