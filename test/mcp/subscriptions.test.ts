@@ -8,6 +8,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { after, before, describe, it } from 'node:test';
 import { Client, ProtocolError, StreamableHTTPClientTransport, type McpSubscription } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -81,6 +84,15 @@ async function nothingHeld(): Promise<void> {
   ).catch(async (err: Error) => {
     throw new Error(`${err.message}: ${JSON.stringify(await held())}`);
   });
+}
+
+/**
+ * A full garbage collection now (the server runs in this process). What a stream's end relies on must
+ * be held by the stream itself: a web Request the SDK no longer references is collected here.
+ */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }
 
 describe('subscriptions/listen', () => {
@@ -238,6 +250,25 @@ describe('subscriptions/listen', () => {
       const sub = await client.listen({ resourceSubscriptions: [workspaceUri(ws)] });
       eventStreams(platform.services).stopAll();
       assert.equal(await sub.closed, 'graceful');
+    } finally {
+      await client.close();
+    }
+    await nothingHeld();
+  });
+
+  it('lets go of everything when the client closes, and ends gracefully on shutdown, after a garbage collection', async () => {
+    const ws = await workspace(alice, 'collected');
+    const { client } = await modernClient(alice.token!);
+    try {
+      const leaving = await client.listen({ resourceSubscriptions: [workspaceUri(ws)] });
+      const staying = await client.listen({ resourceSubscriptions: [workspaceUri(ws)] });
+      assert.equal(eventStreams(platform.services).size, 2);
+      collectGarbage();
+      await leaving.close();
+      await eventually(async () => eventStreams(platform.services).size === 1, 10_000, 'the closed stream let go after a collection');
+      eventStreams(platform.services).stopAll();
+      const closed = await Promise.race([staying.closed, sleep(10_000).then(() => 'still open')]);
+      assert.equal(closed, 'graceful', 'the shutdown reached the stream after a collection');
     } finally {
       await client.close();
     }

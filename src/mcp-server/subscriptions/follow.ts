@@ -58,7 +58,8 @@ export class Follower {
     return () => this.stop();
   }
 
-  private stop(): void {
+  /** Lets go of the watches and timers (idempotent): the stream's end, however it came. */
+  stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     for (const undo of this.unfollow.splice(0)) undo();

@@ -119,8 +119,15 @@ function drained(res: ServerResponse): Promise<void> {
   });
 }
 
-/** Writes the handler's answer: a JSON body whole; an SSE stream as it comes. True when it was a stream. */
-async function pump(response: Response, res: ServerResponse): Promise<boolean> {
+/**
+ * Writes the handler's answer: a JSON body whole; an SSE stream as it comes, until it ends or `stop`
+ * aborts. True when it was a stream. The stream is cancelled here rather than left to the web
+ * Request's signal: that signal follows `stop` only while the Request object lives (undici holds the
+ * link weakly and drops it when the Request is collected), and the SDK keeps the signal, not the
+ * Request. So after a garbage collection an abort would no longer reach the SDK's stream: it would
+ * never end, and its slot, follower and watch would be held for good.
+ */
+async function pump(response: Response, res: ServerResponse, stop: AbortSignal): Promise<boolean> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   if (!response.body || !headers['content-type']?.startsWith('text/event-stream')) {
@@ -130,9 +137,20 @@ async function pump(response: Response, res: ServerResponse): Promise<boolean> {
     return false;
   }
   res.writeHead(response.status, headers);
-  for await (const chunk of response.body) {
-    if (res.destroyed) break;
-    if (!res.write(chunk)) await drained(res);
+  const reader = response.body.getReader();
+  // Cancelling ends a pending read at once (done) and runs the SDK's teardown (its bus unsubscribed).
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  if (stop.aborted) cancel();
+  else stop.addEventListener('abort', cancel, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value)) await drained(res);
+    }
+  } finally {
+    stop.removeEventListener('abort', cancel);
+    cancel(); // a stream left early (slow reader, client gone) is let go too
   }
   return true;
 }
@@ -190,7 +208,7 @@ export async function serveListen(
   });
   listenStreamsOpen.inc();
   try {
-    const streamed = await pump(await handler.fetch(webRequest(req, stop.signal), { parsedBody: body }), res);
+    const streamed = await pump(await handler.fetch(webRequest(req, stop.signal), { parsedBody: body }), res, stop.signal);
     if (streamed && reason && id !== undefined && !res.destroyed) res.write(frame(lastMessage(id as string | number, reason)));
   } catch (err) {
     if (err instanceof SlowReader) ctx.services.logger.info(log, 'listen stream reader too slow: cut off');
@@ -200,7 +218,8 @@ export async function serveListen(
     listenStreamsOpen.dec();
     res.off('close', left);
     slot.signal.removeEventListener('abort', shutdown);
-    stop.abort(); // the SDK's stream and the follower let go
+    stop.abort(); // the SDK's stream lets go
+    follower.stop(); // and the follower with its watches, whether or not the SDK unsubscribed it
     slot.release();
     if (!res.writableEnded && !res.destroyed) res.end();
   }
