@@ -1,16 +1,16 @@
-import { ProtocolErrorCode, ResourceTemplate, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import type { McpUiResourceMeta } from '@modelcontextprotocol/ext-apps';
-import { Problem } from '../kernel/errors/problem.js';
 import type { OperationContext } from '../operations/services.js';
 import type { ToolDef } from './tools.js';
-import { artifactViewerHtml, typeViewerTemplate } from './apps/viewer-html.js';
-import { typeViewerHtml } from './apps/type-viewer.js';
+import { artifactViewerHtml } from './apps/viewer-html.js';
 
 // MCP Apps (SEP-1865, issue #35): the tools that answer with an artifact carry the platform's artifact
-// viewer (`_meta.ui.resourceUri`), a `ui://` resource listed and served here. The viewer shows the
-// artifact with the console's renderers, or becomes the viewer its type declares (SPEC §2.10), which
-// it reads through `typeViewerTemplate`.
+// viewer (`_meta.ui.resourceUri`), a `ui://` resource listed and served here. The viewer shows every
+// artifact with the console's renderers. It never loads a type's own viewer (SPEC §2.10): that page is
+// another server's code, and a host runs this page as the platform's app, with the platform's tools.
+// For a type that may declare one, it links to the console, whose host limits that viewer to its own
+// server's tools (docs/decisions.md).
 
 /** The built-in viewer's resource. */
 export const artifactViewerUri = 'ui://platform/artifact-viewer.html';
@@ -33,52 +33,27 @@ export function toolAppMeta(def: ToolDef): Record<string, unknown> {
   return { ui: { resourceUri: artifactViewerUri }, [RESOURCE_URI_META_KEY]: artifactViewerUri };
 }
 
-function operationOf(extra: ServerContext): OperationContext {
+/** The API's public base as the client reached it (as the commit links of tools.ts), when the request has one. */
+function publicBaseOf(extra: ServerContext): string | undefined {
   const operation = extra.http?.authInfo?.extra?.operation as OperationContext | undefined;
-  if (!operation) throw new Error('MCP request without an operation context');
-  return operation;
+  return operation && (operation.state.publicBase ?? operation.services.config.apiUri);
 }
 
-/** A JSON-RPC error as server.ts sends them: the message as is, the code, the URI in `data`. */
-const notFound = (message: string, uri: string) =>
-  Object.assign(new Error(message), { code: ProtocolErrorCode.InvalidParams, data: { uri } });
-
-/** Registers the viewer's resource and the template its type viewers are read through. */
+/** Registers the viewer's resource: the one `ui://` resource the platform serves. */
 export function registerApps(server: McpServer): void {
   server.registerResource(
     'artifact-viewer',
     artifactViewerUri,
     {
       title: 'Artifact viewer',
-      description: 'Shows the artifact a tool returns: its title, type and content, or its type’s own viewer (MCP App).',
+      description: 'Shows the artifact a tool returns: its title, type and content (MCP App).',
       mimeType: RESOURCE_MIME_TYPE,
       _meta: { ui: uiMeta, icon: 'platform' },
     },
-    async (uri) => ({
-      contents: [{ uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: await artifactViewerHtml(), _meta: { ui: uiMeta } }],
+    async (uri, extra) => ({
+      contents: [
+        { uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: await artifactViewerHtml(publicBaseOf(extra)), _meta: { ui: uiMeta } },
+      ],
     }),
-  );
-  // Read by the viewer through its host (resources/read), never listed: one per artifact.
-  server.registerResource(
-    'artifact-type-viewer',
-    new ResourceTemplate(typeViewerTemplate, { list: undefined }),
-    { title: 'The viewer of an artifact’s type', mimeType: RESOURCE_MIME_TYPE, _meta: { ui: uiMeta, icon: 'platform' } },
-    async (uri, vars, extra) => {
-      const found = await typeViewerHtml(operationOf(extra), String(vars.id)).catch((err: unknown) => {
-        if (err instanceof Problem && err.status < 500) throw notFound(err.message, uri.href);
-        throw err;
-      });
-      if (!found) throw notFound(`Artifact ${String(vars.id)} has no viewer of its type's own; the artifact viewer shows it.`, uri.href);
-      return {
-        contents: [
-          {
-            uri: uri.href,
-            mimeType: RESOURCE_MIME_TYPE,
-            text: found.html,
-            _meta: { ui: uiMeta, 'platform/viewer': { server_id: found.server_id, uri: found.uri } },
-          },
-        ],
-      };
-    },
   );
 }

@@ -116,23 +116,28 @@ describe('MCP Apps on the platform tools', () => {
     assert.match(page!.text, /2026-01-26/, 'the handshake version of SPEC §4.7');
   });
 
-  it('answers a read of the type viewer of an artifact whose type has none, or that is not visible, as not found', async () => {
+  it("serves no type's viewer: no ui:// template, a read of the old one refused, a page that reads nothing", async () => {
+    // A type's viewer is another server's code: the platform's app never loads one (docs/decisions.md).
+    const { resourceTemplates } = await client.listResourceTemplates();
+    assert.deepEqual(
+      resourceTemplates.filter((t) => t.uriTemplate.startsWith('ui://')),
+      [],
+    );
     const ws = (await alice.post('/workspaces', { name: 'Apps' })).body.id;
     const created = await client.callTool({
       name: 'create_artifact',
-      arguments: { title: 'Plain', content_type: 'text/plain', content: 'x', collection_id: ws },
+      arguments: { title: 'Typed', content_type: 'application/vnd.example.note+json', content: '{"heading":"h"}', collection_id: ws },
     });
-    const id = (created.structuredContent as { id: string }).id;
-    for (const uri of [
-      `ui://platform/artifacts/${id}/viewer.html`,
-      'ui://platform/artifacts/01a2005a-c983-73be-abc3-2995c82b1866/viewer.html',
-    ]) {
-      await assert.rejects(client.readResource({ uri }), (err: Error & { code?: number; data?: { uri?: string } }) => {
-        assert.equal(err.code, -32602, err.message);
-        assert.equal(err.data?.uri, uri);
-        return true;
-      });
-    }
+    const uri = `ui://platform/artifacts/${(created.structuredContent as { id: string }).id}/viewer.html`;
+    await assert.rejects(client.readResource({ uri }), (err: Error & { code?: number; data?: { uri?: string } }) => {
+      assert.equal(err.code, -32602, err.message);
+      assert.equal(err.data?.uri, uri);
+      return true;
+    });
+    const page = (await client.readResource({ uri: viewerUri })).contents[0] as { text: string };
+    assert.doesNotMatch(page.text, /resources\/read|document\.write|platform-type-viewer/, 'the page asks its host for no other page');
+    // Where it sends a person for the type's own viewer: the console under the base the client reached.
+    assert.match(page.text, new RegExp(`<meta name="platform-console" content="${platform.url}/console/">`));
   });
 
   it('shows the app to the official Python SDK: the tools name it, the server lists it and serves the page', async () => {

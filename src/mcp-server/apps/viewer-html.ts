@@ -6,8 +6,11 @@ import { consoleSource } from '../../console/build-console.js';
 // first read: one self-contained HTML document, its script and style inline, that loads nothing from
 // anywhere (its `_meta.ui.csp` declares no domain, so hosts allow it no network either).
 
-/** Where the page asks the platform for an artifact type's own viewer (apps.ts serves it). */
-export const typeViewerTemplate = 'ui://platform/artifacts/{id}/viewer.html';
+/** Stands in the bundled page for the console's address, filled per read (the page links there). */
+const consoleSlot = '__PLATFORM_CONSOLE__';
+
+/** A value safe inside a double-quoted HTML attribute. */
+const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 const style = `
   body { font: 15px/1.5 system-ui, sans-serif; margin: 0.75rem 1rem; color: #1d2433; }
@@ -42,7 +45,7 @@ async function bundle(): Promise<string> {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="platform-type-viewer" content="${typeViewerTemplate}">
+<meta name="platform-console" content="${consoleSlot}">
 <title>Artifact</title>
 <style>${style}</style>
 </head>
@@ -56,11 +59,16 @@ async function bundle(): Promise<string> {
 
 let built: Promise<string> | null = null;
 
-/** The viewer's HTML, bundled on first use and then kept (a failed bundle is retried on the next read). */
-export function artifactViewerHtml(): Promise<string> {
+/**
+ * The viewer's HTML, bundled on first use and then kept (a failed bundle is retried on the next read),
+ * with the console's address under `publicBase` (the API's base as the client reached it), where the
+ * page sends a person to see an artifact in its type's own viewer. Without a base, the page gives no link.
+ */
+export async function artifactViewerHtml(publicBase?: string): Promise<string> {
   built ??= bundle().catch((err: unknown) => {
     built = null;
     throw err;
   });
-  return built;
+  const consoleUri = publicBase ? `${publicBase.replace(/\/+$/, '')}/console/` : '';
+  return (await built).replace(consoleSlot, () => attribute(consoleUri));
 }

@@ -63,39 +63,3 @@ export function connectToHost(
     };
   });
 }
-
-/**
- * Runs in the type's viewer's document, ahead of it: once the host has answered that viewer's own
- * ui/initialize, hands it the notifications this page already received (the host sent them once, to
- * this page). Serialized with toString: it may use nothing from outside itself.
- */
-function replayAfterInitialize(replay: { method: string; params: unknown }[]): void {
-  let done = false;
-  addEventListener('message', (event) => {
-    const m = event.data;
-    if (done || event.source !== parent || !m || m.jsonrpc !== '2.0' || m.method !== undefined) return;
-    if (!m.result || typeof m.result.protocolVersion !== 'string') return;
-    done = true;
-    // After the viewer's own handler has taken the answer and said it is initialized.
-    setTimeout(() => {
-      for (const { method, params } of replay)
-        dispatchEvent(new MessageEvent('message', { data: { jsonrpc: '2.0', method, params }, source: parent }));
-    }, 0);
-  });
-}
-
-/**
- * Replaces this page with another viewer's HTML (the artifact type's own, SPEC §2.10), in this same
- * frame and under the host's same sandbox and CSP: no nested frame, which hosts' CSPs refuse. Its
- * doctype stays first (standards mode). That viewer then runs the handshake with the host itself.
- */
-export function becomeViewer(html: string, replay: { method: string; params: unknown }[]): void {
-  const data = JSON.stringify(replay).replace(/</g, '\\u003c');
-  const prelude = `<script>(${replayAfterInitialize.toString()})(${data});</scr` + 'ipt>';
-  const doctype = /^\s*(<!doctype[^>]*>)/i.exec(html);
-  document.open();
-  if (doctype) document.write(doctype[1]!);
-  document.write(prelude);
-  document.write(doctype ? html.slice(doctype[0].length) : html);
-  document.close();
-}

@@ -2,22 +2,28 @@
 // resource that get_artifact, create_artifact and update_artifact name in `_meta.ui.resourceUri`,
 // bundled by the server (src/mcp-server/apps/viewer-html.ts). It shows the artifact the tool result
 // carries with the console's own renderers (ArtifactBody: markdown as elements, JSON pretty-printed,
-// media, text). When the artifact's type may have a viewer of its own (a vendor type, SPEC §2.10), it
-// asks the host to read that viewer through the platform (resources/read of the URI the page names in
-// its `platform-type-viewer` meta) and, if there is one, becomes it.
+// media, text), whatever its type. It never loads a type's own viewer (SPEC §2.10): that is another
+// server's code, and the host runs this page as the platform's app, whose tools/call reach every
+// platform tool as the person. For a type that may declare a viewer, it says so and links to the
+// artifact in the console (the address the server puts in its `platform-console` meta), whose host
+// runs that viewer in its sandbox with its own server's tools only.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ArtifactBody } from '../artifact-body';
 import type { Artifact } from '../browse-api';
-import { becomeViewer, connectToHost, type HostSession } from './app-protocol';
+import { connectToHost, type HostSession } from './app-protocol';
 
 type Shown = { artifact: Artifact } | { error: string } | null;
 
 /** A type a content-type server may define (vendor, personal or unregistered tree, not the platform's). */
 const mayHaveTypeViewer = (type: string) => /^[^/]+\/(vnd\.|prs\.|x\.|x-)/i.test(type) && !/^application\/vnd\.platform\./i.test(type);
 
-const typeViewerUri = (id: string) =>
-  document.querySelector<HTMLMetaElement>('meta[name="platform-type-viewer"]')?.content.replace('{id}', encodeURIComponent(id));
+/** The artifact's page in the console, under the address the server gave (http or https only). */
+function consolePage(id: string): string | null {
+  const base = document.querySelector<HTMLMetaElement>('meta[name="platform-console"]')?.content;
+  if (!base || !/^https?:\/\//i.test(base)) return null;
+  return `${base.replace(/\/*$/, '/')}artifacts/${encodeURIComponent(id)}`;
+}
 
 /** The artifact a tool result carries as JSON in its first text content (SPEC §4.7), or what went wrong. */
 function shownOf(params: Record<string, unknown>): Shown {
@@ -38,18 +44,46 @@ function shownOf(params: Record<string, unknown>): Shown {
   return { artifact: { ...artifact, content: typeof content === 'string' ? content : JSON.stringify(content) } };
 }
 
-/** Asks the platform (through the host) for the type's own viewer; true when this page became it. */
-async function typeViewer(host: HostSession, artifact: Artifact, replay: { method: string; params: unknown }[]): Promise<boolean> {
-  const uri = typeViewerUri(artifact.id);
-  if (!uri || !host.capabilities.serverResources || !mayHaveTypeViewer(artifact.content_type)) return false;
-  const read = await host.request('resources/read', { uri }).catch(() => null);
-  const page = (read?.contents as { mimeType?: string; text?: unknown }[] | undefined)?.[0];
-  if (typeof page?.text !== 'string' || !page.mimeType?.startsWith('text/html')) return false;
-  becomeViewer(page.text, replay);
-  return true;
+/**
+ * A link the host opens (ui/open-link) when it can: a sandboxed frame may not navigate or open windows
+ * itself. Without that capability it stays a plain link the person can copy.
+ */
+function HostLink({ href, host, children }: { href: string; host: HostSession | null; children: string }) {
+  const open = (event: MouseEvent) => {
+    if (!host?.capabilities.openLinks) return;
+    event.preventDefault();
+    void host.request('ui/open-link', { url: href }).catch(() => undefined);
+  };
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer" onClick={open}>
+      {children}
+    </a>
+  );
 }
 
-function Viewer({ shown }: { shown: Shown }) {
+/** For a type that may come with a viewer of its own: where that viewer runs (the console), never here. */
+function TypeViewerNote({ artifact, host }: { artifact: Artifact; host: HostSession | null }) {
+  if (!mayHaveTypeViewer(artifact.content_type)) return null;
+  const href = consolePage(artifact.id);
+  return (
+    <p class="type-viewer" role="note">
+      Its type may have a viewer of its own. That viewer runs in the platform's console, not here
+      {href ? (
+        <>
+          {': '}
+          <HostLink href={href} host={host}>
+            open it in the console
+          </HostLink>
+          .
+        </>
+      ) : (
+        '.'
+      )}
+    </p>
+  );
+}
+
+function Viewer({ shown, host }: { shown: Shown; host: HostSession | null }) {
   if (!shown) return <p role="status">Waiting for the artifact…</p>;
   if ('error' in shown) return <p role="alert">{shown.error}</p>;
   const { artifact } = shown;
@@ -60,6 +94,7 @@ function Viewer({ shown }: { shown: Shown }) {
         <span class="type">{artifact.content_type}</span> · {artifact.state}
         {artifact.revision ? ` · revision ${artifact.revision}` : ''}
       </p>
+      <TypeViewerNote artifact={artifact} host={host} />
       <ArtifactBody artifact={artifact} />
     </article>
   );
@@ -67,23 +102,13 @@ function Viewer({ shown }: { shown: Shown }) {
 
 function App() {
   const [shown, setShown] = useState<Shown>(null);
+  const [host, setHost] = useState<HostSession | null>(null);
   useEffect(() => {
-    const replay: { method: string; params: unknown }[] = [];
-    let host: HostSession | null = null;
-    let asked = false;
-    const onResult = (params: Record<string, unknown>) => {
-      const next = shownOf(params);
-      setShown(next);
-      if (!host || asked || !next || !('artifact' in next)) return;
-      asked = true;
-      void typeViewer(host, next.artifact, replay);
-    };
     connectToHost({ name: 'platform-artifact-viewer', version: '1.0.0' }, (method, params) => {
-      if (method === 'ui/notifications/tool-input' || method === 'ui/notifications/tool-result') replay.push({ method, params });
-      if (method === 'ui/notifications/tool-result') onResult(params);
+      if (method === 'ui/notifications/tool-result') setShown(shownOf(params));
     }).then(
       (session) => {
-        host = session;
+        setHost(session);
         // The host's size reports: the content's own height, only when it changes (never the frame's).
         const root = document.getElementById('app')!;
         let reported = 0;
@@ -95,7 +120,7 @@ function App() {
       (err: Error) => setShown({ error: `The host did not initialize the viewer: ${err.message}` }),
     );
   }, []);
-  return <Viewer shown={shown} />;
+  return <Viewer shown={shown} host={host} />;
 }
 
 render(<App />, document.getElementById('app')!);

@@ -2,9 +2,9 @@
 // `ui://` resource of the server that defines the type, runs in /console/sandbox inside
 // <iframe sandbox="allow-scripts"> (an opaque origin: no access to this page, its storage or cookies,
 // and a CSP with no network). The host answers ui/initialize, sends the artifact as the tool result,
-// and proxies the viewer's tools/call and resources/read to the platform under the person's session
-// (the platform's own artifact viewer reads its type's viewer that way, issue #35). The viewer never
-// sees a token.
+// and proxies the viewer's tools/call and resources/read to its own server, through the platform under
+// the person's session (the platform's own artifact viewer, issue #35, is read at /mcp). The viewer
+// never sees a token.
 import { AppBridge, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Problem } from '../commits';
