@@ -85,8 +85,8 @@ export function directToolCall(headers: IncomingHttpHeaders, body: unknown): Dir
   // A task-capable call of a long tool is answered here only: the SDK's server validates a tool's
   // result against its output schema, which a task handle is not.
   const tasks = era === 'modern' && declaresTasks(params._meta) && makesTasks(tool.def);
-  // A progress token without a task: the SDK's server sends the notifications (tasks/progress.ts) on an SSE answer.
-  if (!tasks && progressTokenOf(params._meta) !== undefined) return undefined;
+  // A long tool's progress token without a task: the SDK's server sends the notifications (tasks/progress.ts) on an SSE answer.
+  if (!tasks && makesTasks(tool.def) && progressTokenOf(params._meta) !== undefined) return undefined;
 
   const input = tool.def.input.safeParse(params.arguments ?? {});
   // Arguments the schema refuses: the SDK words that error, nothing has run yet.

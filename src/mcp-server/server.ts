@@ -245,7 +245,7 @@ const modern = createMcpHandler(({ authInfo, era }) => createMcpServer(authInfo,
  * idiom (no session id), answered as one JSON body, as before the SDK's v2; its own fallback
  * (`legacy: 'stateless'`) would answer an SSE stream.
  */
-async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown, stop: AbortSignal): Promise<Response> {
   const server = createMcpServer(authInfo, 'legacy');
   // One JSON body, unless the call asked for progress: then an SSE stream carries the notifications first.
   const transport = new WebStandardStreamableHTTPServerTransport({
@@ -254,7 +254,7 @@ async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unk
   });
   await server.connect(transport);
   // A client gone mid-call never gets its answer: the tool may finish, nothing waits for it.
-  request.signal.addEventListener('abort', () => void server.close().catch(() => undefined), { once: true });
+  stop.addEventListener('abort', () => void server.close().catch(() => undefined), { once: true });
   try {
     return await transport.handleRequest(request, { authInfo, parsedBody });
   } finally {
@@ -273,7 +273,7 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
 }
 
 /** Writes a web Response to the Node response: a JSON answer whole, with its length; an SSE answer as it comes. */
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+async function writeResponse(response: Response, res: ServerResponse, stop: AbortSignal): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
   if (!response.body || !headers['content-type']?.startsWith('text/event-stream')) {
@@ -283,7 +283,21 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     return;
   }
   res.writeHead(response.status, headers);
-  for await (const chunk of response.body) if (!res.destroyed) res.write(chunk);
+  const reader = response.body.getReader();
+  // Cancelled on the caller's own signal: a web Request's signal follows it only while the Request
+  // object lives (undici), so a client gone after a garbage collection would go unnoticed.
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  if (stop.aborted) cancel();
+  else stop.addEventListener('abort', cancel, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.destroyed) res.write(value);
+    }
+  } finally {
+    stop.removeEventListener('abort', cancel);
+  }
   res.end();
 }
 
@@ -339,9 +353,9 @@ export async function serveMcp(
   try {
     const request = webRequest(req, abort.signal);
     const answer = (await isLegacyRequest(request, body))
-      ? serveLegacy(request, authInfo, body)
+      ? serveLegacy(request, authInfo, body, abort.signal)
       : modern.fetch(request, { authInfo, parsedBody: body });
-    await writeResponse(await Promise.race([answer, gone]), res);
+    await writeResponse(await Promise.race([answer, gone]), res, abort.signal);
   } catch (err) {
     if (abort.signal.aborted) return;
     internalError(operation, res, err);

@@ -10,13 +10,15 @@ import { isDuplicateKey } from './mongo.js';
  */
 export interface McpTaskDoc {
   _id: string;
-  /** The person (principal subject) the task belongs to: only they can read, answer or cancel it. */
+  /** The person (principal subject) the task is for. */
   subject: string;
+  /** The credential that made it (a person's session, API key, OAuth client or server credential): only it reads, answers or cancels the task. */
+  actor: { kind: string; id: string };
   tool: string;
   kind: 'commit' | 'invocation';
   /** The commit id or the invocation id. */
   ref: string;
-  /** What the tool had when it started, to compose its final result (ask: the question and the passages). */
+  /** What the tool had when it started, to compose its final result (ask: the question and its hits, by id, never their text). */
   context?: Record<string, unknown>;
   created_at: Date;
   cancel_requested_at?: Date;
@@ -51,11 +53,8 @@ export class McpTaskStore {
     await this.tasks.updateOne({ _id: id, cancel_requested_at: { $exists: false } }, { $set: { cancel_requested_at: at } });
   }
 
-  /** A person's tasks, newest first, after the cursor (the last id and time of the previous page). */
-  listFor(subject: string, limit: number, before?: { at: Date; id: string }): Promise<McpTaskDoc[]> {
-    const filter = before
-      ? { subject, $or: [{ created_at: { $lt: before.at } }, { created_at: before.at, _id: { $lt: before.id } }] }
-      : { subject };
-    return this.tasks.find(filter).sort({ created_at: -1, _id: -1 }).limit(limit).toArray();
+  /** Forgets a person's tasks made before `before` (their workflows and records stay; only the handles go). */
+  async prune(subject: string, before: Date): Promise<void> {
+    await this.tasks.deleteMany({ subject, created_at: { $lt: before } });
   }
 }

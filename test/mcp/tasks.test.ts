@@ -182,52 +182,87 @@ describe('MCP tasks through the official Python SDK', () => {
     }
   });
 
-  it("a task is its owner's: another person's tasks/get says it does not exist; tasks/cancel withdraws the commit", async () => {
-    await draft(person.api, ws, 'Withdrawn', '# Withdrawn\n');
-    const started = (
-      await run(
-        [
-          'start',
-          `${platform.url}/mcp`,
-          'commit_workspace',
-          JSON.stringify({ workspace_id: ws, collection_id: col, message: 'to withdraw' }),
-        ],
-        token,
-      )
-    ).at(-1)!.result!;
-    const taskId = started.taskId as string;
-
+  it("a task is its credential's: another person, or another key of the same person, is told it does not exist", async () => {
+    await draft(person.api, ws, 'Guarded', '# Guarded\n');
+    const args = [
+      'start',
+      `${platform.url}/mcp`,
+      'commit_workspace',
+      JSON.stringify({ workspace_id: ws, collection_id: col, message: 'guarded' }),
+    ];
+    const taskId = (await run(args, token)).at(-1)!.result!.taskId as string;
     const other = await newPerson(platform);
-    const otherToken = (await createApiKey(other.api, ['artifact:read', 'artifact:write'])).key;
-    const refused = await client(['get', `${platform.url}/mcp`, taskId], otherToken).next((l) => l.event === 'error');
-    assert.match(String(refused.message), /Unknown task/);
-
-    await eventually(
-      async () => (await run(['get', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!.status === 'input_required',
-      60_000,
-      'waiting',
-    );
-    await run(['cancel', `${platform.url}/mcp`, taskId], token);
-    const end = (await run(['follow', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!;
-    assert.equal(end.status, 'cancelled');
-    const commits = (await person.api.get(`/commits?workspace_id=${ws}`)).body.items as { workflow_id: string; state: string }[];
-    assert.equal(commits.find((c) => c.workflow_id === taskId)!.state, 'rejected', 'withdrawn: nothing committed');
+    const strangers = [
+      (await createApiKey(other.api, ['artifact:read', 'artifact:write'])).key,
+      // The same person's narrower key: it may not read, answer or cancel what the first one asked for.
+      (await createApiKey(person.api, ['search:read', 'artifact:read'])).key,
+      (await createApiKey(person.api, ['artifact:read', 'artifact:write', 'search:read', 'artifact:invoke'])).key,
+    ];
+    for (const stranger of strangers)
+      for (const mode of ['get', 'cancel'])
+        assert.match(
+          String((await client([mode, `${platform.url}/mcp`, taskId], stranger).next((l) => l.event === 'error')).message),
+          /Unknown task/,
+          mode,
+        );
+    assert.equal((await run(['get', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!.taskId, taskId, 'its own credential reads it');
   });
 
-  it('a client that does not declare the extension gets the proposal as before, never a task', async () => {
+  it('tasks/cancel at once, while the preview is still being made, withdraws the commit: nothing can be approved', async () => {
+    await draft(person.api, ws, 'Withdrawn', '# Withdrawn\n');
+    const args = [
+      'start',
+      `${platform.url}/mcp`,
+      'commit_workspace',
+      JSON.stringify({ workspace_id: ws, collection_id: col, message: 'to withdraw' }),
+    ];
+    const taskId = (await run(args, token)).at(-1)!.result!.taskId as string;
+    await run(['cancel', `${platform.url}/mcp`, taskId], token);
+    const end = (await run(['follow', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!;
+    assert.equal(end.status, 'cancelled', JSON.stringify(end));
+    const commits = (await person.api.get(`/commits?workspace_id=${ws}`)).body.items as {
+      id: string;
+      workflow_id: string;
+      state: string;
+    }[];
+    const commit = commits.find((c) => c.workflow_id === taskId)!;
+    assert.equal(commit.state, 'rejected', 'withdrawn: nothing committed');
+    const decision = (await person.api.get(`/commits/${commit.id}`)).body.decision as { comment: string };
+    assert.match(decision.comment, /Withdrawn by its requester \(MCP tasks\/cancel, through api_key /);
+    assert.equal((await person.api.post(`/commits/${commit.id}/approve`, {})).status, 409, 'a withdrawn commit cannot be approved');
+  });
+
+  it('a client that does not declare the extension gets the proposal as before, never a task (2025 era, and 2026-07-28 without it)', async () => {
+    const call = { name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'plain' } };
+    const post = async (headers: Record<string, string>, params: Record<string, unknown>) => {
+      const res = await fetch(`${platform.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+      });
+      return ((await res.json()) as { result: Record<string, any> }).result;
+    };
     await draft(person.api, ws, 'Plain', '# Plain\n');
-    const res = await fetch(`${platform.url}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'plain' } },
-      }),
-    });
-    const body = (await res.json()) as { result: Record<string, any> };
-    assert.equal(body.result.resultType, undefined);
-    assert.equal(body.result.structuredContent.status, 'awaiting_human_approval');
+    const legacy = await post({}, call);
+    assert.equal(legacy.resultType, undefined);
+    assert.equal(legacy.structuredContent.status, 'awaiting_human_approval');
+
+    await draft(person.api, ws, 'Plain 2026', '# Plain 2026\n');
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'no-tasks', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const modern = await post(
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'commit_workspace' },
+      { ...call, arguments: { ...call.arguments, message: 'plain 2026' }, _meta: envelope },
+    );
+    assert.equal(modern.resultType, 'complete', JSON.stringify(modern));
+    assert.equal(modern.structuredContent.status, 'awaiting_human_approval');
   });
 });

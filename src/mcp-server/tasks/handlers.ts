@@ -1,12 +1,13 @@
 import { ProtocolErrorCode, type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { OperationContext } from '../../operations/services.js';
 import type { McpTaskDoc } from '../../store/mcp-tasks.js';
-import type { ToolDef } from '../tools.js';
+import { missingScope, tools, type ToolDef } from '../tools.js';
 import { cancelTask, readTask, taskKinds } from './kinds.js';
-import { taskIdParams, tasksExtension, updateParams, wireTask } from './protocol.js';
+import { taskIdParams, tasksExtension, taskTtlMs, updateParams, wireTask, type TaskState } from './protocol.js';
 
-// tools/call answered with a task, and the extension's three methods. A task belongs to the person who
-// made it: anyone else (another person, a token acting for no one) is told it does not exist.
+// tools/call answered with a task, and the extension's three methods. A task belongs to the credential
+// that made it, for the person it acted for: any other (another person, another of their keys or
+// clients) is told it does not exist.
 
 /** Whether this tool answers a task-capable client with a task when its work outlasts the moment. */
 export const makesTasks = (tool: ToolDef) => taskKinds.has(tool.name);
@@ -19,17 +20,46 @@ export const makesTasks = (tool: ToolDef) => taskKinds.has(tool.name);
 export async function callAsTask(ctx: OperationContext, tool: ToolDef, input: unknown): Promise<CallToolResult | Record<string, unknown>> {
   const started = await taskKinds.get(tool.name)!.start(ctx, tool, input as Record<string, unknown>);
   if ('result' in started) return started.result;
-  const subject = ctx.state.principal.subject;
-  const doc = await ctx.services.mcpTasks.create({ ...started.task, subject, tool: tool.name, created_at: new Date() });
-  if (doc.subject !== subject) throw new Error(`task ${doc._id} belongs to someone else`);
-  return { resultType: 'task', ...wireTask(doc._id, doc.created_at, await readTask(ctx, doc)) };
+  const { subject, actor } = ctx.state.principal;
+  const now = new Date();
+  const doc = await ctx.services.mcpTasks.create({
+    ...started.task,
+    subject,
+    actor: { kind: actor.kind, id: actor.id },
+    tool: tool.name,
+    created_at: now,
+  });
+  if (!ownedBy(doc, ctx)) throw new Error(`task ${doc._id} was made by another credential`);
+  // Handles past their time go as new ones come: the cost is this person's, never everyone's.
+  void ctx.services.mcpTasks
+    .prune(subject, new Date(now.getTime() - taskTtlMs))
+    .catch((err: unknown) => ctx.services.logger.warn({ err, request_id: ctx.state.requestId }, 'old MCP tasks not pruned'));
+  // The task exists from here on: a state that cannot be read now is answered as working, and polled.
+  const state = await readTask(ctx, doc).catch((err: unknown): TaskState => {
+    ctx.services.logger.warn({ err, task: doc._id, request_id: ctx.state.requestId }, 'new MCP task state not read');
+    return { status: 'working', lastUpdatedAt: now };
+  });
+  return { resultType: 'task', ...wireTask(doc._id, doc.created_at, state) };
 }
+
+/** Whether the task was made by this very credential, for this person. */
+const ownedBy = (doc: McpTaskDoc, ctx: OperationContext) => {
+  const { subject, actor } = ctx.state.principal;
+  return doc.subject === subject && doc.actor.kind === actor.kind && doc.actor.id === actor.id;
+};
 
 const rpcError = (code: number, message: string) => Object.assign(new Error(message), { code });
 
+/**
+ * The task, for the credential that made it, while it is kept and while that credential still holds
+ * the scopes of the tool that made it. Anything else is an unknown task: whether it exists is not told.
+ */
 async function ownTask(ctx: OperationContext, taskId: string): Promise<McpTaskDoc> {
   const doc = await ctx.services.mcpTasks.get(taskId);
-  if (!doc || doc.subject !== ctx.state.principal.subject) throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
+  const tool = doc && tools.find((t) => t.name === doc.tool);
+  const kept = doc && Date.now() - doc.created_at.getTime() < taskTtlMs;
+  if (!doc || !tool || !kept || !ownedBy(doc, ctx) || missingScope(ctx.state.principal.scopes, tool))
+    throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   return doc;
 }
 

@@ -1,11 +1,13 @@
 import type { z } from 'zod';
 import { Problem } from '../../kernel/errors/problem.js';
-import { askOutcome, ask, type askInput } from '../../operations/ask.js';
+import { askOutcome, ask, bestPassage, type askInput } from '../../operations/ask.js';
+import { visibleArtifact } from '../../operations/artifacts.js';
+import type { CommitDoc } from '../../store/commits.js';
 import { invokeAgent, isAgentRun, readableInvocation } from '../../operations/agent-runs.js';
 import { getInvocation } from '../../operations/invoke.js';
 import type { OperationContext } from '../../operations/services.js';
 import { agentByName } from '../../invocations/agents/registry.js';
-import { presentWithItems } from '../../operations/commits.js';
+import { presentWithItems, visibleCommit } from '../../operations/commits.js';
 import type { McpTaskDoc } from '../../store/mcp-tasks.js';
 import { settledStatuses } from '../../workflows/contracts/agent-run.js';
 import { invocationWorkflowId } from '../../workflows/contracts/ids.js';
@@ -88,16 +90,37 @@ export const taskKinds: ReadonlyMap<string, TaskKind> = new Map<string, TaskKind
       async start(ctx, _tool, input) {
         const answer = (await ask(ctx, input as z.infer<typeof askInput>, momentSeconds)) as Record<string, unknown>;
         if (!running(answer)) return { result: answer };
-        return invocationTask(answer, { question: answer.question, passages: answer.passages });
+        // The hits by id, score and container, never their text: it is read again, as visible then.
+        const hits = (answer.passages as AskPassage[]).map(({ id, score, container }) => ({ id, score, container }));
+        return invocationTask(answer, { question: answer.question, hits });
       },
     },
   ],
 ]);
 
+type AskPassage = { id: string; title: string; container: { kind: string; id: string }; score: number; passage: string };
+
+/**
+ * The passages of an ask task's hits as the caller may read them now: an artifact deleted since, or no
+ * longer visible to them, is left out, and each passage is taken from the artifact as it is.
+ */
+async function passagesNow(ctx: OperationContext, question: string, hits: Omit<AskPassage, 'title' | 'passage'>[]) {
+  const found = await Promise.all(
+    hits.map((hit) =>
+      visibleArtifact(ctx, hit.id).then(
+        ({ doc }) => ({ hit, doc }),
+        () => null,
+      ),
+    ),
+  );
+  return found.flatMap((f) => (f ? [{ ...f.hit, title: f.doc.title, passage: bestPassage(f.doc, question) }] : []));
+}
+
 /** A commit's task: working while previewed and applied, input_required while a person must decide. */
 async function commitState(ctx: OperationContext, doc: McpTaskDoc): Promise<TaskState> {
-  const commit = await ctx.services.commits.get(doc.ref);
-  if (!commit) return { status: 'failed', lastUpdatedAt: new Date(), error: { code: -32603, message: 'The commit record is gone.' } };
+  let commit = await visibleCommit(ctx, doc.ref);
+  // A cancel asked while the preview was still being made: withdrawn now that it awaits a person.
+  if (doc.cancel_requested_at && commit.state === 'awaiting_approval') commit = await withdraw(ctx, doc, commit);
   const at = commit.updated_at;
   const page = consoleCommitPage(ctx.state.publicBase ?? ctx.services.config.apiUri, commit._id);
   switch (commit.state) {
@@ -165,8 +188,13 @@ async function invocationState(ctx: OperationContext, doc: McpTaskDoc): Promise<
   if (doc.tool === 'ask') {
     const state = await readableInvocation(ctx, doc.ref);
     settled = isAgentRun(state) && settledStatuses.includes(state.status);
-    const { question, passages } = doc.context as { question: string; passages: Parameters<typeof askOutcome>[1] };
-    body = askOutcome(question, passages, doc.ref, settled && isAgentRun(state) ? state : null);
+    const { question, hits } = doc.context as { question: string; hits: Omit<AskPassage, 'title' | 'passage'>[] };
+    body = askOutcome(
+      question,
+      settled ? await passagesNow(ctx, question, hits) : [],
+      doc.ref,
+      settled && isAgentRun(state) ? state : null,
+    );
   } else {
     body = (await getInvocation(ctx, doc.ref)) as unknown as Record<string, unknown>;
     settled = body.status !== 'running' && body.status !== 'applying';
@@ -190,20 +218,39 @@ export async function readTask(ctx: OperationContext, doc: McpTaskDoc): Promise<
   }
 }
 
+/** The commit's state now, or null once it has gone. */
+const commitNow = (ctx: OperationContext, id: string) => ctx.services.commits.get(id);
+
 /**
- * Asks the task's work to stop: an invocation's workflow is cancelled; a commit still waiting for a
- * person is withdrawn (rejected in its requester's name, so nothing is committed). Cooperative, as
- * the extension says: work already past that point ends as it ends.
+ * Withdraws a commit that awaits a person, as its requester's credential asked (tasks/cancel): a
+ * rejection recorded in the person's name, saying which of their credentials asked. Decided or ended
+ * meanwhile: the cancellation came too late, which the extension allows. The commit as it is after.
+ */
+async function withdraw(ctx: OperationContext, doc: McpTaskDoc, commit: CommitDoc): Promise<CommitDoc> {
+  const why = `Withdrawn by its requester (MCP tasks/cancel, through ${doc.actor.kind} ${doc.actor.id}).`;
+  await ctx.services.commitWorkflows.decide(commit, 'reject', doc.subject, why).catch((err: unknown) => {
+    if (!(err instanceof Problem && err.status === 409)) throw err;
+  });
+  return (await commitNow(ctx, commit._id)) ?? commit;
+}
+
+/** How long tasks/cancel waits for a commit's preview before it leaves the withdrawal to the next tasks/get. */
+const previewWaitMs = 15_000;
+
+/**
+ * Asks the task's work to stop: an invocation's workflow is cancelled; a commit is withdrawn once it
+ * awaits a person (at once, or when its preview is ready: within the wait here, else at the next
+ * tasks/get, which sees the recorded cancel). Cooperative, as the extension says: work already past
+ * that point ends as it ends.
  */
 export async function cancelTask(ctx: OperationContext, doc: McpTaskDoc): Promise<void> {
   await ctx.services.mcpTasks.requestCancel(doc._id, new Date());
   if (doc.kind === 'invocation') return ctx.services.invocationWorkflows.cancel(doc.ref);
-  const commit = await ctx.services.commits.get(doc.ref);
-  if (!commit || commit.state !== 'awaiting_approval') return;
-  await ctx.services.commitWorkflows
-    .decide(commit, 'reject', doc.subject, 'Withdrawn by its requester (MCP tasks/cancel).')
-    .catch((err: unknown) => {
-      // Decided or ended meanwhile: the cancellation came too late, which the extension allows.
-      if (!(err instanceof Problem && err.status === 409)) throw err;
-    });
+  const deadline = Date.now() + previewWaitMs;
+  let commit = await visibleCommit(ctx, doc.ref);
+  while (commit.state === 'previewing' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    commit = (await commitNow(ctx, doc.ref)) ?? commit;
+  }
+  if (commit.state === 'awaiting_approval') await withdraw(ctx, { ...doc, cancel_requested_at: new Date() }, commit);
 }

@@ -8,6 +8,12 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 
 export const tasksExtension = 'io.modelcontextprotocol/tasks';
 
+/**
+ * How long a task handle is kept: a week after it was made (docs/decisions.md, "MCP tasks"). The work
+ * and its record (the commit, the invocation) outlive it; only the handle goes.
+ */
+export const taskTtlMs = 7 * 24 * 3600 * 1000;
+
 /** How often a client is asked to poll: a person's approval takes minutes, a tool call seconds. */
 export const pollIntervalMs = 2000;
 
@@ -46,8 +52,7 @@ export function wireTask(taskId: string, createdAt: Date, state: TaskState): Rec
     ...(state.statusMessage ? { statusMessage: state.statusMessage } : {}),
     createdAt: createdAt.toISOString(),
     lastUpdatedAt: (state.lastUpdatedAt > createdAt ? state.lastUpdatedAt : createdAt).toISOString(),
-    // The platform keeps a task as long as its workflow's record: no TTL is promised or enforced.
-    ttlMs: null,
+    ttlMs: taskTtlMs,
     pollIntervalMs,
     // The tool's result as tools/call would have carried it on 2026-07-28: with its result type.
     ...(state.status === 'completed' && state.result ? { result: { resultType: 'complete', ...state.result } } : {}),
