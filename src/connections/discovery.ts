@@ -130,7 +130,7 @@ function wellKnownResourceUrls(endpoint: URL): URL[] {
 }
 
 /** Whether `resource` identifies the server at `endpoint`: same origin, and a path prefix of it. */
-function identifies(resource: string, endpoint: URL): boolean {
+export function identifies(resource: string, endpoint: URL): boolean {
   let url: URL;
   try {
     url = new URL(resource);

@@ -1,11 +1,12 @@
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
+import { targetIsBound, targetName, type CallTarget } from './binding.js';
 import { connectionIdFor } from './ids.js';
 
 /** Why a connection cannot give headers now; `code` is stable (the API's problem type, the MCP tool error's reason). */
 export class ConnectionUnusable extends Error {
   override name = 'ConnectionUnusable';
   constructor(
-    readonly code: 'not-connected' | 'connection-needs-reconsent' | 'connection-expired',
+    readonly code: 'not-connected' | 'connection-needs-reconsent' | 'connection-expired' | 'connection-resource-mismatch',
     message: string,
   ) {
     super(message);
@@ -62,8 +63,21 @@ export class Projector {
     };
   }
 
-  /** The person's connection to an authorizer (the oauth2 `auth` mode of an MCP server). */
-  async forPerson(userId: string, authorizerId: string): Promise<{ headers: Record<string, string>; expires_at?: Date }> {
+  /**
+   * The person's connection to an authorizer (the oauth2 `auth` mode of an MCP server), for a call to
+   * `target`. An authorizer bound to a protected resource (`resources`, see binding.ts) gives its
+   * tokens only to a call that resource identifies: refused before the connection is even read.
+   */
+  async forPerson(
+    userId: string,
+    authorizerId: string,
+    call: { target: CallTarget; resources: readonly string[] },
+  ): Promise<{ headers: Record<string, string>; expires_at?: Date }> {
+    if (!targetIsBound(call.resources, call.target))
+      throw new ConnectionUnusable(
+        'connection-resource-mismatch',
+        `Authorizer ${authorizerId} gets tokens for ${call.resources.join(', ')} only, and this call goes to ${targetName(call.target)}: no token is sent there. Point the server back at that resource, or give it its own authorizer.`,
+      );
     const doc = await this.connections.get(connectionIdFor(userId, authorizerId));
     if (!doc)
       throw new ConnectionUnusable(

@@ -13,11 +13,13 @@ import type { ArtifactDoc, ArtifactStore } from '../store/artifacts.js';
 import type { CatalogDoc, McpCatalogStore } from '../store/mcp-catalog.js';
 import type { SecretStore } from '../store/secrets.js';
 import { ConnectionUnusable, type Projector } from '../connections/projection.js';
+import { boundResources, type CallTarget } from '../connections/binding.js';
+import { bearerChallenge } from '../connections/discovery.js';
 import { genericMcpIcon, iconOf } from './icons.js';
 import { forgetVerdict, openSession, type McpSession, type OutboundHttp, type ResolvedCredentials } from './session.js';
 import { sessionKey, type SessionPool } from './session-pool.js';
 import { boundResult, classify, redact } from './results.js';
-import { CallFailed, unusable } from './failure.js';
+import { CallFailed, unusable, type CallFailure } from './failure.js';
 import { CatalogMismatch, type Launch, type StdioServers } from '../stdio-servers/index.js';
 
 export interface CallOptions {
@@ -65,6 +67,13 @@ interface LoadedServer {
   host?: { id: string; title: string };
 }
 
+/** Where an http registration's calls go, as the binding of an authorizer's tokens is checked against. */
+function callTarget(content: McpServerContent): CallTarget {
+  const { transport } = content;
+  if (transport.type !== 'http') return null;
+  return transport.url ? { endpoint: new URL(transport.url) } : { origin: new URL(transport.well_known!).origin };
+}
+
 /** What a relayed call takes of a call's options. */
 type RelayOptions = Pick<CallOptions, 'timeoutMs' | 'maxTotalMs' | 'signal' | 'onProgress'>;
 
@@ -81,6 +90,8 @@ interface Prepared {
  */
 export class ExternalServers {
   private readonly prepared = new Map<string, Prepared>();
+  /** Servers registered without `auth` whose last 401 carried a Bearer challenge (MCP authorization). */
+  private readonly challenged = new Set<string>();
 
   constructor(private readonly deps: Deps) {}
 
@@ -184,11 +195,14 @@ export class ExternalServers {
       if (!person)
         throw unusable(`MCP server ${doc._id} is called with each person's own OAuth connection, and this call is made for no one.`);
       try {
-        const { headers } = await this.deps.projector.forPerson(person, auth.authorizer_id);
+        // The authorizer's tokens go only to the resource it was bound to (review finding 4 of #35).
+        const resources = boundResources(await this.deps.artifacts.get(auth.authorizer_id));
+        const { headers } = await this.deps.projector.forPerson(person, auth.authorizer_id, { target: callTarget(content), resources });
         Object.assign(creds.headers, headers);
         creds.secrets.push(...Object.values(headers), ...Object.values(headers).map((v) => v.replace(/^\S+\s+/, '')));
       } catch (err) {
-        if (err instanceof ConnectionUnusable) throw unusable(err.message);
+        if (err instanceof ConnectionUnusable)
+          throw unusable(err.code === 'connection-resource-mismatch' ? `MCP server ${doc._id}: ${err.message}` : err.message);
         throw err;
       }
     }
@@ -227,12 +241,13 @@ export class ExternalServers {
   ): Promise<T> {
     const { server, creds, key } = await this.prepare(serverId, revision, person);
     const secrets = [...creds.secrets, ...callSecrets];
+    const explain = (failure: CallFailure) => this.explained(serverId, server.content, failure);
     const open = async () => {
       const session = await openSession(
         server.content,
         creds,
         {
-          outbound: this.deps.outbound,
+          outbound: this.watched(serverId, server.content),
           sandboxed: server.launch && this.deps.stdio.sandbox?.command(server.launch, { ...server.launch.env, ...creds.env }),
           verdictKey: key,
         },
@@ -258,14 +273,43 @@ export class ExternalServers {
             // A reused session the server has forgotten (a restart: 404 for the session, or closed): once more on a fresh one.
             if (retry && reused && (failure.status === 404 || /closed|ECONNRESET|ECONNREFUSED/i.test(failure.message)))
               return attempt(false);
-            throw new CallFailed(redact(failure, secrets));
+            throw new CallFailed(redact(explain(failure), secrets));
           }
         })
         .catch((err) => {
           if (err instanceof CallFailed) throw err;
-          throw new CallFailed(redact(classify(err), secrets)); // opening the session failed
+          throw new CallFailed(redact(explain(classify(err)), secrets)); // opening the session failed
         });
     return redact(await attempt(true), secrets);
+  }
+
+  /**
+   * The outbound client a session uses: for an http server registered without `auth`, one that notes
+   * whether its 401s carry a Bearer challenge (the SDK's error does not keep the header).
+   */
+  private watched(serverId: string, content: McpServerContent): OutboundHttp {
+    const { outbound } = this.deps;
+    if (content.auth || content.transport.type !== 'http') return outbound;
+    return {
+      fetchJson: outbound.fetchJson.bind(outbound),
+      fetch: async (...args: Parameters<OutboundHttp['fetch']>) => {
+        const res = await outbound.fetch(...args);
+        if (res.status === 401) {
+          if (bearerChallenge(res.headers.get('www-authenticate'))) this.challenged.add(serverId);
+          else this.challenged.delete(serverId);
+        }
+        return res;
+      },
+    };
+  }
+
+  /** A 401 with a Bearer challenge from a server without `auth`: the person is told how to connect, not shown the raw 401. */
+  private explained(serverId: string, content: McpServerContent, failure: CallFailure): CallFailure {
+    if (failure.status !== 401 || content.auth || !this.challenged.has(serverId)) return failure;
+    return {
+      ...failure,
+      message: `MCP server ${serverId} asks for authorization: each person connects with POST /artifacts/${serverId}/op/connect.`,
+    };
   }
 
   /** `notifications/tools/list_changed`: the catalog is listed anew on the session that said so. */
@@ -377,7 +421,7 @@ export class ExternalServers {
   private catalogDoc(listing: CatalogListing, doc: ArtifactDoc, started: number, session?: McpSession): CatalogDoc {
     const discoveryIcon = session?.discoveryIcon;
     // The revision the listing session negotiated, kept with the health it found (a relay does not say).
-    const health: CatalogDoc['health'] & { protocol_version?: string } = {
+    const health: CatalogDoc['health'] = {
       status: 'ok',
       checked_at: new Date(),
       latency_ms: Date.now() - started,

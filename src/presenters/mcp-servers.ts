@@ -42,6 +42,10 @@ export const mcpServerSchema = z
       checked_at: timestamp.nullable(),
       error: z.string().optional(),
       latency_ms: z.number().optional(),
+      protocol_version: z
+        .string()
+        .optional()
+        .describe('The MCP revision the last listing negotiated (e.g. 2026-07-28, 2025-11-25); absent for a server on a host.'),
     }),
     tools: z.array(catalogTool),
     resources: z.array(catalogResource),
@@ -98,6 +102,7 @@ export function presentMcpServer(doc: ArtifactDoc, entry: CatalogDoc | undefined
           checked_at: entry.health.checked_at.toISOString(),
           ...(entry.health.error ? { error: entry.health.error } : {}),
           ...(entry.health.latency_ms !== undefined ? { latency_ms: entry.health.latency_ms } : {}),
+          ...(entry.health.protocol_version ? { protocol_version: entry.health.protocol_version } : {}),
         }
       : { status: 'unknown', checked_at: null },
     tools: entry?.tools ?? [],

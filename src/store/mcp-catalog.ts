@@ -28,6 +28,8 @@ export interface CatalogHealth {
   /** What went wrong, with credentials redacted. */
   error?: string;
   latency_ms?: number;
+  /** The MCP revision the listing session negotiated (a relayed listing does not say). */
+  protocol_version?: string;
 }
 
 /**

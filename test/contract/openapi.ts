@@ -2985,6 +2985,8 @@ export interface components {
         checked_at: string | null;
         error?: string;
         latency_ms?: number;
+        /** @description The MCP revision the last listing negotiated (e.g. 2026-07-28, 2025-11-25); absent for a server on a host. */
+        protocol_version?: string;
       };
       tools: {
         name: string;
