@@ -20,6 +20,7 @@ let notes: ProtectedMcp; // names its metadata in its 401 challenge
 let quiet: ProtectedMcp; // publishes its metadata only at the well-known URL
 let legacy: ProtectedMcp; // a 401 without MCP authorization metadata
 let impostor: ProtectedMcp; // its metadata names another server as the resource
+let elsewhere: ProtectedMcp; // another host that would like the tokens meant for `notes`
 let owner: Api & { userId: string };
 let ws: string;
 let serverId: string;
@@ -68,6 +69,7 @@ before(async () => {
   quiet = await startProtectedMcp(oauth, { discovery: 'well-known', scope: 'notes:write' });
   legacy = await startProtectedMcp(oauth);
   impostor = await startProtectedMcp(oauth, { discovery: 'challenge', claims: notes.url });
+  elsewhere = await startProtectedMcp(oauth, { discovery: 'challenge' });
   platform = await startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8' }, { worker: true });
   owner = await platform.newUser();
   ws = (await owner.post('/workspaces', { name: 'discovered' })).body.id;
@@ -75,13 +77,19 @@ before(async () => {
 });
 after(async () => {
   await platform?.close();
-  await Promise.all([oauth?.close(), notes?.close(), quiet?.close(), legacy?.close(), impostor?.close()]);
+  await Promise.all([oauth?.close(), notes?.close(), quiet?.close(), legacy?.close(), impostor?.close(), elsewhere?.close()]);
 });
 
 describe('discovering a protected server', () => {
   it('registers by URL; the first connect discovers the authorization, makes the authorizer and signs the person in', async () => {
     const refused = await whoami(owner);
     assert.equal(refused.isError, true, 'without auth the server refuses the platform');
+    // The 401's Bearer challenge is read as MCP authorization: the person is told how to connect.
+    assert.equal(refused.structuredContent.status, 401);
+    assert.equal(
+      refused.structuredContent.message,
+      `MCP server ${serverId} asks for authorization: each person connects with POST /artifacts/${serverId}/op/connect.`,
+    );
 
     const connected = await connect(owner, serverId, 'olivia');
     assert.equal(connected.discovered, true);
@@ -205,6 +213,48 @@ describe('discovering a protected server', () => {
     const newcomer = await person('RI');
     const unprotected = await registerServer(owner, ws, { transport: { type: 'http', url: `${platform.url}/health` } }, 'Open');
     assert.equal((await newcomer.post(`/artifacts/${unprotected}/op/connect`, {})).status, 403, 'discovery writes: it needs C and U');
+  });
+});
+
+describe('a discovered authorizer is bound to its resource', () => {
+  const refusedWithoutToken = async (server: string) => {
+    const seen = elsewhere.seen.length;
+    const called = await whoami(owner, server);
+    assert.equal(called.isError, true, JSON.stringify(called));
+    assert.match(called.structuredContent.message, /no token is sent there/);
+    assert.match(called.structuredContent.message, new RegExp(`gets tokens for ${notes.url.replace(/[.]/g, '\\.')} only`));
+    assert.deepEqual(
+      elsewhere.seen.slice(seen).filter((h) => h !== ''),
+      [],
+      'the other host saw no Authorization header',
+    );
+  };
+
+  it('a server whose URL is changed to another host no longer gets the token', async () => {
+    const id = await registerServer(owner, ws, { transport: { type: 'http', url: notes.url } }, 'Notes to be moved');
+    const connected = await connect(owner, id, 'olivia');
+    assert.equal(connected.discovered, true);
+    assert.deepEqual((await whoami(owner, id)).structuredContent, { sub: 'olivia' });
+    const authorizer = await owner.get(`/artifacts/${connected.authorizer_id}`);
+    assert.equal(authorizer.body.context.discovered.resource, notes.url);
+
+    const moved = { transport: { type: 'http', url: elsewhere.url }, auth: { type: 'oauth2', authorizer_id: connected.authorizer_id } };
+    const edited = await owner.patch(`/artifacts/${id}`, { content: JSON.stringify(moved) });
+    assert.equal(edited.status, 200, edited.text);
+    await refusedWithoutToken(id);
+  });
+
+  it('another server pointed at the discovered authorizer does not get the token', async () => {
+    const editor = await person('CRUDI');
+    const id = await registerServer(
+      editor,
+      ws,
+      { transport: { type: 'http', url: elsewhere.url }, auth: { type: 'oauth2', authorizer_id: authorizerId } },
+      'Borrowed sign-in',
+    );
+    await refusedWithoutToken(id);
+    // The server the authorizer was made for is still called with the token.
+    assert.deepEqual((await whoami(owner)).structuredContent, { sub: 'olivia' });
   });
 });
 

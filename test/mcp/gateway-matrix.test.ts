@@ -179,6 +179,8 @@ const rows: Row[] = [
 
 const registered = new Map<Row, string>();
 
+type Listed = { id: string; health: { status: string; protocol_version?: string }; tools: { name: string }[] };
+
 describe('the gateway speaks each server its own protocol revision', () => {
   for (const row of rows) {
     it(`${row.revision} over ${row.transport}: ${row.name}, through REST and call_server_tool`, async () => {
@@ -198,13 +200,19 @@ describe('the gateway speaks each server its own protocol revision', () => {
       const entry = await eventually(async () => {
         const r = await alice.get(`/mcp/workspaces/${ws}/servers`);
         assert.equal(r.status, 200, r.text);
-        const listed = (r.body.servers as { id: string; health: { status: string }; tools: { name: string }[] }[]).find((s) => s.id === id);
+        const listed = (r.body.servers as Listed[]).find((s) => s.id === id);
         return listed?.health.status === 'ok' ? listed : undefined;
       });
       assert.ok(
         entry.tools.some((t) => t.name === row.tool),
         JSON.stringify(entry),
       );
+      // The listing shows the revision its session negotiated, in both catalog views.
+      assert.equal(entry.health.protocol_version, row.revision, JSON.stringify(entry.health));
+      const everywhere = await alice.get('/mcp/servers');
+      assert.equal(everywhere.status, 200, everywhere.text);
+      const same = (everywhere.body.servers as Listed[]).find((s) => s.id === id);
+      assert.equal(same?.health.protocol_version, row.revision, JSON.stringify(same));
     });
   }
 });
