@@ -3,9 +3,10 @@
 // tool result: (1) the console's own viewer host (web/console/viewer/frame.tsx, in its sandbox
 // frame), and (2) the reference host of @modelcontextprotocol/ext-apps (AppBridge) driving a real
 // MCP client (@modelcontextprotocol/client) against /mcp, both bundled for the browser with esbuild.
-// A markdown draft shows in the built-in viewer with the console's renderers; a note, whose type
-// declares a viewer (SPEC §2.10, examples/note-type-server), shows in that viewer, read through the
-// platform.
+// A markdown draft shows in the built-in viewer with the console's renderers. So does a note, whose
+// type declares a viewer of its own (SPEC §2.10, examples/note-type-server): that viewer is another
+// server's code, and the platform's app never loads it (docs/decisions.md). The app links to the
+// console instead, and no script of the note viewer runs in the platform's app.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { build } from 'esbuild';
@@ -47,7 +48,23 @@ const hosts = {
       frame.sandbox = 'allow-scripts';
       document.getElementById('host').append(frame);
       // The bridge forwards the view's tools/call and resources/read to the server through the client.
-      const bridge = new AppBridge(client, { name: 'reference-host', version: '1.0.0' }, { serverTools: {}, serverResources: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
+      const bridge = new AppBridge(client, { name: 'reference-host', version: '1.0.0' }, { serverTools: {}, serverResources: {}, openLinks: {} }, { hostContext: { displayMode: 'inline', platform: 'web' } });
+      // Every request and notification the view posts, in order (postMessage keeps a sender's order).
+      const posted = [];
+      addEventListener('message', (e) => e.source === frame.contentWindow && e.data?.method && posted.push(e.data.method));
+      // A request the view answers (with Method not found): once answered, everything it posted before is in \`posted\`.
+      window.probe = () => new Promise((resolve) => {
+        const id = 'probe-' + posted.length;
+        addEventListener('message', function reply(e) {
+          if (e.source !== frame.contentWindow || e.data?.id !== id) return;
+          removeEventListener('message', reply);
+          resolve(posted.slice());
+        });
+        frame.contentWindow.postMessage({ jsonrpc: '2.0', id, method: 'ping' }, '*');
+      });
+      const opened = [];
+      bridge.onopenlink = async ({ url }) => (opened.push(url), {});
+      window.opened = opened;
       // The views that completed the handshake with this bridge, by the appInfo of their ui/initialize.
       const seen = [];
       bridge.oninitialized = () => {
@@ -147,14 +164,26 @@ describe('the platform MCP App in MCP Apps hosts', () => {
     assert.equal(await app.getByRole('listitem').count(), 2);
   }
 
-  /** The note as its type's viewer (examples/note-type-server/viewer.mjs) shows it. */
-  async function assertNoteViewer(app: FrameLocator, heading: string): Promise<void> {
-    await app.getByRole('heading', { name: heading }).waitFor();
-    await app.getByText('#apps #viewer').waitFor();
-    await app.getByText('The note, in its own viewer.').waitFor();
+  /**
+   * The note as the built-in viewer shows it: its title, its JSON pretty-printed, and a link to its page
+   * in the console, where its type's viewer runs. None of what the note viewer's script writes
+   * (examples/note-type-server/viewer.mjs: the tags as `#apps #viewer`, its call to describe_note).
+   */
+  async function assertNoteBuiltIn(app: FrameLocator, artifact: Record<string, unknown>, heading: string): Promise<void> {
+    await app.getByRole('heading', { name: String(artifact.title), level: 1 }).waitFor();
+    await app.getByText(noteType).waitFor();
+    assert.match((await app.locator('pre').textContent()) ?? '', new RegExp(`"heading": "${heading}"`));
+    const note = app.getByRole('note');
+    assert.match((await note.textContent()) ?? '', /may have a viewer of its own\. That viewer runs in the platform's console, not here/);
+    assert.equal(
+      await note.getByRole('link', { name: 'open it in the console' }).getAttribute('href'),
+      `${platform.url}/console/artifacts/${String(artifact.id)}`,
+    );
+    for (const written of ['#apps #viewer', 'Asking the server who this is for', 'The host refused the call'])
+      assert.equal(await app.getByText(written).count(), 0, `the note viewer's script wrote "${written}"`);
   }
 
-  it("renders in the console's own viewer host, built-in and from the artifact's type", async () => {
+  it("renders in the console's own viewer host, built-in whatever the artifact's type", async () => {
     const page = await hostPage('console');
     assert.equal(await page.evaluate('window.toolsetId'), platformToolsetId, "the console's id of the platform toolset is the platform's");
     const draft = await created('Rollout plan', 'text/markdown', markdown);
@@ -175,11 +204,11 @@ describe('the platform MCP App in MCP Apps hosts', () => {
       person.api.token!,
       typed,
     ] as const);
-    await assertNoteViewer(page.frameLocator('iframe.viewer-frame'), 'Noted in the console');
+    await assertNoteBuiltIn(page.frameLocator('iframe.viewer-frame'), typed, 'Noted in the console');
     await page.context().close();
   });
 
-  it('renders in the reference host (ext-apps AppBridge with the SDK client) after the tool result, built-in and from the type', async () => {
+  it('renders in the reference host (ext-apps AppBridge with the SDK client) after the tool result, built-in whatever the type', async () => {
     const page = await hostPage('reference');
     const draft = await created('Reference plan', 'text/markdown', markdown);
     const shown = (await page.evaluate(([token, id]) => (window as any).host(token, 'get_artifact', { id }), [
@@ -197,7 +226,8 @@ describe('the platform MCP App in MCP Apps hosts', () => {
     await screenshot(page, 'mcp-app-reference-host');
     await page.context().close();
 
-    // update_artifact carries the same app; the note's own viewer is read through the platform.
+    // update_artifact carries the same app. A note's type has a viewer of its own, which the platform's
+    // app never reads (the template it once read is refused) nor runs: it shows the note built-in.
     const typed = await created('Another note', noteType, note('Draft heading'));
     const page2 = await hostPage('reference');
     await page2.evaluate(([token, id, content]) => (window as any).host(token, 'update_artifact', { id, content }), [
@@ -205,9 +235,26 @@ describe('the platform MCP App in MCP Apps hosts', () => {
       typed.id,
       note('Noted in the reference host'),
     ] as const);
-    await assertNoteViewer(page2.frameLocator('iframe.app'), 'Noted in the reference host');
-    // The platform's viewer initialized first, then the type's viewer it became ran its own handshake.
-    assert.deepEqual(await page2.evaluate('window.seen'), ['platform-artifact-viewer', 'note-viewer']);
+    const app2 = page2.frameLocator('iframe.app');
+    await assertNoteBuiltIn(app2, typed, 'Noted in the reference host');
+    // All the view asked of its host, up to now: the handshake and its size, never a resource to become.
+    const posted = (await page2.evaluate('window.probe()')) as string[];
+    assert.deepEqual([...new Set(posted)], ['ui/initialize', 'ui/notifications/initialized', 'ui/notifications/size-changed']);
+    assert.deepEqual(await page2.evaluate('window.seen'), ['platform-artifact-viewer'], 'no other view initialized');
+    // The link asks the host to open the console's page for the note (ui/open-link).
+    await app2.getByRole('link', { name: 'open it in the console' }).click();
+    await eventually(async () => ((await page2.evaluate('window.opened')) as string[]).length > 0, 10_000, 'ui/open-link');
+    assert.deepEqual(await page2.evaluate('window.opened'), [`${platform.url}/console/artifacts/${String(typed.id)}`]);
+    // Nor can any host read that viewer through the platform.
+    const old = `ui://platform/artifacts/${String(typed.id)}/viewer.html`;
+    const read = await person.api.request('POST', '/mcp', {
+      body: { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: old } },
+      headers: { accept: 'application/json, text/event-stream' },
+    });
+    assert.equal(read.status, 200, read.text);
+    assert.equal(read.body.error?.code, -32602, read.text);
+    assert.deepEqual(read.body.error?.data, { uri: old });
+    await screenshot(page2, 'mcp-app-reference-host-typed');
     await page2.context().close();
   });
 
