@@ -24,6 +24,10 @@ import { isListenRequest, registerSubscriptions, serveListen } from './subscript
 import type { Principal } from '../identity/principal.js';
 import { callAsTask, makesTasks, registerTasks } from './tasks/handlers.js';
 import { asksProgress, progressTokenOf, withProgress } from './tasks/progress.js';
+import { writeWebResponse } from './web-response.js';
+
+/** How long a tool call's SSE answer waits for a client that stopped reading (its progress, then its result). */
+const sseDrainTimeoutMs = 30_000;
 
 export { serverIcon };
 
@@ -272,35 +276,6 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'localhost'}`), { method: req.method, headers, signal });
 }
 
-/** Writes a web Response to the Node response: a JSON answer whole, with its length; an SSE answer as it comes. */
-async function writeResponse(response: Response, res: ServerResponse, stop: AbortSignal): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
-  if (!response.body || !headers['content-type']?.startsWith('text/event-stream')) {
-    const body = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
-    res.end(body);
-    return;
-  }
-  res.writeHead(response.status, headers);
-  const reader = response.body.getReader();
-  // Cancelled on the caller's own signal: a web Request's signal follows it only while the Request
-  // object lives (undici), so a client gone after a garbage collection would go unnoticed.
-  const cancel = () => void reader.cancel().catch(() => undefined);
-  if (stop.aborted) cancel();
-  else stop.addEventListener('abort', cancel, { once: true });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.destroyed) res.write(value);
-    }
-  } finally {
-    stop.removeEventListener('abort', cancel);
-  }
-  res.end();
-}
-
 /** The answer to a request that failed inside the server: a JSON-RPC internal error naming the request. */
 function internalError(operation: OperationContext, res: ServerResponse, err: unknown): void {
   operation.services.logger.error({ err, request_id: operation.state.requestId }, 'MCP request failed');
@@ -355,9 +330,11 @@ export async function serveMcp(
     const answer = (await isLegacyRequest(request, body))
       ? serveLegacy(request, authInfo, body, abort.signal)
       : modern.fetch(request, { authInfo, parsedBody: body });
-    await writeResponse(await Promise.race([answer, gone]), res, abort.signal);
+    await writeWebResponse(await Promise.race([answer, gone]), res, abort.signal, sseDrainTimeoutMs);
   } catch (err) {
-    if (abort.signal.aborted) return;
-    internalError(operation, res, err);
+    if (!abort.signal.aborted) internalError(operation, res, err);
+  } finally {
+    // A stream cut short (a client that stopped reading) ends here too.
+    if (!res.writableEnded && !res.destroyed) res.end();
   }
 }

@@ -21,6 +21,7 @@ import type { Principal } from '../../identity/principal.js';
 import { metricsRegistry } from '../../observability/metrics.js';
 import type { OperationContext } from '../../operations/services.js';
 import { serverInfo } from '../tool-table.js';
+import { SlowReader, writeWebResponse } from '../web-response.js';
 import { Follower, type EndReason } from './follow.js';
 import { admitTargets, type RpcError, type Target } from './targets.js';
 
@@ -98,63 +99,6 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'localhost'}`), { method: 'POST', headers, signal });
 }
 
-/** The client reads too slowly: its buffer stayed full past the drain timeout. */
-class SlowReader extends Error {}
-
-/** Waits until the client's buffer drains, it leaves, or the drain timeout passes (SlowReader). */
-function drained(res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    if (res.destroyed || res.closed) return resolve(); // gone already: its 'close' will not come again
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      res.off('drain', ok);
-      res.off('close', ok);
-      if (err) reject(err);
-      else resolve();
-    };
-    const ok = () => done();
-    const timer = setTimeout(() => done(new SlowReader()), eventStreamTiming.drainTimeoutMs);
-    res.once('drain', ok);
-    res.once('close', ok);
-  });
-}
-
-/**
- * Writes the handler's answer: a JSON body whole; an SSE stream as it comes, until it ends or `stop`
- * aborts. True when it was a stream. The stream is cancelled here rather than left to the web
- * Request's signal: that signal follows `stop` only while the Request object lives (undici holds the
- * link weakly and drops it when the Request is collected), and the SDK keeps the signal, not the
- * Request. So after a garbage collection an abort would no longer reach the SDK's stream: it would
- * never end, and its slot, follower and watch would be held for good.
- */
-async function pump(response: Response, res: ServerResponse, stop: AbortSignal): Promise<boolean> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
-  if (!response.body || !headers['content-type']?.startsWith('text/event-stream')) {
-    const body = Buffer.from(await response.arrayBuffer());
-    res.writeHead(response.status, { ...headers, 'content-length': String(body.length) });
-    res.end(body);
-    return false;
-  }
-  res.writeHead(response.status, headers);
-  const reader = response.body.getReader();
-  // Cancelling ends a pending read at once (done) and runs the SDK's teardown (its bus unsubscribed).
-  const cancel = () => void reader.cancel().catch(() => undefined);
-  if (stop.aborted) cancel();
-  else stop.addEventListener('abort', cancel, { once: true });
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done || res.destroyed) break;
-      if (!res.write(value)) await drained(res);
-    }
-  } finally {
-    stop.removeEventListener('abort', cancel);
-    cancel(); // a stream left early (slow reader, client gone) is let go too
-  }
-  return true;
-}
-
 /**
  * Serves one `subscriptions/listen` request on its POST's response until the client leaves (it
  * closes the stream, or sends nothing more and the connection drops), the server stops, the caller
@@ -208,7 +152,12 @@ export async function serveListen(
   });
   listenStreamsOpen.inc();
   try {
-    const streamed = await pump(await handler.fetch(webRequest(req, stop.signal), { parsedBody: body }), res, stop.signal);
+    const streamed = await writeWebResponse(
+      await handler.fetch(webRequest(req, stop.signal), { parsedBody: body }),
+      res,
+      stop.signal,
+      eventStreamTiming.drainTimeoutMs,
+    );
     if (streamed && reason && id !== undefined && !res.destroyed) res.write(frame(lastMessage(id as string | number, reason)));
   } catch (err) {
     if (err instanceof SlowReader) ctx.services.logger.info(log, 'listen stream reader too slow: cut off');
