@@ -9,12 +9,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
 
-# --- Console: the web console built once, so the API does not build it at start ---
+# --- Console: the web console and the MCP App page, built once (one output), so the API builds nothing at start ---
 FROM deps AS console
 COPY tsconfig.json ./
 COPY src ./src
 COPY web ./web
-RUN node --import tsx --input-type=module -e "await (await import('./src/web/build-console.ts')).buildConsole('/app/console-dist')"
+RUN node --import tsx --input-type=module -e "await (await import('./src/console/build-console.ts')).buildConsole('/app/console-dist')"
 
 # --- Runtime ---
 FROM node:20.20.2-bookworm-slim

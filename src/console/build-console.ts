@@ -1,29 +1,101 @@
 // Builds the web console (web/console/, Preact + TSX) into static files with esbuild's JS API:
 // `<outDir>/assets/<name>-<hash>.{js,css}` (content-hashed, so served with immutable caching) and
-// `<outDir>/index.html` naming them. Called by `npm start` (scripts/dev.ts), once by `npm test`
-// (test/run.ts), and by the API at startup when CONSOLE_ASSETS_DIR names no build.
+// `<outDir>/index.html` naming them; and, in the same build, the platform's MCP App page
+// (web/console/viewer/app-viewer.tsx) as one self-contained HTML file, `<outDir>/apps/artifact-viewer.html`
+// (src/mcp-server/apps/viewer-html.ts serves it). Called by `npm start` (scripts/dev.ts), once by
+// `npm test` (test/run.ts), by the image's console stage (Dockerfile), and by the API at startup when
+// CONSOLE_ASSETS_DIR names no build.
 import { createHash } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { escapeHtml } from '../kernel/html.js';
 
 /** The console's source: one entry point, everything else reached from it. */
 export const consoleSource = resolve(import.meta.dirname, '../../web/console');
 
+/** Where a build keeps the MCP App page, under its outDir. */
+export const appPageFile = 'apps/artifact-viewer.html';
+
+/** Stands in the built app page for the console's address, which the server fills per read (the page links there). */
+export const appPageConsoleSlot = '__PLATFORM_CONSOLE__';
+
 export interface ConsoleBuild {
   outDir: string;
   /** The hashed asset files, by name, with their size in bytes. */
   assets: Record<string, number>;
+  /** The MCP App page's size in bytes (at appPageFile). */
+  appPage: number;
   /** How long the build took, in milliseconds. */
   ms: number;
 }
 
 const sri = (bytes: Uint8Array) => `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
 
+const target = ['es2022', 'chrome120', 'firefox120', 'safari17'];
+
+const appStyle = `
+  body { font: 15px/1.5 system-ui, sans-serif; margin: 0.75rem 1rem; color: #1d2433; }
+  #app { display: flow-root; }
+  h1 { font-size: 1.3rem; margin: 0 0 0.25rem; }
+  .facts { margin: 0 0 0.75rem; color: #555; font-size: 0.9rem; }
+  .type { font-family: ui-monospace, monospace; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f6f8; padding: 0.5rem 0.75rem; border-radius: 4px; }
+  .markdown { overflow-wrap: anywhere; }
+  figure { margin: 0; } img, video { max-width: 100%; } audio { width: 100%; }
+  [role="alert"] { color: #a61b1b; }
+`;
+
+/**
+ * The MCP App page: one self-contained HTML document, its script and style inline, that loads nothing
+ * from anywhere (its `_meta.ui.csp` declares no domain, so hosts allow it no network either).
+ */
+export async function buildAppPage(): Promise<string> {
+  const result = await build({
+    entryPoints: [join(consoleSource, 'viewer/app-viewer.tsx')],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target,
+    platform: 'browser',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    tsconfig: join(consoleSource, 'tsconfig.json'),
+    legalComments: 'none',
+    write: false,
+    logLevel: 'silent',
+  });
+  // Inline in a <script>: a `</script` in the code (a string literal) must not end the element.
+  const script = result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="platform-console" content="${appPageConsoleSlot}">
+<title>Artifact</title>
+<style>${appStyle}</style>
+</head>
+<body>
+<main id="app"></main>
+<script>${script}</script>
+</body>
+</html>
+`;
+}
+
+/** Writes a file whole: a reader sees the old file or the new one, never half of one. */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${process.pid}-${Date.now()}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
 export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
   const started = performance.now();
   const assetsDir = join(outDir, 'assets');
+  // The app page is built alongside: one build, one output, so a deployment has both or neither.
+  const appPage = buildAppPage();
+  appPage.catch(() => {}); // awaited below; a failure of the console's own build is reported first
   const result = await build({
     entryPoints: [join(consoleSource, 'main.tsx')],
     outdir: assetsDir,
@@ -35,7 +107,7 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     bundle: true,
     minify: true,
     format: 'esm',
-    target: ['es2022', 'chrome120', 'firefox120', 'safari17'],
+    target,
     platform: 'browser',
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -74,10 +146,10 @@ ${script}
 </body>
 </html>
 `;
-  // index.html last and by rename: a reader sees the old page or the new one, never half of one, and
-  // never one naming assets not yet written.
-  const temporary = join(outDir, `.index-${process.pid}-${Date.now()}.html`);
-  await writeFile(temporary, html);
-  await rename(temporary, join(outDir, 'index.html'));
-  return { outDir, assets, ms: Math.round(performance.now() - started) };
+  const page = await appPage;
+  await mkdir(join(outDir, dirname(appPageFile)), { recursive: true });
+  await replaceFile(join(outDir, appPageFile), page);
+  // index.html last and by rename: a reader never sees one naming assets not yet written.
+  await replaceFile(join(outDir, 'index.html'), html);
+  return { outDir, assets, appPage: Buffer.byteLength(page), ms: Math.round(performance.now() - started) };
 }

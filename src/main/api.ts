@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApp } from '../api/app.js';
 import { consoleFiles } from '../api/routes/console.js';
+import { loadArtifactViewer } from '../mcp-server/apps/viewer-html.js';
 import { eventStreams } from '../api/routes/event-stream.js';
 import { markDraining, reportWorker } from '../operations/readiness.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
@@ -26,9 +27,12 @@ export async function startApi(): Promise<void> {
   const tracing = startTracing(config, 'api', logger);
   const services = createServices(config, logger);
   const admin = await bootstrap(services);
-  // The web console: CONSOLE_ASSETS_DIR's build (npm start makes one), else built here, before the first request.
+  // The web console and the MCP App page (one build): CONSOLE_ASSETS_DIR's (npm start and the image
+  // make one), else built here, before the first request. A build without the app page is logged once
+  // (resources/read of it answers -32603); the API still starts.
   const { built } = await consoleFiles(config);
-  if (built) logger.info({ dir: built.outDir, ms: built.ms, assets: built.assets }, 'console built');
+  if (built) logger.info({ dir: built.outDir, ms: built.ms, assets: built.assets, app_page: built.appPage }, 'console built');
+  await loadArtifactViewer({ config, logger }).catch(() => {});
   // Single-node mode: the worker polls before the API listens, so a ready API can run what it starts.
   // If it ends by itself, /readyz answers 503 at once and the API stops (exit 1).
   const worker: ApiWorker | undefined = config.API_RUNS_WORKER

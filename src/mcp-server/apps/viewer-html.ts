@@ -1,74 +1,72 @@
-import { join } from 'node:path';
-import { build } from 'esbuild';
-import { consoleSource } from '../../console/build-console.js';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Config } from '../../kernel/config/env.js';
+import type { Logger } from '../../kernel/logging/logger.js';
+import { appPageConsoleSlot, appPageFile, buildAppPage } from '../../console/build-console.js';
 
-// The built-in artifact viewer's page (web/console/viewer/app-viewer.tsx), bundled once per process on
-// first read: one self-contained HTML document, its script and style inline, that loads nothing from
-// anywhere (its `_meta.ui.csp` declares no domain, so hosts allow it no network either).
+// The built-in artifact viewer's page (web/console/viewer/app-viewer.tsx). It is built with the console
+// (src/console/build-console.ts), into the same output: CONSOLE_ASSETS_DIR's build (`npm start`, the
+// image's console stage, the test runner), or else the one the API makes at startup in
+// <PLATFORM_DEV_DIR>/console (src/main/api.ts). A read only reads that file, once per process; web/ is
+// not read here (the production image has none).
 
-/** Stands in the bundled page for the console's address, filled per read (the page links there). */
-const consoleSlot = '__PLATFORM_CONSOLE__';
+/** What the page is read with: where the console's build is, and where to say it is missing. */
+export interface AppPageSource {
+  config: Pick<Config, 'CONSOLE_ASSETS_DIR' | 'PLATFORM_DEV_DIR'>;
+  logger: Pick<Logger, 'error'>;
+}
 
 /** A value safe inside a double-quoted HTML attribute. */
 const attribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-const style = `
-  body { font: 15px/1.5 system-ui, sans-serif; margin: 0.75rem 1rem; color: #1d2433; }
-  #app { display: flow-root; }
-  h1 { font-size: 1.3rem; margin: 0 0 0.25rem; }
-  .facts { margin: 0 0 0.75rem; color: #555; font-size: 0.9rem; }
-  .type { font-family: ui-monospace, monospace; }
-  pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f5f6f8; padding: 0.5rem 0.75rem; border-radius: 4px; }
-  .markdown { overflow-wrap: anywhere; }
-  figure { margin: 0; } img, video { max-width: 100%; } audio { width: 100%; }
-  [role="alert"] { color: #a61b1b; }
-`;
+/** A JSON-RPC error the SDK sends as it is (as server.ts's rpcError). */
+const unavailable = (message: string) => Object.assign(new Error(message), { code: ProtocolErrorCode.InternalError });
 
-async function bundle(): Promise<string> {
-  const result = await build({
-    entryPoints: [join(consoleSource, 'viewer/app-viewer.tsx')],
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: ['es2022', 'chrome120', 'firefox120', 'safari17'],
-    platform: 'browser',
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    tsconfig: join(consoleSource, 'tsconfig.json'),
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
-  });
-  // Inline in a <script>: a `</script` in the code (a string literal) must not end the element.
-  const script = result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="platform-console" content="${consoleSlot}">
-<title>Artifact</title>
-<style>${style}</style>
-</head>
-<body>
-<main id="app"></main>
-<script>${script}</script>
-</body>
-</html>
-`;
-}
+/** The directory the console's build is in: the same choice as src/api/routes/console.ts's consoleFiles. */
+export const consoleBuildDir = (config: AppPageSource['config']) =>
+  resolve(config.CONSOLE_ASSETS_DIR ?? join(config.PLATFORM_DEV_DIR, 'console'));
 
-let built: Promise<string> | null = null;
+/** The page by build directory. A failed read is kept too: it is logged once, not tried again per read. */
+const pages = new Map<string, Promise<string>>();
 
 /**
- * The viewer's HTML, bundled on first use and then kept (a failed bundle is retried on the next read),
- * with the console's address under `publicBase` (the API's base as the client reached it), where the
- * page sends a person to see an artifact in its type's own viewer. Without a base, the page gives no link.
+ * The built page of `source`'s console build, read once. A build without it (one made before the page
+ * was part of it, or a broken deployment) is logged once; every read then answers -32603 until the
+ * process restarts with a complete build.
  */
-export async function artifactViewerHtml(publicBase?: string): Promise<string> {
-  built ??= bundle().catch((err: unknown) => {
-    built = null;
-    throw err;
+export function loadArtifactViewer(source: AppPageSource): Promise<string> {
+  const dir = consoleBuildDir(source.config);
+  let page = pages.get(dir);
+  if (!page) {
+    const file = join(dir, appPageFile);
+    page = readFile(file, 'utf8').catch((err: unknown) => {
+      source.logger.error({ err, file }, 'MCP App page missing from the console build: rebuild it (buildConsole) and restart');
+      throw unavailable('The platform app page is unavailable on this server (its build is missing; see the server log).');
+    });
+    page.catch(() => {}); // kept for the reads; logged above
+    pages.set(dir, page);
+  }
+  return page;
+}
+
+/** No console build known (a caller without the platform's services): the page bundled here, once. */
+let bundled: Promise<string> | undefined;
+function bundledPage(): Promise<string> {
+  bundled ??= buildAppPage().catch((err: unknown) => {
+    console.error(`MCP App page build failed: ${(err as Error).message}`);
+    throw unavailable('The platform app page is unavailable on this server (its build failed; see the server log).');
   });
+  return bundled;
+}
+
+/**
+ * The viewer's HTML, with the console's address under `publicBase` (the API's base as the client
+ * reached it), where the page sends a person to see an artifact in its type's own viewer. Without a
+ * base, the page gives no link.
+ */
+export async function artifactViewerHtml(publicBase?: string, source?: AppPageSource): Promise<string> {
+  const page = await (source ? loadArtifactViewer(source) : bundledPage());
   const consoleUri = publicBase ? `${publicBase.replace(/\/+$/, '')}/console/` : '';
-  return (await built).replace(consoleSlot, () => attribute(consoleUri));
+  return page.replace(appPageConsoleSlot, () => attribute(consoleUri));
 }
