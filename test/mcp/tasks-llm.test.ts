@@ -7,14 +7,13 @@ import { after, before, describe, it } from 'node:test';
 import type { Api } from '../helpers/http.js';
 import { eventually } from '../helpers/http.js';
 import { FakeOpenAI } from '../helpers/openai-server.js';
+import { envelope, postMcp } from '../helpers/mcp-raw.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
-const tasks = 'io.modelcontextprotocol/tasks';
 let platform: TestPlatform;
 let model: FakeOpenAI;
 let alice: Api;
 let ws: string;
-let ids = 0;
 
 before(async () => {
   model = await new FakeOpenAI().start();
@@ -32,32 +31,7 @@ after(async () => {
 
 /** One 2026-07-28 request of a client that declared the tasks extension, as the SDKs frame it. */
 async function rpc(method: string, params: Record<string, unknown>): Promise<Record<string, any>> {
-  const name = method === 'tools/call' ? (params.name as string) : (params.taskId as string | undefined);
-  const res = await fetch(`${platform.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${alice.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++ids,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'llm-tasks', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { extensions: { [tasks]: {} } },
-        },
-      },
-    }),
-  });
-  const body = (await res.json()) as { result?: Record<string, any>; error?: unknown };
+  const body = await postMcp(`${platform.url}/mcp`, alice.token!, { method, params: { ...params, _meta: envelope(true) } });
   assert.ok(body.result, JSON.stringify(body));
   return body.result;
 }

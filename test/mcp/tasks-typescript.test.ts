@@ -14,6 +14,7 @@ import { createTaskSessionFromClient, resultFromTaskOutcome, type RawClientDispa
 import type { Api } from '../helpers/http.js';
 import { eventually } from '../helpers/http.js';
 import { registerServer } from '../helpers/mcp-servers.js';
+import { envelope, postMcp } from '../helpers/mcp-raw.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 const tasks = 'io.modelcontextprotocol/tasks';
@@ -23,12 +24,7 @@ const stdioEverything = {
 
 /** One request through the raw path, framed as a 2026-07-28 request of a tasks-capable client. */
 async function raw(_client: Client, method: string, params: Record<string, unknown>): Promise<Record<string, any>> {
-  const meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'tasks-test', version: '1.0.0' },
-    'io.modelcontextprotocol/clientCapabilities': { extensions: { [tasks]: {} } },
-  };
-  const answer = await rawDispatch({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } } as never);
+  const answer = await rawDispatch({ method, params: { ...params, _meta: envelope(true) } } as never);
   assert.equal(answer.kind, 'result', JSON.stringify(answer));
   return (answer as { result: Record<string, any> }).result;
 }
@@ -63,24 +59,9 @@ async function connect(withTasks: boolean): Promise<Client> {
  * The raw request path the tasks package asks its host for on 2026-07-28 (the SDK's own codec refuses
  * a `resultType: "task"`): one Streamable HTTP POST with the standard headers, as the SDK sends them.
  */
-let requestIds = 0;
 const rawDispatch: RawClientDispatch = async (request) => {
-  const { method, params } = request as { method: string; params: { name?: string; taskId?: string } };
-  const name = method === 'tools/call' ? params.name : params.taskId;
-  const res = await fetch(`${platform.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${alice.token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-    },
-    // The package hands over the request (method, params with the framing's _meta); the host numbers it.
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++requestIds, ...(request as object) }),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: unknown };
+  // The package hands over the request (method, params with the framing's _meta); postMcp numbers it.
+  const body = await postMcp(`${platform.url}/mcp`, alice.token!, request as never);
   return body.error ? { kind: 'error', error: body as never } : { kind: 'result', result: body.result as never };
 };
 

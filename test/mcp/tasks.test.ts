@@ -17,6 +17,7 @@ import { launchBrowser } from '../helpers/browser.js';
 import { consolePage, draft, newPerson, signIn, type Person } from '../helpers/console.js';
 import { createApiKey } from '../helpers/credentials.js';
 import { eventually } from '../helpers/http.js';
+import { envelope, postMcp } from '../helpers/mcp-raw.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 const python = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'uv', 'mcp-client', 'bin', 'python');
@@ -234,34 +235,23 @@ describe('MCP tasks through the official Python SDK', () => {
 
   it('a client that does not declare the extension gets the proposal as before, never a task (2025 era, and 2026-07-28 without it)', async () => {
     const call = { name: 'commit_workspace', arguments: { workspace_id: ws, collection_id: col, message: 'plain' } };
-    const post = async (headers: Record<string, string>, params: Record<string, unknown>) => {
-      const res = await fetch(`${platform.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
-      });
-      return ((await res.json()) as { result: Record<string, any> }).result;
-    };
     await draft(person.api, ws, 'Plain', '# Plain\n');
-    const legacy = await post({}, call);
+    const res = await fetch(`${platform.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: call }),
+    });
+    const legacy = ((await res.json()) as { result: Record<string, any> }).result;
     assert.equal(legacy.resultType, undefined);
     assert.equal(legacy.structuredContent.status, 'awaiting_human_approval');
 
     await draft(person.api, ws, 'Plain 2026', '# Plain 2026\n');
-    const envelope = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientInfo': { name: 'no-tasks', version: '1.0.0' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
-    const modern = await post(
-      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'commit_workspace' },
-      { ...call, arguments: { ...call.arguments, message: 'plain 2026' }, _meta: envelope },
-    );
+    const modern = (
+      await postMcp(`${platform.url}/mcp`, token, {
+        method: 'tools/call',
+        params: { ...call, arguments: { ...call.arguments, message: 'plain 2026' }, _meta: envelope(false) },
+      })
+    ).result!;
     assert.equal(modern.resultType, 'complete', JSON.stringify(modern));
     assert.equal(modern.structuredContent.status, 'awaiting_human_approval');
   });
