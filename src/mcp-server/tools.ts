@@ -187,6 +187,19 @@ const agentRunOutput = agentRunSchema.partial().required({ invocation_id: true, 
 
 const workspaceScoped = { workspace_id: uuid().describe('The workspace whose drafts to commit.') };
 
+/** extract_information: the extract agent in preview mode; its proposal once settled within the wait, else where to follow it. */
+export async function extract(ctx: OperationContext, input: z.infer<typeof extractInput>, waitSeconds?: number) {
+  const answer = await invokeAgent(ctx, agentByName('extract')!, {
+    artifact_ids: input.artifact_ids,
+    workspace_id: input.workspace_id,
+    input: input.instructions,
+    params: { schema: input.schema, ...(input.title ? { title: input.title } : {}) },
+    mode: 'preview',
+    ...(waitSeconds === undefined ? {} : { wait_seconds: waitSeconds }),
+  });
+  return answer.body;
+}
+
 /** SPEC §4.5: purposeful tools, never a mirror of raw CRUD, and no collection create or update. */
 export const tools: ToolDef[] = [
   {
@@ -309,16 +322,7 @@ export const tools: ToolDef[] = [
     output: agentRunOutput,
     annotations: writes(false, false),
     icon: '🧪',
-    run: async (ctx, input: z.infer<typeof extractInput>) =>
-      (
-        await invokeAgent(ctx, agentByName('extract')!, {
-          artifact_ids: input.artifact_ids,
-          workspace_id: input.workspace_id,
-          input: input.instructions,
-          params: { schema: input.schema, ...(input.title ? { title: input.title } : {}) },
-          mode: 'preview',
-        })
-      ).body,
+    run: (ctx, input: z.infer<typeof extractInput>) => extract(ctx, input),
   },
   {
     name: 'commit_preview',

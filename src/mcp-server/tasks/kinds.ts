@@ -3,16 +3,15 @@ import { Problem } from '../../kernel/errors/problem.js';
 import { askOutcome, ask, bestPassage, type askInput } from '../../operations/ask.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
 import type { CommitDoc } from '../../store/commits.js';
-import { invokeAgent, isAgentRun, readableInvocation } from '../../operations/agent-runs.js';
+import { isAgentRun, readableInvocation } from '../../operations/agent-runs.js';
 import { getInvocation } from '../../operations/invoke.js';
 import type { OperationContext } from '../../operations/services.js';
-import { agentByName } from '../../invocations/agents/registry.js';
 import { presentWithItems, visibleCommit } from '../../operations/commits.js';
 import type { McpTaskDoc } from '../../store/mcp-tasks.js';
 import { settledStatuses } from '../../workflows/contracts/agent-run.js';
 import { invocationWorkflowId } from '../../workflows/contracts/ids.js';
 import { consoleCommitPage } from '../console-links.js';
-import type { ToolDef } from '../tools.js';
+import { extract, type ToolDef } from '../tools.js';
 import { toolFailure, toolResult, type TaskState } from './protocol.js';
 
 // What each long tool's task stands for: how it starts (the tool's own work, waiting only a moment),
@@ -64,22 +63,7 @@ export const taskKinds: ReadonlyMap<string, TaskKind> = new Map<string, TaskKind
     'extract_information',
     {
       async start(ctx, _tool, input) {
-        const { artifact_ids, workspace_id, instructions, schema, title } = input as {
-          artifact_ids: string[];
-          workspace_id?: string;
-          instructions?: string;
-          schema: unknown;
-          title?: string;
-        };
-        const { body } = await invokeAgent(ctx, agentByName('extract')!, {
-          artifact_ids,
-          workspace_id,
-          input: instructions,
-          params: { schema, ...(title ? { title } : {}) },
-          mode: 'preview',
-          wait_seconds: momentSeconds,
-        });
-        const answer = body as Record<string, unknown>;
+        const answer = (await extract(ctx, input as Parameters<typeof extract>[1], momentSeconds)) as Record<string, unknown>;
         return running(answer) ? invocationTask(answer) : { result: answer };
       },
     },
