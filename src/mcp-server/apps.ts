@@ -33,10 +33,11 @@ export function toolAppMeta(def: ToolDef): Record<string, unknown> {
   return { ui: { resourceUri: artifactViewerUri }, [RESOURCE_URI_META_KEY]: artifactViewerUri };
 }
 
-/** The API's public base as the client reached it (as the commit links of tools.ts), when the request has one. */
-function publicBaseOf(extra: ServerContext): string | undefined {
+/** The request's operation context (every /mcp request has one: serveMcp hands it over as auth info). */
+function operationOf(extra: ServerContext): OperationContext {
   const operation = extra.http?.authInfo?.extra?.operation as OperationContext | undefined;
-  return operation && (operation.state.publicBase ?? operation.services.config.apiUri);
+  if (!operation) throw new Error('MCP request without an operation context');
+  return operation;
 }
 
 /** Registers the viewer's resource: the one `ui://` resource the platform serves. */
@@ -50,10 +51,18 @@ export function registerApps(server: McpServer): void {
       mimeType: RESOURCE_MIME_TYPE,
       _meta: { ui: uiMeta, icon: 'platform' },
     },
-    async (uri, extra) => ({
-      contents: [
-        { uri: uri.href, mimeType: RESOURCE_MIME_TYPE, text: await artifactViewerHtml(publicBaseOf(extra)), _meta: { ui: uiMeta } },
-      ],
-    }),
+    async (uri, extra) => {
+      const { services, state } = operationOf(extra);
+      return {
+        contents: [
+          {
+            uri: uri.href,
+            mimeType: RESOURCE_MIME_TYPE,
+            text: await artifactViewerHtml(services, state.publicBase ?? services.config.apiUri),
+            _meta: { ui: uiMeta },
+          },
+        ],
+      };
+    },
   );
 }

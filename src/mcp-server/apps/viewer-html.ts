@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Config } from '../../kernel/config/env.js';
 import type { Logger } from '../../kernel/logging/logger.js';
-import { appPageConsoleSlot, appPageFile, buildAppPage } from '../../console/build-console.js';
+import { appPageConsoleSlot, appPageFile } from '../../console/build-console.js';
 
 // The built-in artifact viewer's page (web/console/viewer/app-viewer.tsx). It is built with the console
 // (src/console/build-console.ts), into the same output: CONSOLE_ASSETS_DIR's build (`npm start`, the
@@ -50,23 +50,13 @@ export function loadArtifactViewer(source: AppPageSource): Promise<string> {
   return page;
 }
 
-/** No console build known (a caller without the platform's services): the page bundled here, once. */
-let bundled: Promise<string> | undefined;
-function bundledPage(): Promise<string> {
-  bundled ??= buildAppPage().catch((err: unknown) => {
-    console.error(`MCP App page build failed: ${(err as Error).message}`);
-    throw unavailable('The platform app page is unavailable on this server (its build failed; see the server log).');
-  });
-  return bundled;
-}
-
 /**
  * The viewer's HTML, with the console's address under `publicBase` (the API's base as the client
  * reached it), where the page sends a person to see an artifact in its type's own viewer. Without a
  * base, the page gives no link.
  */
-export async function artifactViewerHtml(publicBase?: string, source?: AppPageSource): Promise<string> {
-  const page = await (source ? loadArtifactViewer(source) : bundledPage());
+export async function artifactViewerHtml(source: AppPageSource, publicBase?: string): Promise<string> {
+  const page = await loadArtifactViewer(source);
   const consoleUri = publicBase ? `${publicBase.replace(/\/+$/, '')}/console/` : '';
   return page.replace(appPageConsoleSlot, () => attribute(consoleUri));
 }
