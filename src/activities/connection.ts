@@ -12,6 +12,7 @@ import {
   type OAuthClient,
   type TokenResponse,
 } from '../connections/oauth.js';
+import { authorizerChanged, pinChanges, pinOf, type AuthorizerPin } from '../connections/pin.js';
 import type { FetchLike } from '../net/outbound.js';
 import type { ArtifactStore } from '../store/artifacts.js';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
@@ -56,7 +57,8 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** The OAuth client of the connection's authorizer (its secret opened only here, in the activity). */
-const client = (deps: Deps, doc: ConnectionDoc): Promise<OAuthClient> => oauthClient(deps.artifacts, deps.secrets, doc.authorizer_id);
+const client = (deps: Deps, doc: ConnectionDoc): Promise<OAuthClient & { pin: AuthorizerPin }> =>
+  oauthClient(deps.artifacts, deps.secrets, doc.authorizer_id);
 const load = async (deps: Deps, id: string) => (await deps.connections.get(id)) ?? Promise.reject(gone(id));
 
 async function store(
@@ -65,6 +67,7 @@ async function store(
   issued: TokenResponse,
   previous: { refresh_token?: string } | null,
   refreshed: boolean,
+  pin?: AuthorizerPin,
 ): Promise<TokenState> {
   const stored = await deps.connections.storeTokens(
     doc._id,
@@ -78,6 +81,7 @@ async function store(
       ...(issued.expires_in !== undefined ? { expiresIn: issued.expires_in } : {}),
       ...(issued.scope !== undefined ? { scopes: issued.scope.split(' ').filter(Boolean) } : {}),
       refreshed,
+      ...(pin ? { pin } : {}),
     },
   );
   if (!stored) throw gone(doc._id);
@@ -132,7 +136,7 @@ type AttemptOutcome = { ok: true; tokens: TokenState } | { ok: false; error: Con
 async function beginAttempt(deps: Deps, input: { connectionId: string; attemptId: string; expiresAt: number }): Promise<void> {
   const { connections } = deps;
   const doc = await load(deps, input.connectionId);
-  const { content } = await loadAuthorizer(deps.artifacts, doc.authorizer_id);
+  const { doc: authorizer, content } = await loadAuthorizer(deps.artifacts, doc.authorizer_id);
   const state = newState();
   const pkce = content.pkce ? pkcePair() : undefined;
   const redirectUri = callbackUrl(deps.apiUri, doc.authorizer_id);
@@ -145,6 +149,7 @@ async function beginAttempt(deps: Deps, input: { connectionId: string; attemptId
     ...(pkce ? { verifier: pkce.verifier } : {}),
     authorization_url: authorizationUrl(content, { state, redirectUri, ...(pkce ? { challenge: pkce.challenge } : {}) }),
     redirect_uri: redirectUri,
+    authorizer_pin: pinOf(authorizer),
     created_at: new Date(),
     expires_at: new Date(input.expiresAt),
   });
@@ -174,14 +179,23 @@ async function completeAttempt(deps: Deps, input: { connectionId: string; attemp
   }
   const { code, verifier } = connections.openAttempt(attempt);
   if (!code) return fail({ code: 'consent_expired', detail: 'The authorization code was already used.' });
+  const oauth = await client(deps, doc);
+  // The code goes only to the token_url of the authorizer the person was sent to consent at; the
+  // connection is pinned to that authorizer (an attempt begun before pins were recorded takes today's).
+  const changed = attempt.authorizer_pin ? pinChanges(attempt.authorizer_pin, oauth.pin) : [];
+  if (changed.length)
+    return fail({
+      code: 'authorizer_changed',
+      detail: `Authorizer ${doc.authorizer_id} changed while you were signing in (${changed.join(', ')}); the authorization code was not used. Connect again.`,
+    });
   try {
-    const issued = await requestTokens(deps.fetch, await client(deps, doc), {
+    const issued = await requestTokens(deps.fetch, oauth, {
       grant_type: 'authorization_code',
       code,
       redirect_uri: attempt.redirect_uri,
       ...(verifier ? { code_verifier: verifier } : {}),
     });
-    const tokens = await store(deps, doc, issued, null, false);
+    const tokens = await store(deps, doc, issued, null, false, oauth.pin);
     await connections.spendAttempt(input.attemptId);
     return { ok: true as const, tokens };
   } catch (err) {
@@ -209,8 +223,15 @@ async function refreshTokens(
     });
     return { status: 'needs_reconsent' as const };
   }
+  // The refresh token goes only to the token endpoint the person consented with (connections/pin.ts).
+  const oauth = await client(deps, doc);
+  const changed = pinChanges(doc.authorizer_pin, oauth.pin);
+  if (changed.length) {
+    await connections.fail(doc._id, 'needs_reconsent', authorizerChanged(doc.authorizer_id, changed));
+    return { status: 'needs_reconsent' as const };
+  }
   try {
-    const issued = await requestTokens(deps.fetch, await client(deps, doc), {
+    const issued = await requestTokens(deps.fetch, oauth, {
       grant_type: 'refresh_token',
       refresh_token: tokens.refresh_token,
     });
@@ -239,7 +260,9 @@ async function revokeAndDelete(
       const token = tokens.refresh_token
         ? { value: tokens.refresh_token, hint: 'refresh_token' as const }
         : { value: tokens.access_token, hint: 'access_token' as const };
-      revoked = await revoke(deps.fetch, await client(deps, doc), token);
+      const oauth = await client(deps, doc);
+      // An authorizer changed since the person consented may point at someone else's host: nothing is sent there.
+      if (!pinChanges(doc.authorizer_pin, oauth.pin).length) revoked = await revoke(deps.fetch, oauth, token);
     } catch (err) {
       if (err instanceof TokenEndpointError && err.retryable) throw ApplicationFailure.retryable(err.message, 'TokenEndpointUnavailable');
       // A gone authorizer or a refusal: the provider keeps its grant; the tokens are deleted here all the same.

@@ -1,6 +1,8 @@
+import type { ArtifactDoc } from '../store/artifacts.js';
 import type { ConnectionDoc, ConnectionStore } from '../store/connections.js';
-import { targetIsBound, targetName, type CallTarget } from './binding.js';
+import { boundResources, targetIsBound, targetName, type CallTarget } from './binding.js';
 import { connectionIdFor } from './ids.js';
+import { authorizerChanged, pinChanges, pinOf } from './pin.js';
 
 /** Why a connection cannot give headers now; `code` is stable (the API's problem type, the MCP tool error's reason). */
 export class ConnectionUnusable extends Error {
@@ -35,8 +37,23 @@ export class Projector {
     private readonly refresh: Refresher,
   ) {}
 
-  async project(doc: ConnectionDoc): Promise<{ headers: Record<string, string>; expires_at?: Date }> {
+  /**
+   * `authorizer`: the authorizer as it is now, when the caller read it. A connection whose authorizer
+   * no longer says what its person consented to (connections/pin.ts) gives nothing, and needs new
+   * consent from then on: its tokens are dropped, so no later call or refresh can send them.
+   */
+  async project(doc: ConnectionDoc, authorizer?: ArtifactDoc | null): Promise<{ headers: Record<string, string>; expires_at?: Date }> {
     let current = doc;
+    if (authorizer === null)
+      throw new ConnectionUnusable('not-connected', `Authorizer ${current.authorizer_id} no longer exists: no token is sent for it.`);
+    if (authorizer && current.status === 'active') {
+      const changed = pinChanges(current.authorizer_pin, pinOf(authorizer));
+      if (changed.length) {
+        const error = authorizerChanged(current.authorizer_id, changed);
+        await this.connections.fail(current._id, 'needs_reconsent', error);
+        current = { ...current, status: 'needs_reconsent', error: { ...error, at: new Date() } };
+      }
+    }
     if (current.status === 'active' && expiringSoon(current, Date.now())) {
       await this.refresh(current._id, current.token_version);
       current = (await this.connections.get(current._id)) ?? { ...current, status: 'failed' };
@@ -65,18 +82,20 @@ export class Projector {
 
   /**
    * The person's connection to an authorizer (the oauth2 `auth` mode of an MCP server), for a call to
-   * `target`. An authorizer bound to a protected resource (`resources`, see binding.ts) gives its
-   * tokens only to a call that resource identifies: refused before the connection is even read.
+   * `target`. An authorizer bound to a protected resource (see binding.ts) gives its tokens only to a
+   * call that resource identifies: refused before the connection is even read. `authorizer` is the
+   * authorizer as read now: the connection must still be pinned to it (see `project`).
    */
   async forPerson(
     userId: string,
     authorizerId: string,
-    call: { target: CallTarget; resources: readonly string[] },
+    call: { target: CallTarget; authorizer: ArtifactDoc | null },
   ): Promise<{ headers: Record<string, string>; expires_at?: Date }> {
-    if (!targetIsBound(call.resources, call.target))
+    const resources = boundResources(call.authorizer);
+    if (!targetIsBound(resources, call.target))
       throw new ConnectionUnusable(
         'connection-resource-mismatch',
-        `Authorizer ${authorizerId} gets tokens for ${call.resources.join(', ')} only, and this call goes to ${targetName(call.target)}: no token is sent there. Point the server back at that resource, or give it its own authorizer.`,
+        `Authorizer ${authorizerId} gets tokens for ${resources.join(', ')} only, and this call goes to ${targetName(call.target)}: no token is sent there. Point the server back at that resource, or give it its own authorizer.`,
       );
     const doc = await this.connections.get(connectionIdFor(userId, authorizerId));
     if (!doc)
@@ -84,6 +103,6 @@ export class Projector {
         'not-connected',
         `You have no connection to authorizer ${authorizerId}. Connect with POST /connections/${authorizerId}/start, then call again.`,
       );
-    return this.project(doc);
+    return this.project(doc, call.authorizer);
   }
 }

@@ -195,10 +195,14 @@ export class ExternalServers {
       if (!person)
         throw unusable(`MCP server ${doc._id} is called with each person's own OAuth connection, and this call is made for no one.`);
       try {
-        // The authorizer's tokens go only to the resource it was bound to (review finding 4 of #35).
-        const resources = boundResources(await this.deps.artifacts.get(auth.authorizer_id));
-        const { headers } = await this.deps.projector.forPerson(person, auth.authorizer_id, { target: callTarget(content), resources });
+        // The authorizer's tokens go only to the resource it was bound to (review finding 4 of #35), and
+        // only while it is the authorizer the person consented to (connections/pin.ts).
+        const authorizer = await this.deps.artifacts.get(auth.authorizer_id);
+        const { headers } = await this.deps.projector.forPerson(person, auth.authorizer_id, { target: callTarget(content), authorizer });
         Object.assign(creds.headers, headers);
+        // A server registered by its discovery document: its endpoint is checked against the resources when the session reads it.
+        const resources = boundResources(authorizer);
+        if (resources.length) creds.audience = resources;
         creds.secrets.push(...Object.values(headers), ...Object.values(headers).map((v) => v.replace(/^\S+\s+/, '')));
       } catch (err) {
         if (err instanceof ConnectionUnusable)

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { McpServerContent } from '../artifacts/content-types/mcp-server.js';
 import type { SandboxedCommand } from '../stdio-servers/index.js';
 import { platformInfo } from '../kernel/platform-info.js';
+import { identifies } from '../connections/discovery.js';
 
 /** What the activity resolved for one server: its credentials, never stored or logged. */
 export interface ResolvedCredentials {
@@ -19,6 +20,8 @@ export interface ResolvedCredentials {
   headers: Record<string, string>;
   /** Every secret value, so results and errors can be scrubbed of them. */
   secrets: string[];
+  /** The protected resources (RFC 8707) the headers are for: the endpoint must be one they identify. */
+  audience?: string[];
 }
 
 /** The guarded outbound HTTP client (src/net/outbound.ts), as much of it as connecting needs. */
@@ -58,7 +61,12 @@ export interface McpSession {
   close(): Promise<void>;
 }
 
-async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredentials: boolean): Promise<{ endpoint: URL; icon?: string }> {
+async function discover(
+  wellKnown: string,
+  outbound: OutboundHttp,
+  sendsCredentials: boolean,
+  audience: readonly string[] = [],
+): Promise<{ endpoint: URL; icon?: string }> {
   const { status, body } = await outbound.fetchJson(wellKnown);
   if (status >= 400) throw new DiscoveryError(`The discovery document at ${wellKnown} answered HTTP ${status}.`, status);
   const parsed = discoveryDocument.safeParse(body);
@@ -75,6 +83,12 @@ async function discover(wellKnown: string, outbound: OutboundHttp, sendsCredenti
   if (sendsCredentials && endpoint.origin !== new URL(wellKnown).origin)
     throw new DiscoveryError(
       `endpoints.streamable_http points to ${endpoint.origin}, another origin than ${new URL(wellKnown).origin}; credentials are only sent to the server that was registered (register the endpoint with "url" instead).`,
+    );
+  // A token issued for a resource goes only to an endpoint it identifies (path included: servers on one gateway host).
+  const outside = audience.find((resource) => !identifies(resource, endpoint));
+  if (outside)
+    throw new DiscoveryError(
+      `endpoints.streamable_http points to ${endpoint.href}, which the resource ${outside} the token was issued for does not identify; no token is sent there.`,
     );
   return { endpoint, ...(parsed.data.icon ? { icon: parsed.data.icon } : {}) };
 }
@@ -211,7 +225,7 @@ export async function openSession(
   if (transport.type !== 'http') throw new Error('a server on a host is called through its relay, never opened here');
   const { endpoint, icon } = transport.url
     ? { endpoint: new URL(transport.url), icon: undefined }
-    : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0);
+    : await discover(transport.well_known!, outbound, Object.keys(creds.headers).length > 0, creds.audience);
   const { client, transport: reached } = await connectHttp(newClient, endpoint, creds.headers, outbound);
   return {
     client,

@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import type { Envelope, KeyRing } from '../kernel/crypto/envelope.js';
+import type { AuthorizerPin } from '../connections/pin.js';
 import { KeyedLock } from './keyed-lock.js';
 import { isDuplicateKey } from './mongo.js';
 
@@ -43,6 +44,8 @@ export interface ConnectionDoc {
   refreshed_at?: Date;
   refresh_count: number;
   error?: ConnectionError;
+  /** The authorizer as it was when the person consented (connections/pin.ts); absent on connections made before it was recorded. */
+  authorizer_pin?: AuthorizerPin;
   created_at: Date;
   updated_at: Date;
 }
@@ -62,6 +65,8 @@ export interface AttemptDoc {
   created_at: Date;
   expires_at: Date;
   consumed_at?: Date;
+  /** The authorizer as it was when the attempt began: what the person is sent to consent to. */
+  authorizer_pin?: AuthorizerPin;
   /** What the provider answered at the callback: a sealed code, or its error. */
   outcome?: { code?: Envelope; error?: string; error_description?: string };
 }
@@ -125,7 +130,7 @@ export class ConnectionStore {
   async storeTokens(
     id: string,
     tokens: TokenSet,
-    info: { expiresIn?: number; scopes?: string[]; refreshed: boolean },
+    info: { expiresIn?: number; scopes?: string[]; refreshed: boolean; pin?: AuthorizerPin },
   ): Promise<ConnectionDoc | null> {
     return this.lock.run(id, async () => {
       const current = await this.get(id);
@@ -139,6 +144,7 @@ export class ConnectionStore {
         has_refresh_token: Boolean(tokens.refresh_token),
         updated_at: now,
         ...(info.scopes ? { granted_scopes: info.scopes } : {}),
+        ...(info.pin ? { authorizer_pin: info.pin } : {}),
         ...(info.refreshed ? { refreshed_at: now, refresh_count: current.refresh_count + 1 } : { connected_at: now, refresh_count: 0 }),
       };
       const unset: Record<string, ''> = { error: '' };
