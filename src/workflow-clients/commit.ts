@@ -1,4 +1,4 @@
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
@@ -8,6 +8,7 @@ import { within } from '../temporal/within.js';
 import { commitWorkspaceType, type CommitWorkspace } from '../workflows/contracts/commit-workspace.js';
 import {
   approveUpdate,
+  withdrawSignal,
   notPendingFailure,
   rejectUpdate,
   staleFailure,
@@ -87,5 +88,23 @@ export class CommitWorkflows {
         { retry_after: 5 },
       );
     return answer.value;
+  }
+
+  /**
+   * The requester withdraws the commit (MCP tasks/cancel): a signal, recorded by Temporal at once even
+   * while no worker runs; the workflow takes it unless a person decided first. A commit whose run has
+   * ended has nothing to withdraw.
+   */
+  async withdraw(commit: CommitDoc, by: string, comment: string): Promise<void> {
+    const sent = this.client.workflow
+      .getHandle(commit.workflow_id)
+      .signal(withdrawSignal, { by, comment })
+      .catch((err: unknown) => {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      });
+    if (!(await within(sent, decisionWaitMs)))
+      throw problems.unavailable('Temporal did not take the withdrawal in time. Retry: a repeated withdrawal is taken once.', {
+        retry_after: 5,
+      });
   }
 }

@@ -20,6 +20,7 @@ import {
   type CommitStatus,
   type DecisionInput,
   approveUpdate,
+  withdrawSignal,
   notPendingFailure,
   commitPreviewQuery,
   commitProgressQuery,
@@ -123,7 +124,12 @@ export async function commitWorkspace(input: CommitWorkspaceInput): Promise<Comm
     await condition(() => decisionRecorded);
     return status();
   };
+  // The requester's withdrawal (tasks/cancel): it decides the commit unless a person's decision came first.
+  let withdrawal: DecisionInput | null = null;
+  setHandler(withdrawSignal, (w: DecisionInput) => void (withdrawal ??= w));
   const validator = (_d: DecisionInput) => {
+    if (withdrawal && !decision)
+      throw ApplicationFailure.create({ type: notPendingFailure, message: 'The commit was withdrawn by its requester.' });
     if (state !== 'awaiting_approval' || decision)
       throw ApplicationFailure.create({ type: notPendingFailure, message: `The commit is ${state}, not awaiting approval.` });
     if (deciding)
@@ -147,9 +153,12 @@ export async function commitWorkspace(input: CommitWorkspaceInput): Promise<Comm
       expiresAt,
     });
 
-    await condition(() => decision !== null, input.expirySeconds * 1000);
+    await condition(() => decision !== null || (withdrawal !== null && !deciding), input.expirySeconds * 1000);
     // An approval begun before the timer fired is claimed to the end: it decides, or leaves the commit to expire.
     if (decision === null && deciding) await condition(() => !deciding);
+    const withdrawn = withdrawal as DecisionInput | null;
+    if (decision === null && withdrawn)
+      decision = { action: 'reject', by: withdrawn.by, comment: withdrawn.comment, at: new Date().toISOString() };
     // A decision taken in the same instant the timer fired still counts: its validator accepted it.
     const decided = decision as CommitStatus['decision'];
     if (!decided) {

@@ -209,16 +209,23 @@ describe('MCP tasks through the official Python SDK', () => {
     assert.equal((await run(['get', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!.taskId, taskId, 'its own credential reads it');
   });
 
-  it('tasks/cancel at once, while the preview is still being made, withdraws the commit: nothing can be approved', async () => {
+  it('tasks/cancel while no worker runs, before the preview is made, withdraws the commit durably: it never becomes approvable', async () => {
     await draft(person.api, ws, 'Withdrawn', '# Withdrawn\n');
-    const args = [
-      'start',
-      `${platform.url}/mcp`,
-      'commit_workspace',
-      JSON.stringify({ workspace_id: ws, collection_id: col, message: 'to withdraw' }),
-    ];
-    const taskId = (await run(args, token)).at(-1)!.result!.taskId as string;
-    await run(['cancel', `${platform.url}/mcp`, taskId], token);
+    await platform.stopWorker();
+    let taskId: string;
+    try {
+      const args = [
+        'start',
+        `${platform.url}/mcp`,
+        'commit_workspace',
+        JSON.stringify({ workspace_id: ws, collection_id: col, message: 'to withdraw' }),
+      ];
+      taskId = (await run(args, token)).at(-1)!.result!.taskId as string;
+      // Answered without a worker: the withdrawal is a signal Temporal records at once.
+      await run(['cancel', `${platform.url}/mcp`, taskId], token);
+    } finally {
+      await platform.startWorker();
+    }
     const end = (await run(['follow', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!;
     assert.equal(end.status, 'cancelled', JSON.stringify(end));
     const commits = (await person.api.get(`/commits?workspace_id=${ws}`)).body.items as {
@@ -231,6 +238,32 @@ describe('MCP tasks through the official Python SDK', () => {
     const decision = (await person.api.get(`/commits/${commit.id}`)).body.decision as { comment: string };
     assert.match(decision.comment, /Withdrawn by its requester \(MCP tasks\/cancel, through api_key /);
     assert.equal((await person.api.post(`/commits/${commit.id}/approve`, {})).status, 409, 'a withdrawn commit cannot be approved');
+  });
+
+  it("a cancel after a person decided changes nothing: the task keeps the person's rejection", async () => {
+    await draft(person.api, ws, 'Rejected', '# Rejected\n');
+    const args = [
+      'start',
+      `${platform.url}/mcp`,
+      'commit_workspace',
+      JSON.stringify({ workspace_id: ws, collection_id: col, message: 'to reject' }),
+    ];
+    const taskId = (await run(args, token)).at(-1)!.result!.taskId as string;
+    const waiting = await eventually(
+      async () => {
+        const task = (await run(['get', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!;
+        return task.status === 'input_required' ? task : null;
+      },
+      60_000,
+      'input_required',
+    );
+    const commitId = elicitation(waiting).params.elicitationId as string;
+    assert.equal((await person.api.post(`/commits/${commitId}/reject`, { comment: 'not this week' })).status, 200);
+    await run(['cancel', `${platform.url}/mcp`, taskId], token);
+    const end = (await run(['follow', `${platform.url}/mcp`, taskId], token)).at(-1)!.task!;
+    assert.equal(end.status, 'completed', JSON.stringify(end));
+    assert.equal(end.result.isError, true);
+    assert.match(end.result.content[0].text, /A person rejected the commit: not this week/);
   });
 
   it('a client that does not declare the extension gets the proposal as before, never a task (2025 era, and 2026-07-28 without it)', async () => {

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import { Problem } from '../../kernel/errors/problem.js';
 import { askOutcome, ask, bestPassage, type askInput } from '../../operations/ask.js';
 import { visibleArtifact } from '../../operations/artifacts.js';
-import type { CommitDoc } from '../../store/commits.js';
 import { isAgentRun, readableInvocation } from '../../operations/agent-runs.js';
 import { getInvocation } from '../../operations/invoke.js';
 import type { OperationContext } from '../../operations/services.js';
@@ -102,9 +101,7 @@ async function passagesNow(ctx: OperationContext, question: string, hits: Omit<A
 
 /** A commit's task: working while previewed and applied, input_required while a person must decide. */
 async function commitState(ctx: OperationContext, doc: McpTaskDoc): Promise<TaskState> {
-  let commit = await visibleCommit(ctx, doc.ref);
-  // A cancel asked while the preview was still being made: withdrawn now that it awaits a person.
-  if (doc.cancel_requested_at && commit.state === 'awaiting_approval') commit = await withdraw(ctx, doc, commit);
+  const commit = await visibleCommit(ctx, doc.ref);
   const at = commit.updated_at;
   const page = consoleCommitPage(ctx.state.publicBase ?? ctx.services.config.apiUri, commit._id);
   switch (commit.state) {
@@ -146,8 +143,9 @@ async function commitState(ctx: OperationContext, doc: McpTaskDoc): Promise<Task
   };
   if (commit.state === 'committed')
     return { status: 'completed', lastUpdatedAt: at, statusMessage: 'Committed.', result: toolResult(outcome) };
-  const byRequester = commit.decision?.action === 'reject' && commit.decision.by === doc.subject && doc.cancel_requested_at;
-  if (byRequester) return { status: 'cancelled', statusMessage: 'Withdrawn by its requester (tasks/cancel).', lastUpdatedAt: at };
+  // Withdrawn by this task's cancel: the rejection carries the withdrawal's words, a person's never does.
+  const withdrawn = doc.cancel_requested_at && commit.decision?.by === doc.subject && commit.decision.comment?.startsWith(withdrawalWords);
+  if (withdrawn) return { status: 'cancelled', statusMessage: 'Withdrawn by its requester (tasks/cancel).', lastUpdatedAt: at };
   const why =
     commit.state === 'rejected'
       ? `A person rejected the commit${commit.decision?.comment ? `: ${commit.decision.comment}` : '.'}`
@@ -202,39 +200,19 @@ export async function readTask(ctx: OperationContext, doc: McpTaskDoc): Promise<
   }
 }
 
-/** The commit's state now, or null once it has gone. */
-const commitNow = (ctx: OperationContext, id: string) => ctx.services.commits.get(id);
+/** How a withdrawal's decision begins: how a task tells its own cancel from a person's rejection. */
+const withdrawalWords = 'Withdrawn by its requester (MCP tasks/cancel';
 
 /**
- * Withdraws a commit that awaits a person, as its requester's credential asked (tasks/cancel): a
- * rejection recorded in the person's name, saying which of their credentials asked. Decided or ended
- * meanwhile: the cancellation came too late, which the extension allows. The commit as it is after.
- */
-async function withdraw(ctx: OperationContext, doc: McpTaskDoc, commit: CommitDoc): Promise<CommitDoc> {
-  const why = `Withdrawn by its requester (MCP tasks/cancel, through ${doc.actor.kind} ${doc.actor.id}).`;
-  await ctx.services.commitWorkflows.decide(commit, 'reject', doc.subject, why).catch((err: unknown) => {
-    if (!(err instanceof Problem && err.status === 409)) throw err;
-  });
-  return (await commitNow(ctx, commit._id)) ?? commit;
-}
-
-/** How long tasks/cancel waits for a commit's preview before it leaves the withdrawal to the next tasks/get. */
-const previewWaitMs = 15_000;
-
-/**
- * Asks the task's work to stop: an invocation's workflow is cancelled; a commit is withdrawn once it
- * awaits a person (at once, or when its preview is ready: within the wait here, else at the next
- * tasks/get, which sees the recorded cancel). Cooperative, as the extension says: work already past
- * that point ends as it ends.
+ * Asks the task's work to stop: an invocation's workflow is cancelled; a commit is withdrawn (a signal
+ * the commit workflow takes unless a person decided first, before its preview is ready or while it
+ * awaits a person), recorded as a rejection in the person's name that names the credential that asked.
+ * Cooperative, as the extension says: work already past that point ends as it ends.
  */
 export async function cancelTask(ctx: OperationContext, doc: McpTaskDoc): Promise<void> {
   await ctx.services.mcpTasks.requestCancel(doc._id, new Date());
   if (doc.kind === 'invocation') return ctx.services.invocationWorkflows.cancel(doc.ref);
-  const deadline = Date.now() + previewWaitMs;
-  let commit = await visibleCommit(ctx, doc.ref);
-  while (commit.state === 'previewing' && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    commit = (await commitNow(ctx, doc.ref)) ?? commit;
-  }
-  if (commit.state === 'awaiting_approval') await withdraw(ctx, { ...doc, cancel_requested_at: new Date() }, commit);
+  const commit = await visibleCommit(ctx, doc.ref);
+  const comment = `${withdrawalWords}, through ${doc.actor.kind} ${doc.actor.id}).`;
+  await ctx.services.commitWorkflows.withdraw(commit, doc.subject, comment);
 }

@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PreviewCounts } from '../../commits/preview.js';
 import type { PreviewSummary } from '../../commits/snapshot.js';
 import type { CommitDoc, CommitState } from '../../store/commits.js';
@@ -39,6 +39,12 @@ export const commitProgressQuery = defineQuery<CommitProgress>('progress');
 /** Updates, not signals: the reviewer learns at once whether the decision was taken (docs/decisions.md). */
 export const approveUpdate = defineUpdate<CommitStatus, [DecisionInput]>('approve');
 export const rejectUpdate = defineUpdate<CommitStatus, [DecisionInput]>('reject');
+/**
+ * The requester withdraws the commit (an MCP client's tasks/cancel): a signal, so it is recorded even
+ * while no worker runs, and taken whenever the commit has not been decided: before its preview is
+ * ready, or while it awaits a person. It ends the commit `rejected`, the withdrawal as its decision.
+ */
+export const withdrawSignal = defineSignal<[DecisionInput]>('withdraw');
 
 /** The failure type a refused decision carries; the API turns it into 409 `commit-not-pending`. */
 export const notPendingFailure = 'CommitNotPending';
