@@ -24,7 +24,7 @@ import { isListenRequest, registerSubscriptions, serveListen } from './subscript
 import type { Principal } from '../identity/principal.js';
 import { callAsTask, makesTasks, registerTasks } from './tasks/handlers.js';
 import { asksProgress, progressTokenOf, withProgress } from './tasks/progress.js';
-import { writeWebResponse } from './web-response.js';
+import { SlowReader, writeWebResponse } from './web-response.js';
 
 /** How long a tool call's SSE answer waits for a client that stopped reading (its progress, then its result). */
 const sseDrainTimeoutMs = 30_000;
@@ -162,7 +162,7 @@ function register(server: McpServer, { def: tool, input, output, icons, meta }: 
     async (args: unknown, extra: ServerContext): Promise<CallToolResult> => {
       const work = runToolCall(operationOf(extra), tool, args);
       const token = makesTasks(tool) ? progressTokenOf(extra.mcpReq._meta) : undefined;
-      return token === undefined ? work : withProgress(work, token, (n) => extra.mcpReq.notify(n), tool.name);
+      return token === undefined ? work : withProgress(work, token, (n) => extra.mcpReq.notify(n), tool.name, extra.mcpReq.signal);
     },
   );
 }
@@ -332,7 +332,9 @@ export async function serveMcp(
       : modern.fetch(request, { authInfo, parsedBody: body });
     await writeWebResponse(await Promise.race([answer, gone]), res, abort.signal, sseDrainTimeoutMs);
   } catch (err) {
-    if (!abort.signal.aborted) internalError(operation, res, err);
+    if (err instanceof SlowReader)
+      operation.services.logger.info({ request_id: operation.state.requestId }, 'MCP stream reader too slow: cut off');
+    else if (!abort.signal.aborted) internalError(operation, res, err);
   } finally {
     // A stream cut short (a client that stopped reading) ends here too.
     if (!res.writableEnded && !res.destroyed) res.end();

@@ -21,6 +21,8 @@ export interface McpTaskDoc {
   /** What the tool had when it started, to compose its final result (ask: the question and its hits, by id, never their text). */
   context?: Record<string, unknown>;
   created_at: Date;
+  /** When the handle goes: a week after the work could last (docs/decisions.md, "MCP tasks"). */
+  expires_at: Date;
   cancel_requested_at?: Date;
 }
 
@@ -53,8 +55,8 @@ export class McpTaskStore {
     await this.tasks.updateOne({ _id: id, cancel_requested_at: { $exists: false } }, { $set: { cancel_requested_at: at } });
   }
 
-  /** Forgets a person's tasks made before `before` (their workflows and records stay; only the handles go). */
-  async prune(subject: string, before: Date): Promise<void> {
-    await this.tasks.deleteMany({ subject, created_at: { $lt: before } });
+  /** Forgets a person's expired task handles (their workflows and records stay; only the handles go). */
+  async prune(subject: string, now: Date): Promise<void> {
+    await this.tasks.deleteMany({ subject, expires_at: { $lt: now } });
   }
 }

@@ -3,7 +3,7 @@ import type { OperationContext } from '../../operations/services.js';
 import type { McpTaskDoc } from '../../store/mcp-tasks.js';
 import { missingScope, tools, type ToolDef } from '../tools.js';
 import { cancelTask, readTask, taskKinds } from './kinds.js';
-import { taskIdParams, tasksExtension, taskTtlMs, updateParams, wireTask, type TaskState } from './protocol.js';
+import { taskGraceMs, taskIdParams, tasksExtension, updateParams, wireTask, type TaskState } from './protocol.js';
 
 // tools/call answered with a task, and the extension's three methods. A task belongs to the credential
 // that made it, for the person it acted for: any other (another person, another of their keys or
@@ -22,24 +22,26 @@ export async function callAsTask(ctx: OperationContext, tool: ToolDef, input: un
   if ('result' in started) return started.result;
   const { subject, actor } = ctx.state.principal;
   const now = new Date();
+  const { lastsMs = 0, ...task } = started.task;
   const doc = await ctx.services.mcpTasks.create({
-    ...started.task,
+    ...task,
     subject,
     actor: { kind: actor.kind, id: actor.id },
     tool: tool.name,
     created_at: now,
+    expires_at: new Date(now.getTime() + lastsMs + taskGraceMs),
   });
   if (!ownedBy(doc, ctx)) throw new Error(`task ${doc._id} was made by another credential`);
   // Handles past their time go as new ones come: the cost is this person's, never everyone's.
   void ctx.services.mcpTasks
-    .prune(subject, new Date(now.getTime() - taskTtlMs))
+    .prune(subject, now)
     .catch((err: unknown) => ctx.services.logger.warn({ err, request_id: ctx.state.requestId }, 'old MCP tasks not pruned'));
   // The task exists from here on: a state that cannot be read now is answered as working, and polled.
   const state = await readTask(ctx, doc).catch((err: unknown): TaskState => {
     ctx.services.logger.warn({ err, task: doc._id, request_id: ctx.state.requestId }, 'new MCP task state not read');
     return { status: 'working', lastUpdatedAt: now };
   });
-  return { resultType: 'task', ...wireTask(doc._id, doc.created_at, state) };
+  return { resultType: 'task', ...wireTask(doc, state) };
 }
 
 /** Whether the task was made by this very credential, for this person. */
@@ -57,7 +59,7 @@ const rpcError = (code: number, message: string) => Object.assign(new Error(mess
 async function ownTask(ctx: OperationContext, taskId: string): Promise<McpTaskDoc> {
   const doc = await ctx.services.mcpTasks.get(taskId);
   const tool = doc && tools.find((t) => t.name === doc.tool);
-  const kept = doc && Date.now() - doc.created_at.getTime() < taskTtlMs;
+  const kept = doc && doc.expires_at.getTime() > Date.now();
   if (!doc || !tool || !kept || !ownedBy(doc, ctx) || missingScope(ctx.state.principal.scopes, tool))
     throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   return doc;
@@ -69,7 +71,7 @@ export function registerTasks(server: McpServer, operationOf: (extra: ServerCont
   server.server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }, extra) => {
     const ctx = operationOf(extra);
     const doc = await ownTask(ctx, taskId);
-    return wireTask(doc._id, doc.created_at, await readTask(ctx, doc));
+    return wireTask(doc, await readTask(ctx, doc));
   });
   // The only input a task asks for is a person's decision in the console: answers sent here are
   // acknowledged and change nothing (an agent's "accept" must never approve a commit).

@@ -20,7 +20,8 @@ import { toolFailure, toolResult, type TaskState } from './protocol.js';
 /** How long a task-capable call waits before it answers with a task instead (a quick call stays a plain result). */
 const momentSeconds = 1;
 
-type Started = { result: Record<string, unknown> } | { task: Pick<McpTaskDoc, '_id' | 'kind' | 'ref' | 'context'> };
+/** A started tool's plain result, or its task: what it stands for, and how long the work may last at most (a commit's wait for a person). */
+type Started = { result: Record<string, unknown> } | { task: Pick<McpTaskDoc, '_id' | 'kind' | 'ref' | 'context'> & { lastsMs?: number } };
 
 interface TaskKind {
   start(ctx: OperationContext, tool: ToolDef, input: Record<string, unknown>): Promise<Started>;
@@ -42,7 +43,7 @@ export const taskKinds: ReadonlyMap<string, TaskKind> = new Map<string, TaskKind
         const proposal = (await tool.run(ctx, input as never)) as { commit_id: string };
         const commit = await ctx.services.commits.get(proposal.commit_id);
         if (!commit) throw new Error(`commit ${proposal.commit_id} vanished after it was requested`);
-        return { task: { _id: commit.workflow_id, kind: 'commit', ref: commit._id } };
+        return { task: { _id: commit.workflow_id, kind: 'commit', ref: commit._id, lastsMs: commit.expiry_seconds * 1000 } };
       },
     },
   ],

@@ -22,7 +22,13 @@ export function asksProgress(body: unknown): boolean {
 }
 
 /** Awaits `work`, telling the client it is still running while it does; a notification that fails is dropped. */
-export async function withProgress<T>(work: Promise<T>, token: string | number, notify: Notify, what: string): Promise<T> {
+export async function withProgress<T>(
+  work: Promise<T>,
+  token: string | number,
+  notify: Notify,
+  what: string,
+  gone: AbortSignal,
+): Promise<T> {
   const started = Date.now();
   let step = 0;
   const timer = setInterval(() => {
@@ -33,9 +39,13 @@ export async function withProgress<T>(work: Promise<T>, token: string | number, 
       params: { progressToken: token, progress: step, message: `${what}: still running after ${seconds} s.` },
     }).catch(() => undefined);
   }, everyMs);
+  // A client gone is told nothing more; the work itself goes on (nothing waits for its answer).
+  const stop = () => clearInterval(timer);
+  gone.addEventListener('abort', stop, { once: true });
   try {
     return await work;
   } finally {
-    clearInterval(timer);
+    stop();
+    gone.removeEventListener('abort', stop);
   }
 }

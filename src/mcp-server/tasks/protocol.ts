@@ -9,10 +9,11 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 export const tasksExtension = 'io.modelcontextprotocol/tasks';
 
 /**
- * How long a task handle is kept: a week after it was made (docs/decisions.md, "MCP tasks"). The work
- * and its record (the commit, the invocation) outlive it; only the handle goes.
+ * How long a task handle outlives the work it stands for: a week after the work could last (a commit
+ * waits up to its expiry for a person). The work and its record (the commit, the invocation) outlive
+ * the handle; only the handle goes.
  */
-export const taskTtlMs = 7 * 24 * 3600 * 1000;
+export const taskGraceMs = 7 * 24 * 3600 * 1000;
 
 /** How often a client is asked to poll: a person's approval takes minutes, a tool call seconds. */
 export const pollIntervalMs = 2000;
@@ -45,14 +46,15 @@ export interface TaskState {
 }
 
 /** The Task the wire carries (a CreateTaskResult's body, or a DetailedTask for tasks/get). */
-export function wireTask(taskId: string, createdAt: Date, state: TaskState): Record<string, unknown> {
+export function wireTask(task: { _id: string; created_at: Date; expires_at: Date }, state: TaskState): Record<string, unknown> {
+  const { _id: taskId, created_at: createdAt } = task;
   return {
     taskId,
     status: state.status,
     ...(state.statusMessage ? { statusMessage: state.statusMessage } : {}),
     createdAt: createdAt.toISOString(),
     lastUpdatedAt: (state.lastUpdatedAt > createdAt ? state.lastUpdatedAt : createdAt).toISOString(),
-    ttlMs: taskTtlMs,
+    ttlMs: task.expires_at.getTime() - createdAt.getTime(),
     pollIntervalMs,
     // The tool's result as tools/call would have carried it on 2026-07-28: with its result type.
     ...(state.status === 'completed' && state.result ? { result: { resultType: 'complete', ...state.result } } : {}),
