@@ -144,7 +144,7 @@ export function identifies(resource: string, endpoint: URL): boolean {
 
 /**
  * The protected resource metadata: where the challenge says, else at the well-known URLs. Its
- * `resource` must identify the server that was asked (RFC 9728 §3.3, §7.3), so a server cannot have
+ * `resource` must identify the server that was asked (RFC 9728 sections 3.3 and 7.3), so a server cannot have
  * the platform ask for tokens meant for another.
  */
 export async function protectedResource(deps: DiscoveryDeps, endpoint: URL, challenge: Challenge): Promise<ResourceMetadata> {
@@ -201,7 +201,7 @@ function metadataUrls(issuer: URL): URL[] {
 
 /**
  * The authorization server's metadata. Its `issuer` must be the one the resource named (RFC 8414
- * §3.3, against mix-up); its endpoints must be https; it must offer PKCE with S256 (MCP: a client
+ * section 3.3, against mix-up); its endpoints must be https; it must offer PKCE with S256 (MCP: a client
  * refuses an authorization server without it).
  */
 export async function authorizationServer(deps: DiscoveryDeps, issuerValue: string): Promise<ServerMetadata> {

@@ -214,7 +214,8 @@ describe('collections change only through commits', () => {
       arguments: { title: 'direct', content_type: 'text/plain', content: 'x', collection_id: col },
     });
     assert.equal(result.isError, true);
-    assert.equal((result.structuredContent as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
+    // The problem is in `_meta` (a tool with an output schema sends no structuredContent on an error).
+    assert.equal((result._meta?.['platform/problem'] as { type: string }).type, 'urn:platform:problem:collection-write-requires-commit');
     assert.equal((await alice.get(`/artifacts?collection_id=${col}`)).body.items.length, 0);
   });
 });
