@@ -18,6 +18,7 @@ let platform: TestPlatform;
 let oauth: OAuthServer;
 let notes: ProtectedMcp; // the server the owner consented for
 let elsewhere: ProtectedMcp; // the editor's host
+let gateway: ProtectedMcp; // one host whose discovery document may name another tenant's path
 let trap: { url: string; seen: string[]; close(): Promise<void> }; // a token endpoint of the editor's
 let owner: Api & { userId: string };
 let editor: Api & { userId: string };
@@ -79,6 +80,7 @@ before(async () => {
   oauth = await startOAuthServer();
   notes = await startProtectedMcp(oauth, { discovery: 'challenge' });
   elsewhere = await startProtectedMcp(oauth, { discovery: 'challenge' });
+  gateway = await startProtectedMcp(oauth, { discovery: 'challenge' });
   trap = await startTrap();
   platform = await startPlatform({ MCP_OUTBOUND_ALLOW: '127.0.0.0/8' }, { worker: true });
   owner = await platform.newUser();
@@ -88,7 +90,7 @@ before(async () => {
 });
 after(async () => {
   await platform?.close();
-  await Promise.all([oauth?.close(), notes?.close(), elsewhere?.close(), trap?.close()]);
+  await Promise.all([oauth?.close(), notes?.close(), elsewhere?.close(), gateway?.close(), trap?.close()]);
 });
 
 describe('a connection is pinned to the authorizer its person consented to', () => {
@@ -156,5 +158,33 @@ describe('a connection is pinned to the authorizer its person consented to', () 
     assert.match(called.structuredContent.message, /needs new consent/);
     // A new consent while token_url is the trap's goes nowhere near the owner's old refresh token.
     assert.ok(trap.seen.every((r) => !/refresh_token/.test(r)));
+  });
+});
+
+describe('a server registered by its discovery document (review2 B1)', () => {
+  it('sends the token only to an endpoint the resource identifies, path included', async () => {
+    const wellKnown = new URL('/.well-known/mcp.json', gateway.url).href;
+    const serverId = await registerServer(owner, ws, { transport: { type: 'http', well_known: wellKnown } }, 'Gateway tenant A');
+    const { authorizer_id: authorizerId } = await connect(owner, serverId, 'olivia');
+    assert.equal((await authorizerOf(authorizerId)).context.discovered.resource, gateway.url);
+    assert.deepEqual((await whoami(owner, serverId)).structuredContent, { sub: 'olivia' });
+
+    // The same host's document now names another tenant's path; a server registered by it borrows the sign-in.
+    gateway.documentEndpoint = '/tenant-b/mcp';
+    const borrowed = await registerServer(
+      editor,
+      ws,
+      { transport: { type: 'http', well_known: wellKnown }, auth: { type: 'oauth2', authorizer_id: authorizerId } },
+      'Gateway tenant B',
+    );
+    const seen = gateway.seen.length;
+    const called = await whoami(owner, borrowed);
+    assert.equal(called.isError, true, JSON.stringify(called));
+    assert.match(JSON.stringify(called), /does not identify; no token is sent there/);
+    assert.deepEqual(
+      gateway.seen.slice(seen).filter((h) => h !== ''),
+      [],
+      'no Authorization header reached the other path',
+    );
   });
 });

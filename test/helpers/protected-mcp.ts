@@ -15,6 +15,8 @@ export interface ProtectedMcp {
   /** Every Authorization header value presented, accepted or not. */
   seen: string[];
   rejected: number;
+  /** The endpoint its discovery document names (SPEC §2.9); a test may move it, as a gateway's document could. */
+  documentEndpoint: string;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startProtectedMcp(oauth: OAuthServer, options: ProtectedMc
     ...(options.discovery ? { metadataUrl } : {}),
     seen: [],
     rejected: 0,
+    documentEndpoint: '/mcp',
     close: async () => undefined,
   };
   if (options.discovery) oauth.resources.set(url, scope);
@@ -63,7 +66,9 @@ export async function startProtectedMcp(oauth: OAuthServer, options: ProtectedMc
     // Its SPEC §2.9 discovery document, public like a vendor's.
     if (req.method === 'GET' && req.url === '/.well-known/mcp.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return void res.end(JSON.stringify({ name: 'protected-notes', version: '1.0.0', endpoints: { streamable_http: '/mcp' } }));
+      return void res.end(
+        JSON.stringify({ name: 'protected-notes', version: '1.0.0', endpoints: { streamable_http: state.documentEndpoint } }),
+      );
     }
     if (options.discovery && req.method === 'GET' && req.url === new URL(metadataUrl).pathname) {
       res.writeHead(200, { 'content-type': 'application/json' });
