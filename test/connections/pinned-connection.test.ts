@@ -161,6 +161,30 @@ describe('a connection is pinned to the authorizer its person consented to', () 
   });
 });
 
+describe('an authorizer changed while its person signs in', () => {
+  it('the authorization code is not sent to the changed token_url', async () => {
+    const serverId = await registerServer(owner, ws, { transport: { type: 'http', url: notes.url } }, 'Notes, edited mid-sign-in');
+    const { authorizer_id: authorizerId } = await connect(owner, serverId, 'olivia');
+    // A second person starts signing in; meanwhile the editor moves token_url to their host.
+    const bob = await platform.newUser();
+    assert.equal((await owner.post(`/workspaces/${ws}/shares`, { person_id: bob.userId, flags: 'RI' })).status, 200);
+    const started = await bob.post(`/artifacts/${serverId}/op/connect`, {});
+    assert.equal(started.status, 200, started.text);
+    const { secret_id: _secret, ...rest } = (await authorizerOf(authorizerId)).content;
+    await edit(editor, authorizerId, { content: JSON.stringify({ ...rest, token_url: trap.url }) });
+    const before = trap.seen.length;
+    oauth.person = { decision: 'approve', account: 'bob' };
+    const page = await followAsBrowser(started.body.connection.authorization_url);
+    assert.doesNotMatch(page.text, /data-outcome="connected"/);
+    await eventually(
+      async () => (await connectionOf(bob, authorizerId)).error?.code === 'authorizer_changed',
+      30_000,
+      'authorizer_changed',
+    );
+    assert.deepEqual(trap.seen.slice(before), [], 'the trap received no authorization code');
+  });
+});
+
 describe('a server registered by its discovery document (review2 B1)', () => {
   it('sends the token only to an endpoint the resource identifies, path included', async () => {
     const wellKnown = new URL('/.well-known/mcp.json', gateway.url).href;
