@@ -174,15 +174,17 @@ export async function projectConnection(ctx: OperationContext, id: string) {
       'A projection is made for a server credential (SPEC §4.4): call with its token, acting for the person (X-On-Behalf-Of).',
     );
   const doc = await visibleConnection(ctx, id);
+  let authorizer;
   try {
-    await visibleArtifact(ctx, doc.authorizer_id);
+    authorizer = (await visibleArtifact(ctx, doc.authorizer_id)).doc;
   } catch {
     throw problems.forbidden(
       `The authorizer of connection ${id} is outside what this credential and person may reach (scopes, resource filters, grants).`,
     );
   }
   try {
-    const projection = await ctx.services.projector.project(doc);
+    // Against the authorizer as the person consented to it: a changed one sends nothing (connections/pin.ts).
+    const projection = await ctx.services.projector.project(doc, authorizer);
     return { connection_id: id, headers: projection.headers, expires_at: projection.expires_at?.toISOString() ?? null };
   } catch (err) {
     if (err instanceof ConnectionUnusable) throw problems.conflict(err.code, err.message);

@@ -153,7 +153,7 @@ describe('storage that stops answering (engine paused with SIGSTOP)', () => {
     assert.ok(mcp.ms < deadlineMs + marginMs, `MCP tools/call took ${mcp.ms} ms`);
     if (mcp.status === 200) {
       assert.equal(mcp.body.result.isError, true, JSON.stringify(mcp.body));
-      assert.equal(mcp.body.result.structuredContent.type, 'urn:platform:problem:storage-unavailable', JSON.stringify(mcp.body));
+      assert.equal(mcp.body.result._meta['platform/problem'].type, 'urn:platform:problem:storage-unavailable', JSON.stringify(mcp.body));
     } else {
       assert.equal(mcp.status, 503, JSON.stringify(mcp.body));
       assert.equal(mcp.body.type, 'urn:platform:problem:storage-unavailable');
@@ -197,7 +197,7 @@ describe('an MCP tool whose storage does not answer', () => {
     resume();
     assert.equal(status, 503, JSON.stringify(result));
     assert.equal(result.isError, true);
-    assert.equal((result.structuredContent as { type: string }).type, 'urn:platform:problem:storage-unavailable');
+    assert.equal((result._meta?.['platform/problem'] as { type: string }).type, 'urn:platform:problem:storage-unavailable');
     assert.ok(ms < deadlineMs + marginMs, `the tool answered in ${ms} ms`);
   });
 });
