@@ -46,6 +46,20 @@ const appStyle = `
   [role="alert"] { color: #a61b1b; }
 `;
 
+/** How the console and the app page are bundled alike: minified preact for browsers, kept in memory. */
+const browserBundle = {
+  bundle: true,
+  minify: true,
+  target,
+  platform: 'browser',
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  tsconfig: join(consoleSource, 'tsconfig.json'),
+  legalComments: 'none',
+  write: false,
+  logLevel: 'silent',
+} as const;
+
 /**
  * The MCP App page: one self-contained HTML document, its script and style inline, that loads nothing
  * from anywhere (its `_meta.ui.csp` declares no domain, so hosts allow it no network either).
@@ -53,17 +67,8 @@ const appStyle = `
 export async function buildAppPage(): Promise<string> {
   const result = await build({
     entryPoints: [join(consoleSource, 'viewer/app-viewer.tsx')],
-    bundle: true,
-    minify: true,
+    ...browserBundle,
     format: 'iife',
-    target,
-    platform: 'browser',
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    tsconfig: join(consoleSource, 'tsconfig.json'),
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
   });
   // Inline in a <script>: a `</script` in the code (a string literal) must not end the element.
   const script = result.outputFiles[0]!.text.replace(/<\/(script)/gi, '<\\/$1');
@@ -104,17 +109,8 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     splitting: true,
     chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
-    bundle: true,
-    minify: true,
+    ...browserBundle,
     format: 'esm',
-    target,
-    platform: 'browser',
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    tsconfig: join(consoleSource, 'tsconfig.json'),
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
   });
   await mkdir(assetsDir, { recursive: true });
   const assets: Record<string, number> = {};
