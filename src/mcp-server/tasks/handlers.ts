@@ -1,4 +1,5 @@
 import { ProtocolErrorCode, type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { problems } from '../../kernel/errors/problem.js';
 import type { OperationContext } from '../../operations/services.js';
 import type { McpTaskDoc } from '../../store/mcp-tasks.js';
 import { missingScope, tools, type ToolDef } from '../tools.js';
@@ -31,7 +32,12 @@ export async function callAsTask(ctx: OperationContext, tool: ToolDef, input: un
     created_at: now,
     expires_at: new Date(now.getTime() + lastsMs + taskGraceMs),
   });
-  if (!ownedBy(doc, ctx)) throw new Error(`task ${doc._id} was made by another credential`);
+  // The same work asked again (an idempotency key) through another of the person's credentials: its task is that one's.
+  if (!ownedBy(doc, ctx))
+    throw problems.conflict(
+      'task-of-another-credential',
+      `This work is already the task ${doc._id} of another of your credentials: follow it there, or over REST.`,
+    );
   // Handles past their time go as new ones come: the cost is this person's, never everyone's.
   void ctx.services.mcpTasks
     .prune(subject, now)
