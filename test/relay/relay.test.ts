@@ -250,9 +250,16 @@ describe('a stdio server on a host, through its relay', () => {
   it('fails a call cleanly, exactly once, when the relay is killed mid-call and started again; the next call works', async () => {
     const duration = 20;
     const pending = invokeTool(alice, everything, 'trigger-long-running-operation', { duration, steps: 20 });
-    await relay.waitFor(/duration|trigger-long-running-operation/);
-    await eventually(async () => (await platform.services.relay.claims.countDocuments({ host_id: host })) > 0, 20_000, 'a claim');
     await eventually(async () => (await callsFor(duration)).calls.length === 1, 20_000, 'the call to be sent');
+    // This call's own claim: the relay took it (earlier tests' claims, and their log lines, do not count).
+    await eventually(
+      async () => {
+        const { calls } = await callsFor(duration);
+        return (await platform.services.relay.claims.countDocuments({ _id: { $in: calls.map((c) => c._id) } })) > 0;
+      },
+      20_000,
+      "this call's claim",
+    );
     assert.equal(await relay.kill('SIGKILL'), 'SIGKILL');
     relay = launchRelay();
     await relay.waitFor(/connected as host "laptop".*failed as lost/);
