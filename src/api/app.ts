@@ -38,6 +38,10 @@ import { subscriptionRoutes } from './routes/subscriptions.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { codecRoutes } from './routes/codec.js';
+import { chatRoutes } from './routes/chats.js';
+import { viewRoutes } from './routes/views.js';
+import { streamRoutes } from './routes/streams.js';
+import { mcpClientRoutes } from './routes/mcp-clients.js';
 import { httpMetrics } from '../observability/http-metrics.js';
 import { httpTracing } from '../observability/http-tracing.js';
 
@@ -65,6 +69,10 @@ export const routes: RouteDef[] = [
   ...versionRoutes,
   ...revisionRoutes,
   ...manageRoutes,
+  ...chatRoutes,
+  ...viewRoutes,
+  ...streamRoutes,
+  ...mcpClientRoutes,
   ...commitRoutes,
   ...importRoutes,
   ...relayRoutes,

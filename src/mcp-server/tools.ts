@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Scope, ScopeSet } from '../identity/principal.js';
 import { artifactSchema, commitPreviewSchema, presentArtifact, presentContainer } from '../presenters/index.js';
 import {
   artifactFields,
@@ -35,6 +34,12 @@ import { callTool, callToolBody } from '../operations/mcp-servers.js';
 import { baseType, mcpServerType } from '../artifacts/content-types/index.js';
 import { problems } from '../kernel/errors/problem.js';
 import { hostStatusSchema, presentHostStatus } from '../presenters/relay.js';
+import { readOnly, writes, type ToolDef } from './tool-def.js';
+import { chatTools } from './type-tools/chat.js';
+import { viewTools } from './type-tools/view.js';
+import { streamTools } from './type-tools/stream.js';
+
+export { missingScope, readOnly, writes, type ToolDef } from './tool-def.js';
 
 type ImportLists = { items?: z.infer<typeof importDocument>[]; urls?: z.infer<typeof importUrl>[] };
 
@@ -48,34 +53,6 @@ const extractInput = z.strictObject({
 
 /** Artifacts a browse or resource read lists per container at most; the answer says when it cut. */
 export const artifactListBound = 50;
-
-export interface ToolDef {
-  name: string;
-  title: string;
-  description: string;
-  /** The scope a caller needs, declared like a REST route's access. */
-  access: Scope;
-  /** Scopes what the tool runs needs besides `access` (search reads the artifacts it ranks). */
-  alsoNeeds?: Scope[];
-  input: z.ZodObject;
-  /** The shape of `structuredContent`: an object at its root, as MCP requires of an output schema. */
-  output: z.ZodObject;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
-  icon: string;
-  run: (ctx: OperationContext, input: never) => Promise<unknown>;
-}
-
-/**
- * The first scope the tool needs that `scopes` lack, or undefined when they allow it: tools/list shows
- * a tool only to those it allows, and a call by anyone else is refused (api/routes/mcp.ts).
- */
-export function missingScope(scopes: ScopeSet, tool: ToolDef): Scope | undefined {
-  return [tool.access, ...(tool.alsoNeeds ?? [])].find((scope) => !scopes.allows(scope));
-}
-
-const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
-const writes = (destructive: boolean, idempotent: boolean) =>
-  ({ readOnlyHint: false, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: false }) as const;
 
 function artifactsOf(page: Page<ArtifactDoc>) {
   return {
@@ -458,4 +435,7 @@ export const tools: ToolDef[] = [
       };
     },
   },
+  ...chatTools,
+  ...viewTools,
+  ...streamTools,
 ];

@@ -4,27 +4,29 @@ import { authorizerContent } from './authorizer.js';
 import { mcpServerContent, type McpServerContent, type StdioTransport } from './mcp-server.js';
 import { transformContent } from './transform.js';
 import { automationContent } from './automation.js';
+import { chatContent } from './chat.js';
+import { viewContent } from './view.js';
+import { streamContent } from './stream.js';
+import { mcpClientContent } from './mcp-client.js';
 import { baseType, isPlatformType } from './base-type.js';
 import { agentId, agents } from '../../invocations/agents/registry.js';
 import { CatalogMismatch, type StdioServers } from '../../stdio-servers/index.js';
 import { jsonLimits, jsonViolation, pathName } from '../../kernel/json/limits.js';
-
-const jsonObject = z.record(z.string(), z.unknown());
 
 /** `application/vnd.platform.host+json`: a person's machine whose desktop relay runs MCP servers (issue #34). */
 const hostContent = z.strictObject({ notes: z.string().max(4000).optional() });
 
 /**
  * The platform-owned content types of SPEC §2.2, each with the zod schema its JSON `content` must
- * satisfy. Types whose own issue has not come yet accept any JSON object.
+ * satisfy.
  */
 export const platformContentTypes = {
   'application/vnd.platform.mcp-server+json': mcpServerContent,
-  'application/vnd.platform.mcp-client+json': jsonObject,
+  'application/vnd.platform.mcp-client+json': mcpClientContent,
   'application/vnd.platform.authorizer+json': authorizerContent,
-  'application/vnd.platform.chat+json': jsonObject,
-  'application/vnd.platform.view+json': jsonObject,
-  'application/vnd.platform.stream+json': jsonObject,
+  'application/vnd.platform.chat+json': chatContent,
+  'application/vnd.platform.view+json': viewContent,
+  'application/vnd.platform.stream+json': streamContent,
   'application/vnd.platform.host+json': hostContent,
   'application/vnd.platform.transform+json': transformContent(new Set(agents.map((a) => a.name))),
   'application/vnd.platform.automation+json': automationContent(new Set(agents.flatMap((a) => [a.name, agentId(a.name)]))),
@@ -35,6 +37,10 @@ export const mcpServerType = 'application/vnd.platform.mcp-server+json';
 export const authorizerType = 'application/vnd.platform.authorizer+json';
 export const transformType = 'application/vnd.platform.transform+json';
 export const hostType = 'application/vnd.platform.host+json';
+export const chatType = 'application/vnd.platform.chat+json';
+export const viewType = 'application/vnd.platform.view+json';
+export const streamType = 'application/vnd.platform.stream+json';
+export const mcpClientType = 'application/vnd.platform.mcp-client+json';
 
 export { baseType, isPlatformType } from './base-type.js';
 

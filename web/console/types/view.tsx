@@ -1,0 +1,6 @@
+// The console's page body for an application/vnd.platform.view+json artifact (issue #36).
+import type { Artifact } from '../browse-api';
+
+export function ViewBody({ artifact }: { artifact: Artifact }) {
+  return <pre class="content json">{artifact.content}</pre>;
+}
