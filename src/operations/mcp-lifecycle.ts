@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { baseType } from '../artifacts/content-types/index.js';
+import { baseType, platformTypeDefinition } from '../artifacts/content-types/index.js';
 import type { LifecycleTool } from '../artifacts/content-types/type-definition.js';
 import { lifecycleServer, serverWithTool, typeServers, viewerOf } from '../mcp-client/lifecycle.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
@@ -40,7 +40,8 @@ async function startLifecycleOn(ctx: OperationContext, doc: ArtifactDoc, tool: L
  */
 export async function openArtifact(ctx: OperationContext, doc: ArtifactDoc, container: ContainerDoc) {
   const servers = doc.container_kind === 'workspace' ? await typeServers(ctx.services.mcpCatalog, doc.collection_id, doc.content_type) : [];
-  const type = servers[0]?.content_types.find((t) => t.mime === baseType(doc.content_type)) ?? null;
+  const type =
+    platformTypeDefinition(doc.content_type) ?? servers[0]?.content_types.find((t) => t.mime === baseType(doc.content_type)) ?? null;
   // on_open calls out with the server's credentials: only for those who may call the workspace's servers.
   const mayInvoke = mayInvokeIn(ctx.state.principal, container);
   const viewer = mayInvoke && servers[0] ? viewerOf(servers[0], type?.ui.viewer) : null;

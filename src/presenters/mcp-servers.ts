@@ -74,7 +74,11 @@ export const resourceReadSchema = z
 export const openedArtifactSchema = z
   .object({
     artifact: artifactSchema,
-    type: openObject.nullable().describe("The §2.10 type definition of the artifact's content type, when a server defines it."),
+    type: openObject
+      .nullable()
+      .describe(
+        "The §2.10 type definition of the artifact's content type: the platform's own for its types (SPEC §2.2), else the one a content-type server defines.",
+      ),
     viewer: z.object({ server_id: z.string(), uri: z.string() }).nullable(),
     on_open: z.union([
       z.object({ status: z.literal('skipped'), reason: z.string().optional() }),

@@ -75,6 +75,22 @@ describe('content-type servers', () => {
     assert.equal(opened.body.artifact.id, created.body.id);
   });
 
+  it("answers a platform-owned type with the platform's own definition, its viewer the console", async () => {
+    const created = await alice.post('/artifacts', {
+      title: 'laptop',
+      content_type: 'application/vnd.platform.host+json',
+      content: '{}',
+      collection_id: ws,
+    });
+    assert.equal(created.status, 201, created.text);
+    const opened = await alice.post(`/artifacts/${created.body.id}/open`, {});
+    assert.equal(opened.status, 200, opened.text);
+    assert.equal(opened.body.type.mime, 'application/vnd.platform.host+json');
+    assert.equal(opened.body.type.ui.label, 'Host');
+    assert.equal(opened.body.type.ui.viewer, 'platform/host');
+    assert.equal(opened.body.viewer, null, 'the console renders it: no server serves it');
+  });
+
   it('indexes the text extract_text returns for a committed artifact', async () => {
     const draft = await alice.post('/artifacts', {
       title: 'linked',

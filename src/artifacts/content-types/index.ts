@@ -43,6 +43,7 @@ export const streamType = 'application/vnd.platform.stream+json';
 export const mcpClientType = 'application/vnd.platform.mcp-client+json';
 
 export { baseType, isPlatformType } from './base-type.js';
+export { platformTypeDefinition } from './platform-definitions.js';
 
 export interface ContentPolicy {
   /** The operators' stdio catalog, or why stdio servers are off here. */
