@@ -25,11 +25,17 @@ import type { Principal } from '../identity/principal.js';
 import { callAsTask, makesTasks, registerTasks } from './tasks/handlers.js';
 import { asksProgress, progressTokenOf, withProgress } from './tasks/progress.js';
 import { SlowReader, writeWebResponse } from './web-response.js';
+import { registerPlatformTools } from '../artifacts/content-types/mcp-client.js';
+import { endpointInstructions, type EndpointLimits } from './client-endpoint.js';
 
 /** How long a tool call's SSE answer waits for a client that stopped reading (its progress, then its result). */
 const sseDrainTimeoutMs = 30_000;
 
 export { serverIcon };
+export type { EndpointLimits };
+
+// MCP client configurations name tools of this table: their schema checks the names against it.
+registerPlatformTools(toolTable.keys());
 
 /** Where an error result carries its problem details for programs: the result's `_meta`, under this key. */
 export const problemMetaKey = 'platform/problem';
@@ -222,9 +228,17 @@ const instructions =
  * process-wide table (tool-table.ts): their schemas are converted once, not per server.
  */
 function createMcpServer(authInfo: AuthInfo | undefined, era: 'modern' | 'legacy'): McpServer {
-  const server = new McpServer(serverInfo, { capabilities: { tools: {}, resources: {} }, instructions });
+  const limits = authInfo?.extra?.limits as EndpointLimits | undefined;
+  const server = new McpServer(serverInfo, {
+    capabilities: { tools: {}, resources: {} },
+    instructions: limits ? instructions + endpointInstructions(limits) : instructions,
+  });
   const scopes = (authInfo?.extra?.operation as OperationContext | undefined)?.state.principal.scopes;
-  for (const tool of toolTable.values()) if (scopes && !missingScope(scopes, tool.def)) register(server, tool);
+  for (const tool of toolTable.values()) {
+    // An endpoint narrower than /mcp (an MCP client configuration) registers only its tools: any other is unknown there.
+    if (limits && !limits.tools.has(tool.def.name)) continue;
+    if (scopes && !missingScope(scopes, tool.def)) register(server, tool);
+  }
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
   registerApps(server);
@@ -314,13 +328,21 @@ export async function serveMcp(
   req: IncomingMessage,
   res: ServerResponse,
   body: unknown,
-  options: { direct?: boolean; reauthenticate?: () => Promise<Principal | null> } = {},
+  options: { direct?: boolean; reauthenticate?: () => Promise<Principal | null>; limits?: EndpointLimits } = {},
 ): Promise<void> {
-  const direct = options.direct === false ? undefined : directToolCall(req.headers, body);
+  const { limits } = options;
+  let direct = options.direct === false ? undefined : directToolCall(req.headers, body);
+  // A tool outside the endpoint's: the SDK's server, which does not have it, answers it as unknown.
+  if (direct && limits && !limits.tools.has(direct.tool.def.name)) direct = undefined;
   if (direct) return serveDirect(operation, direct, res);
   if (isListenRequest(body)) return serveListen(operation, req, res, body, options.reauthenticate);
   const principal = operation.state.principal;
-  const authInfo: AuthInfo = { token: '', clientId: principal.actor.id, scopes: principal.scopes.toJSON(), extra: { operation } };
+  const authInfo: AuthInfo = {
+    token: '',
+    clientId: principal.actor.id,
+    scopes: principal.scopes.toJSON(),
+    extra: { operation, ...(limits ? { limits } : {}) },
+  };
   const abort = new AbortController();
   res.once('close', () => !res.writableFinished && abort.abort());
   const gone = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true }));

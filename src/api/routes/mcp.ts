@@ -1,7 +1,7 @@
 import { scopes, type Principal, type Scope } from '../../identity/principal.js';
 import type { Config } from '../../kernel/config/env.js';
 import { problemTypePrefix } from '../../kernel/errors/problem.js';
-import { problems } from '../../kernel/errors/problem.js';
+import { Problem, problems } from '../../kernel/errors/problem.js';
 import { platformIcon, platformInfo } from '../../kernel/platform-info.js';
 import { serveMcp } from '../../mcp-server/server.js';
 import { missingScope, tools } from '../../mcp-server/tools.js';
@@ -11,6 +11,10 @@ import { publicBase } from '../public-url.js';
 import type { RouteDef } from '../route.js';
 import { mcpPath, protectedResourceMetadataUrl, stillAuthenticated } from '../middleware/authenticate.js';
 import { mcpDiscoverySchema } from '../../presenters/discovery.js';
+import { mcpClientEndpoint } from '../../operations/mcp-clients.js';
+import { serverName } from '../../presenters/mcp-clients.js';
+import { offeredTools, type EndpointLimits } from '../../mcp-server/client-endpoint.js';
+import { idParam, parse } from '../validate.js';
 
 const loopback = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -40,11 +44,19 @@ function checkHostAndOrigin(ctx: AppContext, config: Config): void {
 const toolByName = new Map(tools.map((t) => [t.name, t]));
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The first tools/call in the body (one message or a batch) whose tool needs a scope the principal lacks. */
-function refusedCall(body: unknown, principal: Principal): { id: string | number | null; tool: string; scope: Scope } | undefined {
+/**
+ * The first tools/call in the body (one message or a batch) whose tool needs a scope the principal
+ * lacks. `offered`: the endpoint's tools, when it serves fewer than all (any other is unknown there).
+ */
+function refusedCall(
+  body: unknown,
+  principal: Principal,
+  offered?: ReadonlySet<string>,
+): { id: string | number | null; tool: string; scope: Scope } | undefined {
   for (const message of Array.isArray(body) ? body : [body]) {
     if (!isObject(message) || message.method !== 'tools/call' || !isObject(message.params)) continue;
-    const tool = typeof message.params.name === 'string' ? toolByName.get(message.params.name) : undefined;
+    const name = message.params.name;
+    const tool = typeof name === 'string' && (!offered || offered.has(name)) ? toolByName.get(name) : undefined;
     const scope = tool && missingScope(principal.scopes, tool);
     if (!scope) continue;
     const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
@@ -62,13 +74,14 @@ function refusedCall(body: unknown, principal: Principal): { id: string | number
  * The body is a JSON-RPC error for the request, the problem in `data`: a client that does not step up
  * (Python's, without OAuth) reports it as the request's error.
  */
-function challengeScope(ctx: AuthedContext): boolean {
+function challengeScope(ctx: AuthedContext, endpoint?: { principal: Principal; tools: ReadonlySet<string> }): boolean {
   const principal = ctx.state.principal;
-  const refused = refusedCall(ctx.state.body, principal);
+  const refused = refusedCall(ctx.state.body, endpoint?.principal ?? principal, endpoint?.tools);
   if (!refused) return false;
   const wanted = scopes.filter((s) => s === refused.scope || principal.scopes.coarse.has(s));
   const detail = `The tool ${refused.tool} needs the ${refused.scope} scope, which your token does not carry.`;
-  const metadata = protectedResourceMetadataUrl(publicBase(ctx, ctx.services.config), mcpPath);
+  // An MCP client configuration's endpoint is a resource of the API's, whose metadata its 401 names (authenticate.ts).
+  const metadata = protectedResourceMetadataUrl(publicBase(ctx, ctx.services.config), endpoint ? '' : mcpPath);
   mcpToolCalls.inc({ tool: refused.tool, outcome: 'refused' });
   ctx.status = 403;
   ctx.set(
@@ -87,6 +100,28 @@ function challengeScope(ctx: AuthedContext): boolean {
   return true;
 }
 
+/** Serves one request with the MCP server, as `principal` (the caller, or the caller within an MCP client configuration). */
+async function serve(
+  ctx: AuthedContext,
+  principal: Principal,
+  options: { reauthenticate: () => Promise<Principal | null>; limits?: EndpointLimits },
+): Promise<void> {
+  ctx.respond = false;
+  await serveMcp(
+    {
+      services: ctx.services,
+      state: { principal, requestId: ctx.state.requestId, channel: 'mcp', publicBase: publicBase(ctx, ctx.services.config) },
+    },
+    ctx.req,
+    ctx.res,
+    ctx.state.body,
+    options,
+  );
+}
+
+/** The path of an MCP client configuration's own endpoint (issue #36). */
+export const mcpClientPath = (id: string) => `${mcpPath}/clients/${id}`;
+
 export const mcpRoutes: RouteDef[] = [
   {
     method: 'post',
@@ -103,22 +138,46 @@ export const mcpRoutes: RouteDef[] = [
     guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),
     handler: async (ctx) => {
       if (challengeScope(ctx)) return;
-      ctx.respond = false;
-      await serveMcp(
-        {
-          services: ctx.services,
-          state: {
-            principal: ctx.state.principal,
-            requestId: ctx.state.requestId,
-            channel: 'mcp',
-            publicBase: publicBase(ctx, ctx.services.config),
-          },
+      await serve(ctx, ctx.state.principal, { reauthenticate: () => stillAuthenticated(ctx) });
+    },
+  },
+  {
+    method: 'post',
+    path: `${mcpPath}/clients/:id`,
+    access: 'authenticated',
+    body: 'json-rpc',
+    doc: {
+      summary: "An MCP client configuration's own MCP endpoint (Streamable HTTP)",
+      description:
+        "The platform's MCP server limited to what the configuration (an application/vnd.platform.mcp-client+json artifact) says: " +
+        "only its tools, within the intersection of the caller's scopes and its scopes, and of the caller's workspaces and collections and its own. " +
+        'The caller must be able to read the configuration (404 otherwise), and be the credential it is tied to when it names one (403). ' +
+        'The configuration is read on every request: an edit applies to the next one.',
+      tags: ['mcp'],
+      errors: [403, 404, 409],
+    },
+    /** As /mcp: DNS-rebinding protection first; then the configuration, read for this request. */
+    guard: (ctx) => checkHostAndOrigin(ctx, ctx.services.config),
+    handler: async (ctx) => {
+      const id = parse(idParam, ctx.params, 'path').id;
+      const endpoint = await mcpClientEndpoint(ctx, id);
+      const limits = { name: serverName(endpoint.doc, endpoint.config), tools: new Set(offeredTools(endpoint.config).tools) };
+      if (challengeScope(ctx, { principal: endpoint.principal, tools: limits.tools })) return;
+      await serve(ctx, endpoint.principal, {
+        limits,
+        // A stream that outlives its request (subscriptions/listen) rechecks the credentials and the configuration as it is then.
+        reauthenticate: async () => {
+          const caller = await stillAuthenticated(ctx);
+          if (!caller) return null;
+          const now = await mcpClientEndpoint({ services: ctx.services, state: { ...ctx.state, principal: caller } }, id).catch(
+            (err: unknown) => {
+              if (err instanceof Problem) return null;
+              throw err;
+            },
+          );
+          return now?.principal ?? null;
         },
-        ctx.req,
-        ctx.res,
-        ctx.state.body,
-        { reauthenticate: () => stillAuthenticated(ctx) },
-      );
+      });
     },
   },
   // GET (a server stream) and DELETE (a session) are not offered by a stateless server: they, and
