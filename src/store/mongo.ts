@@ -2,6 +2,7 @@ import { MongoClient, MongoServerError, type Collection, type Db } from 'mongodb
 import { storageCallMetrics } from '../observability/metrics-storage.js';
 import { defaultStorageTimeoutMs, withStorageDeadlines } from './deadline.js';
 import { PgStoreClient } from './postgres/client.js';
+import { viewIndexes } from './view-indexes.js';
 
 /** What the stores need of a client: a database by name, and close. The driver's MongoClient is one. */
 export interface StoreClient {
@@ -100,6 +101,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     // of one content type too (GET /mcp/servers, a workspace's automations).
     db.collection('artifacts').createIndex({ collection_id: 1, _id: 1 }, { name: 'container_recent' }),
     db.collection('artifacts').createIndex({ collection_id: 1, content_type: 1, _id: 1 }, { name: 'workspace_type' }),
+    ...viewIndexes(db), // a view's orders (store/view-indexes.ts)
     db.collection('events').createIndex({ workspace_id: 1, _id: -1 }, { name: 'workspace_recent' }),
     db.collection('imports').createIndex({ workspace_id: 1, created_at: -1, _id: -1 }, { name: 'workspace_recent' }),
     db.collection('import_outcomes').createIndex({ import_id: 1, status: 1, _id: 1 }, { name: 'import_status' }),

@@ -1,4 +1,194 @@
-import type { RouteDef } from '../route.js';
+// The view content type's REST routes (issue #36): a view's results, once or as they change.
+import type { Server, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { Problem } from '../../kernel/errors/problem.js';
+import { viewResults } from '../../operations/views.js';
+import { ViewWatch } from '../../operations/view-watch.js';
+import { viewResultsSchema } from '../../presenters/views.js';
+import { isStorageUnavailable, withDeadline } from '../../store/deadline.js';
+import { artifactId } from '../artifact-access.js';
+import type { AuthedContext } from '../context.js';
+import { stillAuthenticated } from '../middleware/authenticate.js';
+import { route, type RouteDef } from '../route.js';
+import { parse } from '../validate.js';
+import { eventStreams } from './event-stream.js';
 
-/** REST routes of the view content type (issue #36). */
-export const viewRoutes: RouteDef[] = [];
+export const viewStreamTiming = {
+  /** Between two looks at the view and its sources: events within one poll are one change. */
+  pollMs: 1000,
+  /** Results are evaluated again at least this often (collections record no events). */
+  refreshMs: 15_000,
+  /** Deadline of one poll (the look, and an evaluation when it is due). */
+  pollDeadlineMs: 10_000,
+  heartbeatMs: 15_000,
+  retryMs: 3000,
+  /** The credentials are checked again this often: a revoked key or session ends the stream. */
+  accessCheckMs: 30_000,
+  drainTimeoutMs: 30_000,
+};
+
+/** A digest the stream sent (its event id), as Last-Event-ID or ?last_digest=. */
+const digest = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a digest this stream sent');
+const streamQuery = z.object({ last_digest: digest.optional() });
+
+const tooManyStreams = (which: 'person' | 'total') =>
+  new Problem(
+    429,
+    'too-many-streams',
+    'Too many open event streams',
+    which === 'person'
+      ? 'You have as many event streams open as one person may; close one first.'
+      : 'This server holds as many event streams as it may; retry shortly.',
+    { limit: which },
+    { 'Retry-After': '5' },
+  );
+
+export const viewRoutes: RouteDef[] = [
+  route({
+    method: 'get',
+    path: '/artifacts/:id/results',
+    access: 'artifact:read',
+    doc: {
+      summary: "A view's results: the artifacts its filter matches in its sources, as you may read them",
+      description:
+        'The artifact must be an application/vnd.platform.view+json (409 `not-a-view` otherwise). Sources you cannot read are listed with `readable: false` and contribute nothing. A view with a query also needs search:read.',
+      errors: [409],
+      response: viewResultsSchema,
+    },
+    handler: async (ctx) => {
+      const results = await viewResults(ctx, artifactId(ctx));
+      ctx.set('ETag', `"${results.digest}"`);
+      ctx.body = results;
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/artifacts/:id/results/stream',
+    access: 'artifact:read',
+    doc: {
+      summary: "A view's results as they change (Server-Sent Events: a `results` event each time)",
+      description:
+        'The first event holds the current results; another follows whenever they change (an artifact written in a source, the view edited, access changed). Each event id is the results digest: reconnecting with it as Last-Event-ID skips results you already have. An `error` event (problem+json) ends the stream when the view is gone or no longer readable.',
+      errors: [409, 429],
+      produces: 'text/event-stream',
+    },
+    query: streamQuery,
+    handler: async (ctx, { last_digest }) => {
+      const id = artifactId(ctx);
+      const header = ctx.get('last-event-id').trim();
+      const known = header
+        ? parse(z.object({ 'Last-Event-ID': digest }), { 'Last-Event-ID': header }, 'header')['Last-Event-ID']
+        : last_digest;
+      const watch = new ViewWatch(ctx, id, known, viewStreamTiming.refreshMs);
+      // The first look answers as GET .../results would (404, 409, 403) before the stream opens.
+      const first = await withDeadline('view results', watch.poll(), viewStreamTiming.pollDeadlineMs);
+      const slot = eventStreams(ctx.services).acquire(ctx.state.principal.subject);
+      if ('full' in slot) throw tooManyStreams(slot.full);
+      try {
+        ctx.respond = false; // written here, as results change
+        ctx.status = 200;
+        await stream(ctx, id, watch, first, slot.signal);
+      } finally {
+        slot.release();
+      }
+    },
+  }),
+];
+
+class SlowReader extends Error {}
+
+/** Writes a chunk, waiting while the client's buffer is full (cut off past the drain timeout). */
+async function write(res: ServerResponse, chunk: string, stop: AbortSignal): Promise<void> {
+  if (res.write(chunk) || stop.aborted) return;
+  await new Promise<void>((resolve, reject) => {
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      res.off('drain', ok);
+      stop.removeEventListener('abort', ok);
+      if (err) reject(err);
+      else resolve();
+    };
+    const ok = () => done();
+    const timer = setTimeout(() => done(new SlowReader()), viewStreamTiming.drainTimeoutMs);
+    res.once('drain', ok);
+    stop.addEventListener('abort', ok, { once: true });
+  });
+}
+
+const message = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+async function stream(
+  ctx: AuthedContext,
+  viewId: string,
+  watch: ViewWatch,
+  first: Awaited<ReturnType<ViewWatch['poll']>>,
+  stopAll: AbortSignal,
+): Promise<void> {
+  const { services } = ctx;
+  const res = ctx.res;
+  const server = (ctx.req.socket as { server?: Server }).server;
+  const stopper = new AbortController();
+  const stop = () => stopper.abort();
+  res.once('close', stop);
+  stopAll.addEventListener('abort', stop, { once: true });
+  const log = { request_id: ctx.state.requestId, view_id: viewId };
+  const t = viewStreamTiming;
+  const endsAt = Date.now() + Math.min(services.config.ACCESS_TOKEN_TTL_SECONDS, 3600) * 1000;
+  let lastWrite = Date.now();
+  let lastAccessCheck = Date.now();
+  const send = async (chunk: string) => {
+    await write(res, chunk, stopper.signal);
+    lastWrite = Date.now();
+  };
+  try {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Accel-Buffering': 'no',
+      Connection: 'close',
+    });
+    await send(`retry: ${t.retryMs}\n: results of view ${viewId}\n\n`);
+    if (first) await send(message(first.digest, 'results', first));
+    while (!stopper.signal.aborted && server?.listening !== false && Date.now() < endsAt) {
+      await sleep(t.pollMs, undefined, { signal: stopper.signal }).catch(() => undefined);
+      if (stopper.signal.aborted) break;
+      if (Date.now() - lastAccessCheck >= t.accessCheckMs) {
+        lastAccessCheck = Date.now();
+        const principal = await storeRead(ctx, () => stillAuthenticated(ctx));
+        if (principal === null) break;
+        // Each poll runs as the principal the stream was opened with; a changed grant shows in the poll itself.
+      }
+      let next;
+      try {
+        next = await storeRead(ctx, () => watch.poll());
+      } catch (err) {
+        if (!(err instanceof Problem)) throw err;
+        await send(message('', 'error', err.body(`/artifacts/${viewId}/results/stream`)));
+        break;
+      }
+      if (next) await send(message(next.digest, 'results', next));
+      if (Date.now() - lastWrite >= t.heartbeatMs) await send(': keep-alive\n\n');
+    }
+  } catch (err) {
+    if (err instanceof SlowReader) services.logger.info(log, 'view stream reader too slow: cut off');
+    else services.logger.error({ ...log, err }, 'view stream failed');
+    res.destroy();
+  } finally {
+    res.off('close', stop);
+    stopAll.removeEventListener('abort', stop);
+    stopper.abort();
+    if (!res.writableEnded && !res.destroyed) res.end();
+  }
+}
+
+/** A poll under its deadline; storage that does not answer skips it (the next poll tries again). */
+async function storeRead<T>(ctx: AuthedContext, read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await withDeadline('view stream poll', read(), viewStreamTiming.pollDeadlineMs);
+  } catch (err) {
+    if (!isStorageUnavailable(err)) throw err;
+    ctx.services.logger.warn({ request_id: ctx.state.requestId, err }, 'view stream: storage unavailable, retrying');
+    return undefined;
+  }
+}

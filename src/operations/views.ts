@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto';
+import { viewType, baseType } from '../artifacts/content-types/index.js';
+import { viewContent, type ViewContent } from '../artifacts/content-types/view.js';
+import { grantsOf } from '../identity/grants.js';
+import { problems } from '../kernel/errors/problem.js';
+import { presentViewItem, type ViewItem, type ViewResults, type ViewSource } from '../presenters/views.js';
+import type { ArtifactDoc } from '../store/artifact-doc.js';
+import { inParallelSlices } from '../store/by-id.js';
+import type { ContainerDoc, ContainerKind } from '../store/containers.js';
+import { tagsMatch, ViewQueryStore, type StoredOrder } from '../store/view-queries.js';
+import { visibleArtifact } from './artifacts.js';
+import { maxSearchLimit, runSearch, searchBody } from './search.js';
+import type { OperationContext, Services } from './services.js';
+
+/**
+ * A view's results (issue #36): the artifacts of its sources that match its filter, in its order, at
+ * most its limit, each source seen as the caller sees it. A view never widens access: a source the
+ * caller cannot read is reported (`readable: false`) and contributes nothing; the caller's type
+ * scopes apply as to any list; a query searches only where the caller may search.
+ */
+
+const queryStores = new WeakMap<Services, ViewQueryStore>();
+const viewQueries = (services: Services) => {
+  let store = queryStores.get(services);
+  if (!store) queryStores.set(services, (store = new ViewQueryStore(services.db)));
+  return store;
+};
+
+/** A view the caller can read, with its filter; 409 when the artifact is no view, or holds one stored before views were checked. */
+export async function readableView(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; view: ViewContent }> {
+  const { doc } = await visibleArtifact(ctx, id);
+  if (baseType(doc.content_type) !== viewType)
+    throw problems.conflict('not-a-view', `Artifact ${id} is a ${baseType(doc.content_type)}, not a view (${viewType}).`);
+  let parsed;
+  try {
+    parsed = viewContent.safeParse(JSON.parse(doc.content));
+  } catch {
+    parsed = null;
+  }
+  if (!parsed?.success)
+    throw problems.conflict('invalid-view', `View ${id} holds no valid view (stored before views were checked?): update its content.`);
+  return { doc, view: parsed.data };
+}
+
+/** GET /artifacts/{id}/results and get_view_results. */
+export async function viewResults(ctx: OperationContext, id: string): Promise<ViewResults> {
+  const { doc, view } = await readableView(ctx, id);
+  return evaluateView(ctx, doc, view);
+}
+
+export interface Source {
+  kind: ContainerKind;
+  id: string;
+  container: ContainerDoc | null;
+}
+
+/** Each source as the caller sees it now (null: not readable, or gone: the same to them). */
+export async function viewSources(ctx: OperationContext, view: ViewContent): Promise<Source[]> {
+  const wanted: { kind: ContainerKind; id: string }[] = [
+    ...view.sources.workspaces.map((id) => ({ kind: 'workspace' as const, id })),
+    ...(view.sources.collections ?? []).map((id) => ({ kind: 'collection' as const, id })),
+  ];
+  return inParallelSlices(wanted, async (s) => ({ ...s, container: await ctx.services.containers.get(s.kind, ctx.state.principal, s.id) }));
+}
+
+/** The results of a view already read; `sources` when the caller has just looked them up (ViewWatch). */
+export async function evaluateView(
+  ctx: OperationContext,
+  doc: ArtifactDoc,
+  view: ViewContent,
+  sources: Source[] | null = null,
+): Promise<ViewResults> {
+  sources ??= await viewSources(ctx, view);
+  const readable = sources.filter((s): s is Source & { container: ContainerDoc } => s.container !== null);
+  const { items, more } = view.filter.query ? await searched(ctx, view, readable) : await stored(ctx, view, readable);
+  const presented = items.map((i) => presentViewItem(i.doc, i.score));
+  return {
+    view: { id: doc._id, title: doc.title, revision: doc.revision },
+    sort: view.sort,
+    limit: view.limit,
+    items: presented,
+    more,
+    sources: sources.map((s): ViewSource => ({
+      kind: s.kind,
+      id: s.id,
+      readable: s.container !== null,
+      ...(s.container ? { name: s.container.name } : {}),
+    })),
+    digest: digestOf(doc.revision, presented),
+    evaluated_at: new Date().toISOString(),
+  };
+}
+
+/** What changes whenever the listed results do (and on every edit of the view). */
+function digestOf(viewRevision: number, items: ViewItem[]): string {
+  const h = createHash('sha256').update(`v${viewRevision}`);
+  for (const i of items) h.update(`|${i.id}:${i.revision}:${i.state}`);
+  return h.digest('base64url').slice(0, 22);
+}
+
+type Found = { doc: ArtifactDoc; score?: number };
+
+const compareBy: Record<Exclude<StoredOrder, 'position'>, (a: ArtifactDoc, b: ArtifactDoc) => number> = {
+  updated_desc: (a, b) => b.provenance.updated_at.getTime() - a.provenance.updated_at.getTime() || cmp(b._id, a._id),
+  created_desc: (a, b) => cmp(b._id, a._id),
+  title_asc: (a, b) => cmp(a.title, b.title) || cmp(a._id, b._id),
+};
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Without a query: each readable source's first `limit + 1` matches, read in the view's order through
+ * an index (store/view-queries.ts), merged here. The cost is sources × limit rows, whatever the sources
+ * hold. `position` lists the sources one after the other, each in its own order.
+ */
+async function stored(ctx: OperationContext, view: ViewContent, readable: Source[]): Promise<{ items: Found[]; more: boolean }> {
+  const order = view.sort as StoredOrder;
+  const typeLimits = ctx.state.principal.scopes.typeLimits('artifact:read');
+  const pages = await inParallelSlices(readable, (s) =>
+    viewQueries(ctx.services).first({
+      containerId: s.id,
+      contentTypes: view.filter.content_types ?? null,
+      typeLimits,
+      tags: view.filter.tags ?? [],
+      context: view.filter.context ?? {},
+      order,
+      limit: view.limit + 1,
+    }),
+  );
+  const all = order === 'position' ? pages.flat() : pages.flat().sort(compareBy[order]);
+  return { items: all.slice(0, view.limit).map((doc) => ({ doc })), more: all.length > view.limit };
+}
+
+/**
+ * With a query: the platform's hybrid search over the readable sources on which the caller holds the
+ * search grant (and only with the search:read scope), its best `maxSearchLimit` hits, then the rest
+ * of the filter on the documents themselves, in the view's order.
+ */
+async function searched(ctx: OperationContext, view: ViewContent, readable: Source[]): Promise<{ items: Found[]; more: boolean }> {
+  const { principal } = ctx.state;
+  if (!principal.scopes.allows('search:read')) throw problems.insufficientScope('search:read (this view has a query)');
+  const searchable = readable.filter((s) => grantsOf(s.container!, principal.subject).has('S'));
+  if (searchable.length === 0) return { items: [], more: false };
+  // The sources by kind; an empty list left out (searchBody wants none or some). One is never both empty: see above.
+  const ofKind = (kind: ContainerKind) => {
+    const list = searchable.filter((s) => s.kind === kind).map((s) => s.id);
+    return list.length ? list : undefined;
+  };
+  const outcome = await runSearch(
+    ctx,
+    searchBody.parse({
+      query: view.filter.query,
+      limit: maxSearchLimit,
+      workspace_ids: ofKind('workspace'),
+      collection_ids: ofKind('collection'),
+      content_types: view.filter.content_types,
+    }),
+  );
+  const scores = new Map(outcome.results.map((r) => [r.id, r.score]));
+  // The hits as stored now (the index may trail a write by a poll), checked against the whole filter.
+  const docs = (await viewQueries(ctx.services).byIds([...scores.keys()])).filter(
+    (d) => !d.archived_at && tagsMatch(d, view.filter.tags ?? []) && contextMatches(d, view.filter.context ?? {}),
+  );
+  const order = view.sort;
+  const ranked =
+    order === 'relevance'
+      ? docs.sort((a, b) => scores.get(b._id)! - scores.get(a._id)!)
+      : order === 'position'
+        ? docs.sort((a, b) => sourceIndex(readable, a) - sourceIndex(readable, b) || cmp(a.order_key, b.order_key))
+        : docs.sort(compareBy[order]);
+  return { items: ranked.slice(0, view.limit).map((doc) => ({ doc, score: scores.get(doc._id)! })), more: ranked.length > view.limit };
+}
+
+const sourceIndex = (sources: Source[], doc: ArtifactDoc) => sources.findIndex((s) => s.id === doc.collection_id);
+
+/** The same equality the store query applies (`context.<field>` = value), on a document. */
+function contextMatches(doc: ArtifactDoc, fields: Record<string, string | number | boolean>): boolean {
+  return Object.entries(fields).every(([field, value]) => Object.hasOwn(doc.context ?? {}, field) && doc.context[field] === value);
+}
