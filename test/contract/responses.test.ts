@@ -28,6 +28,7 @@ const notJson: Record<string, string> = {
   'get /connections/{authorizer_id}/callback': 'the page the provider redirects the browser to (HTML)',
   'get /workspaces/{id}/events/stream': 'Server-Sent Events',
   'post /mcp': 'JSON-RPC (MCP Streamable HTTP): the MCP schema describes it',
+  'post /mcp/clients/{id}': "JSON-RPC (MCP Streamable HTTP), an MCP client configuration's endpoint: the MCP schema describes it",
   'get /oauth/authorize': 'a sign-in or consent page, or a redirect to the client',
   'post /oauth/login': 'a page or a redirect (browser form)',
   'post /oauth/consent': 'a redirect to the client (browser form)',
@@ -335,6 +336,19 @@ describe('the response contract', () => {
     });
     assert.equal(hello.status, 200, hello.text);
     assert.equal((await carol.get('/relay/hosts')).body.items[0].connected, true);
+    assert.deepEqual(checker.failures, []);
+  });
+
+  it("validates an MCP client configuration's rendered snippets", async () => {
+    const admin = await checked().login(adminEmail, adminPassword);
+    const erin = await newPerson(admin);
+    const created = await erin.post('/artifacts', {
+      title: 'Assistant',
+      content_type: 'application/vnd.platform.mcp-client+json',
+      content: JSON.stringify({ workspaces: '*', collections: '*', tools: ['search'], scopes: ['search:read'], auth: { type: 'api_key' } }),
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal((await erin.get(`/artifacts/${created.body.id}/client-config`)).status, 200);
     assert.deepEqual(checker.failures, []);
   });
 

@@ -42,6 +42,20 @@ before(async () => {
   const art = (await alice.post('/artifacts', { title: 't', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const art2 = (await alice.post('/artifacts', { title: 't2', content_type: 'text/plain', content: 't', collection_id: ws })).body.id;
   const secret = (await alice.post('/secrets', { name: 's', value: 'v' })).body.id;
+  const mcpClient = (
+    await alice.post('/artifacts', {
+      title: 'client',
+      content_type: 'application/vnd.platform.mcp-client+json',
+      content: JSON.stringify({
+        workspaces: '*',
+        collections: '*',
+        tools: ['get_artifact'],
+        scopes: ['artifact:read'],
+        auth: { type: 'oauth' },
+      }),
+      collection_id: ws,
+    })
+  ).body.id;
   const server = (
     await alice.post('/artifacts', {
       title: 'srv',
@@ -191,6 +205,13 @@ before(async () => {
       target: 'container',
     },
     'POST /artifacts/:id/open': { path: `/artifacts/${art}/open`, target: 'container' },
+    'GET /artifacts/:id/client-config': { path: `/artifacts/${mcpClient}/client-config`, target: 'container' },
+    // An MCP client configuration's endpoint: whoever cannot read the configuration is told it does not exist.
+    'POST /mcp/clients/:id': {
+      path: `/mcp/clients/${mcpClient}`,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      target: 'container',
+    },
     // An invocation's workspace is known only from its run (no worker runs here): the id is unknown either way.
     'GET /invocations/:id': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000', target: 'none' },
     'POST /invocations/:id/apply': { path: '/invocations/0196a3f0-0000-7000-8000-000000000000/apply', body: {}, target: 'none' },
