@@ -36,8 +36,9 @@ export const mcpClientConfigSchema = z
 export function serverName(doc: Pick<ArtifactDoc, 'title'>, config: McpClientContent): string {
   if (config.name) return config.name;
   const slug = doc.title
-    .toLowerCase()
     .normalize('NFKD')
+    .replace(/\p{M}+/gu, '') // é → e: the accents NFKD separated
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 64)
