@@ -56,6 +56,14 @@ before(async () => {
       collection_id: ws,
     })
   ).body.id;
+  const view = (
+    await alice.post('/artifacts', {
+      title: 'view',
+      content_type: 'application/vnd.platform.view+json',
+      content: JSON.stringify({ sources: { workspaces: [ws] } }),
+      collection_id: ws,
+    })
+  ).body.id;
   const server = (
     await alice.post('/artifacts', {
       title: 'srv',
@@ -206,6 +214,8 @@ before(async () => {
     },
     'POST /artifacts/:id/open': { path: `/artifacts/${art}/open`, target: 'container' },
     'GET /artifacts/:id/client-config': { path: `/artifacts/${mcpClient}/client-config`, target: 'container' },
+    'GET /artifacts/:id/results': { path: `/artifacts/${view}/results`, target: 'container' },
+    'GET /artifacts/:id/results/stream': { path: `/artifacts/${view}/results/stream`, target: 'container' },
     // An MCP client configuration's endpoint: whoever cannot read the configuration is told it does not exist.
     'POST /mcp/clients/:id': {
       path: `/mcp/clients/${mcpClient}`,

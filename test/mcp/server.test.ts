@@ -70,7 +70,7 @@ describe('MCP endpoint', () => {
   it('publishes discovery and protected resource metadata, and asks for a token with resource_metadata', async () => {
     const discovery = await platform.api.get('/.well-known/mcp.json');
     assert.equal(discovery.body.endpoints.streamable_http, '/mcp');
-    assert.equal(discovery.body.tools.length, 15);
+    assert.equal(discovery.body.tools.length, 16);
     assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
     const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
     assert.equal(meta.body.resource, `${platform.url}/mcp`, 'the URL the client used (127.0.0.1; the configured one is localhost)');
@@ -122,6 +122,7 @@ describe('MCP endpoint', () => {
       'extract_information',
       'get_artifact',
       'get_import',
+      'get_view_results',
       'import_artifacts',
       'manage_artifact',
       'relay_status',
@@ -203,7 +204,7 @@ describe('MCP endpoint', () => {
       headers: { origin: webClient, accept: 'application/json, text/event-stream' },
     });
     assert.equal(listed.status, 200, 'a listed origin may call /mcp');
-    assert.equal(listed.body.result.tools.length, 15);
+    assert.equal(listed.body.result.tools.length, 16);
     assert.equal(listed.headers.get('access-control-allow-origin'), webClient, 'on the MCP answer too');
   });
 
