@@ -19,6 +19,8 @@ import { createAutomationTrigger } from '../automations/trigger.js';
 import { EmbeddingBacklog } from '../store/embedding-backlog.js';
 import { createIndexingActivities } from './indexing.js';
 import { createImportActivities } from './imports.js';
+import { createStreamActivities } from './stream.js';
+import { createChatActivities } from './chat.js';
 
 /** What the activities need of the worker's MCP client (built by its composition root, main/mcp-client.ts). */
 export interface ActivityMcp {
@@ -46,6 +48,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
     ...createIndexingActivities({ artifacts, changes, embedder, backlog: new EmbeddingBacklog(db) }),
     ...createCommitActivities(config, db, { artifacts, changes, embedder, external }),
     ...createImportActivities({ config, db, changes, fetch: mcp.fetch }),
+    ...createStreamActivities({ config, db, secrets: mcp.secrets, changes }),
     ...createToolCallActivities(external, {
       artifacts,
       changes,
@@ -53,6 +56,7 @@ export function createActivities(config: Config, db: Db, embedder: Embedder, mcp
       taskQueue: config.TEMPORAL_TASK_QUEUE,
     }),
     ...createInvocationActivities(config, db, { artifacts, changes, external }),
+    ...createChatActivities(config, db, { artifacts, changes }),
     ...createConnectionActivities({
       connections: mcp.connections,
       artifacts,

@@ -37,6 +37,16 @@ export interface StructuredRequest<T> {
   signal?: AbortSignal;
 }
 
+/** A plain-text completion whose text arrives as the model writes it (a chat answer). */
+export interface TextStreamRequest {
+  messages: { role: 'system' | 'user' | 'assistant'; content: string }[];
+  /** The reply is cut here (the stream is closed): what the caller stores is bounded. */
+  maxChars: number;
+  /** Called with the whole text so far, each time more of it arrives. */
+  onText: (textSoFar: string) => void;
+  signal?: AbortSignal;
+}
+
 export const llmConfigured = (config: Config) => Boolean(config.LLM_MODEL);
 
 /** The chat model behind LLM mode, LLM agents and `ask`: any OpenAI-compatible endpoint (`openai` package). */
@@ -60,6 +70,11 @@ export class Llm {
         'No language model is configured: set LLM_MODEL (and OPENAI_BASE_URL for a local OpenAI-compatible server).',
       );
     return this.config.LLM_MODEL;
+  }
+
+  /** A plain-text reply as it is written (streamText). */
+  streamText(req: TextStreamRequest): Promise<{ text: string; cut: boolean }> {
+    return streamText(this, this.client, this.config, req);
   }
 
   /** One chat completion whose reply must be JSON matching the schema. */
@@ -103,6 +118,60 @@ export class Llm {
     }
     return parsed.data;
   }
+}
+
+/**
+ * The model's plain-text reply, streamed (OpenAI `stream: true`): `onText` sees it grow. The timeout
+ * bounds the wait for each piece, not the whole reply, so a long answer that keeps coming is not cut.
+ */
+export async function streamText(
+  llm: Llm,
+  client: OpenAI,
+  config: Config,
+  req: TextStreamRequest,
+): Promise<{ text: string; cut: boolean }> {
+  const model = llm.model;
+  const idle = new AbortController();
+  const signal = req.signal ? AbortSignal.any([req.signal, idle.signal]) : idle.signal;
+  let timer: NodeJS.Timeout | undefined;
+  let idled = false;
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      idled = true;
+      idle.abort();
+    }, config.LLM_TIMEOUT_SECONDS * 1000);
+  };
+  let text = '';
+  let cut = false;
+  try {
+    arm();
+    await observeOutbound({ kind: 'llm', target: model, operation: 'chat.completions' }, async () => {
+      const stream = await client.chat.completions.create({ model, messages: req.messages, stream: true }, { signal });
+      for await (const chunk of stream) {
+        arm();
+        const piece = chunk.choices?.[0]?.delta?.content;
+        if (!piece) continue;
+        text += piece;
+        if (text.length >= req.maxChars) {
+          text = text.slice(0, req.maxChars);
+          cut = true;
+        }
+        req.onText(text);
+        if (cut) {
+          stream.controller.abort();
+          break;
+        }
+      }
+    });
+  } catch (err) {
+    if (idled) throw new LlmError('timeout', `The model sent nothing for ${config.LLM_TIMEOUT_SECONDS} s.`);
+    throw asLlmError(err, config.LLM_TIMEOUT_SECONDS);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!text.trim()) throw new LlmError('malformed', 'The model returned no content.');
+  return { text, cut };
 }
 
 function asLlmError(err: unknown, timeoutS: number): LlmError {

@@ -6,6 +6,8 @@ import type { Config } from '../kernel/config/env.js';
 import { EventWorkflows } from '../workflow-clients/events.js';
 import { ImportWorkflows } from '../workflow-clients/imports.js';
 import { ImportStore } from '../store/imports.js';
+import { StreamSessionStore } from '../store/stream-sessions.js';
+import { StreamWorkflows } from '../workflow-clients/streams.js';
 import type { Logger } from '../kernel/logging/logger.js';
 import type { Services } from '../operations/services.js';
 import { ContainerStore } from '../store/containers.js';
@@ -50,6 +52,8 @@ import { SubscriptionStore } from '../store/subscriptions.js';
 import { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 import { RelayStore } from '../store/relay.js';
 import { McpTaskStore } from '../store/mcp-tasks.js';
+import { ChatWorkflows } from '../workflow-clients/chats.js';
+import { ChatAnswerStore } from '../store/chat-answers.js';
 
 /** Logs a storage call that took more than half its deadline: how close the load comes to 503s. */
 export function slowStorageLog(logger: Logger, deadlineMs: number): (what: string, ms: number) => void {
@@ -143,8 +147,12 @@ export function createServices(config: Config, logger: Logger): Services {
     relay: new RelayStore(db),
     mcpTasks: new McpTaskStore(db),
     importWorkflows: new ImportWorkflows(temporal, config),
+    streamSessions: new StreamSessionStore(db),
+    streamWorkflows: new StreamWorkflows(() => temporal, config),
     toolCallWorkflows: new ToolCallWorkflows(temporal, config),
     invocationWorkflows: new InvocationWorkflows(temporal, config),
+    chatWorkflows: new ChatWorkflows(temporal, config),
+    chatAnswers: new ChatAnswerStore(db),
     mcpCatalog: new McpCatalogStore(db),
     outbound,
     connections,

@@ -148,6 +148,9 @@ const askOutput = z.looseObject({
   status: z.literal('running').optional(),
   invocation_id: z.string().optional(),
   poll: z.string().optional(),
+  chat_id: z.string().optional().describe('With chat_id: the chat the question and its answer were added to.'),
+  turn_id: z.string().optional().describe('With chat_id: the turn (poll GET /artifacts/{chat_id}/turns/{turn_id} while it runs).'),
+  revision: z.number().optional().describe("With chat_id: the chat's revision that holds the turn."),
   passages: z.array(
     z.object({
       id: z.string(),
@@ -229,12 +232,13 @@ export const tools: ToolDef[] = [
     name: 'ask',
     title: 'Ask the knowledge base',
     description:
-      'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive").',
+      'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive"). With chat_id (a chat artifact in a workspace you may edit), the question and its answer become the next turn of that chat, and earlier turns inform the answer; without it, nothing is written.',
     access: 'search:read',
     alsoNeeds: ['artifact:read'],
     input: askInput,
     output: askOutput,
-    annotations: readOnly,
+    // Not read-only: with chat_id it adds a turn to the chat (a new revision, never idempotent).
+    annotations: writes(false, false),
     icon: '💬',
     run: (ctx, input: z.infer<typeof askInput>) => ask(ctx, input),
   },

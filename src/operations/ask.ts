@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { agentByName } from '../invocations/agents/registry.js';
 import { llmConfigured } from '../llm/client.js';
-import { terms } from '../search/analyzer.js';
-import type { ArtifactDoc } from '../store/artifacts.js';
 import type { OperationContext } from './services.js';
 import { startAgent } from './agent-runs.js';
 import type { AgentRunState } from '../workflows/contracts/agent-run.js';
-import { runSearch, searchBody } from './search.js';
+import { searchBody } from './search.js';
+import { uuid } from '../kernel/json/schemas.js';
+import { answerNotes, groundingPassages, type Passage } from './grounding.js';
+import { askInChat } from './chats.js';
 
-const passageChars = 600;
+export { bestPassage } from './grounding.js';
 
 /** The input of the `ask` tool (docs/decisions.md). */
 export const askInput = z.strictObject({
@@ -16,19 +17,12 @@ export const askInput = z.strictObject({
   limit: z.int().min(1).max(20).default(5).describe('How many search hits ground the answer.'),
   workspace_ids: searchBody.shape.workspace_ids,
   collection_ids: searchBody.shape.collection_ids,
+  chat_id: uuid()
+    .optional()
+    .describe(
+      "A chat artifact (application/vnd.platform.chat+json) in a workspace: the question and its answer become the chat's next turn (needs artifact:write), and the answer takes the chat's earlier turns into account.",
+    ),
 });
-
-/** The paragraph of an artifact that shares the most terms with the question, cut to a passage. */
-export function bestPassage(doc: ArtifactDoc, question: string): string {
-  const wanted = new Set(terms(question));
-  const text = doc.search_text?.text ?? doc.content;
-  let best = { score: -1, paragraph: '' };
-  for (const paragraph of text.split(/\n\s*\n/)) {
-    const score = terms(paragraph).filter((t) => wanted.has(t)).length;
-    if (score > best.score) best = { score, paragraph: paragraph.trim() };
-  }
-  return best.paragraph.length > passageChars ? `${best.paragraph.slice(0, passageChars)}…` : best.paragraph;
-}
 
 /**
  * `ask` (SPEC §4.5): search, then an answer grounded in the hits, citing them by artifact id. The
@@ -36,35 +30,18 @@ export function bestPassage(doc: ArtifactDoc, question: string): string {
  * the model fails, the answer is the top passages, and says so.
  */
 export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>, waitSeconds?: number) {
-  const found = await runSearch(
-    ctx,
-    searchBody.parse({
-      query: input.question,
-      limit: input.limit,
-      workspace_ids: input.workspace_ids,
-      collection_ids: input.collection_ids,
-    }),
-  );
-  const docs = new Map((await ctx.services.artifacts.getMany(found.results.map((r) => r.id))).map((d) => [d._id, d]));
-  const passages = found.results.flatMap((r) => {
-    const doc = docs.get(r.id);
-    return doc ? [{ id: r.id, title: r.title, container: r.container, score: r.score, passage: bestPassage(doc, input.question) }] : [];
-  });
+  if (input.chat_id) return askInChat(ctx, input.chat_id, input, waitSeconds);
+  const passages = await groundingPassages(ctx, input.question, input.limit, input);
   if (passages.length === 0)
     return {
       question: input.question,
       mode: 'none' as const,
       answer: null,
-      note: 'Nothing you can read matches the question.',
+      note: answerNotes.none,
       citations: [],
       passages,
     };
-  if (!llmConfigured(ctx.services.config))
-    return extractive(
-      input.question,
-      passages,
-      'No language model is configured (LLM_MODEL): these are the top passages for the question, not a synthesized answer.',
-    );
+  if (!llmConfigured(ctx.services.config)) return extractive(input.question, passages, answerNotes.noModel);
 
   const { invocationId, state } = await startAgent(ctx, agentByName('answer')!, {
     artifact_ids: passages.map((p) => p.id),
@@ -75,8 +52,6 @@ export async function ask(ctx: OperationContext, input: z.infer<typeof askInput>
   });
   return askOutcome(input.question, passages, invocationId, state);
 }
-
-type Passage = { id: string; title: string; container: unknown; score: number; passage: string };
 
 const extractive = (question: string, passages: Passage[], note: string) => ({
   question,
@@ -103,11 +78,7 @@ export function askOutcome(question: string, passages: Passage[], invocationId: 
       passages,
     };
   if (state.status !== 'completed' || !state.output)
-    return extractive(
-      question,
-      passages,
-      `The model did not answer (${state.error?.type ?? state.status}: ${state.error?.message ?? ''}); these are the top passages instead.`,
-    );
+    return extractive(question, passages, answerNotes.modelFailed(`${state.error?.type ?? state.status}: ${state.error?.message ?? ''}`));
   const { answer, citations } = JSON.parse(state.output) as { answer: string; citations: string[] };
   return { question, mode: 'llm' as const, answer, citations, invocation_id: invocationId, passages };
 }

@@ -24,6 +24,8 @@ import type { CommitWorkflows } from '../workflow-clients/commit.js';
 import type { CommitStore } from '../store/commits.js';
 import type { ImportStore } from '../store/imports.js';
 import type { ImportWorkflows } from '../workflow-clients/imports.js';
+import type { StreamWorkflows } from '../workflow-clients/streams.js';
+import type { StreamSessionStore } from '../store/stream-sessions.js';
 import type { VersionStore } from '../store/versions.js';
 import type { McpCatalogStore } from '../store/mcp-catalog.js';
 import type { ToolCallWorkflows } from '../workflow-clients/tool-call.js';
@@ -40,6 +42,8 @@ import type { SubscriptionStore } from '../store/subscriptions.js';
 import type { SubscriptionWorkflows } from '../workflow-clients/subscriptions.js';
 import type { RelayStore } from '../store/relay.js';
 import type { McpTaskStore } from '../store/mcp-tasks.js';
+import type { ChatWorkflows } from '../workflow-clients/chats.js';
+import type { ChatAnswerStore } from '../store/chat-answers.js';
 
 /** Everything a request handler may use, built once per process by createServices. */
 export interface Services {
@@ -84,10 +88,16 @@ export interface Services {
   relay: RelayStore;
   mcpTasks: McpTaskStore;
   importWorkflows: ImportWorkflows;
+  /** Streams' live sessions (issue #36): their records, and their workflows. */
+  streamSessions: StreamSessionStore;
+  streamWorkflows: StreamWorkflows;
   /** External MCP runs (tool calls, resource reads, catalog refreshes) as workflows. */
   toolCallWorkflows: ToolCallWorkflows;
   /** Agent and LLM invocations as workflows. */
   invocationWorkflows: InvocationWorkflows;
+  /** Chat turns as workflows (issue #36), and their answers while the model writes them. */
+  chatWorkflows: ChatWorkflows;
+  chatAnswers: ChatAnswerStore;
   mcpCatalog: McpCatalogStore;
   /** The guarded outbound client: registrations are checked with it before anything calls out. */
   outbound: Outbound;

@@ -11,6 +11,8 @@ import type { McpRun } from './contracts/mcp-run.js';
 import type { TransformRun } from './contracts/transform-run.js';
 import type { WorkspaceEvents } from './contracts/workspace-events.js';
 import type { SubscriptionDelivery } from './contracts/subscription-delivery.js';
+import type { StreamSession } from './contracts/stream-session.js';
+import type { ChatTurnRun } from './contracts/chat-turn.js';
 import { agentRun } from './agent-run.js';
 import { commitWorkspace } from './commit-workspace.js';
 import { connectionFlow } from './connection-flow.js';
@@ -21,6 +23,8 @@ import { mcpRun } from './mcp-run.js';
 import { transformRun } from './transform-run.js';
 import { workspaceEvents } from './workspace-events.js';
 import { subscriptionDelivery } from './subscription-delivery.js';
+import { streamSession } from './stream-session.js';
+import { chatTurn } from './chat-turn.js';
 
 export {
   agentRun,
@@ -33,6 +37,7 @@ export {
   transformRun,
   workspaceEvents,
   subscriptionDelivery,
+  chatTurn,
 };
 
 /** Each export under the name its contract gives (the workflow type is the export's name). */
@@ -47,6 +52,7 @@ type Registered = {
   transformRun: TransformRun;
   workspaceEvents: WorkspaceEvents;
   subscriptionDelivery: SubscriptionDelivery;
+  chatTurn: ChatTurnRun;
 };
 type Matches<T extends Registered> = T;
 export type Checked = Matches<{
@@ -60,6 +66,7 @@ export type Checked = Matches<{
   transformRun: typeof transformRun;
   workspaceEvents: typeof workspaceEvents;
   subscriptionDelivery: typeof subscriptionDelivery;
+  chatTurn: typeof chatTurn;
 }>;
 
 /** Each contract's type name is the name its workflow is exported under (a typo would start nothing). */
@@ -75,4 +82,5 @@ export type TypeNamesChecked = NamedAsExported<{
   transformRun: typeof import('./contracts/transform-run.js').transformRunType;
   workspaceEvents: typeof import('./contracts/workspace-events.js').workspaceEventsType;
   subscriptionDelivery: typeof import('./contracts/subscription-delivery.js').subscriptionDeliveryType;
+  chatTurn: typeof import('./contracts/chat-turn.js').chatTurnType;
 }>;

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 
 export interface ChatRequest {
   model: string;
+  stream?: boolean;
   messages: { role: string; content: string }[];
   response_format?: { type: string; json_schema?: { name: string; strict?: boolean; schema: Record<string, unknown> } };
 }
@@ -15,6 +16,10 @@ export interface ScriptedReply {
   content?: unknown;
   status?: number;
   delayMs?: number;
+  /** A streamed request (`stream: true`): the pieces sent, one SSE chunk each (default: the content, word by word). */
+  chunks?: string[];
+  /** Between two streamed pieces. */
+  chunkDelayMs?: number;
 }
 
 export class FakeOpenAI {
@@ -45,6 +50,10 @@ export class FakeOpenAI {
           return;
         }
         const content = typeof scripted.content === 'string' ? scripted.content : JSON.stringify(scripted.content);
+        if (body.stream) {
+          await this.stream(res, body.model, scripted.chunks ?? content.split(/(?<= )/), scripted.chunkDelayMs ?? 0);
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({
             id: `chatcmpl-${this.requests.length}`,
@@ -60,6 +69,21 @@ export class FakeOpenAI {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
     return this;
+  }
+
+  /** A streamed reply as the OpenAI API sends one: a chunk per piece, then the finish, then [DONE]. */
+  private async stream(res: import('node:http').ServerResponse, model: string, pieces: string[], delayMs: number): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const id = `chatcmpl-${this.requests.length}`;
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.write(chunk({ role: 'assistant', content: '' }, null));
+    for (const piece of pieces) {
+      if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      if (res.destroyed) return;
+      res.write(chunk({ content: piece }, null));
+    }
+    res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
   }
 
   /** The user message of the latest request: the context and input the model saw. */

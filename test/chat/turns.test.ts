@@ -1,0 +1,290 @@
+// Chat turns (issue #36) against the real engines: the chat's schema, a turn answered by the model
+// (the local OpenAI-compatible stand-in, streaming) with citations to real artifacts, a retried
+// request, two turns at once, the scopes a turn needs, a collection's chat, the answer as it streams,
+// and `ask` with a chat id through the official MCP client.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { commitInto } from '../helpers/commit.js';
+import { createApiKey } from '../helpers/credentials.js';
+import { Api, eventually } from '../helpers/http.js';
+import { FakeOpenAI, type ChatRequest } from '../helpers/openai-server.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+
+const chatType = 'application/vnd.platform.chat+json';
+let platform: TestPlatform;
+let model: FakeOpenAI;
+let alice: Api;
+let ws: string;
+let fact: string;
+
+/** The number the prompt gave an artifact's passage (`[n] Title (artifact <id>)`). */
+function refOf(req: ChatRequest, id: string): number {
+  const prompt = req.messages.at(-1)!.content;
+  const m = new RegExp(`\\[(\\d+)\\] [^\\n]*\\(artifact ${id}\\)`).exec(prompt);
+  assert.ok(m, `the prompt lists ${id}: ${prompt}`);
+  return Number(m[1]);
+}
+
+async function newChat(owner: Api, container: string, content: Record<string, unknown> = {}): Promise<string> {
+  const created = await owner.post('/artifacts', {
+    title: 'Maintenance chat',
+    content_type: chatType,
+    content: JSON.stringify(content),
+    collection_id: container,
+  });
+  assert.equal(created.status, 201, created.text);
+  return created.body.id;
+}
+
+/** The gearbox fact, cited by its number (and a number the model was never given); `ask` without a chat gets its JSON answer. */
+const defaultReply = (req: ChatRequest) =>
+  req.stream
+    ? { content: `The oil is changed every 2000 hours [${refOf(req, fact)}]. [42]` }
+    : { content: { answer: 'Every 2000 hours.', citations: [fact] } };
+
+const turnsOf = async (owner: Api, chat: string) =>
+  JSON.parse((await owner.get(`/artifacts/${chat}`)).body.content).turns as Record<string, any>[];
+
+before(async () => {
+  model = await new FakeOpenAI().start();
+  platform = await startPlatform(
+    { LLM_MODEL: 'test-model', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test', LLM_TIMEOUT_SECONDS: '20' },
+    { worker: true },
+  );
+  alice = await platform.newUser();
+  ws = (await alice.post('/workspaces', { name: 'plant' })).body.id;
+  const seeded = await alice.post('/artifacts', {
+    title: 'Gearbox service',
+    content_type: 'text/markdown',
+    content: 'The gearbox oil is changed every 2000 hours.',
+    collection_id: ws,
+  });
+  fact = seeded.body.id;
+  await alice.post('/artifacts', {
+    title: 'Canteen',
+    content_type: 'text/markdown',
+    content: 'Lunch is served at noon.',
+    collection_id: ws,
+  });
+  await eventually(async () =>
+    (await alice.post('/artifacts/search', { query: 'gearbox oil changed' })).body.results.some((r: { id: string }) => r.id === fact),
+  );
+  // By default the model answers with the gearbox fact, citing it by its number, and a number it was never given.
+  model.reply = defaultReply;
+});
+after(async () => {
+  await platform?.close();
+  await model?.close();
+});
+
+describe('chat content', () => {
+  it('creates a chat with no turns, and refuses content that is not a chat with 400 naming the field', async () => {
+    const chat = await newChat(alice, ws);
+    assert.deepEqual(JSON.parse((await alice.get(`/artifacts/${chat}`)).body.content), { turns: [] });
+    const bad = [
+      [{ turns: [{ role: 'bot', content: 'x', turn_id: crypto.randomUUID(), at: new Date().toISOString() }] }, 'content.turns.0.role'],
+      [{ topic: 'x' }, 'content'],
+      [{ sources: { workspace_ids: ['not-a-uuid'] } }, 'content.sources.workspace_ids.0'],
+      [{ instructions: 'x'.repeat(4001) }, 'content.instructions'],
+    ] as const;
+    for (const [content, field] of bad) {
+      const reply = await alice.post('/artifacts', {
+        title: 'bad',
+        content_type: chatType,
+        content: JSON.stringify(content),
+        collection_id: ws,
+      });
+      assert.equal(reply.status, 400, reply.text);
+      assert.ok(
+        reply.body.invalid_params.some((p: { name: string }) => p.name === field),
+        `${field} in ${reply.text}`,
+      );
+    }
+  });
+
+  it('refuses a bad turn with 400 and adds nothing', async () => {
+    const chat = await newChat(alice, ws);
+    for (const body of [{}, { message: '   ' }, { message: 'x'.repeat(4001) }, { message: 'hi', extra: 1 }, { message: 'hi', limit: 0 }]) {
+      const reply = await alice.post(`/artifacts/${chat}/turns`, body);
+      assert.equal(reply.status, 400, `${JSON.stringify(body)}: ${reply.text}`);
+    }
+    assert.equal(await (await alice.get(`/artifacts/${fact}/turns/${crypto.randomUUID()}`)).status, 404, 'not a chat');
+    assert.equal((await alice.post(`/artifacts/${fact}/turns`, { message: 'hi' })).status, 404, 'not a chat');
+    assert.deepEqual(await turnsOf(alice, chat), []);
+  });
+});
+
+describe('a turn', () => {
+  it("is answered by the model from search, citing real artifacts, as the chat's next revision", async () => {
+    const chat = await newChat(alice, ws);
+    const before = (await alice.get(`/artifacts/${chat}`)).body.revision as number;
+    const reply = await alice.post(`/artifacts/${chat}/turns`, { message: 'How often is the gearbox oil changed?' });
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.status, 'completed');
+    const [user, answer] = reply.body.turns;
+    assert.equal(user.role, 'user');
+    assert.equal(user.content, 'How often is the gearbox oil changed?');
+    assert.equal(answer.role, 'assistant');
+    assert.equal(answer.mode, 'llm');
+    assert.match(answer.content, /every 2000 hours/);
+    assert.deepEqual(
+      answer.citations.map((c: { artifact_id: string }) => c.artifact_id),
+      [fact],
+      'the cited passage, never a number the model was not given',
+    );
+    assert.equal(answer.citations[0].title, 'Gearbox service');
+    assert.equal(model.requests.at(-1)!.stream, true, 'the answer is streamed');
+    const stored = (await alice.get(`/artifacts/${chat}`)).body;
+    assert.equal(stored.revision, before + 1);
+    assert.equal(reply.body.revision, stored.revision);
+    assert.deepEqual(JSON.parse(stored.content).turns, reply.body.turns);
+
+    // The next turn: the model sees the conversation so far.
+    await alice.post(`/artifacts/${chat}/turns`, { message: 'And the filter?' });
+    const seen = model.requests.at(-1)!.messages.map((m) => m.content);
+    assert.ok(seen.includes('How often is the gearbox oil changed?'), JSON.stringify(seen));
+    assert.ok(seen.some((c) => /every 2000 hours/.test(c)));
+    assert.equal((await turnsOf(alice, chat)).length, 4);
+  });
+
+  it('retried with the same Idempotency-Key: the same turn, added once; another question under it: 409', async () => {
+    const chat = await newChat(alice, ws);
+    const send = (message: string) =>
+      alice.request('POST', `/artifacts/${chat}/turns`, { body: { message }, headers: { 'idempotency-key': 'retry-1' } });
+    const first = await send('How often is the gearbox oil changed?');
+    const again = await send('How often is the gearbox oil changed?');
+    assert.equal(first.status, 200, first.text);
+    assert.equal(again.status, 200, again.text);
+    assert.equal(again.body.turn_id, first.body.turn_id);
+    assert.equal((await turnsOf(alice, chat)).length, 2);
+    const reused = await send('Something else?');
+    assert.equal(reused.status, 409, reused.text);
+    assert.match(reused.body.type, /idempotency-key-reused/);
+    assert.equal((await turnsOf(alice, chat)).length, 2);
+  });
+
+  it('two turns at once: both kept, each question beside its answer', async () => {
+    const chat = await newChat(alice, ws);
+    model.reply = (req) => ({
+      content: `Answer [${refOf(req, fact)}]`,
+      chunks: ['Ans', 'wer ', `[${refOf(req, fact)}]`],
+      chunkDelayMs: 50,
+    });
+    try {
+      const [a, b] = await Promise.all([
+        alice.post(`/artifacts/${chat}/turns`, { message: 'gearbox oil first?' }),
+        alice.post(`/artifacts/${chat}/turns`, { message: 'gearbox oil second?' }),
+      ]);
+      assert.equal(a.status, 200, a.text);
+      assert.equal(b.status, 200, b.text);
+      const turns = await turnsOf(alice, chat);
+      assert.equal(turns.length, 4, JSON.stringify(turns));
+      for (const reply of [a, b]) {
+        const i = turns.findIndex((t) => t.turn_id === reply.body.turn_id);
+        assert.equal(turns[i]!.role, 'user');
+        assert.equal(turns[i + 1]!.role, 'assistant');
+        assert.equal(turns[i + 1]!.turn_id, reply.body.turn_id);
+      }
+      assert.notEqual(a.body.revision, b.body.revision);
+    } finally {
+      model.reply = defaultReply;
+    }
+  });
+
+  it('streams the answer as the model writes it, then the ended turn', async () => {
+    const chat = await newChat(alice, ws);
+    const pieces = ['The ', 'oil ', 'is ', 'changed ', 'every ', '2000 ', 'hours.'];
+    model.reply = () => ({ content: pieces.join(''), chunks: pieces, chunkDelayMs: 300 });
+    try {
+      const started = await alice.post(`/artifacts/${chat}/turns`, { message: 'How often is the gearbox oil changed?', wait_seconds: 0 });
+      assert.equal(started.status, 202, started.text);
+      assert.equal(started.headers.get('location'), started.body.poll);
+      const res = await fetch(platform.url + started.body.stream, { headers: { authorization: `Bearer ${alice.token}` } });
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type')!, /text\/event-stream/);
+      const events: { event: string; data: any }[] = [];
+      for (const block of (await res.text()).split('\n\n')) {
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data) });
+      }
+      const deltas = events.filter((e) => e.event === 'delta');
+      assert.ok(deltas.length >= 2, `the answer came in pieces: ${JSON.stringify(events)}`);
+      let text = '';
+      for (const { data } of deltas) text = text.slice(0, data.offset) + data.text;
+      assert.equal(text, pieces.join(''));
+      const end = events.at(-1)!;
+      assert.equal(end.event, 'turn');
+      assert.equal(end.data.status, 'completed');
+      assert.equal(end.data.turns[1].content, pieces.join(''));
+      const polled = await alice.get(started.body.poll);
+      assert.equal(polled.status, 200);
+      assert.equal(polled.body.status, 'completed');
+    } finally {
+      model.reply = defaultReply;
+    }
+  });
+});
+
+describe('who may add a turn', () => {
+  it('needs artifact:write, search:read and artifact:read: 403 otherwise, and nothing is added', async () => {
+    const chat = await newChat(alice, ws);
+    for (const scopes of [
+      ['artifact:read', 'search:read'],
+      ['artifact:read', 'artifact:write'],
+    ]) {
+      const key = await createApiKey(alice, scopes);
+      const reply = await new Api(platform.url, key.key).post(`/artifacts/${chat}/turns`, { message: 'gearbox oil?' });
+      assert.equal(reply.status, 403, `${scopes}: ${reply.text}`);
+    }
+    const bob = await platform.newUser();
+    assert.equal((await bob.post(`/artifacts/${chat}/turns`, { message: 'gearbox oil?' })).status, 404, 'not shared with bob');
+    assert.deepEqual(await turnsOf(alice, chat), []);
+  });
+
+  it('a chat in a collection is immutable: 409', async () => {
+    const col = (await alice.post('/collections', { name: 'chats' })).body.id;
+    const [committed] = await commitInto(alice, col, [{ title: 'Kept chat', content_type: chatType, content: '{"turns":[]}' }]);
+    const reply = await alice.post(`/artifacts/${committed}/turns`, { message: 'gearbox oil?' });
+    assert.equal(reply.status, 409, reply.text);
+    assert.match(reply.body.type, /immutable-artifact/);
+  });
+});
+
+describe('ask with a chat id (MCP)', () => {
+  it('adds the question and its answer to the chat, citing artifact ids; without one, nothing is written', async () => {
+    const chat = await newChat(alice, ws);
+    const client = new Client({ name: 'chat-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${alice.token!}` } },
+      }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'How often is the gearbox oil changed?', chat_id: chat },
+      });
+      assert.notEqual(result.isError, true, JSON.stringify(result.content));
+      const out = result.structuredContent as Record<string, any>;
+      assert.equal(out.mode, 'llm');
+      assert.equal(out.chat_id, chat);
+      assert.deepEqual(out.citations, [fact]);
+      assert.match(out.answer, /every 2000 hours/);
+      const turns = await turnsOf(alice, chat);
+      assert.equal(turns.length, 2);
+      assert.equal(turns[0]!.turn_id, out.turn_id);
+
+      const plain = await client.callTool({ name: 'ask', arguments: { question: 'How often is the gearbox oil changed?' } });
+      assert.notEqual(plain.isError, true, JSON.stringify(plain.content));
+      assert.equal((plain.structuredContent as Record<string, any>).chat_id, undefined);
+      assert.equal((await turnsOf(alice, chat)).length, 2);
+
+      const notAChat = await client.callTool({ name: 'ask', arguments: { question: 'gearbox?', chat_id: fact } });
+      assert.equal(notAChat.isError, true);
+    } finally {
+      await client.close();
+    }
+  });
+});
