@@ -224,6 +224,7 @@ describe('MCP endpoint', () => {
       commit_workspace: { workspace_id: id, collection_id: id, message: 'm' },
       import_artifacts: { workspace_id: id, items: [{ title: 'x', content_type: 'text/plain', content: 'x' }] },
       get_import: { import_id: id },
+      get_view_results: { view_id: id },
       relay_status: {},
       call_server_tool: { server_id: id, name: 'echo', arguments: { message: 'x' } },
     };
@@ -418,6 +419,7 @@ describe('MCP endpoint', () => {
       extract_information: { artifact_ids: [nowhere], schema: { type: 'object' } },
       commit_preview: { workspace_id: nowhere, collection_id: nowhere },
       get_import: { import_id: nowhere },
+      get_view_results: { view_id: nowhere },
       call_server_tool: { server_id: nowhere, name: 'echo' },
     };
     assert.deepEqual(
@@ -500,6 +502,13 @@ describe('MCP endpoint', () => {
       });
       await eventually(async () => (await call('get_import', { import_id: imported.id })).state === 'completed');
       await call('relay_status', {});
+      const view = await alice.post('/artifacts', {
+        title: 'Gearbox view',
+        content_type: 'application/vnd.platform.view+json',
+        content: JSON.stringify({ sources: { workspaces: [ws] }, filter: { context: { topic: 'gearbox' } } }),
+        collection_id: ws,
+      });
+      assert.equal((await call('get_view_results', { view_id: view.body.id })).items[0].id, created.id);
       const server = await registerServer(alice, ws, { transport: { type: 'http', url: everything.url } }, 'everything');
       const echoed = await call('call_server_tool', { server_id: server, name: 'echo', arguments: { message: 'schemas' } });
       assert.match(JSON.stringify(echoed.result), /schemas/);
