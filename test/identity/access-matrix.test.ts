@@ -64,6 +64,9 @@ before(async () => {
       collection_id: ws,
     })
   ).body.id;
+  const chat = (
+    await alice.post('/artifacts', { title: 'chat', content_type: 'application/vnd.platform.chat+json', content: '{}', collection_id: ws })
+  ).body.id;
   const server = (
     await alice.post('/artifacts', {
       title: 'srv',
@@ -216,6 +219,12 @@ before(async () => {
     'GET /artifacts/:id/client-config': { path: `/artifacts/${mcpClient}/client-config`, target: 'container' },
     'GET /artifacts/:id/results': { path: `/artifacts/${view}/results`, target: 'container' },
     'GET /artifacts/:id/results/stream': { path: `/artifacts/${view}/results/stream`, target: 'container' },
+    'POST /artifacts/:id/turns': { path: `/artifacts/${chat}/turns`, body: { message: 'hello' }, target: 'container' },
+    'GET /artifacts/:id/turns/:turn_id': { path: `/artifacts/${chat}/turns/0196a3f0-0000-7000-8000-0000000000dd`, target: 'container' },
+    'GET /artifacts/:id/turns/:turn_id/stream': {
+      path: `/artifacts/${chat}/turns/0196a3f0-0000-7000-8000-0000000000dd/stream`,
+      target: 'container',
+    },
     // An MCP client configuration's endpoint: whoever cannot read the configuration is told it does not exist.
     'POST /mcp/clients/:id': {
       path: `/mcp/clients/${mcpClient}`,
