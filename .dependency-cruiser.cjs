@@ -6,7 +6,7 @@ const layers = [
   { name: 'kernel', path: '^src/kernel/' },
   // The access model: who a principal is and what a grant allows, pure functions the store applies in its queries.
   { name: 'access model', path: '^src/identity/(principal|grants)\\.ts$' },
-  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|console|observability|relay-protocol)/' },
+  { name: 'engines', path: '^src/(store|search|llm|net|temporal|stdio-servers|rate-limits|console|observability|relay-protocol|media)/' },
   { name: 'domain', path: '^src/(identity|artifacts|commits|invocations|connections|events|mcp-client|imports|relay)/' },
   { name: 'contracts', path: '^src/workflows/contracts/' },
   // Automations start invocations from the event workflow's activity, as the workflow clients do from the API.

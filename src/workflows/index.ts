@@ -38,6 +38,7 @@ export {
   workspaceEvents,
   subscriptionDelivery,
   chatTurn,
+  streamSession,
 };
 
 /** Each export under the name its contract gives (the workflow type is the export's name). */
@@ -53,6 +54,7 @@ type Registered = {
   workspaceEvents: WorkspaceEvents;
   subscriptionDelivery: SubscriptionDelivery;
   chatTurn: ChatTurnRun;
+  streamSession: StreamSession;
 };
 type Matches<T extends Registered> = T;
 export type Checked = Matches<{
@@ -67,6 +69,7 @@ export type Checked = Matches<{
   workspaceEvents: typeof workspaceEvents;
   subscriptionDelivery: typeof subscriptionDelivery;
   chatTurn: typeof chatTurn;
+  streamSession: typeof streamSession;
 }>;
 
 /** Each contract's type name is the name its workflow is exported under (a typo would start nothing). */
@@ -83,4 +86,5 @@ export type TypeNamesChecked = NamedAsExported<{
   workspaceEvents: typeof import('./contracts/workspace-events.js').workspaceEventsType;
   subscriptionDelivery: typeof import('./contracts/subscription-delivery.js').subscriptionDeliveryType;
   chatTurn: typeof import('./contracts/chat-turn.js').chatTurnType;
+  streamSession: typeof import('./contracts/stream-session.js').streamSessionType;
 }>;

@@ -188,6 +188,32 @@ export const envSchema = z.object({
     .default(32 * 1024 * 1024),
   /** Items one import activity writes together (one insert per collection per batch). */
   IMPORT_BATCH: z.coerce.number().int().min(1).max(5000).default(500),
+  // --- Streams (issue #36): RTMP ingest on the worker's host ---
+  /** Ports the worker's RTMP ingest listeners take, `from-to` (one per live session). */
+  STREAM_PORTS: z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, 'must be a port range such as 1935-1944')
+    .refine((r) => {
+      const [from, to] = r.split('-').map(Number) as [number, number];
+      return from >= 1 && to <= 65535 && from <= to;
+    }, 'must be a range of ports 1-65535, low to high')
+    .default('1935-1944'),
+  /** The address the ingest listeners bind on the worker's host (loopback by default: open it deliberately). */
+  STREAM_BIND_ADDRESS: z.string().min(1).default('127.0.0.1'),
+  /** The host name publishers use in the ingest URL (default: the bind address, `localhost` for a wildcard). */
+  STREAM_PUBLIC_HOST: z.string().min(1).optional(),
+  /** The longest a session may run, whatever its content asks. */
+  STREAM_MAX_DURATION_SECONDS: z.coerce.number().int().min(10).max(86_400).default(21_600),
+  /** The largest recorded file (segment, still) kept as an artifact; larger ones are counted and dropped. */
+  STREAM_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(16 * 1024 * 1024),
+  /** The ffmpeg and ffprobe executables (Debian's, installed by temporal-dev/install-media.sh). */
+  STREAM_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  STREAM_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
   INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
   OAUTH_CONSENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OAUTH_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),

@@ -1,0 +1,164 @@
+// The stream content type end to end (issue #36), against the real engines: a stream artifact's
+// configuration validated, its session started over REST (a Temporal workflow whose activity
+// listens for RTMP on the worker's host), Debian's ffmpeg publishing a generated test pattern on
+// loopback, and the recorded segments, stills and metadata read back as artifacts. A publisher
+// with a wrong key records nothing; the scopes stream:ingest and stream:read guard the routes.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createApiKey } from '../helpers/credentials.js';
+import { eventually, type Api } from '../helpers/http.js';
+import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { publish } from './publisher.js';
+
+const streamType = 'application/vnd.platform.stream+json';
+let platform: TestPlatform;
+let admin: Api;
+let ws: string;
+let secretId: string;
+const key = `key-${randomBytes(12).toString('hex')}`;
+
+before(async () => {
+  platform = await startPlatform({ STREAM_PORTS: '22935-22960' });
+  admin = await platform.admin();
+  ws = (await admin.post('/workspaces', { name: 'streams' })).body.id;
+  const secret = await admin.post('/secrets', { name: 'stream key', value: key });
+  assert.equal(secret.status, 201, secret.text);
+  secretId = secret.body.id;
+});
+after(async () => platform?.close());
+
+const config = (over: Record<string, unknown> = {}) => ({
+  source: { mode: 'push' },
+  key_secret_id: secretId,
+  record: { segments: { seconds: 2 }, stills: { every_seconds: 1 }, metadata: true },
+  max_duration_seconds: 600,
+  ...over,
+});
+const createStream = (content: unknown, title = 'Test pattern') =>
+  admin.post('/artifacts', { title, content_type: streamType, content: JSON.stringify(content), collection_id: ws });
+
+describe('a stream configuration', () => {
+  it('is refused with a 400 naming the field when it is not one', async () => {
+    const cases: [unknown, string][] = [
+      [config({ key_secret_id: undefined }), 'content.key_secret_id'],
+      [config({ key_secret_id: 'not-a-uuid' }), 'content.key_secret_id'],
+      [config({ source: { mode: 'pull' } }), 'content.source.mode'],
+      [config({ record: { metadata: false } }), 'content.record'],
+      [config({ record: { segments: { seconds: 0 } } }), 'content.record.segments.seconds'],
+      [config({ stream_key: key }), 'content'],
+      [config({ max_duration_seconds: 5 }), 'content.max_duration_seconds'],
+    ];
+    for (const [content, field] of cases) {
+      const reply = await createStream(content);
+      assert.equal(reply.status, 400, `${JSON.stringify(content)}: ${reply.text}`);
+      assert.ok(
+        reply.body.invalid_params.some((p: { name: string }) => p.name === field),
+        `${field} in ${JSON.stringify(reply.body.invalid_params)}`,
+      );
+    }
+  });
+});
+
+describe('a live session', () => {
+  let streamId: string;
+  before(async () => {
+    const reply = await createStream(config());
+    assert.equal(reply.status, 201, reply.text);
+    streamId = reply.body.id;
+  });
+
+  it('is guarded by stream:ingest and stream:read', async () => {
+    const readOnly = admin.withToken((await createApiKey(admin, ['artifact:read'])).key);
+    assert.equal((await readOnly.post(`/artifacts/${streamId}/op/start`, {})).status, 403);
+    assert.equal((await readOnly.get(`/artifacts/${streamId}/status`)).status, 403);
+    const reader = admin.withToken((await createApiKey(admin, ['artifact:read', 'stream:read'])).key);
+    const idle = await reader.get(`/artifacts/${streamId}/status`);
+    assert.equal(idle.status, 200, idle.text);
+    assert.equal(idle.body.state, 'idle');
+    const refused = await reader.post(`/artifacts/${streamId}/op/start`, {});
+    assert.equal(refused.status, 403);
+    assert.match(refused.text, /stream:ingest/);
+    // Another person who cannot see the workspace does not learn the stream exists.
+    const stranger = await platform.newUser();
+    assert.equal((await stranger.post(`/artifacts/${streamId}/op/start`, {})).status, 404);
+    // Not a stream: a clear 409.
+    const note = await admin.post('/artifacts', { title: 'n', content_type: 'text/plain', content: 'x', collection_id: ws });
+    const wrongType = await admin.get(`/artifacts/${note.body.id}/status`);
+    assert.equal(wrongType.status, 409);
+    assert.equal(wrongType.body.type.endsWith('not-a-stream'), true, wrongType.text);
+  });
+
+  it('records a publish with the right key as segments, stills and metadata, nothing of a wrong key, and stops', async () => {
+    const started = await admin.post(`/artifacts/${streamId}/op/start`, {});
+    assert.equal(started.status, 200, started.text);
+    assert.equal(started.body.state, 'listening');
+    const ingest: string = started.body.ingest_url;
+    assert.match(ingest, /^rtmp:\/\/127\.0\.0\.1:229\d\d\/live$/);
+    assert.equal((await admin.post(`/artifacts/${streamId}/op/start`, {})).status, 409, 'one session at a time');
+
+    const wrong = await publish(`${ingest}/wrong-${key}`, 3);
+    assert.notEqual(wrong.code, 0, 'the wrong key is disconnected');
+    await eventually(
+      async () => ((await admin.get(`/artifacts/${streamId}/status`)).body.counts.refused === 1 ? true : null),
+      20_000,
+      'refused',
+    );
+
+    const right = await publish(`${ingest}/${key}`, 6);
+    assert.equal(right.code, 0, right.stderr);
+    const status = await eventually(
+      async () => {
+        const s = (await admin.get(`/artifacts/${streamId}/status`)).body;
+        return s.counts.metadata === 1 && s.state === 'listening' ? s : null;
+      },
+      30_000,
+      'the take recorded',
+    );
+    assert.equal(status.counts.takes, 1);
+    assert.ok(status.counts.segments >= 2, JSON.stringify(status.counts));
+    assert.ok(status.counts.stills >= 4, JSON.stringify(status.counts));
+    assert.equal(status.recorded.segments.length, status.counts.segments);
+
+    const segment = (await admin.get(`/artifacts/${status.recorded.segments[0]}`)).body;
+    assert.equal(segment.content_type, 'video/mp2t');
+    assert.equal(segment.collection_id, ws);
+    assert.equal(segment.context.stream.id, streamId);
+    assert.equal(segment.context.stream.session_id, status.session_id);
+    assert.equal(Buffer.from(segment.content, 'base64')[0], 0x47, 'an MPEG-TS sync byte');
+    const still = (await admin.get(`/artifacts/${status.recorded.stills[0]}`)).body;
+    assert.equal(still.content_type, 'image/jpeg');
+    assert.deepEqual([...Buffer.from(still.content, 'base64').subarray(0, 2)], [0xff, 0xd8], 'a JPEG');
+    const meta = (await admin.get(`/artifacts/${status.recorded.metadata[0]}`)).body;
+    const described = JSON.parse(meta.content);
+    assert.equal(described.media.video.codec, 'h264');
+    assert.equal(described.media.video.width, 160);
+    assert.equal(described.media.video.height, 120);
+    assert.equal(described.media.audio.codec, 'aac');
+    assert.ok(described.duration_seconds > 4 && described.duration_seconds < 8, String(described.duration_seconds));
+
+    // Exactly what the right key's take recorded: the wrong one left nothing.
+    const all = await platform.services.db.collection('artifacts').find({ collection_id: ws, 'context.stream.id': streamId }).toArray();
+    assert.equal(all.length, status.counts.segments + status.counts.stills + status.counts.metadata);
+    assert.equal(new Set(all.map((a) => a.context.stream.take)).size, 1);
+
+    const stopped = await admin.post(`/artifacts/${streamId}/op/stop`, {});
+    assert.equal(stopped.status, 200, stopped.text);
+    assert.equal(stopped.body.state, 'ended');
+    assert.equal(stopped.body.ingest_url, null);
+    assert.ok(stopped.body.ended_at);
+    // Nothing listens any more on the ingest port.
+    const port = Number(new URL(ingest.replace('rtmp:', 'http:')).port);
+    const open = await new Promise<boolean>((resolve) => {
+      const s = net.connect({ port, host: '127.0.0.1' });
+      s.once('connect', () => (s.destroy(), resolve(true)));
+      s.once('error', () => resolve(false));
+    });
+    assert.equal(open, false, 'the listener is closed');
+    assert.equal((await admin.post(`/artifacts/${streamId}/op/stop`, {})).status, 409, 'nothing to stop');
+    // The key is never returned nor logged.
+    assert.ok(!JSON.stringify(stopped.body).includes(key));
+    assert.ok(!platform.logs.join('').includes(key), 'the key is not in the logs');
+  });
+});
