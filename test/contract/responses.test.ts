@@ -27,6 +27,8 @@ const notJson: Record<string, string> = {
   'get /docs/{file}': "the reference page's scripts and stylesheet",
   'get /connections/{authorizer_id}/callback': 'the page the provider redirects the browser to (HTML)',
   'get /workspaces/{id}/events/stream': 'Server-Sent Events',
+  'get /artifacts/{id}/turns/{turn_id}/stream':
+    "Server-Sent Events (a chat turn's answer as it is written; the last `turn` event holds GET /artifacts/{id}/turns/{turn_id}'s answer)",
   'post /mcp': 'JSON-RPC (MCP Streamable HTTP): the MCP schema describes it',
   'post /mcp/clients/{id}': "JSON-RPC (MCP Streamable HTTP), an MCP client configuration's endpoint: the MCP schema describes it",
   'get /oauth/authorize': 'a sign-in or consent page, or a redirect to the client',
@@ -349,6 +351,29 @@ describe('the response contract', () => {
     });
     assert.equal(created.status, 201, created.text);
     assert.equal((await erin.get(`/artifacts/${created.body.id}/client-config`)).status, 200);
+    assert.deepEqual(checker.failures, []);
+  });
+
+  it('validates a chat turn, added and read', async () => {
+    const admin = await checked().login(adminEmail, adminPassword);
+    const gina = await newPerson(admin);
+    const ws = (await gina.post('/workspaces', { name: 'chats' })).body.id;
+    await gina.post('/artifacts', {
+      title: 'Gearbox',
+      content_type: 'text/plain',
+      content: 'Gearbox oil every 2000 hours.',
+      collection_id: ws,
+    });
+    const chat = await gina.post('/artifacts', {
+      title: 'Chat',
+      content_type: 'application/vnd.platform.chat+json',
+      content: '{}',
+      collection_id: ws,
+    });
+    assert.equal(chat.status, 201, chat.text);
+    const turn = await gina.post(`/artifacts/${chat.body.id}/turns`, { message: 'How often is the gearbox oil changed?' });
+    assert.equal(turn.status, 200, turn.text);
+    assert.equal((await gina.get(turn.body.poll)).status, 200);
     assert.deepEqual(checker.failures, []);
   });
 
