@@ -7,6 +7,7 @@ import { problems } from '../kernel/errors/problem.js';
 import { text } from '../kernel/json/schemas.js';
 import { llmConfigured } from '../llm/client.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
+import type { ContainerDoc } from '../store/containers.js';
 import type { ChatTurnState } from '../workflows/contracts/chat-turn.js';
 import { apiSource, editableDraft, visibleArtifact } from './artifacts.js';
 import { groundingPassages, type Passage } from './grounding.js';
@@ -50,6 +51,36 @@ function turnIdFor(subject: string, chatId: string, key: string | undefined): st
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+type Scope = { workspace_ids?: string[] | undefined; collection_ids?: string[] | undefined };
+
+/** Containers a shared chat's grounding looks at, at most (the caller's searchable ones, each checked). */
+const sharedScopeBound = 200;
+
+/**
+ * Where a turn's answer may come from. The answer is stored in the chat, which everyone who can read
+ * the chat's workspace reads: in a shared workspace, only containers each of them can read as well
+ * ground it (an answer never shows a reader what they could not read themselves). In a workspace only
+ * the caller reads, the scope is as asked. Null: nowhere.
+ */
+async function sharedScope(ctx: OperationContext, chatWorkspace: ContainerDoc, asked: Scope): Promise<Scope | null> {
+  const { principal } = ctx.state;
+  const audience = [...new Set([chatWorkspace.owner_id, ...(chatWorkspace.readers ?? [])])].filter((p) => p !== principal.subject);
+  if (audience.length === 0) return asked;
+  const readableByAll = (doc: ContainerDoc) => audience.every((p) => doc.owner_id === p || (doc.readers ?? []).includes(p));
+  const pick = async (kind: 'workspace' | 'collection', wanted: string[] | undefined) => {
+    if (asked.workspace_ids || asked.collection_ids) if (!wanted) return [];
+    const ids = (wanted ?? (await ctx.services.containers.grantedIds(kind, principal, 'S'))).slice(0, sharedScopeBound);
+    const docs = await Promise.all(ids.map((id) => ctx.services.containers.get(kind, principal, id)));
+    return docs.filter((d): d is ContainerDoc => d !== null && readableByAll(d)).map((d) => d._id);
+  };
+  const [workspaces, collections] = await Promise.all([pick('workspace', asked.workspace_ids), pick('collection', asked.collection_ids)]);
+  if (!workspaces.length && !collections.length) return null;
+  return {
+    ...(workspaces.length ? { workspace_ids: workspaces } : {}),
+    ...(collections.length ? { collection_ids: collections } : {}),
+  };
+}
+
 export interface StartedTurn {
   state: ChatTurnState | null;
   chatId: string;
@@ -69,14 +100,14 @@ export async function addTurn(
   chatId: string,
   body: TurnBody,
   idempotencyKey?: string,
-  scope?: { workspace_ids?: string[] | undefined; collection_ids?: string[] | undefined },
+  scope?: Scope,
 ): Promise<StartedTurn> {
   const { principal } = ctx.state;
   for (const needed of ['search:read', 'artifact:read'] as const)
     if (!principal.scopes.allows(needed)) throw problems.insufficientScope(needed);
   const { doc } = await visibleArtifact(ctx, chatId);
   if (!isChat(doc)) throw problems.notFound('chat', chatId);
-  await editableDraft(ctx, chatId); // a collection's chat is immutable (409), and the caller needs artifact:write and U
+  const { container } = await editableDraft(ctx, chatId); // a collection's chat is immutable (409), and the caller needs artifact:write and U
   const content = chatContent.parse(JSON.parse(doc.content));
   const turnId = turnIdFor(principal.subject, chatId, idempotencyKey);
   const { config, chatWorkflows } = ctx.services;
@@ -97,10 +128,9 @@ export async function addTurn(
   // A follow-up ("and the filter?") leans on the question before it: both are searched together.
   const previous = content.turns.filter((t) => t.role === 'user').at(-1)?.content;
   const query = (previous ? `${previous}\n${body.message}` : body.message).slice(-1000);
+  const where = await sharedScope(ctx, container, scope ?? content.sources ?? {});
   // The chat itself and other chats are conversations, not knowledge: they never ground an answer.
-  const passages = (await groundingPassages(ctx, query, body.limit, scope ?? content.sources ?? {}, (d) => !isChat(d))).filter(
-    (p) => p.id !== chatId,
-  );
+  const passages = where ? (await groundingPassages(ctx, query, body.limit, where, (d) => !isChat(d))).filter((p) => p.id !== chatId) : [];
   if (!earlier)
     await chatWorkflows.start({
       chatId,

@@ -252,6 +252,52 @@ describe('who may add a turn', () => {
   });
 });
 
+describe("a shared chat's grounding", () => {
+  it('uses only what every reader of the chat can read', async () => {
+    const bob = await platform.newUser();
+    const mine = (await alice.post('/workspaces', { name: 'private' })).body.id;
+    const secret = (
+      await alice.post('/artifacts', {
+        title: 'Turbine inspection',
+        content_type: 'text/markdown',
+        content: 'Turbine blades are inspected every 300 hours.',
+        collection_id: mine,
+      })
+    ).body.id;
+    await eventually(async () =>
+      (await alice.post('/artifacts/search', { query: 'turbine blades inspected' })).body.results.some(
+        (r: { id: string }) => r.id === secret,
+      ),
+    );
+    const shared = (await alice.post('/workspaces', { name: 'shared' })).body.id;
+    assert.equal((await alice.post(`/workspaces/${shared}/shares`, { person_id: bob.userId, flags: 'R' })).status, 200);
+    const sharedChat = await newChat(alice, shared);
+    const privateChat = await newChat(alice, mine);
+    model.reply = (req) => ({
+      content: /Turbine blades/.test(req.messages.at(-1)!.content) ? `Every 300 hours [${refOf(req, secret)}].` : 'I do not know.',
+    });
+    try {
+      const seen = model.requests.length;
+      const inShared = await alice.post(`/artifacts/${sharedChat}/turns`, { message: 'How often are turbine blades inspected?' });
+      assert.equal(inShared.status, 200, inShared.text);
+      assert.equal(inShared.body.turns[1].mode, 'none', 'bob cannot read the private workspace: nothing grounds the answer');
+      assert.ok(
+        model.requests.slice(seen).every((r) => !JSON.stringify(r).includes('300 hours')),
+        'the private passage never reached the model',
+      );
+      assert.equal((await bob.get(`/artifacts/${sharedChat}`)).status, 200, 'bob reads the chat');
+      const inPrivate = await alice.post(`/artifacts/${privateChat}/turns`, { message: 'How often are turbine blades inspected?' });
+      assert.deepEqual(
+        inPrivate.body.turns[1].citations.map((c: { artifact_id: string }) => c.artifact_id),
+        [secret],
+        'a chat only its owner reads searches everything she may',
+      );
+    } finally {
+      model.reply = defaultReply;
+    }
+  });
+});
+
 describe('ask with a chat id (MCP)', () => {
   it('adds the question and its answer to the chat, citing artifact ids; without one, nothing is written', async () => {
     const chat = await newChat(alice, ws);
