@@ -7,7 +7,8 @@ import { presentViewItem, type ViewItem, type ViewResults, type ViewSource } fro
 import type { ArtifactDoc } from '../store/artifact-doc.js';
 import { inParallelSlices } from '../store/by-id.js';
 import type { ContainerDoc, ContainerKind } from '../store/containers.js';
-import { tagsMatch, ViewQueryStore, type StoredOrder } from '../store/view-queries.js';
+import { ViewQueryStore, type ContainerRows, type StoredOrder } from '../store/view-queries.js';
+import { viewMatcher } from '../artifacts/view-filter.js';
 import { visibleArtifact } from './artifacts.js';
 import { maxSearchLimit, runSearch, searchBody } from './search.js';
 import type { OperationContext, Services } from './services.js';
@@ -100,34 +101,67 @@ function digestOf(viewRevision: number, items: ViewItem[]): string {
 
 type Found = { doc: ArtifactDoc; score?: number };
 
-const compareBy: Record<Exclude<StoredOrder, 'position'>, (a: ArtifactDoc, b: ArtifactDoc) => number> = {
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const compareBy: Record<StoredOrder, (a: ArtifactDoc, b: ArtifactDoc) => number> = {
   updated_desc: (a, b) => b.provenance.updated_at.getTime() - a.provenance.updated_at.getTime() || cmp(b._id, a._id),
   created_desc: (a, b) => cmp(b._id, a._id),
   title_asc: (a, b) => cmp(a.title, b.title) || cmp(a._id, b._id),
+  position: (a, b) => cmp(a.order_key, b.order_key),
 };
-const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Rows a source's first read asks for when the view filters (a filter that keeps half needs twice the limit). */
+const filteredFirstRead = 100;
 
 /**
- * Without a query: each readable source's first `limit + 1` matches, read in the view's order through
- * an index (store/view-queries.ts), merged here. The cost is sources × limit rows, whatever the sources
- * hold. `position` lists the sources one after the other, each in its own order.
+ * Without a query: each readable source's first `limit + 1` matches in the view's order (store/view-
+ * queries.ts: an ordered index read that grows only as far as the filter needs), merged here. The cost
+ * is about sources × limit rows when the filter keeps most, and never touches other containers.
+ * `position` lists the sources one after the other, each in its own order (mergeSources).
  */
 async function stored(ctx: OperationContext, view: ViewContent, readable: Source[]): Promise<{ items: Found[]; more: boolean }> {
   const order = view.sort as StoredOrder;
-  const typeLimits = ctx.state.principal.scopes.typeLimits('artifact:read');
+  const keep = viewMatcher(view.filter, ctx.state.principal.scopes.typeLimits('artifact:read'));
+  const filtered = Boolean(view.filter.content_types || view.filter.tags || view.filter.context);
   const pages = await inParallelSlices(readable, (s) =>
     viewQueries(ctx.services).first({
       containerId: s.id,
-      contentTypes: view.filter.content_types ?? null,
-      typeLimits,
-      tags: view.filter.tags ?? [],
-      context: view.filter.context ?? {},
       order,
-      limit: view.limit + 1,
+      want: view.limit + 1,
+      keep,
+      firstRead: filtered ? Math.max(filteredFirstRead, view.limit + 1) : view.limit + 1,
     }),
   );
-  const all = order === 'position' ? pages.flat() : pages.flat().sort(compareBy[order]);
-  return { items: all.slice(0, view.limit).map((doc) => ({ doc })), more: all.length > view.limit };
+  const merged = mergeSources(order, pages, view.limit);
+  return { items: merged.rows.map((doc) => ({ doc })), more: merged.more };
+}
+
+/**
+ * The sources' rows as one list in `order`, at most `limit`, and whether more may match. `position`
+ * lists the sources one after the other. A source read only up to its scan bound (`cutAt`) limits
+ * what can be listed: nothing that sorts after the point where its reading stopped, since its unread
+ * rows might come first (and in `position`, no later source).
+ */
+export function mergeSources(order: StoredOrder, pages: ContainerRows[], limit: number): { rows: ArtifactDoc[]; more: boolean } {
+  let all: ArtifactDoc[];
+  let cut = false;
+  if (order === 'position') {
+    all = [];
+    for (const page of pages) {
+      all.push(...page.rows);
+      if (page.cutAt) {
+        cut = true;
+        break;
+      }
+    }
+  } else {
+    all = pages.flatMap((p) => p.rows).sort(compareBy[order]);
+    for (const { cutAt } of pages) {
+      if (!cutAt) continue;
+      cut = true;
+      all = all.filter((doc) => compareBy[order](doc, cutAt) <= 0);
+    }
+  }
+  return { rows: all.slice(0, limit), more: cut || all.length > limit };
 }
 
 /**
@@ -157,22 +191,17 @@ async function searched(ctx: OperationContext, view: ViewContent, readable: Sour
   );
   const scores = new Map(outcome.results.map((r) => [r.id, r.score]));
   // The hits as stored now (the index may trail a write by a poll), checked against the whole filter.
-  const docs = (await viewQueries(ctx.services).byIds([...scores.keys()])).filter(
-    (d) => !d.archived_at && tagsMatch(d, view.filter.tags ?? []) && contextMatches(d, view.filter.context ?? {}),
-  );
+  const keep = viewMatcher(view.filter, principal.scopes.typeLimits('artifact:read'));
+  const within = new Set(searchable.map((s) => s.id));
+  const docs = (await viewQueries(ctx.services).byIds([...scores.keys()])).filter((d) => within.has(d.collection_id) && keep(d));
   const order = view.sort;
   const ranked =
     order === 'relevance'
       ? docs.sort((a, b) => scores.get(b._id)! - scores.get(a._id)!)
       : order === 'position'
-        ? docs.sort((a, b) => sourceIndex(readable, a) - sourceIndex(readable, b) || cmp(a.order_key, b.order_key))
+        ? docs.sort((a, b) => sourceIndex(readable, a) - sourceIndex(readable, b) || compareBy.position(a, b))
         : docs.sort(compareBy[order]);
   return { items: ranked.slice(0, view.limit).map((doc) => ({ doc, score: scores.get(doc._id)! })), more: ranked.length > view.limit };
 }
 
 const sourceIndex = (sources: Source[], doc: ArtifactDoc) => sources.findIndex((s) => s.id === doc.collection_id);
-
-/** The same equality the store query applies (`context.<field>` = value), on a document. */
-function contextMatches(doc: ArtifactDoc, fields: Record<string, string | number | boolean>): boolean {
-  return Object.entries(fields).every(([field, value]) => Object.hasOwn(doc.context ?? {}, field) && doc.context[field] === value);
-}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { viewSorts } from '../artifacts/content-types/view.js';
+import { tagsOf } from '../artifacts/view-filter.js';
 import { stateOf, type ArtifactDoc } from '../store/artifacts.js';
 import type { ContainerKind } from '../store/containers.js';
 import { artifactStates } from './index.js';
@@ -40,7 +41,11 @@ export const viewResultsSchema = z
     sort: z.enum(viewSorts),
     limit: count,
     items: z.array(viewItemSchema),
-    more: z.boolean().describe('More artifacts match than `limit`: the first ones are listed.'),
+    more: z
+      .boolean()
+      .describe(
+        'More artifacts may match than are listed: `limit` of them are, or a large source was read only so far (its first 4,000 artifacts in this order) for a filter that keeps few.',
+      ),
     sources: z.array(viewSourceSchema),
     digest: z
       .string()
@@ -50,11 +55,6 @@ export const viewResultsSchema = z
   .meta({ id: 'ViewResults' });
 export type ViewResults = z.output<typeof viewResultsSchema>;
 
-const tagsOf = (doc: Pick<ArtifactDoc, 'context'>) => {
-  const held = doc.context?.tags;
-  return Array.isArray(held) ? held.filter((t): t is string => typeof t === 'string') : typeof held === 'string' ? [held] : [];
-};
-
 export function presentViewItem(doc: ArtifactDoc, score?: number): ViewItem {
   return {
     id: doc._id,
@@ -62,7 +62,7 @@ export function presentViewItem(doc: ArtifactDoc, score?: number): ViewItem {
     content_type: doc.content_type,
     state: stateOf(doc),
     container: { kind: doc.container_kind as ContainerKind, id: doc.collection_id },
-    tags: tagsOf(doc),
+    tags: tagsOf(doc.context),
     revision: doc.revision,
     created_at: doc.provenance.created_at.toISOString(),
     updated_at: doc.provenance.updated_at.toISOString(),
