@@ -7,7 +7,7 @@ import { problems } from '../kernel/errors/problem.js';
 import { liveStates, type StreamSessionDoc } from '../store/stream-sessions.js';
 import type { ArtifactDoc } from '../store/artifact-doc.js';
 import type { ContainerDoc } from '../store/containers.js';
-import { visibleArtifact } from './artifacts.js';
+import { requireTypeScope, visibleArtifact } from './artifacts.js';
 import type { OperationContext } from './services.js';
 
 /** How long start and stop wait for the session to say it is listening, or ended, before answering 202. */
@@ -15,8 +15,10 @@ const settleWaitMs = 15_000;
 /** What a stream key must look like: long enough to guess never, plain enough for any encoder's URL. */
 export const streamKeyPattern = /^[A-Za-z0-9_-]{16,128}$/;
 
-/** A visible stream artifact, or 404 (invisible) / 409 (another type). */
+/** A visible stream artifact, or 403 (no artifact:read of streams), 404 (invisible), 409 (another type). */
 export async function visibleStream(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
+  // The stream is an artifact the caller reads: without that scope, a 403 whatever the id (nothing is looked up).
+  requireTypeScope(ctx.state.principal, 'artifact:read', streamType);
   const found = await visibleArtifact(ctx, id);
   if (baseType(found.doc.content_type) !== streamType)
     throw problems.conflict('not-a-stream', `Artifact ${id} is ${found.doc.content_type}, not a stream (${streamType}).`);
