@@ -67,6 +67,14 @@ before(async () => {
   const chat = (
     await alice.post('/artifacts', { title: 'chat', content_type: 'application/vnd.platform.chat+json', content: '{}', collection_id: ws })
   ).body.id;
+  const stream = (
+    await alice.post('/artifacts', {
+      title: 'stream',
+      content_type: 'application/vnd.platform.stream+json',
+      content: JSON.stringify({ source: { mode: 'push' }, key_secret_id: secret, record: { stills: { every_seconds: 5 } } }),
+      collection_id: ws,
+    })
+  ).body.id;
   const server = (
     await alice.post('/artifacts', {
       title: 'srv',
@@ -225,6 +233,9 @@ before(async () => {
       path: `/artifacts/${chat}/turns/0196a3f0-0000-7000-8000-0000000000dd/stream`,
       target: 'container',
     },
+    'POST /artifacts/:id/op/start': { path: `/artifacts/${stream}/op/start`, target: 'container' },
+    'POST /artifacts/:id/op/stop': { path: `/artifacts/${stream}/op/stop`, target: 'container' },
+    'GET /artifacts/:id/status': { path: `/artifacts/${stream}/status`, target: 'container' },
     // An MCP client configuration's endpoint: whoever cannot read the configuration is told it does not exist.
     'POST /mcp/clients/:id': {
       path: `/mcp/clients/${mcpClient}`,
