@@ -253,6 +253,9 @@ describe("a configuration's own MCP endpoint", () => {
     const notAConfiguration = await post(alice.token!, `/mcp/clients/${insideNote}`);
     assert.equal(notAConfiguration.status, 404, 'an artifact of another type is no endpoint');
     assert.equal((await post(alice.token!, '/mcp/clients/not-a-uuid')).status, 400);
+    const get = await fetch(endpoint(id), { headers: { authorization: `Bearer ${pinnedKey.key}` } });
+    assert.equal(get.status, 405, 'stateless: no server stream, as on /mcp');
+    assert.equal(get.headers.get('allow'), 'POST');
 
     const other = await post(otherKey.key);
     assert.equal(other.status, 403, 'another of alice’s keys is not the one it is tied to');
