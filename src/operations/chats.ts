@@ -150,7 +150,7 @@ export async function addTurn(
 /** A turn of a chat the caller may read: the run's state, the answer so far while it is written, or the turn as the chat holds it. */
 export async function getTurn(ctx: OperationContext, chatId: string, turnId: string) {
   const { content } = await visibleChat(ctx, chatId);
-  const state = await ctx.services.chatWorkflows.state(turnId).catch(() => null);
+  const state = await ctx.services.chatWorkflows.state(turnId);
   if (state && state.chat_id === chatId) {
     const partial = state.status === 'answering' ? ((await ctx.services.chatAnswers.get(turnId))?.text ?? '') : undefined;
     return { state, partial };

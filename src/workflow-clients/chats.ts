@@ -2,6 +2,10 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../kernel/config/env.js';
 import { startOnce } from '../temporal/start-once.js';
 import { within } from '../temporal/within.js';
+import { problems } from '../kernel/errors/problem.js';
+
+/** How long a read of a turn's state may take (a query needs a worker to answer it). */
+const queryDeadlineMs = 10_000;
 import {
   chatTurnStateQuery,
   chatTurnType,
@@ -39,10 +43,12 @@ export class ChatWorkflows {
     return done?.value ?? null;
   }
 
-  /** The turn as its run has it now; null when there is no such run. */
+  /** The turn as its run has it now; null when there is no such run; 503 when Temporal does not answer in time. */
   async state(turnId: string): Promise<ChatTurnState | null> {
     try {
-      return await this.client.workflow.getHandle(chatTurnWorkflowId(turnId)).query(chatTurnStateQuery);
+      const answered = await within(this.client.workflow.getHandle(chatTurnWorkflowId(turnId)).query(chatTurnStateQuery), queryDeadlineMs);
+      if (!answered) throw problems.unavailable(`The chat turn ${turnId} could not be read in time; retry shortly.`);
+      return answered.value;
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return null;
       throw err;
