@@ -227,6 +227,39 @@ describe('a turn', () => {
   });
 });
 
+describe('when the model cannot answer, or the chat is full', () => {
+  it('a model that refuses: the top passages, said plainly, with why', async () => {
+    const chat = await newChat(alice, ws);
+    model.reply = () => ({ status: 400 });
+    try {
+      const reply = await alice.post(`/artifacts/${chat}/turns`, { message: 'How often is the gearbox oil changed?' });
+      assert.equal(reply.status, 200, reply.text);
+      const answer = reply.body.turns[1];
+      assert.equal(answer.mode, 'extractive');
+      assert.match(answer.note, /^The model did not answer \(llm-rejected: The model endpoint answered 400/);
+      assert.ok(answer.content.startsWith(answer.note));
+      assert.ok(answer.citations.some((c: { artifact_id: string }) => c.artifact_id === fact));
+    } finally {
+      model.reply = defaultReply;
+    }
+  });
+
+  it('a chat holding as many turns as it may: 409, nothing added', async () => {
+    const at = new Date().toISOString();
+    const turns = Array.from({ length: 199 }, (_, i) => ({
+      turn_id: crypto.randomUUID(),
+      role: i % 2 ? 'assistant' : 'user',
+      content: 'x',
+      at,
+    }));
+    const chat = await newChat(alice, ws, { turns });
+    const reply = await alice.post(`/artifacts/${chat}/turns`, { message: 'gearbox oil?' });
+    assert.equal(reply.status, 409, reply.text);
+    assert.match(reply.body.type, /chat-full/);
+    assert.equal((await turnsOf(alice, chat)).length, 199);
+  });
+});
+
 describe('who may add a turn', () => {
   it('needs artifact:write, search:read and artifact:read: 403 otherwise, and nothing is added', async () => {
     const chat = await newChat(alice, ws);
