@@ -128,7 +128,8 @@ export async function addTurn(
   // A follow-up ("and the filter?") leans on the question before it: both are searched together.
   const previous = content.turns.filter((t) => t.role === 'user').at(-1)?.content;
   const query = (previous ? `${previous}\n${body.message}` : body.message).slice(-1000);
-  const where = await sharedScope(ctx, container, scope ?? content.sources ?? {});
+  // A retried request answers the turn it started: no search again.
+  const where = earlier ? null : await sharedScope(ctx, container, scope ?? content.sources ?? {});
   // The chat itself and other chats are conversations, not knowledge: they never ground an answer.
   const passages = where ? (await groundingPassages(ctx, query, body.limit, where, (d) => !isChat(d))).filter((p) => p.id !== chatId) : [];
   if (!earlier)

@@ -362,6 +362,23 @@ describe('ask with a chat id (MCP)', () => {
 
       const notAChat = await client.callTool({ name: 'ask', arguments: { question: 'gearbox?', chat_id: fact } });
       assert.equal(notAChat.isError, true);
+
+      // A credential that may search and read but not write: ask answers, the chat takes no turn.
+      const key = await createApiKey(alice, ['search:read', 'artifact:read']);
+      const reader = new Client({ name: 'chat-test-reader', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+      await reader.connect(
+        new StreamableHTTPClientTransport(new URL(`${platform.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key.key}` } },
+        }),
+      );
+      try {
+        const refused = await reader.callTool({ name: 'ask', arguments: { question: 'gearbox oil?', chat_id: chat } });
+        assert.equal(refused.isError, true);
+        assert.match(JSON.stringify(refused.content), /artifact:write/);
+      } finally {
+        await reader.close();
+      }
+      assert.equal((await turnsOf(alice, chat)).length, 2);
     } finally {
       await client.close();
     }
