@@ -259,6 +259,17 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
             },
           },
         });
+        // Cancelled by anything but the workflow's stop (this worker shutting down, a heartbeat timeout)
+        // before the deadline: the session is not over. What was recorded is kept; failing here lets
+        // Temporal run the recording again, on this worker once back or on another, from the next take.
+        const reason = context.cancellationDetails;
+        if (context.cancellationSignal.aborted && !reason?.cancelRequested && Date.now() < input.endsBy) {
+          await save({ state: 'starting', ingest_url: null, publisher: null });
+          throw ApplicationFailure.retryable(
+            'The recording was interrupted (its worker stopped); it resumes on a worker.',
+            'stream-interrupted',
+          );
+        }
       } finally {
         clearTimeout(deadline);
         clearInterval(beat);

@@ -36,7 +36,7 @@ async function inspector(args: string[], token = alice.token!): Promise<any> {
 describe('MCP Inspector CLI', () => {
   it('lists the tools and calls one', async () => {
     const listed = await inspector(['--method', 'tools/list']);
-    assert.equal(listed.tools.length, 16);
+    assert.equal(listed.tools.length, 19);
     assert.ok(
       listed.tools.every((t: { outputSchema?: { type?: string } }) => t.outputSchema?.type === 'object'),
       'every tool declares an output schema',

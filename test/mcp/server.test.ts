@@ -70,7 +70,7 @@ describe('MCP endpoint', () => {
   it('publishes discovery and protected resource metadata, and asks for a token with resource_metadata', async () => {
     const discovery = await platform.api.get('/.well-known/mcp.json');
     assert.equal(discovery.body.endpoints.streamable_http, '/mcp');
-    assert.equal(discovery.body.tools.length, 16);
+    assert.equal(discovery.body.tools.length, 19);
     assert.match(discovery.body.icon, /^data:image\/svg\+xml;base64,/);
     const meta = await platform.api.get('/.well-known/oauth-protected-resource/mcp');
     assert.equal(meta.body.resource, `${platform.url}/mcp`, 'the URL the client used (127.0.0.1; the configured one is localhost)');
@@ -127,6 +127,9 @@ describe('MCP endpoint', () => {
       'manage_artifact',
       'relay_status',
       'search',
+      'start_stream',
+      'stop_stream',
+      'stream_status',
       'update_artifact',
     ]);
     const preview = tools.find((t) => t.name === 'commit_preview')!;
@@ -204,7 +207,7 @@ describe('MCP endpoint', () => {
       headers: { origin: webClient, accept: 'application/json, text/event-stream' },
     });
     assert.equal(listed.status, 200, 'a listed origin may call /mcp');
-    assert.equal(listed.body.result.tools.length, 16);
+    assert.equal(listed.body.result.tools.length, 19);
     assert.equal(listed.headers.get('access-control-allow-origin'), webClient, 'on the MCP answer too');
   });
 
@@ -225,6 +228,9 @@ describe('MCP endpoint', () => {
       import_artifacts: { workspace_id: id, items: [{ title: 'x', content_type: 'text/plain', content: 'x' }] },
       get_import: { import_id: id },
       get_view_results: { view_id: id },
+      stream_status: { stream_id: id },
+      start_stream: { stream_id: id },
+      stop_stream: { stream_id: id },
       relay_status: {},
       call_server_tool: { server_id: id, name: 'echo', arguments: { message: 'x' } },
     };
@@ -243,7 +249,7 @@ describe('MCP endpoint', () => {
       });
       assert.equal(reply.status, 403, `${tool.name}: ${reply.text}`);
       // Search and ask need artifact:read besides search:read: the scope missing is that one.
-      const missing = tool.access === 'search:read' ? 'artifact:read' : tool.access;
+      const missing = tool.access === 'search:read' || tool.access === 'stream:read' ? 'artifact:read' : tool.access;
       // RFC 6750 §3: the scopes to ask for are the token's and the missing one (in the order scopes_supported lists them).
       const wanted = knownScopes.filter((s) => s === missing || held.includes(s));
       assert.equal(
@@ -420,6 +426,9 @@ describe('MCP endpoint', () => {
       commit_preview: { workspace_id: nowhere, collection_id: nowhere },
       get_import: { import_id: nowhere },
       get_view_results: { view_id: nowhere },
+      stream_status: { stream_id: nowhere },
+      start_stream: { stream_id: nowhere },
+      stop_stream: { stream_id: nowhere },
       call_server_tool: { server_id: nowhere, name: 'echo' },
     };
     assert.deepEqual(
@@ -509,6 +518,16 @@ describe('MCP endpoint', () => {
         collection_id: ws,
       });
       assert.equal((await call('get_view_results', { view_id: view.body.id })).items[0].id, created.id);
+      const key = await alice.post('/secrets', { name: 'stream key', value: 'k'.repeat(24) });
+      const stream = await alice.post('/artifacts', {
+        title: 'Stream',
+        content_type: 'application/vnd.platform.stream+json',
+        content: JSON.stringify({ source: { mode: 'push' }, key_secret_id: key.body.id, record: { stills: { every_seconds: 5 } } }),
+        collection_id: ws,
+      });
+      assert.equal((await call('stream_status', { stream_id: stream.body.id })).state, 'idle');
+      assert.equal((await call('start_stream', { stream_id: stream.body.id })).state, 'listening');
+      assert.equal((await call('stop_stream', { stream_id: stream.body.id })).state, 'ended');
       const server = await registerServer(alice, ws, { transport: { type: 'http', url: everything.url } }, 'everything');
       const echoed = await call('call_server_tool', { server_id: server, name: 'echo', arguments: { message: 'schemas' } });
       assert.match(JSON.stringify(echoed.result), /schemas/);

@@ -5,6 +5,7 @@
 // with a wrong key records nothing; the scopes stream:ingest and stream:read guard the routes.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../helpers/credentials.js';
@@ -36,6 +37,16 @@ const config = (over: Record<string, unknown> = {}) => ({
   max_duration_seconds: 600,
   ...over,
 });
+/** ffmpeg processes this test process (API and worker in it) has started and that still run. */
+async function ffmpegChildren(): Promise<string[]> {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  } catch {
+    // ps exits 1 when there is no child at all
+  }
+  return out.split('\n').filter((l) => /ffmpeg|ffprobe/.test(l));
+}
 const createStream = (content: unknown, title = 'Test pattern') =>
   admin.post('/artifacts', { title, content_type: streamType, content: JSON.stringify(content), collection_id: ws });
 
@@ -83,6 +94,13 @@ describe('a live session', () => {
     // Another person who cannot see the workspace does not learn the stream exists.
     const stranger = await platform.newUser();
     assert.equal((await stranger.post(`/artifacts/${streamId}/op/start`, {})).status, 404);
+    // A key no encoder can send as it is: refused before anything starts.
+    const weak = await admin.post('/secrets', { name: 'weak', value: 'short key!' });
+    const weakStream = await createStream(config({ key_secret_id: weak.body.id }), 'Weak');
+    const unusable = await admin.post(`/artifacts/${weakStream.body.id}/op/start`, {});
+    assert.equal(unusable.status, 409, unusable.text);
+    assert.match(unusable.body.type, /stream-key-unusable$/);
+    assert.ok(!unusable.text.includes('short key!'), 'the key is not echoed');
     // Not a stream: a clear 409.
     const note = await admin.post('/artifacts', { title: 'n', content_type: 'text/plain', content: 'x', collection_id: ws });
     const wrongType = await admin.get(`/artifacts/${note.body.id}/status`);
@@ -157,8 +175,52 @@ describe('a live session', () => {
     });
     assert.equal(open, false, 'the listener is closed');
     assert.equal((await admin.post(`/artifacts/${streamId}/op/stop`, {})).status, 409, 'nothing to stop');
+    assert.deepEqual(await ffmpegChildren(), [], 'no ffmpeg outlives its session');
     // The key is never returned nor logged.
     assert.ok(!JSON.stringify(stopped.body).includes(key));
     assert.ok(!platform.logs.join('').includes(key), 'the key is not in the logs');
+  });
+
+  it('goes on after its worker stops mid-session: the recording resumes on a worker, the next publish is a new take', async () => {
+    const started = await admin.post(`/artifacts/${streamId}/op/start`, {});
+    assert.equal(started.status, 200, started.text);
+    const first = await publish(`${started.body.ingest_url}/${key}`, 3);
+    assert.equal(first.code, 0, first.stderr);
+    const before = await eventually(
+      async () => {
+        const s = (await admin.get(`/artifacts/${streamId}/status`)).body;
+        return s.counts.metadata === 1 && s.state === 'listening' ? s : null;
+      },
+      30_000,
+      'take 1 recorded',
+    );
+    await platform.stopWorker();
+    assert.deepEqual(await ffmpegChildren(), [], 'the stopped worker left no ffmpeg');
+    await platform.startWorker();
+    const resumed = await eventually(
+      async () => {
+        const s = (await admin.get(`/artifacts/${streamId}/status`)).body;
+        return s.state === 'listening' && s.updated_at > before.updated_at ? s : null;
+      },
+      60_000,
+      'listening again',
+    );
+    assert.equal(resumed.session_id, before.session_id, 'the same session');
+    assert.equal((await ffmpegChildren()).length, 1, 'one ffmpeg waits for the next take (the check sees it)');
+    const second = await publish(`${resumed.ingest_url}/${key}`, 3);
+    assert.equal(second.code, 0, second.stderr);
+    const after = await eventually(
+      async () => {
+        const s = (await admin.get(`/artifacts/${streamId}/status`)).body;
+        return s.counts.metadata === 2 && s.state === 'listening' ? s : null;
+      },
+      30_000,
+      'take 2 recorded',
+    );
+    assert.equal(after.counts.takes, 2);
+    const recorded = await platform.services.db.collection('artifacts').find({ 'context.stream.session_id': after.session_id }).toArray();
+    assert.equal(recorded.length, after.counts.segments + after.counts.stills + after.counts.metadata, 'each file once');
+    assert.deepEqual([...new Set(recorded.map((a) => a.context.stream.take))].sort(), [1, 2]);
+    assert.equal((await admin.post(`/artifacts/${streamId}/op/stop`, {})).status, 200);
   });
 });
