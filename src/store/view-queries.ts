@@ -1,4 +1,4 @@
-import type { Db, Sort } from 'mongodb';
+import type { Db, Filter, Sort } from 'mongodb';
 import type { ArtifactDoc } from './artifact-doc.js';
 import { findByIds } from './by-id.js';
 
@@ -9,9 +9,10 @@ import { findByIds } from './by-id.js';
  * at the LIMIT: a filter in the query (a pattern on the type, a tag, a context field, "not archived")
  * has no statistics on the embedded PostgreSQL store, which then guesses it keeps a handful of rows
  * and reads and sorts the whole container instead (measured: test/views/view-plans.test.ts). The
- * filter runs here, on each row read, and the read grows (×2) until enough rows are kept, the
- * container is read to its end, or `maxScan` rows were read. What a view costs follows its sources,
- * its limit and how much its filter keeps, never what other containers hold.
+ * filter runs here, on each row read, and reading goes on page after page (each after the last row
+ * read) until enough rows are kept, the container is read to its end, or `maxScan` rows were read.
+ * What a view costs follows its sources, its limit and how much its filter keeps, never what other
+ * containers hold.
  */
 
 /** The orders a view reads in the store (relevance comes from search, not from here). */
@@ -19,7 +20,8 @@ export type StoredOrder = 'updated_desc' | 'created_desc' | 'title_asc' | 'posit
 
 /** Rows read from one container at most, for one evaluation. */
 export const maxScan = 4000;
-const growth = 2;
+/** Rows one read asks for at most. */
+const pageRows = 200;
 
 export interface ContainerQuery {
   containerId: string;
@@ -55,6 +57,34 @@ export const orderSorts: Record<StoredOrder, Sort & Record<string, 1 | -1>> = {
   position: { order_key: 1 }, // unique within a container (order_unique)
 };
 
+/**
+ * The rows after `last` in `order`: a range on the order's leading key, which the index serves, and
+ * for a key that is not unique (an update time, a title) the rows tied with `last` whose id comes
+ * after its id (a filter on the range's first rows: the `$or` is never what the index scans).
+ */
+function afterRow(order: StoredOrder, last: ArtifactDoc): Filter<ArtifactDoc> {
+  switch (order) {
+    case 'position':
+      return { order_key: { $gt: last.order_key } };
+    case 'created_desc':
+      return { _id: { $lt: last._id } };
+    case 'updated_desc': {
+      const at = last.provenance.updated_at;
+      return {
+        $and: [{ 'provenance.updated_at': { $lte: at } }, { $or: [{ 'provenance.updated_at': { $lt: at } }, { _id: { $lt: last._id } }] }],
+      } as Filter<ArtifactDoc>;
+    }
+    case 'title_asc':
+      return { $and: [{ title: { $gte: last.title } }, { $or: [{ title: { $gt: last.title } }, { _id: { $gt: last._id } }] }] };
+  }
+}
+
+/** Rows to read next: what is still wanted, at the share of rows kept so far (with some room), within the bounds. */
+function nextPage(needed: number, keptShare: number, left: number): number {
+  const estimate = keptShare > 0 ? Math.ceil((needed / keptShare) * 1.2) + 1 : pageRows;
+  return Math.max(1, Math.min(estimate, pageRows, left));
+}
+
 export class ViewQueryStore {
   constructor(private readonly db: Db) {}
 
@@ -64,18 +94,29 @@ export class ViewQueryStore {
 
   /** The first `want` rows of the container in `order` that `keep` keeps, reading at most `maxScan`. */
   async first(q: ContainerQuery): Promise<ContainerRows> {
-    // Each read starts over with a larger limit: a cursor on a compound order key would need an `$or`
-    // that the embedded store plans badly, and re-reading at most doubles the rows read in all.
     const bound = q.maxScan ?? maxScan;
-    for (let read = Math.min(Math.max(q.firstRead, q.want), bound); ; read = Math.min(read * growth, bound)) {
+    const rows: ArtifactDoc[] = [];
+    let scanned = 0;
+    let last: ArtifactDoc | null = null;
+    // Page after page, each after the last row read (afterRow), each at most `pageRows` (one statement
+    // on the embedded store, which reads a longer result twice: a probe, then a server-side cursor).
+    for (
+      let page = Math.min(Math.max(q.firstRead, q.want), pageRows, bound);
+      ;
+      page = nextPage(q.want - rows.length, rows.length / scanned, bound - scanned)
+    ) {
       const docs = await this.artifacts
-        .find({ collection_id: q.containerId }, { projection: listProjection })
+        .find(last ? { $and: [{ collection_id: q.containerId }, afterRow(q.order, last)] } : { collection_id: q.containerId }, {
+          projection: listProjection,
+        })
         .sort(orderSorts[q.order])
-        .limit(read)
+        .limit(page)
         .toArray();
-      const rows = docs.filter(q.keep);
-      if (rows.length >= q.want || docs.length < read) return { rows: rows.slice(0, q.want), cutAt: null };
-      if (read >= bound) return { rows, cutAt: docs.at(-1)! };
+      scanned += docs.length;
+      for (const doc of docs) if (q.keep(doc)) rows.push(doc);
+      if (rows.length >= q.want || docs.length < page) return { rows: rows.slice(0, q.want), cutAt: null };
+      last = docs.at(-1)!;
+      if (scanned >= bound) return { rows, cutAt: last };
     }
   }
 

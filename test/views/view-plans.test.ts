@@ -141,6 +141,16 @@ describe("a view's results cost what the view asks for", () => {
     assert.equal(r.items.length, 20);
   });
 
+  for (const sort of ['updated_desc', 'created_desc', 'title_asc', 'position']) {
+    it(`${sort} with a filter keeping 1 in 6: page after page through the index, as far as the filter needs`, async () => {
+      const r = await bounded(
+        { sources: { workspaces: [source] }, filter: { tags: ['alpha'], context: { status: 'open' } }, sort, limit: 50 },
+        500,
+      );
+      assert.equal(r.items.length, 50);
+    });
+  }
+
   it('the largest limit, 200', async () => {
     const r = await bounded({ sources: { workspaces: [source] }, sort: 'title_asc', limit: 200 }, 205);
     assert.equal(r.items.length, 200);
@@ -159,5 +169,28 @@ describe("a view's results cost what the view asks for", () => {
       few.rows.every((d) => d.title.endsWith('7') && d.content === undefined),
       'kept rows, without their content',
     );
+  });
+
+  it('reads on past rows tied on the order key (one title, one update time), each row once', async () => {
+    const w = (await alice.post('/workspaces', { name: 'Ties' })).body.id;
+    const at = new Date('2026-01-01T00:00:00.000Z');
+    const docs = artifacts(w, alice.userId, 450).map((d) => ({ ...d, title: 'Same', provenance: { ...d.provenance, updated_at: at } }));
+    await insertAll(docs);
+    const store = new ViewQueryStore(platform.services.db);
+    for (const order of ['title_asc', 'updated_desc'] as const) {
+      const all = await store.first({ containerId: w, order, want: 451, keep: () => true, firstRead: 10 });
+      const ids = all.rows.map((d) => d._id);
+      assert.equal(new Set(ids).size, 450, `${order}: every row once`);
+      const sorted = [...ids].sort();
+      assert.deepEqual(ids, order === 'title_asc' ? sorted : sorted.reverse(), `${order}: ties in id order`);
+      const kept = await store.first({
+        containerId: w,
+        order,
+        want: 20,
+        keep: (d) => d.title === 'Same' && d._id.endsWith('0'),
+        firstRead: 10,
+      });
+      assert.ok(kept.rows.length > 0 && kept.rows.every((d) => d._id.endsWith('0')));
+    }
   });
 });
