@@ -29,6 +29,7 @@ const notJson: Record<string, string> = {
   'get /workspaces/{id}/events/stream': 'Server-Sent Events',
   'get /artifacts/{id}/turns/{turn_id}/stream':
     "Server-Sent Events (a chat turn's answer as it is written; the last `turn` event holds GET /artifacts/{id}/turns/{turn_id}'s answer)",
+  'get /artifacts/{id}/results/stream': "Server-Sent Events (each `results` event holds GET /artifacts/{id}/results's answer)",
   'post /mcp': 'JSON-RPC (MCP Streamable HTTP): the MCP schema describes it',
   'post /mcp/clients/{id}': "JSON-RPC (MCP Streamable HTTP), an MCP client configuration's endpoint: the MCP schema describes it",
   'get /oauth/authorize': 'a sign-in or consent page, or a redirect to the client',
@@ -351,6 +352,24 @@ describe('the response contract', () => {
     });
     assert.equal(created.status, 201, created.text);
     assert.equal((await erin.get(`/artifacts/${created.body.id}/client-config`)).status, 200);
+    assert.deepEqual(checker.failures, []);
+  });
+
+  it("validates a view's results", async () => {
+    const admin = await checked().login(adminEmail, adminPassword);
+    const frank = await newPerson(admin);
+    const ws = (await frank.post('/workspaces', { name: 'views' })).body.id;
+    await frank.post('/artifacts', { title: 'Tagged', content_type: 'text/plain', content: 't', context: { tags: ['a'] }, collection_id: ws });
+    const created = await frank.post('/artifacts', {
+      title: 'Tagged ones',
+      content_type: 'application/vnd.platform.view+json',
+      content: JSON.stringify({ sources: { workspaces: [ws, '0196a3f0-0000-7000-8000-0000000000cc'] }, filter: { tags: ['a'] } }),
+      collection_id: ws,
+    });
+    assert.equal(created.status, 201, created.text);
+    const results = await frank.get(`/artifacts/${created.body.id}/results`);
+    assert.equal(results.status, 200, results.text);
+    assert.equal(results.body.items.length, 1);
     assert.deepEqual(checker.failures, []);
   });
 
