@@ -153,6 +153,8 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
       const port = (server.address() as { port: number }).port;
       const workDir = await mkdtemp(join(tmpdir(), 'platform-stream-'));
       const stop = new AbortController();
+      /** Set when the session may not go on (checked again at each take): the recording stops, then this is thrown. */
+      let refusal: Error | null = null;
       const onCancel = () => stop.abort();
       context.cancellationSignal.addEventListener('abort', onCancel, { once: true });
       const deadline = setTimeout(() => stop.abort(), Math.max(0, input.endsBy - Date.now()));
@@ -182,6 +184,11 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
           signal: stop.signal,
           events: {
             receiving: async (take, remote) => {
+              // The stream and the requester's grant, checked again at each take, as an import does at each batch.
+              await checked(input).catch((err: Error) => {
+                refusal = err;
+                stop.abort();
+              });
               counts.takes = Math.max(counts.takes, take);
               await save({ state: 'receiving', publisher: remote });
             },
@@ -194,6 +201,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
               await save({});
             },
             file: async (file: RecordedFile) => {
+              if (refusal) return; // nothing more is written for a session that may not go on
               const wanted = file.kind === 'segment' ? content.record.segments !== undefined : content.record.stills !== undefined;
               if (!wanted) return;
               if (file.bytes > config.STREAM_MAX_FILE_BYTES) {
@@ -229,6 +237,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
               context.heartbeat({ takes: counts.takes });
             },
             takeEnded: async (summary: TakeSummary) => {
+              if (refusal) return;
               if (content.record.metadata) {
                 const media = summary.firstSegment ? await probe(config.STREAM_FFPROBE_PATH, summary.firstSegment) : null;
                 const meta = {
@@ -262,6 +271,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
         // Cancelled by anything but the workflow's stop (this worker shutting down, a heartbeat timeout)
         // before the deadline: the session is not over. What was recorded is kept; failing here lets
         // Temporal run the recording again, on this worker once back or on another, from the next take.
+        if (refusal) throw refusal;
         const reason = context.cancellationDetails;
         if (context.cancellationSignal.aborted && !reason?.cancelRequested && Date.now() < input.endsBy) {
           await save({ state: 'starting', ingest_url: null, publisher: null });

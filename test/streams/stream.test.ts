@@ -223,4 +223,25 @@ describe('a live session', () => {
     assert.deepEqual([...new Set(recorded.map((a) => a.context.stream.take))].sort(), [1, 2]);
     assert.equal((await admin.post(`/artifacts/${streamId}/op/stop`, {})).status, 200);
   });
+
+  it('stops at the next publish, recording nothing, once the stream is archived', async () => {
+    const created = await createStream(config(), 'Archived midway');
+    const id = created.body.id;
+    const started = await admin.post(`/artifacts/${id}/op/start`, {});
+    assert.equal(started.status, 200, started.text);
+    assert.equal((await admin.post(`/artifacts/${id}/manage`, { action: 'archive' })).status, 200);
+    await publish(`${started.body.ingest_url}/${key}`, 3);
+    const failed = await eventually(
+      async () => {
+        const s = (await admin.get(`/artifacts/${id}/status`)).body;
+        return s.state === 'failed' ? s : null;
+      },
+      30_000,
+      'the session failed',
+    );
+    assert.match(failed.error, /is gone from workspace/);
+    assert.equal(failed.counts.segments + failed.counts.stills + failed.counts.metadata, 0);
+    assert.equal(await platform.services.db.collection('artifacts').countDocuments({ 'context.stream.id': id }), 0);
+    assert.deepEqual(await ffmpegChildren(), []);
+  });
 });
