@@ -396,6 +396,26 @@ describe('the response contract', () => {
     assert.deepEqual(checker.failures, []);
   });
 
+  it("validates a stream's status, started and stopped", async () => {
+    const admin = await checked().login(adminEmail, adminPassword);
+    const hana = await newPerson(admin);
+    const ws = (await hana.post('/workspaces', { name: 'streams' })).body.id;
+    const secret = (await hana.post('/secrets', { name: 'stream key', value: randomBytes(16).toString('hex') })).body.id;
+    const stream = await hana.post('/artifacts', {
+      title: 'Stream',
+      content_type: 'application/vnd.platform.stream+json',
+      content: JSON.stringify({ source: { mode: 'push' }, key_secret_id: secret, record: { stills: { every_seconds: 5 } } }),
+      collection_id: ws,
+    });
+    assert.equal(stream.status, 201, stream.text);
+    assert.equal((await hana.get(`/artifacts/${stream.body.id}/status`)).status, 200);
+    const started = await hana.post(`/artifacts/${stream.body.id}/op/start`, {});
+    assert.equal(started.status, 200, started.text);
+    const stopped = await hana.post(`/artifacts/${stream.body.id}/op/stop`, {});
+    assert.equal(stopped.status, 200, stopped.text);
+    assert.deepEqual(checker.failures, []);
+  });
+
   it('answered every route that declares its answer (the exceptions are listed, with why)', () => {
     const missed = routes.filter((r) => r.doc?.response && !checker.seen.has(key(r)) && !(key(r) in notExercised)).map(key);
     assert.deepEqual(missed, []);
