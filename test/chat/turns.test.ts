@@ -227,6 +227,37 @@ describe('a turn', () => {
   });
 });
 
+describe('turn streams', () => {
+  it('a person holds at most 8 at once (429), and one the client leaves is freed at once', async () => {
+    const chat = await newChat(alice, ws);
+    const pieces = Array.from({ length: 60 }, (_, i) => `w${i} `);
+    model.reply = () => ({ content: pieces.join(''), chunks: pieces, chunkDelayMs: 500 });
+    const readers: AbortController[] = [];
+    const open = async () => {
+      const reader = new AbortController();
+      const res = await fetch(`${platform.url}/artifacts/${chat}/turns/${turn}/stream`, {
+        headers: { authorization: `Bearer ${alice.token}` },
+        signal: reader.signal,
+      });
+      if (res.status === 200) readers.push(reader);
+      else await res.body?.cancel();
+      return res.status;
+    };
+    let turn = '';
+    try {
+      turn = (await alice.post(`/artifacts/${chat}/turns`, { message: 'gearbox oil?', wait_seconds: 0 })).body.turn_id;
+      for (let i = 0; i < 8; i++) assert.equal(await open(), 200);
+      assert.equal(await open(), 429);
+      readers.pop()!.abort();
+      // Freed when the client leaves, long before the answer (30 s) ends.
+      await eventually(async () => (await open()) === 200, 10_000, 'a freed stream');
+    } finally {
+      for (const r of readers) r.abort();
+      model.reply = defaultReply;
+    }
+  });
+});
+
 describe('when the model cannot answer, or the chat is full', () => {
   it('a model that refuses: the top passages, said plainly, with why', async () => {
     const chat = await newChat(alice, ws);

@@ -117,7 +117,7 @@ export const chatRoutes: RouteDef[] = [
 async function follow(ctx: OperationContext & AuthedContext, chatId: string, turnId: string, first: Awaited<ReturnType<typeof getTurn>>) {
   const { res } = ctx;
   const gone = new AbortController();
-  ctx.req.once('close', () => gone.abort());
+  res.once('close', () => gone.abort()); // the client went away
   const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   const links = turnLinks(chatId, turnId);
   let sent = '';
