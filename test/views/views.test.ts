@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { viewStreamTiming } from '../../src/api/routes/views.js';
+import { commitInto } from '../helpers/commit.js';
 import { Api, eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -109,6 +111,9 @@ describe('view content', () => {
 
   it('stores the defaults it applies, and refuses an edit into an invalid view, leaving the view as it was', async () => {
     const id = await view(alice, ws, { sources: { workspaces: [ws] } });
+    const opened = await alice.post(`/artifacts/${id}/open`, {});
+    assert.equal(opened.status, 200, opened.text);
+    assert.equal(opened.body.type.ui.viewer, 'platform/view', "the console renders it with the view's own page");
     const stored = await alice.get(`/artifacts/${id}`);
     assert.deepEqual(JSON.parse(stored.body.content), { sources: { workspaces: [ws] }, filter: {}, limit: 50, sort: 'updated_desc' });
     const edit = await alice.patch(`/artifacts/${id}`, {
@@ -380,5 +385,26 @@ describe('view results stream', () => {
     assert.equal(refused.res.status, 404);
     const badId = await openStream(alice, `/artifacts/${id}/results/stream`, { 'last-event-id': 'not a digest!' });
     assert.equal(badId.res.status, 400);
+  });
+
+  it('follows a collection source too: a commit into it shows at the next refresh (collections record no events)', async () => {
+    const collection = (await alice.post('/collections', { name: 'Shelf' })).body.id;
+    const id = await view(alice, ws, { sources: { workspaces: [ws], collections: [collection] }, filter: { tags: ['shelved'] } });
+    const refresh = viewStreamTiming.refreshMs;
+    viewStreamTiming.refreshMs = 2000;
+    const stream = await openStream(alice, `/artifacts/${id}/results/stream`);
+    try {
+      assert.deepEqual(titles((await stream.next()).data as never), []);
+      const [committed] = await commitInto(alice, collection, [{ title: 'Committed', context: { tags: ['shelved'] } }]);
+      const next = await stream.next(30_000);
+      const items = (next.data as { items: { id: string; state: string; container: { id: string } }[] }).items;
+      assert.deepEqual(
+        items.map((i) => [i.id, i.state, i.container.id]),
+        [[committed, 'committed', collection]],
+      );
+    } finally {
+      viewStreamTiming.refreshMs = refresh;
+      stream.close();
+    }
   });
 });
