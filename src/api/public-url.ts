@@ -35,9 +35,31 @@ export function publicBase(ctx: Pick<AppContext, 'get' | 'protocol'>, config: Co
   return `${protocol}://${host}${configured.pathname.replace(/\/$/, '')}`;
 }
 
-/** The resource identifiers (RFC 8707) a token may name to be accepted on this request's path. */
-export function acceptedAudiences(ctx: Pick<AppContext, 'get' | 'protocol' | 'path'>, config: Config, mcpPath: string): string[] {
+/** The MCP endpoint's path: its token audience and metadata differ from the rest of the API's. */
+export const mcpPath = '/mcp';
+
+const mcpClientPathPattern = /^\/mcp\/clients\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/**
+ * The path of an MCP client configuration's own endpoint (issue #36), or undefined when `path` is not
+ * one. Each configuration is a protected resource of its own (RFC 9728), `<base>/mcp/clients/<id>`.
+ */
+export const mcpClientResourcePath = (path: string): string | undefined => (mcpClientPathPattern.test(path) ? path : undefined);
+
+/**
+ * The protected resource a request's path belongs to, as a path under the API's base: '' for the API
+ * (every REST route), '/mcp' for the MCP endpoint, '/mcp/clients/<id>' for a configuration's endpoint.
+ */
+export const resourcePathOf = (path: string): string => (path === mcpPath ? mcpPath : (mcpClientResourcePath(path) ?? ''));
+
+/**
+ * The resource identifiers (RFC 8707) a token may name to be accepted on this request's path. A token
+ * for the API is good on all of it, /mcp and every configuration's endpoint included (a configuration
+ * narrows what it can do there); a token for /mcp only there; a token for a configuration's endpoint
+ * only on that endpoint (never on /mcp, the REST API or another configuration's endpoint).
+ */
+export function acceptedAudiences(ctx: Pick<AppContext, 'get' | 'protocol' | 'path'>, config: Config): string[] {
   const bases = [...new Set([config.apiUri, publicBase(ctx, config)])];
-  // A token for the API is good on all of it, /mcp included; a token for /mcp only there.
-  return ctx.path === mcpPath ? [...bases, ...bases.map((b) => `${b}${mcpPath}`)] : bases;
+  const own = resourcePathOf(ctx.path);
+  return own ? [...bases, ...bases.map((b) => `${b}${own}`)] : bases;
 }

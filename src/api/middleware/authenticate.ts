@@ -1,25 +1,25 @@
+import { decodeJwt } from 'jose';
 import type { Next } from 'koa';
 import { principalFromBearer } from '../../identity/credentials.js';
 import { isHuman, type Principal, type Scope } from '../../identity/principal.js';
 import { TokenError } from '../../identity/tokens.js';
 import { Problem, problems } from '../../kernel/errors/problem.js';
 import type { AppContext, AuthedContext } from '../context.js';
-import { acceptedAudiences, publicBase } from '../public-url.js';
+import { acceptedAudiences, mcpClientResourcePath, mcpPath, publicBase, resourcePathOf } from '../public-url.js';
 import { limitPrincipal } from './rate-limit.js';
 
 /** RFC 9728 protected resource metadata: where a client learns how to get a token for this API. */
 export const protectedResourceMetadataUrl = (apiUri: string, resourcePath = '') =>
   `${apiUri}/.well-known/oauth-protected-resource${resourcePath}`;
 
-/** The MCP endpoint's path: its token audience and metadata differ from the rest of the API's. */
-export const mcpPath = '/mcp';
+export { mcpPath };
 
 const bearer = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The principal a bearer token (and X-On-Behalf-Of) stands for, as the credentials are now. */
 async function resolve(ctx: AppContext, token: string): Promise<Principal> {
-  const principal = await principalFromBearer(ctx.services, token, acceptedAudiences(ctx, ctx.services.config, mcpPath));
+  const principal = await principalFromBearer(ctx.services, token, acceptedAudiences(ctx, ctx.services.config));
   const onBehalfOf = ctx.get('x-on-behalf-of');
   return onBehalfOf ? actFor(ctx, principal, onBehalfOf) : principal;
 }
@@ -41,12 +41,36 @@ export async function stillAuthenticated(ctx: AppContext): Promise<Principal | n
 }
 
 /**
+ * Why a token whose audience is not accepted here was refused, in words a person acting on the 401
+ * understands: a token for /mcp or for a configuration's endpoint (issue #36) is good only there. The
+ * audience is read unverified, only to choose the words, and only one of our own resources is named.
+ */
+function audienceRefusal(ctx: AppContext, token: string): string {
+  let audience: unknown;
+  try {
+    audience = decodeJwt(token).aud;
+  } catch {
+    return 'The token is not valid.';
+  }
+  const bases = [ctx.services.config.apiUri, publicBase(ctx, ctx.services.config)];
+  for (const aud of [audience].flat()) {
+    const base = typeof aud === 'string' ? bases.find((b) => aud.startsWith(`${b}/`)) : undefined;
+    const path = base ? (aud as string).slice(base.length) : '';
+    const own =
+      path === mcpPath ? `the MCP endpoint ${mcpPath}` : mcpClientResourcePath(path) && `the MCP client configuration endpoint ${path}`;
+    if (own) return `This token's audience is ${own}: it is accepted only there. Sign in for this resource (see resource_metadata).`;
+  }
+  return "The token's audience is another resource: it is not accepted here.";
+}
+
+/**
  * Resolves `Authorization: Bearer <jwt | api key>` and `X-On-Behalf-Of` into ctx.state.principal, or
  * answers 401 with WWW-Authenticate. Requests made on someone's behalf are audited.
  */
 export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   const { config } = ctx.services;
-  const metadata = protectedResourceMetadataUrl(publicBase(ctx, config), ctx.path === mcpPath ? mcpPath : '');
+  // Each protected resource names its own metadata: the API, /mcp, and each configuration's endpoint.
+  const metadata = protectedResourceMetadataUrl(publicBase(ctx, config), resourcePathOf(ctx.path));
   const header = ctx.get('authorization');
   if (!header) throw problems.unauthorized('A bearer token is required.', null, metadata);
   const match = bearer.exec(header);
@@ -55,7 +79,10 @@ export async function authenticate(ctx: AppContext, next: Next): Promise<void> {
   try {
     principal = await resolve(ctx, match[1]!);
   } catch (err) {
-    if (err instanceof TokenError) throw problems.unauthorized(err.message, 'invalid_token', metadata);
+    if (err instanceof TokenError) {
+      const reason = err.message === 'token claim aud is invalid' ? audienceRefusal(ctx, match[1]!) : err.message;
+      throw problems.unauthorized(reason, 'invalid_token', metadata);
+    }
     throw err;
   }
   ctx.state.principal = principal;

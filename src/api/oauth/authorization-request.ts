@@ -6,8 +6,7 @@ import { OAuthError } from '../../identity/oauth/errors.js';
 import type { PendingAuthorization } from '../../operations/authorizations.js';
 import { registeredClient } from '../../operations/oauth-clients.js';
 import type { AppContext } from '../context.js';
-import { publicBase } from '../public-url.js';
-import { mcpPath } from '../middleware/authenticate.js';
+import { mcpClientResourcePath, mcpPath, publicBase } from '../public-url.js';
 
 /** A request the client cannot be told about (no verified redirect URI): shown to the person instead. */
 export class PageError extends Error {}
@@ -82,9 +81,18 @@ export async function parseAuthorizationRequest(ctx: AppContext): Promise<Pendin
     const unknown = asked.filter((s) => !(scopes as readonly string[]).includes(s));
     if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope: ${unknown.join(' ')}.`);
     const resource = normalResource(single(ctx, 'resource') ?? base);
+    // This API, its MCP endpoint, or an MCP client configuration's endpoint (issue #36), by either name.
+    // A configuration's is not looked up here: its endpoint checks on every request that the caller
+    // may read it, and the token is good nowhere else (authenticate.ts).
     const ours = [ctx.services.config.apiUri, base].flatMap((b) => [b, `${b}${mcpPath}`]);
-    if (!ours.includes(resource)) {
-      throw new OAuthError('invalid_target', `resource must be this API (${base}) or its MCP endpoint (${base}${mcpPath}).`);
+    const configuration = [ctx.services.config.apiUri, base].some(
+      (b) => resource.startsWith(`${b}/`) && mcpClientResourcePath(resource.slice(b.length)) !== undefined,
+    );
+    if (!ours.includes(resource) && !configuration) {
+      throw new OAuthError(
+        'invalid_target',
+        `resource must be this API (${base}), its MCP endpoint (${base}${mcpPath}) or an MCP client configuration's endpoint (${base}${mcpPath}/clients/<id>).`,
+      );
     }
     return {
       client,

@@ -74,14 +74,15 @@ function refusedCall(
  * The body is a JSON-RPC error for the request, the problem in `data`: a client that does not step up
  * (Python's, without OAuth) reports it as the request's error.
  */
-function challengeScope(ctx: AuthedContext, endpoint?: { principal: Principal; tools: ReadonlySet<string> }): boolean {
+function challengeScope(ctx: AuthedContext, endpoint?: { id: string; principal: Principal; tools: ReadonlySet<string> }): boolean {
   const principal = ctx.state.principal;
   const refused = refusedCall(ctx.state.body, endpoint?.principal ?? principal, endpoint?.tools);
   if (!refused) return false;
   const wanted = scopes.filter((s) => s === refused.scope || principal.scopes.coarse.has(s));
   const detail = `The tool ${refused.tool} needs the ${refused.scope} scope, which your token does not carry.`;
-  // An MCP client configuration's endpoint is a resource of the API's, whose metadata its 401 names (authenticate.ts).
-  const metadata = protectedResourceMetadataUrl(publicBase(ctx, ctx.services.config), endpoint ? '' : mcpPath);
+  // An MCP client configuration's endpoint is a protected resource of its own (its 401 names the same
+  // metadata, authenticate.ts): a client steps up for a token good only there.
+  const metadata = protectedResourceMetadataUrl(publicBase(ctx, ctx.services.config), endpoint ? mcpClientPath(endpoint.id) : mcpPath);
   mcpToolCalls.inc({ tool: refused.tool, outcome: 'refused' });
   ctx.status = 403;
   ctx.set(
@@ -162,7 +163,7 @@ export const mcpRoutes: RouteDef[] = [
       const id = parse(idParam, ctx.params, 'path').id;
       const endpoint = await mcpClientEndpoint(ctx, id);
       const limits = { name: serverName(endpoint.doc, endpoint.config), tools: new Set(offeredTools(endpoint.config).tools) };
-      if (challengeScope(ctx, { principal: endpoint.principal, tools: limits.tools })) return;
+      if (challengeScope(ctx, { id, principal: endpoint.principal, tools: limits.tools })) return;
       await serve(ctx, endpoint.principal, {
         limits,
         // A stream that outlives its request (subscriptions/listen) rechecks the credentials and the configuration as it is then.

@@ -1,6 +1,6 @@
 import { scopes } from '../../identity/principal.js';
-import { mcpPath } from '../middleware/authenticate.js';
-import { publicBase } from '../public-url.js';
+import { mcpPath, publicBase } from '../public-url.js';
+import { idParam, parse } from '../validate.js';
 import type { AppContext } from '../context.js';
 import type { RouteDef } from '../route.js';
 import { authorizationServerMetadataSchema, protectedResourceMetadataSchema } from '../../presenters/discovery.js';
@@ -10,6 +10,16 @@ function cacheable(ctx: AppContext): void {
   ctx.set('Cache-Control', 'public, max-age=300');
   for (const header of ['Host', 'X-Forwarded-Host', 'X-Forwarded-Proto']) ctx.vary(header);
 }
+
+/** RFC 9728 metadata of one of the API's protected resources, all served by this authorization server. */
+const resourceMetadata = (base: string, resource: string) => ({
+  resource,
+  authorization_servers: [base],
+  bearer_methods_supported: ['header'],
+  scopes_supported: [...scopes],
+  resource_name: 'Workspace knowledge platform',
+  resource_documentation: `${base}/.well-known/mcp.json`,
+});
 
 /**
  * RFC 8414 authorization server metadata and RFC 9728 protected resource metadata. Both name the
@@ -53,14 +63,29 @@ export const oauthMetadataRoutes: RouteDef[] = [
     handler: (ctx) => {
       const base = publicBase(ctx, ctx.services.config);
       cacheable(ctx);
-      ctx.body = {
-        resource: path.endsWith(mcpPath) ? `${base}${mcpPath}` : base,
-        authorization_servers: [base],
-        bearer_methods_supported: ['header'],
-        scopes_supported: [...scopes],
-        resource_name: 'Workspace knowledge platform',
-        resource_documentation: `${base}/.well-known/mcp.json`,
-      };
+      ctx.body = resourceMetadata(base, path.endsWith(mcpPath) ? `${base}${mcpPath}` : base);
     },
   })),
+  {
+    method: 'get',
+    path: `/.well-known/oauth-protected-resource${mcpPath}/clients/:id`,
+    access: 'public',
+    doc: {
+      summary: "An MCP client configuration endpoint's protected resource metadata (RFC 9728)",
+      description:
+        'Each configuration is a resource of its own (issue #36): a token issued for it is accepted only on its endpoint. ' +
+        'The same answer for any id, whether or not such a configuration exists (anonymous callers learn nothing of it).',
+      tags: ['discovery'],
+      response: protectedResourceMetadataSchema,
+    },
+    handler: (ctx) => {
+      const { id } = parse(idParam, ctx.params, 'path');
+      const base = publicBase(ctx, ctx.services.config);
+      cacheable(ctx);
+      // scopes_supported stays the full list: narrowing it to the configuration's scopes would mean reading
+      // the configuration for an anonymous caller, telling who asks whether it exists and what it grants.
+      // The endpoint applies the configuration's scopes to whatever the token carries.
+      ctx.body = resourceMetadata(base, `${base}${mcpPath}/clients/${id}`);
+    },
+  },
 ];
