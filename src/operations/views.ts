@@ -87,14 +87,15 @@ export async function evaluateView(
       readable: s.container !== null,
       ...(s.container ? { name: s.container.name } : {}),
     })),
-    digest: digestOf(doc.revision, presented),
+    digest: digestOf(doc.revision, presented, sources, more),
     evaluated_at: new Date().toISOString(),
   };
 }
 
-/** What changes whenever the listed results do (and on every edit of the view). */
-function digestOf(viewRevision: number, items: ViewItem[]): string {
-  const h = createHash('sha256').update(`v${viewRevision}`);
+/** What changes whenever the answer does (its items, which sources are readable, `more`), and on every edit of the view. */
+function digestOf(viewRevision: number, items: ViewItem[], sources: Source[], more: boolean): string {
+  const h = createHash('sha256').update(`v${viewRevision}|${more}`);
+  for (const s of sources) h.update(`|${s.id}:${s.container ? s.container.name : '-'}`);
   for (const i of items) h.update(`|${i.id}:${i.revision}:${i.state}`);
   return h.digest('base64url').slice(0, 22);
 }

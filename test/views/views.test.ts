@@ -266,6 +266,35 @@ describe('view results', () => {
     const queried = await view(alice, ws, { sources: { workspaces: [ws] }, filter: { query: 'alpha' } });
     const refused = await reader.get(`/artifacts/${queried}/results`);
     assert.equal(refused.status, 403, refused.text);
+
+    // A key limited to some content types reads only those through a view too.
+    const typed = await alice.post('/api-keys', {
+      name: 'plain text only',
+      scopes: [`resource:${viewType}:read`, 'resource:text/plain:read'],
+    });
+    assert.equal(typed.status, 201, typed.text);
+    const limited = await results(alice.withToken(typed.body.key), plain);
+    const types = new Set(limited.items.map((i) => (i as unknown as { content_type: string }).content_type));
+    assert.deepEqual([...types].sort(), [viewType, 'text/plain'], 'the views in the workspace, and plain text');
+    assert.ok(titles(limited).includes('Beta plan') && !titles(limited).includes('Alpha notes'));
+    assert.equal(
+      (await alice.withToken(typed.body.key).get(`/artifacts/${ids['Alpha notes']}/results`)).status,
+      404,
+      'nor a type it cannot read',
+    );
+  });
+
+  it('answers 304 to If-None-Match with the current digest, and the new results once they change', async () => {
+    const w = (await alice.post('/workspaces', { name: 'Polling' })).body.id;
+    const id = await view(alice, ws, { sources: { workspaces: [w] } });
+    const first = await alice.get(`/artifacts/${id}/results`);
+    const etag = first.headers.get('etag')!;
+    assert.equal(etag, `"${first.body.digest}"`);
+    assert.equal((await alice.get(`/artifacts/${id}/results`, { 'if-none-match': etag })).status, 304);
+    await draft(alice, w, 'New');
+    const changed = await alice.get(`/artifacts/${id}/results`, { 'if-none-match': etag });
+    assert.equal(changed.status, 200);
+    assert.deepEqual(titles(changed.body), ['New']);
   });
 
   it('answers get_view_results to the official MCP client, and a tool error for what is no view', async () => {

@@ -52,13 +52,24 @@ export const viewRoutes: RouteDef[] = [
     doc: {
       summary: "A view's results: the artifacts its filter matches in its sources, as you may read them",
       description:
-        'The artifact must be an application/vnd.platform.view+json (409 `not-a-view` otherwise). Sources you cannot read are listed with `readable: false` and contribute nothing. A view with a query also needs search:read.',
+        'The artifact must be an application/vnd.platform.view+json (409 `not-a-view` otherwise). Sources you cannot read are listed with `readable: false` and contribute nothing. A view with a query also needs search:read. The ETag is the results digest: If-None-Match with it answers 304 while nothing changed.',
       errors: [409],
       response: viewResultsSchema,
     },
     handler: async (ctx) => {
       const results = await viewResults(ctx, artifactId(ctx));
-      ctx.set('ETag', `"${results.digest}"`);
+      const etag = `"${results.digest}"`;
+      ctx.set('ETag', etag);
+      // A client polling with the digest it has is told nothing changed, without the body.
+      if (
+        ctx
+          .get('if-none-match')
+          .split(',')
+          .some((tag) => tag.trim().replace(/^W\//, '') === etag)
+      ) {
+        ctx.status = 304;
+        return;
+      }
       ctx.body = results;
     },
   }),
