@@ -7,7 +7,7 @@ import { presentViewItem, type ViewItem, type ViewResults, type ViewSource } fro
 import type { ArtifactDoc } from '../store/artifact-doc.js';
 import { inParallelSlices } from '../store/by-id.js';
 import type { ContainerDoc, ContainerKind } from '../store/containers.js';
-import { ViewQueryStore, type ContainerRows, type StoredOrder } from '../store/view-queries.js';
+import { maxScan, ViewQueryStore, type ContainerRows, type StoredOrder } from '../store/view-queries.js';
 import { viewMatcher } from '../artifacts/view-filter.js';
 import { visibleArtifact } from './artifacts.js';
 import { maxSearchLimit, runSearch, searchBody } from './search.js';
@@ -112,6 +112,8 @@ const compareBy: Record<StoredOrder, (a: ArtifactDoc, b: ArtifactDoc) => number>
 
 /** Rows a source's first read asks for when the view filters (a filter that keeps half needs twice the limit). */
 const filteredFirstRead = 100;
+/** Rows one evaluation reads at most over all its sources (each source at most `maxScan`, and its limit at least). */
+const maxRowsPerEvaluation = 20_000;
 
 /**
  * Without a query: each readable source's first `limit + 1` matches in the view's order (store/view-
@@ -130,6 +132,7 @@ async function stored(ctx: OperationContext, view: ViewContent, readable: Source
       want: view.limit + 1,
       keep,
       firstRead: filtered ? Math.max(filteredFirstRead, view.limit + 1) : view.limit + 1,
+      maxScan: Math.max(view.limit + 1, Math.min(maxScan, Math.floor(maxRowsPerEvaluation / readable.length))),
     }),
   );
   const merged = mergeSources(order, pages, view.limit);
