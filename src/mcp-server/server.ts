@@ -244,7 +244,7 @@ function createMcpServer(authInfo: AuthInfo | undefined, era: 'modern' | 'legacy
   registerApps(server);
   registerSubscriptions(server, era);
   // Tasks are the 2026-07-28 extension's: a 2025-era client is never offered one (docs/decisions.md, MCP tasks).
-  if (era === 'modern') registerTasks(server, operationOf);
+  if (era === 'modern') registerTasks(server, operationOf, limits?.tools);
   // Stateless: no stream outlives a request, so no list_changed notification could be delivered.
   server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;

@@ -60,34 +60,43 @@ const rpcError = (code: number, message: string) => Object.assign(new Error(mess
 
 /**
  * The task, for the credential that made it, while it is kept and while that credential still holds
- * the scopes of the tool that made it. Anything else is an unknown task: whether it exists is not told.
+ * the scopes of the tool that made it; on an endpoint that offers only some tools (an MCP client
+ * configuration's), only a task one of them made. Anything else is an unknown task: whether it exists
+ * is not told.
  */
-async function ownTask(ctx: OperationContext, taskId: string): Promise<McpTaskDoc> {
+async function ownTask(ctx: OperationContext, taskId: string, offered?: ReadonlySet<string>): Promise<McpTaskDoc> {
   const doc = await ctx.services.mcpTasks.get(taskId);
-  const tool = doc && tools.find((t) => t.name === doc.tool);
+  const tool = doc && (!offered || offered.has(doc.tool)) ? tools.find((t) => t.name === doc.tool) : undefined;
   const kept = doc && doc.expires_at.getTime() > Date.now();
   if (!doc || !tool || !kept || !ownedBy(doc, ctx) || missingScope(ctx.state.principal.scopes, tool))
     throw rpcError(ProtocolErrorCode.InvalidParams, `Unknown task: ${taskId}`);
   return doc;
 }
 
-/** tasks/get, tasks/update and tasks/cancel, and the extension in the server's capabilities. */
-export function registerTasks(server: McpServer, operationOf: (extra: ServerContext) => OperationContext): void {
+/**
+ * tasks/get, tasks/update and tasks/cancel, and the extension in the server's capabilities. `offered`:
+ * the endpoint's tools when it offers fewer than all; a task another tool made is unknown there.
+ */
+export function registerTasks(
+  server: McpServer,
+  operationOf: (extra: ServerContext) => OperationContext,
+  offered?: ReadonlySet<string>,
+): void {
   server.server.registerCapabilities({ extensions: { [tasksExtension]: {} } });
   server.server.setRequestHandler('tasks/get', { params: taskIdParams }, async ({ taskId }, extra) => {
     const ctx = operationOf(extra);
-    const doc = await ownTask(ctx, taskId);
+    const doc = await ownTask(ctx, taskId, offered);
     return wireTask(doc, await readTask(ctx, doc));
   });
   // The only input a task asks for is a person's decision in the console: answers sent here are
   // acknowledged and change nothing (an agent's "accept" must never approve a commit).
   server.server.setRequestHandler('tasks/update', { params: updateParams }, async ({ taskId }, extra) => {
-    await ownTask(operationOf(extra), taskId);
+    await ownTask(operationOf(extra), taskId, offered);
     return {};
   });
   server.server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async ({ taskId }, extra) => {
     const ctx = operationOf(extra);
-    await cancelTask(ctx, await ownTask(ctx, taskId));
+    await cancelTask(ctx, await ownTask(ctx, taskId, offered));
     return {};
   });
 }
