@@ -156,6 +156,7 @@ export async function record(options: {
 }): Promise<void> {
   const { server, key, plan, workDir, ffmpegPath, signal, events } = options;
   let attempt = 0;
+  let deaths = 0;
   let take = options.firstTake;
   let proc: MediaProcess | null = null;
   try {
@@ -173,19 +174,28 @@ export async function record(options: {
         throw new Error(`ffmpeg did not listen for the recording: ${stderr.trim().slice(-500) || 'no output'}`);
       }
       upstream.on('error', () => {}); // its 'close' is what counts
-      const client = await nextConnection(server, signal);
+      // An ffmpeg that dies while nobody publishes is replaced before a publisher meets it.
+      const upstreamGone = new AbortController();
+      upstream.once('close', () => upstreamGone.abort());
+      const client = await nextConnection(server, AbortSignal.any([signal, upstreamGone.signal]));
       const outcome = client ? await gate(client, key, upstream, signal) : 'aborted';
       if (outcome !== 'accepted') {
         // Whatever reached this ffmpeg (a refused publisher's handshake) is thrown away with it.
         client?.destroy();
         upstream.destroy();
         if (typeof outcome === 'object') await events.refused(outcome.reason, `${client!.remoteAddress}:${client!.remotePort}`);
-        await stopped(proc);
+        const { stderr } = await stopped(proc);
         proc = null;
         await rm(dir, { recursive: true, force: true });
+        if (!client && !signal.aborted) {
+          // ffmpeg went away on its own: say why, and do not spin if it keeps doing so.
+          if (++deaths > 5) throw new Error(`ffmpeg keeps stopping: ${stderr.trim().slice(-500) || 'no output'}`);
+          await new Promise((r) => setTimeout(r, 1000));
+        }
         continue;
       }
       take++;
+      deaths = 0;
       setServing(server, true);
       await events.receiving(take, `${client!.remoteAddress}:${client!.remotePort}`);
       const seen = new Set<string>();

@@ -30,6 +30,7 @@ const notJson: Record<string, string> = {
   'get /artifacts/{id}/turns/{turn_id}/stream':
     "Server-Sent Events (a chat turn's answer as it is written; the last `turn` event holds GET /artifacts/{id}/turns/{turn_id}'s answer)",
   'get /artifacts/{id}/results/stream': "Server-Sent Events (each `results` event holds GET /artifacts/{id}/results's answer)",
+  'get /artifacts/{id}/status/stream': "Server-Sent Events (each `status` event holds GET /artifacts/{id}/status's answer)",
   'post /mcp': 'JSON-RPC (MCP Streamable HTTP): the MCP schema describes it',
   'post /mcp/clients/{id}': "JSON-RPC (MCP Streamable HTTP), an MCP client configuration's endpoint: the MCP schema describes it",
   'get /oauth/authorize': 'a sign-in or consent page, or a redirect to the client',
@@ -148,6 +149,7 @@ describe('the response contract', () => {
       '/.well-known/oauth-authorization-server',
       '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-protected-resource/mcp/clients/0196a3f0-0000-7000-8000-0000000000aa',
     ])
       assert.equal((await anonymous.get(path)).status, 200, path);
 

@@ -236,6 +236,7 @@ before(async () => {
     'POST /artifacts/:id/op/start': { path: `/artifacts/${stream}/op/start`, target: 'container' },
     'POST /artifacts/:id/op/stop': { path: `/artifacts/${stream}/op/stop`, target: 'container' },
     'GET /artifacts/:id/status': { path: `/artifacts/${stream}/status`, target: 'container' },
+    'GET /artifacts/:id/status/stream': { path: `/artifacts/${stream}/status/stream`, target: 'container' },
     // An MCP client configuration's endpoint: whoever cannot read the configuration is told it does not exist.
     'POST /mcp/clients/:id': {
       path: `/mcp/clients/${mcpClient}`,

@@ -2,6 +2,7 @@
 // real ingest listener that Debian's ffmpeg publishes a generated test pattern to, on loopback. A
 // publisher with a wrong key records nothing (ffmpeg's own listen mode would have recorded it).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import type { AddressInfo, Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -117,6 +118,11 @@ describe('a recording on loopback', () => {
     for (let i = 0; i < 50 && refusals.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(refusals, ['wrong stream key']);
     assert.equal(files.length, 0);
+    // The waiting ffmpeg killed from outside: another takes its place before the publisher comes.
+    const waiting = execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg'], { encoding: 'utf8' }).trim().split('\n');
+    assert.equal(waiting.length, 1, 'one ffmpeg waits');
+    process.kill(Number(waiting[0]), 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 1500));
     const right = await publish(`rtmp://127.0.0.1:${port}/live/right-key`, 5);
     assert.equal(right.code, 0, right.stderr);
     // The take ends when ffmpeg has closed its files.

@@ -47,6 +47,44 @@ async function ffmpegChildren(): Promise<string[]> {
   }
   return out.split('\n').filter((l) => /ffmpeg|ffprobe/.test(l));
 }
+/** GET /artifacts/{id}/status/stream, read as it comes: `until` waits for a status event that matches. */
+function followStatus(id: string) {
+  const stop = new AbortController();
+  const seen: Record<string, any>[] = [];
+  const waiters: { match: (s: Record<string, any>) => boolean; done: () => void }[] = [];
+  void (async () => {
+    const res = await fetch(`${platform.url}/artifacts/${id}/status/stream`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+      signal: stop.signal,
+    });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type')!, /^text\/event-stream/);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = /^event: status\ndata: (.*)$/m.exec(block);
+        if (!data) continue;
+        const status = JSON.parse(data[1]!);
+        seen.push(status);
+        for (const w of [...waiters]) if (w.match(status)) (waiters.splice(waiters.indexOf(w), 1), w.done());
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    until: (match: (s: Record<string, any>) => boolean) =>
+      seen.some(match)
+        ? Promise.resolve()
+        : new Promise<void>((done, fail) => {
+            const timer = setTimeout(() => fail(new Error(`no such status event in ${JSON.stringify(seen)}`)), 20_000);
+            waiters.push({ match, done: () => (clearTimeout(timer), done()) });
+          }),
+    close: () => stop.abort(),
+  };
+}
 const createStream = (content: unknown, title = 'Test pattern') =>
   admin.post('/artifacts', { title, content_type: streamType, content: JSON.stringify(content), collection_id: ws });
 
@@ -109,6 +147,8 @@ describe('a live session', () => {
   });
 
   it('records a publish with the right key as segments, stills and metadata, nothing of a wrong key, and stops', async () => {
+    const follow = followStatus(streamId);
+    await follow.until((s) => s.state === 'idle');
     const started = await admin.post(`/artifacts/${streamId}/op/start`, {});
     assert.equal(started.status, 200, started.text);
     assert.equal(started.body.state, 'listening');
@@ -123,6 +163,10 @@ describe('a live session', () => {
       20_000,
       'refused',
     );
+    // The follow saw the session listen, then the refusal, as they happened.
+    await follow.until((s) => s.state === 'listening' && s.ingest_url === ingest);
+    await follow.until((s) => s.counts.refused === 1);
+    follow.close();
 
     const right = await publish(`${ingest}/${key}`, 6);
     assert.equal(right.code, 0, right.stderr);

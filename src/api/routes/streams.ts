@@ -3,6 +3,7 @@ import { startStream, stopStream, streamStatus } from '../../operations/streams.
 import { byStatus } from '../openapi/responses.js';
 import { artifactId } from '../artifact-access.js';
 import type { RouteDef } from '../route.js';
+import { followStreamStatus } from './stream-status-events.js';
 
 /** REST routes of the stream content type (issue #36). */
 export const streamRoutes: RouteDef[] = [
@@ -56,6 +57,21 @@ export const streamRoutes: RouteDef[] = [
     handler: async (ctx) => {
       const id = artifactId(ctx);
       ctx.body = presentStreamStatus(id, await streamStatus(ctx, id));
+    },
+  },
+  {
+    method: 'get',
+    path: '/artifacts/:id/status/stream',
+    access: 'stream:read',
+    doc: {
+      summary: "A stream's status as it changes (Server-Sent Events: a `status` event each time)",
+      description:
+        'The first event holds the current status (as GET /artifacts/{id}/status answers it); another follows whenever it changes: a session starting, a publisher connecting or refused, a file recorded, the session ending. An `error` event (problem+json) ends the stream when the stream is gone or no longer readable.',
+      errors: [409, 429],
+      produces: 'text/event-stream',
+    },
+    handler: async (ctx) => {
+      await followStreamStatus(ctx, artifactId(ctx));
     },
   },
 ];
