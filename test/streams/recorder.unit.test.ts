@@ -119,7 +119,9 @@ describe('a recording on loopback', () => {
     assert.deepEqual(refusals, ['wrong stream key']);
     assert.equal(files.length, 0);
     // The waiting ffmpeg killed from outside: another takes its place before the publisher comes.
-    const waiting = execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg'], { encoding: 'utf8' }).trim().split('\n');
+    const waiting = execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
     assert.equal(waiting.length, 1, 'one ffmpeg waits');
     process.kill(Number(waiting[0]), 'SIGKILL');
     await new Promise((r) => setTimeout(r, 1500));
