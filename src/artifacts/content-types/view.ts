@@ -5,10 +5,11 @@ import { z } from 'zod';
  * filter over some workspaces and collections whose results the platform answers and keeps live
  * (GET /artifacts/{id}/results, its /stream, the `get_view_results` tool).
  *
- * Every value here ends up in a store query (operations/views.ts), so nothing is passed through
- * unchecked: context field names are plain identifiers (no `$`, no `.`: they cannot become a query
- * operator or reach another field), content types are a type or a `type/*` pattern, tags are a
- * small safe alphabet, and every list is bounded.
+ * Nothing is passed on unchecked, wherever the filter is applied (today on the documents a source's
+ * ordered read returns: artifacts/view-filter.ts; a store query tomorrow): context field names are
+ * plain identifiers (no `$`, no `.`: they can never become a query operator or reach another
+ * field), content types are a type or a `type/*` pattern, tags a small alphabet, and every list is
+ * bounded.
  */
 
 export const maxViewSources = 20;
@@ -35,7 +36,7 @@ const contentTypePattern = z
     'must be a content type (text/markdown) or a type pattern (text/*), without parameters',
   );
 
-/** Letters, digits, and `_ - . : /` inside: what tag agents write, and nothing a query could read as syntax. */
+/** Letters, digits, and space `_ - . : /` inside: what tag agents write, and no quote, backslash or `$`. */
 export const tagPattern = /^[\p{L}\p{N}](?:[\p{L}\p{N}_\-.:/ ]{0,62}[\p{L}\p{N}_\-.:/])?$/u;
 const tag = z
   .string()
