@@ -54,13 +54,8 @@ const firstSegmentName = 'seg-000000.ts';
 
 /** ffmpeg's arguments for one take: listen once on loopback `port`, write into the working directory. */
 export function takeArgs(port: number, plan: RecordPlan): string[] {
-  const args = [
-    '-hide_banner',
-    '-nostdin',
-    '-nostats',
-    // Errors only: a warning line would carry the stream name the publisher sent.
-    '-loglevel',
-    'error',
+  return [
+    ...quiet,
     '-listen',
     '1',
     // Seconds to wait for the gate's connection: a recorder whose worker died never waits forever.
@@ -68,6 +63,22 @@ export function takeArgs(port: number, plan: RecordPlan): string[] {
     '20',
     '-i',
     `rtmp://127.0.0.1:${port}/live/stream`,
+    ...outputArgs(plan),
+  ];
+}
+
+/** ffmpeg's arguments for one pull of `source` (the checked address, the key as the stream name). */
+export function pullArgs(source: string, plan: RecordPlan): string[] {
+  // A source that stops sending for 15 s ends the take (its files are kept); the session connects again.
+  return [...quiet, '-rw_timeout', '15000000', '-i', source, ...outputArgs(plan)];
+}
+
+// Errors only: a warning line would carry the stream name (the key).
+const quiet = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error'];
+
+/** Segments (stream copy into MPEG-TS, listed as they close) and, when asked, JPEG stills. */
+function outputArgs(plan: RecordPlan): string[] {
+  const args = [
     '-map',
     '0',
     '-c',
@@ -165,13 +176,18 @@ export async function record(options: {
       await mkdir(dir, { recursive: true });
       const port = await freeLoopbackPort();
       proc = spawnMedia(ffmpegPath, takeArgs(port, plan), { redact: [key], cwd: dir });
-      const upstream = await connectWhenListening(port, 10_000, signal);
+      const exited = new AbortController();
+      void proc.exited.then(() => exited.abort());
+      const upstream = await connectWhenListening(port, 10_000, AbortSignal.any([signal, exited.signal]));
       if (!upstream) {
         const { stderr } = await stopped(proc);
         proc = null;
         await rm(dir, { recursive: true, force: true });
         if (signal.aborted) return;
-        throw new Error(`ffmpeg did not listen for the recording: ${stderr.trim().slice(-500) || 'no output'}`);
+        // It exited, or never listened: tried again a few times, then the session fails saying why.
+        if (++deaths > 5) throw new Error(`ffmpeg did not listen for the recording: ${stderr.trim().slice(-500) || 'no output'}`);
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
       }
       upstream.on('error', () => {}); // its 'close' is what counts
       // An ffmpeg that dies while nobody publishes is replaced before a publisher meets it.
@@ -198,46 +214,13 @@ export async function record(options: {
       deaths = 0;
       setServing(server, true);
       await events.receiving(take, `${client!.remoteAddress}:${client!.remotePort}`);
-      const seen = new Set<string>();
-      const hand = async () => {
-        for (const file of await sweep(dir, take, seen)) {
-          await events.file(file);
-          seen.add(file.name);
-          // Kept as an artifact now: off the disk, but for the first segment, which the take's probe reads.
-          if (file.name !== firstSegmentName) await unlink(file.path).catch(() => {});
-        }
-      };
-      // Until the publisher leaves (ffmpeg ends its input) or the session ends (the connection is cut,
-      // so ffmpeg closes its files as at the end of a stream).
-      const ended = proc.exited;
-      const running = proc;
-      const onAbort = () => {
+      await runTake(take, dir, proc, signal, events, () => {
         client!.destroy();
         upstream.end();
-        // ffmpeg closes its files on the end of its input; one that does not is stopped (SIGTERM, then SIGKILL).
-        setTimeout(() => void running.stop(), 5000).unref();
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      let exit: Awaited<MediaProcess['exited']> | null = null;
-      while (!exit) {
-        exit = await Promise.race([ended, new Promise<null>((r) => setTimeout(() => r(null), pollMs))]);
-        await hand();
-      }
-      signal.removeEventListener('abort', onAbort);
+      });
       client!.destroy();
       setServing(server, false);
       proc = null;
-      await hand();
-      const segments = await closedSegments(dir);
-      const clean = exit.code === 0 || segments.length > 0;
-      await events.takeEnded({
-        take,
-        segments: segments.length,
-        seconds: segments.reduce((sum, s) => sum + Math.max(0, s.end - s.start), 0),
-        stills: [...seen].filter((n) => stillPattern.test(n)).length,
-        firstSegment: segments.some((s) => s.name === firstSegmentName) ? join(dir, firstSegmentName) : null,
-        error: clean ? null : exit.stderr.trim().slice(-1000) || `ffmpeg exited with ${exit.code ?? exit.signal}`,
-      });
       await rm(dir, { recursive: true, force: true });
       if (!signal.aborted) await events.listening();
     }
@@ -251,3 +234,132 @@ async function stopped(proc: MediaProcess) {
   await proc.stop();
   return proc.exited;
 }
+
+/**
+ * One take's recording, from ffmpeg's start to its exit: finished files handed on as they appear,
+ * then the take's summary. On `signal`, `cut` ends ffmpeg's input (it closes its files as at the end
+ * of a stream); one that does not exit is stopped (SIGTERM, then SIGKILL).
+ */
+async function runTake(take: number, dir: string, proc: MediaProcess, signal: AbortSignal, events: RecorderEvents, cut: () => void) {
+  const seen = new Set<string>();
+  const hand = async () => {
+    for (const file of await sweep(dir, take, seen)) {
+      await events.file(file);
+      seen.add(file.name);
+      // Kept as an artifact now: off the disk, but for the first segment, which the take's probe reads.
+      if (file.name !== firstSegmentName) await unlink(file.path).catch(() => {});
+    }
+  };
+  const onAbort = () => {
+    cut();
+    setTimeout(() => void proc.stop(), 5000).unref();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  let exit: Awaited<MediaProcess['exited']> | null = null;
+  try {
+    while (!exit) {
+      exit = await Promise.race([proc.exited, new Promise<null>((r) => setTimeout(() => r(null), pollMs))]);
+      await hand();
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+  const segments = await closedSegments(dir);
+  const clean = exit.code === 0 || segments.length > 0;
+  await events.takeEnded({
+    take,
+    segments: segments.length,
+    seconds: segments.reduce((sum, s) => sum + Math.max(0, s.end - s.start), 0),
+    stills: [...seen].filter((n) => stillPattern.test(n)).length,
+    firstSegment: segments.some((s) => s.name === firstSegmentName) ? join(dir, firstSegmentName) : null,
+    error: clean ? null : exit.stderr.trim().slice(-1000) || `ffmpeg exited with ${exit.code ?? exit.signal}`,
+  });
+}
+
+/**
+ * Pulls `source` (an rtmp(s) URL on a checked address, resolved afresh by `resolve` before every
+ * connection) until `signal` aborts: each connection that brings media is a take; when the source ends
+ * or cannot be reached, the session tries again after `retryMs`.
+ */
+export async function recordPull(options: {
+  resolve: () => Promise<string>;
+  redact: string[];
+  plan: RecordPlan;
+  workDir: string;
+  ffmpegPath: string;
+  firstTake: number;
+  signal: AbortSignal;
+  events: RecorderEvents & { unreachable(message: string): Promise<void> };
+  retryMs?: number;
+}): Promise<void> {
+  const { plan, workDir, ffmpegPath, signal, events } = options;
+  let attempt = 0;
+  let take = options.firstTake;
+  let proc: MediaProcess | null = null;
+  try {
+    while (!signal.aborted) {
+      const dir = join(workDir, `pull-${++attempt}`);
+      await mkdir(dir, { recursive: true });
+      let source: string;
+      try {
+        source = await options.resolve();
+      } catch (err) {
+        await events.unreachable((err as Error).message);
+        await rm(dir, { recursive: true, force: true });
+        await abortable(options.retryMs ?? 5000, signal);
+        continue;
+      }
+      const redact = [...options.redact, source];
+      proc = spawnMedia(ffmpegPath, pullArgs(source, plan), { redact, cwd: dir });
+      const running = proc;
+      // A take begins with its first finished file: a source that sends nothing is no take.
+      let began = false;
+      const next = take + 1;
+      await runTake(
+        next,
+        dir,
+        running,
+        signal,
+        {
+          ...events,
+          file: async (file) => {
+            if (!began) {
+              began = true;
+              take = next;
+              await events.receiving(take, 'source');
+            }
+            await events.file(file);
+          },
+          takeEnded: async (summary) => {
+            if (began || summary.segments > 0) {
+              take = next;
+              await events.takeEnded(summary);
+            }
+          },
+        },
+        () => void running.stop(),
+      );
+      const { stderr, code } = await running.exited;
+      proc = null;
+      await rm(dir, { recursive: true, force: true });
+      if (signal.aborted) break;
+      await events.unreachable(
+        code === 0 ? 'The source ended; connecting again.' : stderr.trim().slice(-500) || `ffmpeg exited with ${code}`,
+      );
+      await abortable(options.retryMs ?? 5000, signal);
+    }
+  } finally {
+    if (proc) await proc.stop();
+  }
+}
+
+const abortable = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });

@@ -1,8 +1,8 @@
 // A publisher for the stream tests: Debian's ffmpeg sending a generated test pattern over RTMP.
 import { spawn } from 'node:child_process';
 
-/** ffmpeg publishing `seconds` of test pattern and tone to `url` (H.264/AAC, a key frame a second). */
-export function publish(url: string, seconds: number): Promise<{ code: number | null; stderr: string }> {
+/** ffmpeg publishing `seconds` of test pattern and tone to `url` (H.264/AAC, a key frame a second), or serving it there. */
+export function publish(url: string, seconds: number, options: { serve?: boolean } = {}): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(
     'ffmpeg',
     [
@@ -32,6 +32,8 @@ export function publish(url: string, seconds: number): Promise<{ code: number | 
       'aac',
       '-f',
       'flv',
+      // serve: an RTMP server of its own that a player (the platform, pulling) connects to.
+      ...(options.serve ? ['-listen', '1'] : []),
       url,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },

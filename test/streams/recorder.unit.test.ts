@@ -9,10 +9,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { commandOf, PublishGate } from '../../src/media/rtmp-publish-gate.js';
-import { record, type RecordedFile, type TakeSummary } from '../../src/media/recorder.js';
-import { listenInRange } from '../../src/media/rtmp-ingest.js';
+import { record, recordPull, type RecordedFile, type TakeSummary } from '../../src/media/recorder.js';
+import { freeLoopbackPort, listenInRange } from '../../src/media/rtmp-ingest.js';
 import { probe } from '../../src/media/probe.js';
 import { publish } from './publisher.js';
+
+/** The ffmpeg processes this test process started that still run. */
+function ffmpegChildren(): string[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg'], { encoding: 'utf8' })
+      .trim()
+      .split('\n');
+  } catch {
+    return []; // pgrep exits 1 when none
+  }
+}
 
 const amfString = (s: string) => {
   const b = Buffer.alloc(3 + Buffer.byteLength(s));
@@ -119,9 +130,8 @@ describe('a recording on loopback', () => {
     assert.deepEqual(refusals, ['wrong stream key']);
     assert.equal(files.length, 0);
     // The waiting ffmpeg killed from outside: another takes its place before the publisher comes.
-    const waiting = execFileSync('pgrep', ['-P', String(process.pid), 'ffmpeg'], { encoding: 'utf8' })
-      .trim()
-      .split('\n');
+    await new Promise((r) => setTimeout(r, 1500)); // the refused publisher's ffmpeg gone, a new one listening
+    const waiting = ffmpegChildren();
     assert.equal(waiting.length, 1, 'one ffmpeg waits');
     process.kill(Number(waiting[0]), 'SIGKILL');
     await new Promise((r) => setTimeout(r, 1500));
@@ -140,5 +150,45 @@ describe('a recording on loopback', () => {
     assert.ok(takes[0]!.seconds > 4 && takes[0]!.seconds < 7, `recorded ${takes[0]!.seconds} s`);
     assert.deepEqual((takes[0]!.probed as { video: { width: number } }).video.width, 160);
     assert.deepEqual(await readdir(dir), [], 'every take directory removed');
+    assert.deepEqual(ffmpegChildren(), [], 'no ffmpeg left');
+  });
+
+  it('pulls a source: its media is a take; when it ends, the session tries again', async () => {
+    const port = await freeLoopbackPort();
+    const source = `rtmp://127.0.0.1:${port}/live/source-key`;
+    const serving = publish(source, 4, { serve: true });
+    await new Promise((r) => setTimeout(r, 500));
+    const files: RecordedFile[] = [];
+    const takes: TakeSummary[] = [];
+    const unreachable: string[] = [];
+    const stop = new AbortController();
+    const pulling = recordPull({
+      resolve: async () => source,
+      redact: ['source-key'],
+      plan: { segmentSeconds: 2, stillEverySeconds: 1 },
+      workDir: dir,
+      ffmpegPath: 'ffmpeg',
+      firstTake: 4,
+      signal: stop.signal,
+      retryMs: 300,
+      events: {
+        receiving: async () => {},
+        listening: async () => {},
+        refused: async () => {},
+        file: async (f) => void files.push(f),
+        takeEnded: async (t) => void takes.push(t),
+        unreachable: async (m) => void unreachable.push(m),
+      },
+    });
+    assert.equal((await serving).code, 0);
+    for (let i = 0; i < 100 && unreachable.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+    stop.abort();
+    await pulling;
+    assert.equal(takes.length, 1, 'one take: the retries found no source');
+    assert.equal(takes[0]!.take, 5, 'numbered on from the first take given');
+    assert.ok(takes[0]!.segments >= 1 && files.some((f) => f.kind === 'still'), JSON.stringify(takes[0]));
+    assert.equal(unreachable[0], 'The source ended; connecting again.');
+    assert.ok(!unreachable.join('').includes('source-key'), 'the key is redacted');
+    assert.deepEqual(ffmpegChildren(), []);
   });
 });
