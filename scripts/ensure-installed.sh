@@ -3,7 +3,7 @@
 # the embedded engines (temporal-dev/install.sh), Temporal's time-skipping test server for the workflow tests
 # (temporal-dev/install-test-server.sh), uv and the MCP test servers (temporal-dev/install-mcp-servers.sh)
 # bubblewrap for the stdio sandbox (temporal-dev/install-sandbox.sh), Chromium for the browser tests
-# (temporal-dev/install-browser.sh) and the embedding model (scripts/install-model.sh).
+# (temporal-dev/install-browser.sh), ffmpeg for stream recording (temporal-dev/install-media.sh) and the embedding model (scripts/install-model.sh).
 # Each step is idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +16,5 @@ bash temporal-dev/install-test-server.sh
 bash temporal-dev/install-mcp-servers.sh
 bash temporal-dev/install-sandbox.sh
 bash temporal-dev/install-browser.sh
+bash temporal-dev/install-media.sh
 bash scripts/install-model.sh

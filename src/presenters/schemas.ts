@@ -45,9 +45,11 @@ export const containerKinds = ['workspace', 'collection'] as const;
 
 /** Where a write came from (an artifact's provenance source): open, for sources record more as they grow. */
 export const sourceSchema = z.looseObject({
-  kind: z.enum(['api', 'mcp', 'agent', 'commit', 'import']),
+  kind: z.enum(['api', 'mcp', 'agent', 'commit', 'import', 'stream']),
   request_id: z.string().optional(),
   import_id: z.string().optional(),
+  stream_id: z.string().optional(),
+  session_id: z.string().optional(),
   invocation_id: z.string().optional(),
   action_id: z.string().optional(),
   agent: z.string().optional(),

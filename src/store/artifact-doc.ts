@@ -53,10 +53,13 @@ export interface Provenance {
   updated_at: Date;
   /** Where the content came from: the channel and, when known, the request or artifact behind it. */
   source: {
-    kind: 'api' | 'mcp' | 'agent' | 'commit' | 'import';
+    kind: 'api' | 'mcp' | 'agent' | 'commit' | 'import' | 'stream';
     request_id?: string;
     /** For a draft a bulk import made (issue #33): the import. */
     import_id?: string;
+    /** For media a stream's session recorded (issue #36): the stream and the session. */
+    stream_id?: string;
+    session_id?: string;
     /** For a change an agent proposed: the invocation that applied it, the action, and the agent. */
     invocation_id?: string;
     action_id?: string;

@@ -8,8 +8,8 @@ const scopeDescriptions: Record<(typeof scopes)[number], string> = {
   'artifact:manage': 'Archive, restore, delete; manage shares',
   'artifact:invoke': 'Invoke tools, agents and LLMs; decide on their proposals',
   'search:read': 'Search artifacts',
-  'stream:read': "Read a workspace's events and their live stream",
-  'stream:ingest': 'Ingest into streams',
+  'stream:read': "Read a workspace's events and their live stream; follow a stream's live status and what it recorded",
+  'stream:ingest': "Start and stop a stream's recording (RTMP ingest)",
   'events:subscribe': "Subscribe a registered server to a workspace's events",
 };
 

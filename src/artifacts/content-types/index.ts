@@ -143,6 +143,10 @@ export function secretReferences(contentType: string, content: string): { id: st
     if (auth?.type === 'api_key') refs.push({ id: auth.secret_id, field: 'content.auth.secret_id' });
     return refs;
   }
+  if (base === streamType) {
+    const { key_secret_id } = JSON.parse(content) as { key_secret_id: string };
+    return [{ id: key_secret_id, field: 'content.key_secret_id' }];
+  }
   if (base === authorizerType) {
     const { secret_id } = JSON.parse(content) as { secret_id?: string };
     return secret_id ? [{ id: secret_id, field: 'content.secret_id' }] : [];
