@@ -10,7 +10,8 @@ import { baseType, streamType } from '../artifacts/content-types/index.js';
 import { streamContent, type StreamContent } from '../artifacts/content-types/stream.js';
 import type { Config } from '../kernel/config/env.js';
 import { probe } from '../media/probe.js';
-import { record, type RecordedFile, type TakeSummary } from '../media/recorder.js';
+import { record, recordPull, type RecordedFile, type RecorderEvents, type TakeSummary } from '../media/recorder.js';
+import { checkedSource } from '../media/source.js';
 import { listenInRange } from '../media/rtmp-ingest.js';
 import { createDrafts, type NewDraft } from '../store/artifact-batch.js';
 import { ArtifactStore } from '../store/artifacts.js';
@@ -138,8 +139,10 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
       const context = Context.current();
       const { doc, content, workspace } = await checked(input);
       const owner = doc.secrets_owner ?? doc.provenance.created_by;
-      const key = await deps.secrets.reveal(owner, content.key_secret_id); // another's secret reveals nothing
-      if (!key) throw refused(`The stream key's secret ${content.key_secret_id} is gone, or not its writer's.`);
+      // Another's secret reveals nothing.
+      const key = content.key_secret_id ? await deps.secrets.reveal(owner, content.key_secret_id) : null;
+      if (content.key_secret_id && !key) throw refused(`The stream key's secret ${content.key_secret_id} is gone, or not its writer's.`);
+      if (content.source.mode === 'push' && !key) throw refused('A pushed stream needs its key.');
       const record0 = await sessions.get(input.streamId);
       if (!record0 || record0.session_id !== input.sessionId) throw refused('The session was replaced by a newer one.');
       const counts: StreamCounts = { ...noStreamCounts, ...record0.counts };
@@ -148,9 +151,10 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
         stills: [...record0.recorded.stills],
         metadata: [...record0.recorded.metadata],
       };
+      const pull = content.source.mode === 'pull' ? content.source.url : null;
       const [from, to] = config.STREAM_PORTS.split('-').map(Number) as [number, number];
-      const server = await listenInRange(config.STREAM_BIND_ADDRESS, from, to);
-      const port = (server.address() as { port: number }).port;
+      // Pushed: a listener of our own. Pulled: none, ffmpeg connects out.
+      const server = pull === null ? await listenInRange(config.STREAM_BIND_ADDRESS, from, to) : null;
       const workDir = await mkdtemp(join(tmpdir(), 'platform-stream-'));
       const stop = new AbortController();
       /** Set when the session may not go on (checked again at each take): the recording stops, then this is thrown. */
@@ -170,104 +174,115 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
         recorded[kind] = [...recorded[kind].filter((x) => x !== id), id].slice(-keptIds);
       };
       try {
-        await save({ state: 'listening', ingest_url: `rtmp://${publicHost(config)}:${port}/live`, error: null });
-        await record({
-          server,
-          key,
-          plan: {
-            segmentSeconds: content.record.segments?.seconds ?? 10,
-            stillEverySeconds: content.record.stills?.every_seconds ?? null,
+        const port = server ? (server.address() as { port: number }).port : null;
+        await save(
+          port !== null
+            ? { state: 'listening', ingest_url: `rtmp://${publicHost(config)}:${port}/live`, error: null }
+            : { state: 'connecting', ingest_url: null, error: null },
+        );
+        const plan = {
+          segmentSeconds: content.record.segments?.seconds ?? 10,
+          stillEverySeconds: content.record.stills?.every_seconds ?? null,
+        };
+        const events: RecorderEvents = {
+          receiving: async (take, remote) => {
+            // The stream and the requester's grant, checked again at each take, as an import does at each batch.
+            await checked(input).catch((err: Error) => {
+              refusal = err;
+              stop.abort();
+            });
+            counts.takes = Math.max(counts.takes, take);
+            await save({ state: 'receiving', publisher: remote, error: null });
           },
-          workDir,
-          ffmpegPath: config.STREAM_FFMPEG_PATH,
-          firstTake: counts.takes,
-          signal: stop.signal,
-          events: {
-            receiving: async (take, remote) => {
-              // The stream and the requester's grant, checked again at each take, as an import does at each batch.
-              await checked(input).catch((err: Error) => {
-                refusal = err;
-                stop.abort();
-              });
-              counts.takes = Math.max(counts.takes, take);
-              await save({ state: 'receiving', publisher: remote });
-            },
-            listening: async () => {
-              await save({ state: 'listening', publisher: null });
-            },
-            refused: async (reason, remote) => {
-              counts.refused++;
-              context.log.info('stream publisher refused', { streamId: input.streamId, reason, remote });
-              await save({});
-            },
-            file: async (file: RecordedFile) => {
-              if (refusal) return; // nothing more is written for a session that may not go on
-              const wanted = file.kind === 'segment' ? content.record.segments !== undefined : content.record.stills !== undefined;
-              if (!wanted) return;
-              if (file.bytes > config.STREAM_MAX_FILE_BYTES) {
-                counts.too_large++;
-                return void (await save({}));
-              }
-              const bytes = await readFile(file.path);
-              const id = recordedArtifactId(input.sessionId, file.take, file.name);
-              const mime = file.kind === 'segment' ? 'video/mp2t' : 'image/jpeg';
-              const index = Number(/\d+/.exec(file.name)?.[0] ?? 0);
-              const name =
-                file.kind === 'segment'
-                  ? `${title}: segment ${index + 1} of take ${file.take} (${clock(file.start ?? 0)}–${clock(file.end ?? 0)})`
-                  : `${title}: still at ${clock((index - 1) * content.record.stills!.every_seconds)} of take ${file.take}`;
-              const draft: NewDraft = {
-                id,
-                title: name,
-                content_type: mime,
-                content: bytes.toString('base64'),
-                context: {
-                  ...origin(file.take, file.name, mime),
-                  ...(file.kind === 'segment' ? { start_seconds: file.start, end_seconds: file.end } : {}),
-                  bytes: file.bytes,
-                },
-                source: recordedSource,
-                search_text: name, // the title, not the base64
+          listening: async () => {
+            await save({ state: 'listening', publisher: null });
+          },
+          refused: async (reason, remote) => {
+            counts.refused++;
+            context.log.info('stream publisher refused', { streamId: input.streamId, reason, remote });
+            await save({});
+          },
+          file: async (file: RecordedFile) => {
+            if (refusal) return; // nothing more is written for a session that may not go on
+            const wanted = file.kind === 'segment' ? content.record.segments !== undefined : content.record.stills !== undefined;
+            if (!wanted) return;
+            if (file.bytes > config.STREAM_MAX_FILE_BYTES) {
+              counts.too_large++;
+              return void (await save({}));
+            }
+            const bytes = await readFile(file.path);
+            const id = recordedArtifactId(input.sessionId, file.take, file.name);
+            const mime = file.kind === 'segment' ? 'video/mp2t' : 'image/jpeg';
+            const index = Number(/\d+/.exec(file.name)?.[0] ?? 0);
+            const name =
+              file.kind === 'segment'
+                ? `${title}: segment ${index + 1} of take ${file.take} (${clock(file.start ?? 0)}–${clock(file.end ?? 0)})`
+                : `${title}: still at ${clock((index - 1) * content.record.stills!.every_seconds)} of take ${file.take}`;
+            const draft: NewDraft = {
+              id,
+              title: name,
+              content_type: mime,
+              content: bytes.toString('base64'),
+              context: {
+                ...origin(file.take, file.name, mime),
+                ...(file.kind === 'segment' ? { start_seconds: file.start, end_seconds: file.end } : {}),
+                bytes: file.bytes,
+              },
+              source: recordedSource,
+              search_text: name, // the title, not the base64
+            };
+            await keep(input.principal.subject, workspace, [draft]);
+            if (file.kind === 'segment') counts.segments++;
+            else counts.stills++;
+            remember(file.kind === 'segment' ? 'segments' : 'stills', id);
+            await save({});
+            context.heartbeat({ takes: counts.takes });
+          },
+          takeEnded: async (summary: TakeSummary) => {
+            if (refusal) return;
+            if (content.record.metadata) {
+              const media = summary.firstSegment ? await probe(config.STREAM_FFPROBE_PATH, summary.firstSegment) : null;
+              const meta = {
+                stream_id: input.streamId,
+                session_id: input.sessionId,
+                take: summary.take,
+                duration_seconds: Math.round(summary.seconds * 1000) / 1000,
+                segments: summary.segments,
+                stills: summary.stills,
+                media,
+                ...(summary.error ? { error: summary.error } : {}),
               };
-              await keep(input.principal.subject, workspace, [draft]);
-              if (file.kind === 'segment') counts.segments++;
-              else counts.stills++;
-              remember(file.kind === 'segment' ? 'segments' : 'stills', id);
-              await save({});
-              context.heartbeat({ takes: counts.takes });
-            },
-            takeEnded: async (summary: TakeSummary) => {
-              if (refusal) return;
-              if (content.record.metadata) {
-                const media = summary.firstSegment ? await probe(config.STREAM_FFPROBE_PATH, summary.firstSegment) : null;
-                const meta = {
-                  stream_id: input.streamId,
-                  session_id: input.sessionId,
-                  take: summary.take,
-                  duration_seconds: Math.round(summary.seconds * 1000) / 1000,
-                  segments: summary.segments,
-                  stills: summary.stills,
-                  media,
-                  ...(summary.error ? { error: summary.error } : {}),
-                };
-                const id = recordedArtifactId(input.sessionId, summary.take, 'metadata.json');
-                await keep(input.principal.subject, workspace, [
-                  {
-                    id,
-                    title: `${title}: take ${summary.take} metadata`,
-                    content_type: 'application/json',
-                    content: JSON.stringify(meta),
-                    context: { stream: { id: input.streamId, session_id: input.sessionId, take: summary.take, file: 'metadata.json' } },
-                    source: recordedSource,
-                  },
-                ]);
-                counts.metadata++;
-                remember('metadata', id);
-              }
-              await save({ publisher: null });
-            },
+              const id = recordedArtifactId(input.sessionId, summary.take, 'metadata.json');
+              await keep(input.principal.subject, workspace, [
+                {
+                  id,
+                  title: `${title}: take ${summary.take} metadata`,
+                  content_type: 'application/json',
+                  content: JSON.stringify(meta),
+                  context: { stream: { id: input.streamId, session_id: input.sessionId, take: summary.take, file: 'metadata.json' } },
+                  source: recordedSource,
+                },
+              ]);
+              counts.metadata++;
+              remember('metadata', id);
+            }
+            await save({ publisher: null });
           },
-        });
+        };
+        const common = { plan, workDir, ffmpegPath: config.STREAM_FFMPEG_PATH, firstTake: counts.takes, signal: stop.signal };
+        if (server) await record({ ...common, server, key: key!, events });
+        else
+          await recordPull({
+            ...common,
+            // Checked again before every connection: the host may resolve elsewhere by now.
+            resolve: () => checkedSource(pull!, key, config.STREAM_PULL_ALLOW),
+            redact: key ? [key] : [],
+            events: {
+              ...events,
+              listening: async () => {},
+              unreachable: async (message) => void (await save({ state: 'connecting', publisher: null, error: message.slice(0, 500) })),
+            },
+          });
         // Cancelled by anything but the workflow's stop (this worker shutting down, a heartbeat timeout)
         // before the deadline: the session is not over. What was recorded is kept; failing here lets
         // Temporal run the recording again, on this worker once back or on another, from the next take.
@@ -284,7 +299,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
         clearTimeout(deadline);
         clearInterval(beat);
         context.cancellationSignal.removeEventListener('abort', onCancel);
-        await new Promise((r) => server.close(r));
+        if (server) await new Promise((r) => server.close(r));
         await rm(workDir, { recursive: true, force: true });
       }
     },

@@ -4,6 +4,7 @@ import { snapshotOf } from '../identity/principal.js';
 import { baseType, streamType } from '../artifacts/content-types/index.js';
 import { streamContent, type StreamContent } from '../artifacts/content-types/stream.js';
 import { problems } from '../kernel/errors/problem.js';
+import { checkedSource, SourceRefused } from '../media/source.js';
 import { liveStates, type StreamSessionDoc } from '../store/stream-sessions.js';
 import type { ArtifactDoc } from '../store/artifact-doc.js';
 import type { ContainerDoc } from '../store/containers.js';
@@ -14,6 +15,8 @@ import type { OperationContext } from './services.js';
 const settleWaitMs = 15_000;
 /** What a stream key must look like: long enough to guess never, plain enough for any encoder's URL. */
 export const streamKeyPattern = /^[A-Za-z0-9_-]{16,128}$/;
+/** A pulled source's stream name: URL-safe as it is (the source chose it). */
+export const pulledKeyPattern = /^[A-Za-z0-9._~-]{1,512}$/;
 
 /** A visible stream artifact, or 403 (no artifact:read of streams), 404 (invisible), 409 (another type). */
 export async function visibleStream(ctx: OperationContext, id: string): Promise<{ doc: ArtifactDoc; container: ContainerDoc }> {
@@ -62,19 +65,30 @@ export async function startStream(ctx: OperationContext, id: string): Promise<{ 
   const { doc, content } = await runnableStream(ctx, id);
   const { config, secrets, streamWorkflows, logger } = ctx.services;
   // The key is the secret of whoever last wrote the content: checked now for a clear answer, and again by the session.
-  const owner = doc.secrets_owner ?? doc.provenance.created_by;
-  const key = await secrets.reveal(owner, content.key_secret_id);
-  if (key === null)
+  const key = content.key_secret_id ? await secrets.reveal(doc.secrets_owner ?? doc.provenance.created_by, content.key_secret_id) : null;
+  if (content.key_secret_id && key === null)
     throw problems.conflict(
       'stream-key-missing',
       `The stream key's secret ${content.key_secret_id} does not exist, or is not the stream's writer's: store it with POST /secrets and update key_secret_id.`,
     );
   // The key travels as the RTMP stream name: it must survive every encoder's URL handling as it is.
-  if (!streamKeyPattern.test(key))
+  const pattern = content.source.mode === 'push' ? streamKeyPattern : pulledKeyPattern;
+  if (key !== null && !pattern.test(key))
     throw problems.conflict(
       'stream-key-unusable',
-      `The stream key in secret ${content.key_secret_id} must be 16 to 128 characters of A-Z, a-z, 0-9, - and _ (a publisher sends it as the stream name).`,
+      content.source.mode === 'push'
+        ? `The stream key in secret ${content.key_secret_id} must be 16 to 128 characters of A-Z, a-z, 0-9, - and _ (a publisher sends it as the stream name).`
+        : `The stream key in secret ${content.key_secret_id} must be 1 to 512 characters of A-Z, a-z, 0-9, -, _, . and ~ (it is the source's stream name in its URL).`,
     );
+  if (content.source.mode === 'pull') {
+    // Checked now for a clear answer; the session checks again at every connection.
+    try {
+      await checkedSource(content.source.url, null, config.STREAM_PULL_ALLOW);
+    } catch (err) {
+      if (!(err instanceof SourceRefused)) throw err;
+      throw problems.conflict('stream-source-refused', err.message);
+    }
+  }
   const sessionId = uuidv7();
   let started;
   try {

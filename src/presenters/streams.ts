@@ -10,7 +10,7 @@ export const streamStatusSchema = z
     state: z
       .enum(['idle', ...streamStates])
       .describe(
-        'idle: never started. starting: the session is being set up. listening: waiting for a publisher. receiving: recording a publish. ended: stopped or past its duration. failed: see error.',
+        'idle: never started. starting: the session is being set up. listening: waiting for a publisher (push). connecting: connecting to the source, or waiting to try again (pull; error says why). receiving: recording. ended: stopped or past its duration. failed: see error.',
       ),
     session_id: z.string().nullable(),
     ingest_url: z
@@ -31,7 +31,7 @@ export const streamStatusSchema = z
       too_large: count.describe('Recorded files larger than the platform keeps as artifacts.'),
     }),
     recorded: z.object({ segments: ids, stills: ids, metadata: ids }),
-    error: z.string().nullable(),
+    error: z.string().nullable().describe('Why the session failed; for a pulled source, why its last connection ended.'),
     updated_at: timestamp.nullable(),
   })
   .meta({ id: 'StreamStatus' });

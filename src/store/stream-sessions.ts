@@ -1,9 +1,9 @@
 import type { Collection, Db } from 'mongodb';
 import type { PrincipalSnapshot } from '../identity/principal.js';
 
-export const streamStates = ['starting', 'listening', 'receiving', 'ended', 'failed'] as const;
+export const streamStates = ['starting', 'listening', 'connecting', 'receiving', 'ended', 'failed'] as const;
 export type StreamState = (typeof streamStates)[number];
-export const liveStates: readonly StreamState[] = ['starting', 'listening', 'receiving'];
+export const liveStates: readonly StreamState[] = ['starting', 'listening', 'connecting', 'receiving'];
 
 /** Recorded artifact ids kept on the record per kind (the newest); the counts are complete. */
 export const keptIds = 50;

@@ -21,7 +21,8 @@ let secretId: string;
 const key = `key-${randomBytes(12).toString('hex')}`;
 
 before(async () => {
-  platform = await startPlatform({ STREAM_PORTS: '22935-22960' });
+  // Loopback allowed as a pulled source (an operator's choice): the test's own source server runs there.
+  platform = await startPlatform({ STREAM_PORTS: '22935-22960', STREAM_PULL_ALLOW: '127.0.0.0/8' });
   admin = await platform.admin();
   ws = (await admin.post('/workspaces', { name: 'streams' })).body.id;
   const secret = await admin.post('/secrets', { name: 'stream key', value: key });
@@ -93,7 +94,11 @@ describe('a stream configuration', () => {
     const cases: [unknown, string][] = [
       [config({ key_secret_id: undefined }), 'content.key_secret_id'],
       [config({ key_secret_id: 'not-a-uuid' }), 'content.key_secret_id'],
-      [config({ source: { mode: 'pull' } }), 'content.source.mode'],
+      [config({ source: { mode: 'record' } }), 'content.source.mode'],
+      [config({ source: { mode: 'pull' } }), 'content.source.url'],
+      [config({ source: { mode: 'pull', url: 'http://example.com/live' } }), 'content.source.url'],
+      [config({ source: { mode: 'pull', url: 'rtmp://user:pw@example.com/live' } }), 'content.source.url'],
+      [config({ source: { mode: 'pull', url: 'rtmp://example.com/live?key=x' } }), 'content.source.url'],
       [config({ record: { metadata: false } }), 'content.record'],
       [config({ record: { segments: { seconds: 0 } } }), 'content.record.segments.seconds'],
       [config({ stream_key: key }), 'content'],
@@ -286,6 +291,47 @@ describe('a live session', () => {
     assert.match(failed.error, /is gone from workspace/);
     assert.equal(failed.counts.segments + failed.counts.stills + failed.counts.metadata, 0);
     assert.equal(await platform.services.db.collection('artifacts').countDocuments({ 'context.stream.id': id }), 0);
+    assert.deepEqual(await ffmpegChildren(), []);
+  });
+
+  it('pulls a source the platform may reach, refuses one it may not, and records it', async () => {
+    const privateSource = await createStream(config({ source: { mode: 'pull', url: 'rtmp://10.20.30.40/live' } }), 'Private');
+    assert.equal(privateSource.status, 201, privateSource.text);
+    const refused = await admin.post(`/artifacts/${privateSource.body.id}/op/start`, {});
+    assert.equal(refused.status, 409, refused.text);
+    assert.match(refused.body.type, /stream-source-refused$/);
+    assert.match(refused.body.detail, /private/);
+
+    const port = 22990 + Math.floor(Math.random() * 9);
+    const sourceKey = `source-${randomBytes(6).toString('hex')}`;
+    const secret = await admin.post('/secrets', { name: 'source key', value: sourceKey });
+    const serving = publish(`rtmp://127.0.0.1:${port}/live/${sourceKey}`, 5, { serve: true });
+    const pulled = await createStream(
+      config({ source: { mode: 'pull', url: `rtmp://127.0.0.1:${port}/live` }, key_secret_id: secret.body.id }),
+      'Pulled',
+    );
+    const started = await admin.post(`/artifacts/${pulled.body.id}/op/start`, {});
+    assert.equal(started.status, 200, started.text);
+    assert.ok(['connecting', 'receiving'].includes(started.body.state), started.text);
+    assert.equal(started.body.ingest_url, null, 'a pulled stream has no ingest URL');
+    assert.equal((await serving).code, 0, 'the source served the platform');
+    const status = await eventually(
+      async () => {
+        const s = (await admin.get(`/artifacts/${pulled.body.id}/status`)).body;
+        return s.counts.metadata === 1 ? s : null;
+      },
+      30_000,
+      'the pulled take recorded',
+    );
+    assert.ok(status.counts.segments >= 2 && status.counts.stills >= 3, JSON.stringify(status.counts));
+    const meta = JSON.parse((await admin.get(`/artifacts/${status.recorded.metadata[0]}`)).body.content);
+    assert.equal(meta.media.video.width, 160);
+    // The source is gone: the session says so and tries again, until stopped.
+    await eventually(async () => ((await admin.get(`/artifacts/${pulled.body.id}/status`)).body.state === 'connecting' ? true : null));
+    const stopped = await admin.post(`/artifacts/${pulled.body.id}/op/stop`, {});
+    assert.equal(stopped.body.state, 'ended', stopped.text);
+    assert.ok(!platform.logs.join('').includes(sourceKey), 'the source key is not in the logs');
+    assert.ok(!JSON.stringify(stopped.body).includes(sourceKey));
     assert.deepEqual(await ffmpegChildren(), []);
   });
 });

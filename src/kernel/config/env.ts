@@ -211,6 +211,8 @@ export const envSchema = z.object({
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(16 * 1024 * 1024),
+  /** Addresses a pulled stream source may have besides public ones (CIDRs, comma-separated; loopback and private are refused otherwise). */
+  STREAM_PULL_ALLOW: z.string().default(''),
   /** The ffmpeg and ffprobe executables (Debian's, installed by temporal-dev/install-media.sh). */
   STREAM_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   STREAM_FFPROBE_PATH: z.string().min(1).default('ffprobe'),

@@ -8,7 +8,7 @@ import type { Artifact } from '../browse-api';
 import { artifactPath } from '../browse-api';
 import { follow } from '../router';
 
-type State = 'idle' | 'starting' | 'listening' | 'receiving' | 'ended' | 'failed';
+type State = 'idle' | 'starting' | 'listening' | 'connecting' | 'receiving' | 'ended' | 'failed';
 
 /** GET /artifacts/{id}/status. */
 export interface StreamStatus {
@@ -27,6 +27,7 @@ export interface StreamStatus {
 interface Config {
   description?: string;
   key_secret_id?: string;
+  source?: { mode?: string; url?: string };
   record?: { segments?: { seconds: number }; stills?: { every_seconds: number }; metadata?: boolean };
   max_duration_seconds?: number;
 }
@@ -35,11 +36,12 @@ const stateLabel: Record<State, string> = {
   idle: 'Not started',
   starting: 'Starting…',
   listening: 'Listening for a publisher',
+  connecting: 'Connecting to the source',
   receiving: 'Receiving and recording',
   ended: 'Ended',
   failed: 'Failed',
 };
-const live = (s: State) => s === 'starting' || s === 'listening' || s === 'receiving';
+const live = (s: State) => s === 'starting' || s === 'listening' || s === 'connecting' || s === 'receiving';
 
 function configOf(content: string): Config {
   try {
@@ -170,7 +172,7 @@ export function StreamBody({ artifact }: { artifact: Artifact }) {
           {error}
         </p>
       )}
-      {status?.error && <p class="error">The session failed: {status.error}</p>}
+      {status?.error && <p class="error">{state === 'failed' ? `The session failed: ${status.error}` : status.error}</p>}
       {status?.ingest_url && (
         <section>
           <h3>Publish</h3>
@@ -213,8 +215,8 @@ export function StreamBody({ artifact }: { artifact: Artifact }) {
       <section>
         <h3>Configuration</h3>
         <p>
-          Push over RTMP; keeps {keeps.length ? keeps.join(', ') : 'nothing'}; a session ends after{' '}
-          {Math.round((config.max_duration_seconds ?? 3600) / 60)} min.
+          {config.source?.mode === 'pull' ? `Pulls ${config.source.url ?? 'its source'}` : 'Push over RTMP'}; keeps{' '}
+          {keeps.length ? keeps.join(', ') : 'nothing'}; a session ends after {Math.round((config.max_duration_seconds ?? 3600) / 60)} min.
         </p>
       </section>
     </div>
