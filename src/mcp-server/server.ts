@@ -25,17 +25,13 @@ import type { Principal } from '../identity/principal.js';
 import { callAsTask, makesTasks, registerTasks } from './tasks/handlers.js';
 import { asksProgress, progressTokenOf, withProgress } from './tasks/progress.js';
 import { SlowReader, writeWebResponse } from './web-response.js';
-import { registerPlatformTools } from '../artifacts/content-types/mcp-client.js';
-import { endpointInstructions, type EndpointLimits } from './client-endpoint.js';
+import { configurationChangeRefused, endpointInstructions, type EndpointLimits } from './client-endpoint.js';
 
 /** How long a tool call's SSE answer waits for a client that stopped reading (its progress, then its result). */
 const sseDrainTimeoutMs = 30_000;
 
 export { serverIcon };
 export type { EndpointLimits };
-
-// MCP client configurations name tools of this table: their schema checks the names against it.
-registerPlatformTools(toolTable.keys());
 
 /** Where an error result carries its problem details for programs: the result's `_meta`, under this key. */
 export const problemMetaKey = 'platform/problem';
@@ -93,7 +89,7 @@ export async function callPlatformTool(
   ctx: OperationContext,
   tool: ToolDef,
   input: unknown,
-  options: { tasks?: boolean } = {},
+  options: { tasks?: boolean; limits?: EndpointLimits } = {},
 ): Promise<{ result: CallToolResult; status: number }> {
   try {
     if (!ctx.state.principal.scopes.allows(tool.access)) {
@@ -105,6 +101,9 @@ export async function callPlatformTool(
         },
       };
     }
+    // A configuration's endpoint never changes a configuration (client-endpoint.ts says why).
+    const refused = options.limits && (await configurationChangeRefused(ctx, tool.name, input));
+    if (refused) throw refused;
     if (options.tasks && makesTasks(tool)) {
       const answer = await callAsTask(ctx, tool, input);
       if (answer.resultType === 'task') return { status: 200, result: answer as CallToolResult };
@@ -144,16 +143,21 @@ async function audit(ctx: OperationContext, tool: ToolDef, status: number): Prom
  * One tools/call for the request's principal, whichever way it came (the SDK's server or the direct
  * path): the scope check and the tool (callPlatformTool), then its metrics and audit entry.
  */
-async function runToolCall(ctx: OperationContext, tool: ToolDef, input: unknown, tasks = false): Promise<CallToolResult> {
+async function runToolCall(
+  ctx: OperationContext,
+  tool: ToolDef,
+  input: unknown,
+  options: { tasks?: boolean; limits?: EndpointLimits } = {},
+): Promise<CallToolResult> {
   const started = performance.now();
-  const { result, status } = await callPlatformTool(ctx, tool, input, { tasks });
+  const { result, status } = await callPlatformTool(ctx, tool, input, options);
   mcpToolCalls.inc({ tool: tool.name, outcome: status < 400 ? 'ok' : status < 500 ? 'refused' : 'failed' });
   mcpToolDuration.observe({ tool: tool.name }, (performance.now() - started) / 1000);
   await audit(ctx, tool, status);
   return result;
 }
 
-function register(server: McpServer, { def: tool, input, output, icons, meta }: PublishedTool): void {
+function register(server: McpServer, { def: tool, input, output, icons, meta }: PublishedTool, limits?: EndpointLimits): void {
   server.registerTool(
     tool.name,
     {
@@ -166,7 +170,7 @@ function register(server: McpServer, { def: tool, input, output, icons, meta }: 
       _meta: meta,
     },
     async (args: unknown, extra: ServerContext): Promise<CallToolResult> => {
-      const work = runToolCall(operationOf(extra), tool, args);
+      const work = runToolCall(operationOf(extra), tool, args, { limits });
       const token = makesTasks(tool) ? progressTokenOf(extra.mcpReq._meta) : undefined;
       return token === undefined ? work : withProgress(work, token, (n) => extra.mcpReq.notify(n), tool.name, extra.mcpReq.signal);
     },
@@ -237,7 +241,7 @@ function createMcpServer(authInfo: AuthInfo | undefined, era: 'modern' | 'legacy
   for (const tool of toolTable.values()) {
     // An endpoint narrower than /mcp (an MCP client configuration) registers only its tools: any other is unknown there.
     if (limits && !limits.tools.has(tool.def.name)) continue;
-    if (scopes && !missingScope(scopes, tool.def)) register(server, tool);
+    if (scopes && !missingScope(scopes, tool.def)) register(server, tool, limits);
   }
   registerContainers(server, 'collection');
   registerContainers(server, 'workspace');
@@ -305,9 +309,9 @@ function internalError(operation: OperationContext, res: ServerResponse, err: un
  * per-request server, transport or web Request/Response. A client gone mid-call never gets its
  * answer; the tool may finish, nothing waits for it.
  */
-async function serveDirect(operation: OperationContext, call: DirectToolCall, res: ServerResponse): Promise<void> {
+async function serveDirect(operation: OperationContext, call: DirectToolCall, res: ServerResponse, limits?: EndpointLimits): Promise<void> {
   try {
-    const json = await answerDirect(call, ({ tool, input, tasks }) => runToolCall(operation, tool.def, input, tasks));
+    const json = await answerDirect(call, ({ tool, input, tasks }) => runToolCall(operation, tool.def, input, { tasks, limits }));
     if (res.destroyed) return;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
     res.end(json);
@@ -334,7 +338,7 @@ export async function serveMcp(
   let direct = options.direct === false ? undefined : directToolCall(req.headers, body);
   // A tool outside the endpoint's: the SDK's server, which does not have it, answers it as unknown.
   if (direct && limits && !limits.tools.has(direct.tool.def.name)) direct = undefined;
-  if (direct) return serveDirect(operation, direct, res);
+  if (direct) return serveDirect(operation, direct, res, limits);
   if (isListenRequest(body)) return serveListen(operation, req, res, body, options.reauthenticate);
   const principal = operation.state.principal;
   const authInfo: AuthInfo = {
