@@ -1,32 +1,19 @@
 import { z } from 'zod';
 import { scopes, type Scope } from '../../identity/principal.js';
 import { uuid } from '../../kernel/json/schemas.js';
+import { platformToolNames } from '../../kernel/platform-tools.js';
 
 // `application/vnd.platform.mcp-client+json` (SPEC §2.2, issue #36): a saved connection for an MCP
 // client to the platform, what gateways call a virtual server. The platform serves it as its own MCP
 // endpoint (`/mcp/clients/{id}`: only these tools, within these scopes and containers) and renders
 // the configuration a person pastes into their client (GET /artifacts/{id}/client-config).
 
-/**
- * The names of the platform's own MCP tools. The tool table is the MCP server's (a layer above this
- * one), so the server fills this set as it loads (mcp-server/server.ts). A process that never loads
- * it (the worker, validating an import or a commit) checks a name's shape only; the endpoint offers
- * only tools that exist either way.
- */
-const platformTools = new Set<string>();
+const platformTools = new Set<string>(platformToolNames);
 
-/** Called once by the MCP server with its tool table's names. */
-export function registerPlatformTools(names: Iterable<string>): void {
-  for (const name of names) platformTools.add(name);
-}
-
+/** One of the platform's tools (kernel/platform-tools.ts: the same list in the API and the worker). */
 const toolName = z
-  .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a tool name of the platform (lower case letters, digits and _)')
-  .superRefine((name, ctx) => {
-    if (platformTools.size > 0 && !platformTools.has(name))
-      ctx.addIssue({ code: 'custom', message: `is not a tool of the platform; one of ${[...platformTools].sort().join(', ')}` });
-  });
+  .string({ error: 'must be a tool name of the platform' })
+  .refine((name) => platformTools.has(name), `is not a tool of the platform; one of ${[...platformTools].sort().join(', ')}`);
 
 /** `*` for every one the caller can see, or a list of ids (duplicates dropped). */
 const containerIds = (kind: string) =>
