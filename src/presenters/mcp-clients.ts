@@ -7,6 +7,9 @@ import type { ArtifactDoc } from '../store/artifacts.js';
 /** The environment variable the api_key snippets read the key from: the key itself is never rendered. */
 export const apiKeyEnv = 'PLATFORM_API_KEY';
 
+/** Claude Desktop's bridge reads the whole header value (`Bearer <key>`) from this variable of its own config. */
+const desktopHeaderEnv = 'PLATFORM_AUTH_HEADER';
+
 const snippetSchema = z.object({
   client: z.enum(['claude-code', 'claude-desktop', 'vscode', 'cursor']),
   title: z.string(),
@@ -74,15 +77,17 @@ export function clientSnippets(name: string, endpoint: string, auth: McpClientCo
       title: 'Claude Desktop',
       ...(key
         ? {
-            // Claude Desktop's remote connectors sign in with OAuth; a fixed header goes through a local bridge.
+            // Claude Desktop's remote connectors sign in with OAuth; a fixed header goes through a local
+            // bridge, mcp-remote, which fills `${VAR}` in a header from its environment. No argument holds a
+            // space: Claude Desktop on Windows passes args to npx unquoted, which would split the header.
             format: 'json' as const,
             path: 'claude_desktop_config.json',
             text: json({
               mcpServers: {
                 [name]: {
                   command: 'npx',
-                  args: ['-y', 'mcp-remote', endpoint, '--header', `Authorization: Bearer \${${apiKeyEnv}}`],
-                  env: { [apiKeyEnv]: '<your API key>' },
+                  args: ['-y', 'mcp-remote', endpoint, '--header', `Authorization:\${${desktopHeaderEnv}}`],
+                  env: { [desktopHeaderEnv]: 'Bearer <your API key>' },
                 },
               },
             }),

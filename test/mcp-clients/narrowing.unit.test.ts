@@ -65,9 +65,13 @@ describe('the rendered configuration', () => {
     for (const s of keyed)
       assert.match(
         s.text,
-        /Bearer (\$PLATFORM_API_KEY|\$\{env:PLATFORM_API_KEY\}|\$\{input:platform-api-key\}|\$\{PLATFORM_API_KEY\})/,
+        /Bearer (\$PLATFORM_API_KEY|\$\{env:PLATFORM_API_KEY\}|\$\{input:platform-api-key\})|Authorization:\$\{PLATFORM_AUTH_HEADER\}/,
         s.client,
       );
+    // Claude Desktop's bridge (mcp-remote): the header from its env, no space in any argument (Windows splits them).
+    const desktop = JSON.parse(keyed.find((s) => s.client === 'claude-desktop')!.text).mcpServers.n;
+    assert.deepEqual(desktop.args, ['-y', 'mcp-remote', url, '--header', 'Authorization:${PLATFORM_AUTH_HEADER}']);
+    assert.deepEqual(desktop.env, { PLATFORM_AUTH_HEADER: 'Bearer <your API key>' });
   });
 });
 
