@@ -130,7 +130,8 @@ async function stored(ctx: OperationContext, view: ViewContent, readable: Source
       containerId: s.id,
       order,
       want: view.limit + 1,
-      keep,
+      // The container's kind too: the read is by id alone, and a source names a workspace or a collection.
+      keep: (doc) => doc.container_kind === s.kind && keep(doc),
       firstRead: filtered ? Math.max(filteredFirstRead, view.limit + 1) : view.limit + 1,
       maxScan: Math.max(view.limit + 1, Math.min(maxScan, Math.floor(maxRowsPerEvaluation / readable.length))),
     }),

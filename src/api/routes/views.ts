@@ -15,16 +15,20 @@ import { parse } from '../validate.js';
 import { eventStreams } from './event-stream.js';
 
 export const viewStreamTiming = {
-  /** Between two looks at the view and its sources: events within one poll are one change. */
+  /** Between two polls: events within one poll are one change. A poll reads nothing while nothing moved (ViewWatch). */
   pollMs: 1000,
-  /** Results are evaluated again at least this often (collections record no events). */
+  /** The view and its sources are looked up as the reader again at least this often (a withdrawn grant records no event). */
+  lookMs: 5000,
+  /** Results are evaluated again at least this often with a collection source or a query (no events tell of those changes). */
   refreshMs: 15_000,
-  /** Deadline of one poll (the look, and an evaluation when it is due). */
+  /** …and at least this often otherwise (every write to a workspace records an event: this is a safety net). */
+  idleRefreshMs: 60_000,
+  /** Deadline of one poll (the look, and an evaluation when it is due), and of each store read in it. */
   pollDeadlineMs: 10_000,
   heartbeatMs: 15_000,
   retryMs: 3000,
-  /** The credentials are checked again this often: a revoked key or session ends the stream. */
-  accessCheckMs: 30_000,
+  /** The credentials are read again this often: a revoked key, a signed-out session or withdrawn scopes end the stream. */
+  accessCheckMs: 5000,
   drainTimeoutMs: 30_000,
 };
 
@@ -60,13 +64,12 @@ export const viewRoutes: RouteDef[] = [
       const results = await viewResults(ctx, artifactId(ctx));
       const etag = `"${results.digest}"`;
       ctx.set('ETag', etag);
+      // The results are this reader's (their grants and scopes): no shared cache may keep them, and a
+      // private one asks again each time (If-None-Match), since they change without a new URL.
+      ctx.set('Cache-Control', 'private, no-cache');
+      ctx.set('Vary', 'Authorization');
       // A client polling with the digest it has is told nothing changed, without the body.
-      if (
-        ctx
-          .get('if-none-match')
-          .split(',')
-          .some((tag) => tag.trim().replace(/^W\//, '') === etag)
-      ) {
+      if (notModified(ctx.get('if-none-match'), etag)) {
         ctx.status = 304;
         return;
       }
@@ -91,12 +94,20 @@ export const viewRoutes: RouteDef[] = [
       const known = header
         ? parse(z.object({ 'Last-Event-ID': digest }), { 'Last-Event-ID': header }, 'header')['Last-Event-ID']
         : last_digest;
-      const watch = new ViewWatch(ctx, id, known, viewStreamTiming.refreshMs);
-      // The first look answers as GET .../results would (404, 409, 403) before the stream opens.
-      const first = await withDeadline('view results', watch.poll(), viewStreamTiming.pollDeadlineMs);
+      const t = viewStreamTiming;
+      const watch = new ViewWatch(ctx, id, known, {
+        pollMs: t.pollMs,
+        lookMs: t.lookMs,
+        refreshMs: t.refreshMs,
+        idleRefreshMs: t.idleRefreshMs,
+        deadlineMs: t.pollDeadlineMs,
+      });
+      // The slot first: a person at the cap is refused before any evaluation is spent on them.
       const slot = eventStreams(ctx.services).acquire(ctx.state.principal.subject);
       if ('full' in slot) throw tooManyStreams(slot.full);
       try {
+        // The first look answers as GET .../results would (404, 409, 403) before the stream opens.
+        const first = await withDeadline('view results', watch.poll(), t.pollDeadlineMs);
         ctx.respond = false; // written here, as results change
         ctx.status = 200;
         await stream(ctx, id, watch, first, slot.signal);
@@ -106,6 +117,13 @@ export const viewRoutes: RouteDef[] = [
     },
   }),
 ];
+
+/** If-None-Match (weak comparison, RFC 9110 §13.1.2): `*` or one of the listed tags is the current one. */
+export function notModified(header: string, etag: string): boolean {
+  if (!header.trim()) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
 
 class SlowReader extends Error {}
 
@@ -167,8 +185,12 @@ async function stream(
       if (Date.now() - lastAccessCheck >= t.accessCheckMs) {
         lastAccessCheck = Date.now();
         const principal = await storeRead(ctx, () => stillAuthenticated(ctx));
-        if (principal === null) break;
-        // Each poll runs as the principal the stream was opened with; a changed grant shows in the poll itself.
+        if (principal === null || (principal && !principal.scopes.allows('artifact:read'))) break;
+        if (principal) {
+          // The polls go on as the credentials are now (scopes, resource filters and type limits may have narrowed).
+          ctx.state.principal = principal;
+          watch.invalidate();
+        }
       }
       let next;
       try {
