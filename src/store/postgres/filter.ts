@@ -8,7 +8,9 @@ import { toJsonText } from './json.js';
  * ordered, limited scans). A query by element on a field not listed here would match only a
  * document whose whole value equals it: list the field here.
  */
-export const arrayFields = new Set(['readers', 'server_client_ids', 'content_types']);
+// `context.tags`: an artifact's tags (issue #36), a list of strings, queried by tag as on MongoDB. No
+// query of the platform reads it today (views filter tags on the documents: store/view-queries.ts).
+export const arrayFields = new Set(['readers', 'server_client_ids', 'content_types', 'context.tags']);
 
 /** A path through an array field (`content_types.mime`): the array's path, and the rest inside each element. */
 function throughArray(path: string): { array: string; rest: string[] } | null {
