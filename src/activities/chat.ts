@@ -46,7 +46,7 @@ function progressWriter(answers: ChatAnswerStore, input: ChatTurnInput) {
     if (writing) await writing;
     if (latest === written) return;
     const text = latest;
-    writing = answers.progress(input.turnId, input.chatId, text).then(
+    writing = answers.progress(input, text).then(
       () => void (written = text),
       () => undefined, // the stream is a courtesy: the answer itself still goes into the chat
     );
@@ -62,7 +62,7 @@ function progressWriter(answers: ChatAnswerStore, input: ChatTurnInput) {
       clearTimeout(timer);
       latest = text;
       if (writing) await writing;
-      await answers.progress(input.turnId, input.chatId, text, true).catch(() => undefined);
+      await answers.progress(input, text, true).catch(() => undefined);
     },
   };
 }
@@ -102,13 +102,28 @@ export function createChatActivities(config: Config, db: Db, deps: { artifacts: 
   const containers = new ContainerStore(db);
   const logger = createLogger(config.LOG_LEVEL);
 
+  /** The chat, if the asker may still change it (a workspace draft, not archived, their U grant there); refused otherwise. */
+  const writableBy = async (doc: ArtifactDoc | null, principal: ReturnType<typeof principalOf>): Promise<ArtifactDoc> => {
+    if (!doc || doc.container_kind !== 'workspace') throw refused(`The chat is gone or no longer a workspace draft.`);
+    if (doc.archived_at) throw refused(`Chat ${doc._id} was archived.`);
+    const workspace = await containers.get('workspace', principal, doc.collection_id);
+    if (!workspace || !grantsOf(workspace, principal.subject).has('U'))
+      throw refused(`${principal.subject} may no longer change chat ${doc._id}.`);
+    return doc;
+  };
+  /** A refused turn's answer so far is forgotten at once (its readers are told the turn failed). */
+  const forgetting = (turnId: string) => async (err: unknown) => {
+    if (err instanceof ApplicationFailure && err.nonRetryable) await answers.forget(turnId).catch(() => undefined);
+    throw err;
+  };
+
   return {
     /** The model's answer to the turn, streamed into the chat's answer record as it is written. */
     async composeChatAnswer(input: ChatTurnInput): Promise<ComposedAnswer> {
       const ctx = Context.current();
       const chat = await d.artifacts.current(input.chatId);
-      if (!chat) throw refused(`Chat ${input.chatId} is gone.`);
-      const content = contentOf(chat);
+      // No model call for a turn that could not be written: the asker may have lost the chat meanwhile.
+      const content = contentOf(await writableBy(chat, principalOf(input.principal)).catch(forgetting(input.turnId)));
       const progress = progressWriter(answers, input);
       const beat = setInterval(() => ctx.heartbeat(), 5000);
       try {
@@ -139,12 +154,7 @@ export function createChatActivities(config: Config, db: Db, deps: { artifacts: 
       const after = afterChatWrite(d);
       const at = new Date().toISOString();
       for (let attempt = 1; ; attempt++) {
-        const doc = await d.artifacts.current(turn.chatId);
-        if (!doc || doc.container_kind !== 'workspace') throw refused(`Chat ${turn.chatId} is gone or no longer a workspace draft.`);
-        if (doc.archived_at) throw refused(`Chat ${turn.chatId} was archived.`);
-        const workspace = await containers.get('workspace', principal, doc.collection_id);
-        if (!workspace || !grantsOf(workspace, principal.subject).has('U'))
-          throw refused(`${principal.subject} may no longer change chat ${turn.chatId}.`);
+        const doc = await writableBy(await d.artifacts.current(turn.chatId), principal).catch(forgetting(turn.turnId));
         const content = contentOf(doc);
         const mine = content.turns.filter((t) => t.turn_id === turn.turnId);
         if (mine.length) return { revision: doc.revision, turns: mine };

@@ -232,12 +232,14 @@ export const tools: ToolDef[] = [
     name: 'ask',
     title: 'Ask the knowledge base',
     description:
-      'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive"). With chat_id (a chat artifact in a workspace you may edit), the question and its answer become the next turn of that chat, and earlier turns inform the answer; without it, nothing is written.',
+      'Answers a question from the knowledge base: hybrid search, then an answer grounded in the hits that cites them by artifact id. With no language model configured, answers with the top passages and says so (mode "extractive"). Without chat_id it writes nothing. With chat_id (a chat artifact in a workspace you may edit; needs artifact:write) the question and its answer are added to that chat as its next revision, and earlier turns inform the answer: the only write this tool makes, which is why it is not marked read-only.',
     access: 'search:read',
     alsoNeeds: ['artifact:read'],
     input: askInput,
     output: askOutput,
-    // Not read-only: with chat_id it adds a turn to the chat (a new revision, never idempotent).
+    // Not read-only: with chat_id it adds a turn to the chat (a new revision: additive, not idempotent).
+    // Honest over convenient (docs/decisions.md, "Chat"): a client that runs read-only tools unasked
+    // would otherwise let a model write chat turns unasked.
     annotations: writes(false, false),
     icon: '💬',
     run: (ctx, input: z.infer<typeof askInput>) => ask(ctx, input),

@@ -145,6 +145,12 @@ export async function addTurn(
     });
   const state =
     earlier && earlier.status !== 'answering' && earlier.status !== 'writing' ? earlier : await chatWorkflows.settled(turnId, waitMs);
+  // Two requests under one key at once both found no run; the second attached to the first's: its question must be the same.
+  if (idempotencyKey && state && state.question !== body.message)
+    throw problems.conflict(
+      'idempotency-key-reused',
+      `This Idempotency-Key already added another question to chat ${chatId}; send a new key for a new question.`,
+    );
   return { state, chatId, turnId, question: body.message, passages };
 }
 
@@ -169,6 +175,22 @@ export async function getTurn(ctx: OperationContext, chatId: string, turnId: str
     turns,
   };
   return { state: held, partial: undefined };
+}
+
+/**
+ * A chat as a page showing it follows it: its revision (another turn, or an edit, makes a new one) and
+ * the answers being written now, each with where to follow it. Read by whoever may read the chat.
+ */
+export async function chatActivity(ctx: OperationContext, chatId: string) {
+  // Polled by every open page: the chat's record is read, its conversation is not parsed.
+  const { doc } = await visibleArtifact(ctx, chatId);
+  if (!isChat(doc)) throw problems.notFound('chat', chatId);
+  const running = await ctx.services.chatAnswers.running(chatId);
+  return {
+    chat_id: chatId,
+    revision: doc.revision,
+    running: running.map((r) => ({ turn_id: r._id, question: r.question ?? '', ...turnLinks(chatId, r._id) })),
+  };
 }
 
 /**

@@ -36,3 +36,14 @@ export function presentTurn(
     ...links,
   };
 }
+
+/** GET /artifacts/{id}/turns: the chat's revision and the answers being written now. */
+export const chatActivitySchema = z
+  .object({
+    chat_id: z.string(),
+    revision: z.number().describe("The chat's current revision: a page showing the chat reloads it when this moves."),
+    running: z
+      .array(z.object({ turn_id: z.string(), question: z.string(), ...turnLinks }))
+      .describe('Answers the model is writing now (the newest 10), each with where to follow it.'),
+  })
+  .meta({ id: 'ChatActivity' });

@@ -110,6 +110,7 @@ export async function ensureIndexes(db: Db): Promise<void> {
     db.collection('relay_claims').createIndex({ host_id: 1, claimed_at: -1 }, { name: 'host_recent' }),
     db.collection('mcp_tasks').createIndex({ subject: 1, expires_at: 1 }, { name: 'subject_expiry' }),
     db.collection('chat_answers').createIndex({ expires_at: 1 }, { name: 'expiry' }), // answers left by runs that died (store/chat-answers.ts)
+    db.collection('chat_answers').createIndex({ chat_id: 1, updated_at: -1 }, { name: 'by_chat' }), // a chat's answers being written
     db.collection('events').createIndex({ workspace_id: 1, seq: 1 }, { name: 'workspace_seq' }),
     db.collection('subscriptions').createIndex({ workspace_id: 1, state: 1 }, { name: 'workspace_state' }),
     db.collection('subscriptions').createIndex({ owner_id: 1 }, { name: 'owner' }),

@@ -6,6 +6,8 @@ import { problems } from '../kernel/errors/problem.js';
 
 /** How long a read of a turn's state may take (a query needs a worker to answer it). */
 const queryDeadlineMs = 10_000;
+/** How long starting a turn's run may take. */
+const startDeadlineMs = 10_000;
 import {
   chatTurnStateQuery,
   chatTurnType,
@@ -23,16 +25,19 @@ export class ChatWorkflows {
   ) {}
 
   async start(input: ChatTurnInput): Promise<void> {
-    await startOnce<ChatTurnRun>(
-      this.client,
-      chatTurnType,
-      {
-        workflowId: chatTurnWorkflowId(input.turnId),
-        taskQueue: this.config.TEMPORAL_TASK_QUEUE,
-        args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      },
-      { eager: true },
+    // The start is a call to Temporal like any other: it has a deadline.
+    await this.client.withDeadline(Date.now() + startDeadlineMs, () =>
+      startOnce<ChatTurnRun>(
+        this.client,
+        chatTurnType,
+        {
+          workflowId: chatTurnWorkflowId(input.turnId),
+          taskQueue: this.config.TEMPORAL_TASK_QUEUE,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        },
+        { eager: true },
+      ),
     );
   }
 

@@ -10,6 +10,7 @@ import { createApiKey } from '../helpers/credentials.js';
 import { Api, eventually } from '../helpers/http.js';
 import { FakeOpenAI, type ChatRequest } from '../helpers/openai-server.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { turnStreamTiming } from '../../src/api/routes/chats.js';
 
 const chatType = 'application/vnd.platform.chat+json';
 let platform: TestPlatform;
@@ -164,6 +165,18 @@ describe('a turn', () => {
     assert.equal((await turnsOf(alice, chat)).length, 2);
   });
 
+  it('two requests under one key at once, with different questions: one turn, the other 409', async () => {
+    const chat = await newChat(alice, ws);
+    const send = (message: string) =>
+      alice.request('POST', `/artifacts/${chat}/turns`, { body: { message }, headers: { 'idempotency-key': 'race-1' } });
+    const replies = await Promise.all([send('How often is the gearbox oil changed?'), send('When is lunch served?')]);
+    assert.deepEqual(replies.map((r) => r.status).sort(), [200, 409], replies.map((r) => r.text).join('\n'));
+    const kept = replies.find((r) => r.status === 200)!;
+    const turns = await turnsOf(alice, chat);
+    assert.equal(turns.length, 2);
+    assert.equal(turns[0]!.content, kept.body.question, 'the answer given is the question asked');
+  });
+
   it('two turns at once: both kept, each question beside its answer', async () => {
     const chat = await newChat(alice, ws);
     model.reply = (req) => ({
@@ -200,6 +213,17 @@ describe('a turn', () => {
       const started = await alice.post(`/artifacts/${chat}/turns`, { message: 'How often is the gearbox oil changed?', wait_seconds: 0 });
       assert.equal(started.status, 202, started.text);
       assert.equal(started.headers.get('location'), started.body.poll);
+      // A page showing the chat finds the answer being written, and where to follow it.
+      await eventually(async () => {
+        const now = await alice.get(`/artifacts/${chat}/turns`);
+        assert.equal(now.status, 200, now.text);
+        return now.body.running.some(
+          (r: Record<string, string>) =>
+            r.turn_id === started.body.turn_id &&
+            r.stream === started.body.stream &&
+            r.question === 'How often is the gearbox oil changed?',
+        );
+      });
       const res = await fetch(platform.url + started.body.stream, { headers: { authorization: `Bearer ${alice.token}` } });
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type')!, /text\/event-stream/);
@@ -252,6 +276,61 @@ describe('turn streams', () => {
       // Freed when the client leaves, long before the answer (30 s) ends.
       await eventually(async () => (await open()) === 200, 10_000, 'a freed stream');
     } finally {
+      for (const r of readers) r.abort();
+      model.reply = defaultReply;
+    }
+  });
+});
+
+describe('a turn stream whose reader loses access', () => {
+  it('ends when their share is withdrawn or their key revoked, before the answer does', async () => {
+    const bob = await platform.newUser();
+    const shared = (await alice.post('/workspaces', { name: 'streamed' })).body.id;
+    assert.equal((await alice.post(`/workspaces/${shared}/shares`, { person_id: bob.userId, flags: 'R' })).status, 200);
+    // Something bob reads too grounds the answer (else nothing does, and no model is asked).
+    const note = await alice.post('/artifacts', {
+      title: 'Conveyor belt',
+      content_type: 'text/markdown',
+      content: 'The conveyor belt tension is checked every week.',
+      collection_id: shared,
+    });
+    await eventually(async () =>
+      (await alice.post('/artifacts/search', { query: 'conveyor belt tension', workspace_ids: [shared] })).body.results.some(
+        (r: { id: string }) => r.id === note.body.id,
+      ),
+    );
+    const chat = await newChat(alice, shared);
+    const key = await createApiKey(alice, ['artifact:read']);
+    const pieces = Array.from({ length: 40 }, (_, i) => `w${i} `);
+    model.reply = () => ({ content: pieces.join(''), chunks: pieces, chunkDelayMs: 500 });
+    const checkEvery = turnStreamTiming.accessCheckMs;
+    turnStreamTiming.accessCheckMs = 200;
+    const readers: AbortController[] = [];
+    /** Reads a stream to its end: the events it sent. */
+    const read = async (token: string, path: string) => {
+      const reader = new AbortController();
+      readers.push(reader);
+      const res = await fetch(platform.url + path, { headers: { authorization: `Bearer ${token}` }, signal: reader.signal });
+      assert.equal(res.status, 200);
+      return [...(await res.text()).matchAll(/^event: (.*)$/gm)].map((m) => m[1]);
+    };
+    try {
+      const started = await alice.post(`/artifacts/${chat}/turns`, {
+        message: 'How is the conveyor belt tension checked?',
+        wait_seconds: 0,
+      });
+      assert.equal(started.status, 202, started.text);
+      const asBob = read(bob.token!, started.body.stream);
+      const asKey = read(key.key, started.body.stream);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.equal((await alice.delete(`/workspaces/${shared}/shares/${bob.userId}`)).status, 204);
+      assert.equal((await alice.delete(`/api-keys/${key.id}`)).status, 204);
+      const ended = Date.now();
+      const [bobs, keys] = await Promise.all([asBob, asKey]);
+      assert.ok(Date.now() - ended < 10_000, 'both ended long before the answer (20 s)');
+      assert.ok(!bobs.includes('turn') && !keys.includes('turn'), `no ended turn was sent: ${bobs} / ${keys}`);
+    } finally {
+      turnStreamTiming.accessCheckMs = checkEvery;
       for (const r of readers) r.abort();
       model.reply = defaultReply;
     }

@@ -395,6 +395,7 @@ describe('the response contract', () => {
     const turn = await gina.post(`/artifacts/${chat.body.id}/turns`, { message: 'How often is the gearbox oil changed?' });
     assert.equal(turn.status, 200, turn.text);
     assert.equal((await gina.get(turn.body.poll)).status, 200);
+    assert.equal((await gina.get(`/artifacts/${chat.body.id}/turns`)).status, 200);
     assert.deepEqual(checker.failures, []);
   });
 

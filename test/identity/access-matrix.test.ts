@@ -228,6 +228,7 @@ before(async () => {
     'GET /artifacts/:id/results': { path: `/artifacts/${view}/results`, target: 'container' },
     'GET /artifacts/:id/results/stream': { path: `/artifacts/${view}/results/stream`, target: 'container' },
     'POST /artifacts/:id/turns': { path: `/artifacts/${chat}/turns`, body: { message: 'hello' }, target: 'container' },
+    'GET /artifacts/:id/turns': { path: `/artifacts/${chat}/turns`, target: 'container' },
     'GET /artifacts/:id/turns/:turn_id': { path: `/artifacts/${chat}/turns/0196a3f0-0000-7000-8000-0000000000dd`, target: 'container' },
     'GET /artifacts/:id/turns/:turn_id/stream': {
       path: `/artifacts/${chat}/turns/0196a3f0-0000-7000-8000-0000000000dd/stream`,
