@@ -153,9 +153,15 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
       };
       const pull = content.source.mode === 'pull' ? content.source.url : null;
       const [from, to] = config.STREAM_PORTS.split('-').map(Number) as [number, number];
-      // Pushed: a listener of our own. Pulled: none, ffmpeg connects out.
-      const server = pull === null ? await listenInRange(config.STREAM_BIND_ADDRESS, from, to) : null;
       const workDir = await mkdtemp(join(tmpdir(), 'platform-stream-'));
+      // Pushed: a listener of our own. Pulled: none, ffmpeg connects out.
+      const server =
+        pull === null
+          ? await listenInRange(config.STREAM_BIND_ADDRESS, from, to).catch(async (err: Error) => {
+              await rm(workDir, { recursive: true, force: true });
+              throw err;
+            })
+          : null;
       const stop = new AbortController();
       /** Set when the session may not go on (checked again at each take): the recording stops, then this is thrown. */
       let refusal: Error | null = null;
@@ -283,10 +289,10 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
               unreachable: async (message) => void (await save({ state: 'connecting', publisher: null, error: message.slice(0, 500) })),
             },
           });
+        if (refusal) throw refusal;
         // Cancelled by anything but the workflow's stop (this worker shutting down, a heartbeat timeout)
         // before the deadline: the session is not over. What was recorded is kept; failing here lets
         // Temporal run the recording again, on this worker once back or on another, from the next take.
-        if (refusal) throw refusal;
         const reason = context.cancellationDetails;
         if (context.cancellationSignal.aborted && !reason?.cancelRequested && Date.now() < input.endsBy) {
           await save({ state: 'starting', ingest_url: null, publisher: null });

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createApiKey } from '../helpers/credentials.js';
 import { eventually, type Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
+import { freeLoopbackPort } from '../../src/media/rtmp-ingest.js';
 import { publish } from './publisher.js';
 
 const streamType = 'application/vnd.platform.stream+json';
@@ -302,7 +303,7 @@ describe('a live session', () => {
     assert.match(refused.body.type, /stream-source-refused$/);
     assert.match(refused.body.detail, /private/);
 
-    const port = 22990 + Math.floor(Math.random() * 9);
+    const port = await freeLoopbackPort();
     const sourceKey = `source-${randomBytes(6).toString('hex')}`;
     const secret = await admin.post('/secrets', { name: 'source key', value: sourceKey });
     const serving = publish(`rtmp://127.0.0.1:${port}/live/${sourceKey}`, 5, { serve: true });
