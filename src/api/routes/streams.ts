@@ -12,9 +12,9 @@ export const streamRoutes: RouteDef[] = [
     path: '/artifacts/:id/op/start',
     access: 'stream:ingest',
     doc: {
-      summary: 'Start a live session of a stream: listen for RTMP and record',
+      summary: 'Start a live session of a stream: listen for RTMP (or pull its source) and record',
       description:
-        "Starts the stream's session (one at a time) and answers its status once it listens: publish RTMP to `ingest_url` with the stream key (the value of the secret `key_secret_id` names) as the stream name, e.g. `ffmpeg … -f flv <ingest_url>/<key>`. What the configuration keeps (segments, stills, metadata) becomes drafts in the stream's workspace, written as the caller, who must be able to add to it. 202 when the session is still setting up: follow GET /artifacts/{id}/status.",
+        "Starts the stream's session (one at a time) and answers its status once it listens: publish RTMP to `ingest_url` with the stream key (the value of the secret `key_secret_id` names) as the stream name, e.g. `ffmpeg … -f flv <ingest_url>/<key>`; a pulled stream (source.mode pull) connects to its source instead (409 stream-source-refused when its host is an address the platform may not reach). What the configuration keeps (segments, stills, metadata) becomes drafts in the stream's workspace, written as the caller, who must be able to add to it. 202 when the session is still setting up: follow GET /artifacts/{id}/status.",
       status: 200,
       errors: [409, 503],
       response: byStatus({ 200: streamStatusSchema, 202: streamStatusSchema }),

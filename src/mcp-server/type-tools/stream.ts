@@ -28,7 +28,7 @@ export const streamTools: ToolDef[] = [
     name: 'start_stream',
     title: 'Start recording a stream',
     description:
-      "Starts a stream's live session: the platform listens for RTMP at the returned ingest_url, where a publisher sends the stream with the stream key (the value of the secret its configuration names) as the stream name, and records what the configuration keeps (segments, stills, metadata) as drafts in the stream's workspace. One session per stream at a time.",
+      "Starts a stream's live session and records what its configuration keeps (segments, stills, metadata) as drafts in the stream's workspace. A pushed stream listens for RTMP at the returned ingest_url, where a publisher sends the stream with the stream key (the value of the secret its configuration names) as the stream name; a pulled stream connects to its source and reconnects when it ends. One session per stream at a time.",
     access: 'stream:ingest',
     alsoNeeds: ['artifact:read'],
     input: streamInput,
@@ -40,7 +40,7 @@ export const streamTools: ToolDef[] = [
   {
     name: 'stop_stream',
     title: 'Stop recording a stream',
-    description: "Ends a stream's live session: the publisher is disconnected, and what was recorded so far is kept.",
+    description: "Ends a stream's live session: the publisher (or the source) is disconnected, and what was recorded so far is kept.",
     access: 'stream:ingest',
     alsoNeeds: ['artifact:read'],
     input: streamInput,
