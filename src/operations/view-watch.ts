@@ -1,7 +1,7 @@
 import type { ViewContent } from '../artifacts/content-types/view.js';
 import type { ViewResults } from '../presenters/views.js';
 import type { ArtifactDoc } from '../store/artifact-doc.js';
-import { newestEvents } from './view-marks.js';
+import { containerMarks } from './view-marks.js';
 import { evaluateView, readableView, viewSources, type Source } from './views.js';
 import type { OperationContext } from './services.js';
 
@@ -10,9 +10,10 @@ export interface WatchTiming {
   pollMs: number;
   /** The view and its sources are looked up as the caller again at least this often (access lost, a source renamed). */
   lookMs: number;
-  /** Results are evaluated again at least this often when events cannot tell (a collection source, a query: search trails writes). */
+  /** With a query, results are evaluated again this often for `settleMs` after a change (search indexing trails writes). */
   refreshMs: number;
-  /** …and at least this often otherwise (a safety net: every write to a workspace records an event). */
+  settleMs: number;
+  /** …and at least this often otherwise (a safety net for a change no mark shows: a collection artifact deleted). */
   idleRefreshMs: number;
   /** Deadline of one store read. */
   deadlineMs: number;
@@ -26,19 +27,20 @@ interface Look {
 
 /**
  * Following a view's results as they change (GET /artifacts/{id}/results/stream). A poll costs this
- * stream no store read at all while nothing moves: it compares the newest event id of each workspace
- * it follows (the view's own and its readable source workspaces), which one read per workspace per
- * poll answers for every stream of this process (NewestEvents). When a mark moved, every `lookMs`
- * (access may have been withdrawn, which records no event), the view and its sources are looked up as
- * the caller again; the results are evaluated when that look or a mark changed, or a refresh is due
- * (collections record no events; search indexing trails), and sent only when they differ from the
- * last ones sent.
+ * stream no store read while nothing moves: it compares the marks of the containers it follows (the
+ * view's own and its readable sources: a workspace's newest event, a collection's most recently
+ * updated artifact), which one read per container per poll answers for every stream of this process
+ * (ContainerMarks). When a mark moved, and every `lookMs` (access may have been withdrawn, which
+ * moves no mark), the view and its sources are looked up as the caller again; the results are
+ * evaluated when that look or a mark changed, or a refresh is due, and sent only when they differ
+ * from the last ones sent.
  */
 export class ViewWatch {
   private look: Look | null = null;
   private lookedAt = 0;
   private mark: string | null = null;
   private evaluatedAt = 0;
+  private changedAt = 0;
   private sentDigest: string | null;
 
   constructor(
@@ -68,9 +70,10 @@ export class ViewWatch {
       look = await this.lookUp();
       mark = await this.markOf(look);
     }
-    const refreshEvery =
-      look.view.filter.query || look.sources.some((s) => s.kind === 'collection') ? timing.refreshMs : timing.idleRefreshMs;
-    if (mark === this.mark && Date.now() - this.evaluatedAt < refreshEvery) return null;
+    const now = Date.now();
+    if (mark !== this.mark) this.changedAt = now;
+    const settling = look.view.filter.query && now - this.changedAt < timing.settleMs;
+    if (mark === this.mark && now - this.evaluatedAt < (settling ? timing.refreshMs : timing.idleRefreshMs)) return null;
     this.mark = mark;
     this.evaluatedAt = Date.now();
     const results = await evaluateView(this.ctx, look.doc, look.view, look.sources);
@@ -87,13 +90,13 @@ export class ViewWatch {
     return this.look;
   }
 
-  /** What the look saw (the view's revision, each source's visibility and name) and the newest event of each followed workspace. */
+  /** What the look saw (the view's revision, each source's visibility and name) and the mark of each followed container. */
   private async markOf({ doc, sources }: Look): Promise<string> {
-    const events = newestEvents(this.ctx.services, this.timing.pollMs - 50, this.timing.deadlineMs);
-    const followed = sources.filter((s) => s.container && s.kind === 'workspace').map((s) => s.id);
-    if (doc.container_kind === 'workspace') followed.push(doc.collection_id);
-    const newest = await Promise.all([...new Set(followed)].map(async (id) => `${id}:${await events.get(id)}`));
+    const marks = containerMarks(this.ctx.services, this.timing.pollMs - 50, this.timing.deadlineMs);
+    const followed = new Map(sources.filter((s) => s.container).map((s) => [s.id, s.kind]));
+    followed.set(doc.collection_id, doc.container_kind);
+    const moved = await Promise.all([...followed].map(async ([id, kind]) => `${id}:${await marks.get(kind, id)}`));
     const seen = sources.map((s) => `${s.id}:${s.container ? s.container.name : '-'}`);
-    return `${doc.revision}|${seen.join('|')}|${newest.join('|')}`;
+    return `${doc.revision}|${seen.join('|')}|${moved.join('|')}`;
   }
 }

@@ -21,7 +21,7 @@ import type { OperationContext, Services } from './services.js';
  */
 
 const queryStores = new WeakMap<Services, ViewQueryStore>();
-const viewQueries = (services: Services) => {
+export const viewQueries = (services: Services) => {
   let store = queryStores.get(services);
   if (!store) queryStores.set(services, (store = new ViewQueryStore(services.db)));
   return store;

@@ -120,6 +120,20 @@ export class ViewQueryStore {
     }
   }
 
+  /**
+   * The most recently updated artifact of a container, as `<updated_at>/<id>` ('' when empty): what
+   * moves when a commit lands in a collection (collections record no events). One row of the
+   * `container_updated` index.
+   */
+  async newestIn(containerId: string): Promise<string> {
+    const [doc] = await this.artifacts
+      .find({ collection_id: containerId }, { projection: { _id: 1, 'provenance.updated_at': 1 } })
+      .sort(orderSorts.updated_desc)
+      .limit(1)
+      .toArray();
+    return doc ? `${doc.provenance.updated_at.toISOString()}/${doc._id}` : '';
+  }
+
   /** Artifacts by id (a search's hits), without their content; the missing ones left out. */
   byIds(ids: string[]): Promise<ArtifactDoc[]> {
     return findByIds(this.artifacts, ids, { projection: listProjection });

@@ -19,9 +19,10 @@ export const viewStreamTiming = {
   pollMs: 1000,
   /** The view and its sources are looked up as the reader again at least this often (a withdrawn grant records no event). */
   lookMs: 5000,
-  /** Results are evaluated again at least this often with a collection source or a query (no events tell of those changes). */
-  refreshMs: 15_000,
-  /** …and at least this often otherwise (every write to a workspace records an event: this is a safety net). */
+  /** With a query, results are evaluated again this often for `settleMs` after a change (search indexing trails writes)… */
+  refreshMs: 5000,
+  settleMs: 30_000,
+  /** …and at least this often otherwise (a safety net for a change no mark shows, such as a collection artifact deleted). */
   idleRefreshMs: 60_000,
   /** Deadline of one poll (the look, and an evaluation when it is due), and of each store read in it. */
   pollDeadlineMs: 10_000,
@@ -99,6 +100,7 @@ export const viewRoutes: RouteDef[] = [
         pollMs: t.pollMs,
         lookMs: t.lookMs,
         refreshMs: t.refreshMs,
+        settleMs: t.settleMs,
         idleRefreshMs: t.idleRefreshMs,
         deadlineMs: t.pollDeadlineMs,
       });
