@@ -79,9 +79,17 @@ describe('a view in the web console', () => {
     await page.getByTestId('view-announcement').getByText('Results updated: 2 artifacts').waitFor({ state: 'attached' });
 
     // The view's own filter edited: the page follows it.
-    const edit = await api.patch(`/artifacts/${viewId}`, { content: content({ filter: { tags: ['read'] }, sort: 'title_asc' }) });
+    const edit = await api.patch(`/artifacts/${viewId}`, {
+      content: content({ description: 'Read and filed', filter: { tags: ['read'] }, sort: 'title_asc' }),
+    });
     assert.equal(edit.status, 200, edit.text);
     await list.getByRole('link', { name: 'Done already' }).waitFor();
+    // …its description and the filter shown below follow the edit too, without a reload.
+    await page.getByText('Read and filed', { exact: true }).waitFor();
+    await page
+      .getByTestId('view-filter')
+      .getByText(/"title_asc"/)
+      .waitFor({ state: 'attached' });
     await list.getByRole('link', { name: 'Not for the list' }).waitFor();
     assert.equal(await list.getByRole('link', { name: 'Fresh paper' }).count(), 0);
     assert.deepEqual(dialogs, [], 'markup in a title stays text');

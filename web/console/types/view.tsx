@@ -1,6 +1,7 @@
 // The console's page body for an application/vnd.platform.view+json artifact (issue #36): the view's
 // results, followed live (./view-stream), each a link to the artifact; its filter below, as saved.
 import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api';
 import type { Artifact } from '../browse-api';
 import { artifactPath, containerPath } from '../browse-api';
 import { Problem } from '../commits';
@@ -53,6 +54,21 @@ export function ViewBody({ artifact }: { artifact: Artifact }) {
   const [status, setStatus] = useState<Status>('connecting');
   const [error, setError] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
+  // The view as saved: the page loaded one revision; an edit reaches the results live, and its text here too.
+  const [saved, setSaved] = useState({ revision: artifact.revision, content: artifact.content });
+  const liveRevision = results?.view.revision;
+  useEffect(() => {
+    if (liveRevision === undefined || liveRevision <= saved.revision) return;
+    let current = true;
+    api<Artifact>(`/artifacts/${encodeURIComponent(artifact.id)}`)
+      .then((fresh) => {
+        if (current && fresh.revision > saved.revision) setSaved({ revision: fresh.revision, content: fresh.content });
+      })
+      .catch(() => undefined); // the results stay right; the filter text is shown as loaded
+    return () => {
+      current = false;
+    };
+  }, [artifact.id, liveRevision, saved.revision]);
 
   useEffect(() => {
     const stop = new AbortController();
@@ -79,7 +95,7 @@ export function ViewBody({ artifact }: { artifact: Artifact }) {
     return () => stop.abort();
   }, [artifact.id]);
 
-  const description = savedDescription(artifact.content);
+  const description = savedDescription(saved.content);
   return (
     <section class="view-results artifacts" aria-labelledby="view-results-title">
       {description && <p>{description}</p>}
@@ -122,7 +138,9 @@ export function ViewBody({ artifact }: { artifact: Artifact }) {
       )}
       <details>
         <summary>Filter</summary>
-        <pre class="content json">{artifact.content}</pre>
+        <pre class="content json" data-testid="view-filter">
+          {saved.content}
+        </pre>
       </details>
     </section>
   );
