@@ -91,4 +91,54 @@ describe('a chat in the web console', () => {
     assert.deepEqual(dialogs, []);
     await context.close();
   });
+
+  it('picks up an answer already being written when opened, and a turn someone else adds while it is open', async () => {
+    const person = await newPerson(platform);
+    const { api } = person;
+    const ws = (await api.post('/workspaces', { name: 'Plant' })).body.id as string;
+    const fact = await draft(api, ws, 'Gearbox service', 'The gearbox oil is changed every 2000 hours.');
+    await eventually(
+      async () => (await api.post('/artifacts/search', { query: 'gearbox oil' })).body.results.some((r: { id: string }) => r.id === fact),
+      30_000,
+      'the fact searchable',
+    );
+    const chat = (await api.post('/artifacts', { title: 'Maintenance', content_type: chatType, content: '{}', collection_id: ws })).body
+      .id as string;
+    const slow = ['The ', 'gearbox ', 'oil ', '<b>bold</b> ', ...Array.from({ length: 12 }, (_, i) => `w${i} `), '[1].'];
+    model.reply = () => ({ content: slow.join(''), chunks: slow, chunkDelayMs: 700 });
+    const partWritten = (whole: string) => {
+      const texts = [...document.querySelectorAll('[data-testid="chat-streaming"] .chat-text')].map((e) => e.textContent ?? '');
+      return texts.some((t) => t.startsWith('The gearbox') && t.length < whole.length);
+    };
+    try {
+      // Asked elsewhere (another client), then the page opened while the answer is written.
+      const first = await api.post(`/artifacts/${chat}/turns`, { message: 'Gearbox oil, asked before the page opened?', wait_seconds: 0 });
+      assert.equal(first.status, 202, first.text);
+      const { context, page, dialogs } = await consolePage(browser);
+      await signIn(page, platform, person, `/console/artifacts/${chat}`);
+      await page.waitForFunction(partWritten, slow.join(''), { timeout: 30_000 });
+      await page.getByText('Gearbox oil, asked before the page opened?').waitFor();
+      await page.locator('[data-testid="chat-turn"][data-role="assistant"]').getByText(/w11/).waitFor({ timeout: 30_000 });
+      await page.getByTestId('chat-streaming').waitFor({ state: 'detached' });
+
+      // Asked elsewhere while the page is open: followed as it is written, then shown as stored.
+      const second = await api.post(`/artifacts/${chat}/turns`, { message: 'Gearbox oil, asked while the page is open?', wait_seconds: 0 });
+      assert.equal(second.status, 202, second.text);
+      await page.waitForFunction(partWritten, slow.join(''), { timeout: 30_000 });
+      await page
+        .locator('[data-testid="chat-turn"][data-role="user"]')
+        .getByText('Gearbox oil, asked while the page is open?')
+        .waitFor({ timeout: 30_000 });
+      await page.getByTestId('chat-streaming').waitFor({ state: 'detached', timeout: 30_000 });
+      const answers = page.locator('[data-testid="chat-turn"][data-role="assistant"]');
+      assert.equal(await answers.count(), 2);
+      // The model's markup is text: shown as written, never an element.
+      assert.match(await answers.nth(1).innerText(), /<b>bold<\/b>/);
+      assert.equal(await page.locator('.chat-text b').count(), 0);
+      assert.deepEqual(dialogs, []);
+      await context.close();
+    } finally {
+      model.reply = () => ({ content: whole, chunks: pieces, chunkDelayMs: 400 });
+    }
+  });
 });

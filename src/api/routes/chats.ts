@@ -105,7 +105,12 @@ export const chatRoutes: RouteDef[] = [
     method: 'get',
     path: '/artifacts/:id/turns/:turn_id',
     access: 'artifact:read',
-    doc: { summary: 'A chat turn: running (with the answer so far) or ended', response: chatTurnStateSchema },
+    doc: {
+      summary: 'A chat turn: running (with the answer so far) or ended',
+      description:
+        "`status` is `answering` (`partial` holds the answer so far), `writing` (the turn goes into the chat), `completed` (`turns` holds the question and its answer as the chat does, `revision` the chat's revision holding them) or `failed` (`error` says why: the asker may no longer change the chat, it was archived, or it is full). A turn of another chat is not found here (404).",
+      response: chatTurnStateSchema,
+    },
     handler: async (ctx) => {
       const { id, turn_id } = turnOf(ctx);
       const { state, partial } = await getTurn(ctx, id, turn_id);

@@ -2,6 +2,7 @@
 // conversation, each answer's citations as links to the artifacts, and a box to ask the next
 // question. The answer streams in as the model writes it (GET .../turns/{turn}/stream, read with
 // fetch: EventSource cannot send the bearer token); everything the API says is shown as text.
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, currentTokens, type Me } from '../api';
 import type { Artifact } from '../browse-api';
@@ -40,6 +41,17 @@ interface Pending {
   question: string;
   answer: string;
 }
+
+/** GET /artifacts/{id}/turns: the chat's revision and the answers being written now. */
+interface Activity {
+  revision: number;
+  running: { turn_id: string; question: string; poll: string; stream: string }[];
+}
+
+/** How often an open chat looks for new turns and answers being written (by anyone, in any tab). */
+const livePollMs = 3000;
+/** Answers of others followed at once (each holds one of the person's event streams). */
+const followedAtMost = 3;
 
 const turnsOf = (artifact: Artifact): Turn[] => {
   try {
@@ -153,15 +165,73 @@ function TurnItem({ turn }: { turn: Turn }) {
 export function ChatBody({ artifact }: { artifact: Artifact }) {
   const [turns, setTurns] = useState<Turn[]>(() => turnsOf(artifact));
   const [pending, setPending] = useState<Pending | null>(null);
+  /** Answers being written that this page did not ask for (another person, tab or client), by turn id. */
+  const [others, setOthers] = useState<Record<string, Pending>>({});
   const [question, setQuestion] = useState('');
   const [error, setError] = useState<string | null>(null);
   const stop = useRef<AbortController | null>(null);
+  const revision = useRef(artifact.revision);
+  /**
+   * This page's own turn while it is in flight: 'asking' until the API names it (a turn listed meanwhile
+   * may be it, and is not picked up), then its id; null when there is none.
+   */
+  const mine = useRef<string | null>(null);
+  const followed = useRef(new Set<string>());
   useEffect(() => () => stop.current?.abort(), []);
-  useEffect(() => setTurns(turnsOf(artifact)), [artifact]);
+  useEffect(() => {
+    revision.current = artifact.revision;
+    setTurns(turnsOf(artifact));
+  }, [artifact]);
   const writable = artifact.container === 'workspace' && !artifact.archived_at;
+  const chatPath = `/artifacts/${encodeURIComponent(artifact.id)}`;
 
   /** The chat as stored now: other turns may have been added meanwhile. */
-  const reload = async () => setTurns(turnsOf(await api<Artifact>(`/artifacts/${encodeURIComponent(artifact.id)}`)));
+  const reload = async () => {
+    const fresh = await api<Artifact>(chatPath);
+    revision.current = fresh.revision;
+    setTurns(turnsOf(fresh));
+  };
+
+  // Live: a new revision (someone's turn, an edit) is shown, and an answer being written is followed as it grows.
+  useEffect(() => {
+    const leave = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let following = 0;
+    const pickUp = (r: Activity['running'][number]) => {
+      followed.current.add(r.turn_id);
+      following++;
+      const show = (answer: string) => setOthers((o) => ({ ...o, [r.turn_id]: { question: r.question, answer } }));
+      show('');
+      void followTurn(r.stream, show, leave.signal)
+        .catch(() => null)
+        .finally(() => {
+          following--;
+          setOthers(({ [r.turn_id]: _, ...rest }) => rest);
+          if (!leave.signal.aborted) void reload().catch(() => undefined);
+        });
+    };
+    const look = async () => {
+      if (document.visibilityState !== 'hidden') {
+        try {
+          const now = await api<Activity>(`${chatPath}/turns`);
+          if (leave.signal.aborted) return;
+          // While this page's own turn is in flight, it reloads the chat itself once the turn is written.
+          if (now.revision !== revision.current && mine.current === null) await reload();
+          for (const r of now.running)
+            if (mine.current !== 'asking' && r.turn_id !== mine.current && !followed.current.has(r.turn_id))
+              if (following < followedAtMost) pickUp(r);
+        } catch {
+          // The next look tries again (the page shows what it has).
+        }
+      }
+      if (!leave.signal.aborted) timer = setTimeout(() => void look(), livePollMs);
+    };
+    void look();
+    return () => {
+      leave.abort();
+      clearTimeout(timer);
+    };
+  }, [artifact.id]);
 
   const ask = async (event: Event) => {
     event.preventDefault();
@@ -170,11 +240,14 @@ export function ChatBody({ artifact }: { artifact: Artifact }) {
     setError(null);
     setPending({ question: message, answer: '' });
     stop.current = new AbortController();
+    mine.current = 'asking';
     try {
-      let state = await api<TurnState>(`/artifacts/${encodeURIComponent(artifact.id)}/turns`, {
+      let state = await api<TurnState>(`${chatPath}/turns`, {
         method: 'POST',
         body: JSON.stringify({ message, wait_seconds: 0 }),
       });
+      mine.current = state.turn_id;
+      followed.current.add(state.turn_id);
       setQuestion('');
       if (state.status !== 'completed' && state.status !== 'failed') {
         const ended = await followTurn(state.stream, (answer) => setPending({ question: message, answer }), stop.current.signal);
@@ -186,16 +259,29 @@ export function ChatBody({ artifact }: { artifact: Artifact }) {
     } catch (err) {
       if (!stop.current.signal.aborted) setError((err as Error).message);
     } finally {
+      mine.current = null;
       setPending(null);
     }
   };
 
   return (
     <div class="chat" data-testid="chat">
-      {turns.length === 0 && !pending && <p>No questions yet.</p>}
+      {turns.length === 0 && !pending && Object.keys(others).length === 0 && <p>No questions yet.</p>}
       <ol class="chat-turns" aria-label="Conversation">
         {turns.map((t) => (
           <TurnItem key={`${t.turn_id}-${t.role}`} turn={t} />
+        ))}
+        {Object.entries(others).map(([id, other]) => (
+          <Fragment key={id}>
+            <li class="chat-turn chat-user" data-role="user">
+              <p class="chat-who">Question (being answered)</p>
+              <p class="chat-text">{other.question}</p>
+            </li>
+            <li class="chat-turn chat-assistant" data-testid="chat-streaming" aria-live="polite" aria-busy="true">
+              <p class="chat-who">Answer (being written)</p>
+              <p class="chat-text">{other.answer || '…'}</p>
+            </li>
+          </Fragment>
         ))}
         {pending && (
           <>
