@@ -34,8 +34,8 @@ const recordedNamespace = '0d3b8a9e-5f1c-4e27-9b6a-2c8f41d7e593';
 export const recordedArtifactId = (sessionId: string, take: number, name: string) =>
   uuidv5(`${sessionId}:${take}:${name}`, recordedNamespace);
 
-/** How a recorded draft says where it came from (provenance has no stream kind yet: the nearest, an import of media). */
-const recordedSource = { kind: 'import' as const };
+/** Where a recorded draft came from: the stream and its session. */
+const recordedSource = (streamId: string, sessionId: string) => ({ kind: 'stream' as const, stream_id: streamId, session_id: sessionId });
 
 const refused = (message: string) => ApplicationFailure.nonRetryable(message, streamRefusedFailure);
 
@@ -234,7 +234,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
                 ...(file.kind === 'segment' ? { start_seconds: file.start, end_seconds: file.end } : {}),
                 bytes: file.bytes,
               },
-              source: recordedSource,
+              source: recordedSource(input.streamId, input.sessionId),
               search_text: name, // the title, not the base64
             };
             await keep(input.principal.subject, workspace, [draft]);
@@ -266,7 +266,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
                   content_type: 'application/json',
                   content: JSON.stringify(meta),
                   context: { stream: { id: input.streamId, session_id: input.sessionId, take: summary.take, file: 'metadata.json' } },
-                  source: recordedSource,
+                  source: recordedSource(input.streamId, input.sessionId),
                 },
               ]);
               counts.metadata++;

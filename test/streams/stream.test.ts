@@ -194,6 +194,7 @@ describe('a live session', () => {
     assert.equal(segment.collection_id, ws);
     assert.equal(segment.context.stream.id, streamId);
     assert.equal(segment.context.stream.session_id, status.session_id);
+    assert.deepEqual(segment.provenance.source, { kind: 'stream', stream_id: streamId, session_id: status.session_id });
     assert.equal(Buffer.from(segment.content, 'base64')[0], 0x47, 'an MPEG-TS sync byte');
     const still = (await admin.get(`/artifacts/${status.recorded.stills[0]}`)).body;
     assert.equal(still.content_type, 'image/jpeg');
