@@ -79,6 +79,10 @@ describe("subscriptions/listen on a configuration's endpoint", () => {
       const refused = await client.listen({ resourceSubscriptions: [uri(outside)] }).catch((err: unknown) => err);
       assert.ok(refused instanceof ProtocolError, String(refused));
       assert.equal(refused.code, -32602, 'a workspace outside the configuration cannot be followed');
+      const read = await client.readResource({ uri: uri(outside) }).catch((err: unknown) => err);
+      assert.ok(read instanceof ProtocolError && read.code === -32602, 'nor read as a resource');
+      const mine = await client.readResource({ uri: uri(inside) });
+      assert.equal(mine.contents.length, 1, 'its own workspace is read');
 
       // Edited: the workspace taken out of the configuration ends the stream that follows it.
       let sub = await client.listen({ resourceSubscriptions: [uri(inside)] });
