@@ -57,7 +57,7 @@ export const viewRoutes: RouteDef[] = [
     doc: {
       summary: "A view's results: the artifacts its filter matches in its sources, as you may read them",
       description:
-        'The artifact must be an application/vnd.platform.view+json (409 `not-a-view` otherwise). Sources you cannot read are listed with `readable: false` and contribute nothing. A view with a query also needs search:read. The ETag is the results digest: If-None-Match with it answers 304 while nothing changed.',
+        'The artifact must be an application/vnd.platform.view+json (409 `not-a-view` otherwise). Sources you cannot read are listed with `readable: false` and contribute nothing. A view with a query also needs search:read. The ETag is the results digest: If-None-Match with it answers 304 while nothing changed. The results are private to the caller (Cache-Control: private, no-cache).',
       errors: [409],
       response: viewResultsSchema,
     },
@@ -84,7 +84,7 @@ export const viewRoutes: RouteDef[] = [
     doc: {
       summary: "A view's results as they change (Server-Sent Events: a `results` event each time)",
       description:
-        'The first event holds the current results; another follows whenever they change (an artifact written in a source, the view edited, access changed). Each event id is the results digest: reconnecting with it as Last-Event-ID skips results you already have. An `error` event (problem+json) ends the stream when the view is gone or no longer readable.',
+        'The first event holds the current results; another follows whenever they change (an artifact written in a source, the view edited, access changed). Each event id is the results digest: reconnecting with it as Last-Event-ID skips results you already have. An `error` event (problem+json) ends the stream when the view is gone or no longer readable; a revoked key or a signed-out session ends it within seconds, and a source whose grant was withdrawn is reported unreadable at the next look (at most 5 s).',
       errors: [409, 429],
       produces: 'text/event-stream',
     },
@@ -207,6 +207,9 @@ async function stream(
     }
   } catch (err) {
     if (err instanceof SlowReader) services.logger.info(log, 'view stream reader too slow: cut off');
+    // A poll that was under way when the reader left or the server began to stop: nothing went wrong for anyone.
+    else if (stopper.signal.aborted || server?.listening === false)
+      services.logger.info({ ...log, err }, 'view stream ended during a poll');
     else services.logger.error({ ...log, err }, 'view stream failed');
     res.destroy();
   } finally {
