@@ -1,6 +1,7 @@
 // What an MCP client configuration leaves a caller: the intersection of scopes (fine ones included)
 // and of workspaces and collections; the server name and snippets it renders.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { ScopeSet, userPrincipal, type Principal } from '../../src/identity/principal.js';
 import { narrowedPrincipal, narrowFilters, narrowScopes } from '../../src/operations/mcp-clients.js';
@@ -72,6 +73,36 @@ describe('the rendered configuration', () => {
     const desktop = JSON.parse(keyed.find((s) => s.client === 'claude-desktop')!.text).mcpServers.n;
     assert.deepEqual(desktop.args, ['-y', 'mcp-remote', url, '--header', 'Authorization:${PLATFORM_AUTH_HEADER}']);
     assert.deepEqual(desktop.env, { PLATFORM_AUTH_HEADER: 'Bearer <your API key>' });
+  });
+});
+
+describe('the snippets against hostile input', () => {
+  it('keep a hostile title, name or URL one word of the Claude Code command, and valid JSON elsewhere', () => {
+    const title = `x"; touch /tmp/owned; echo "$(id) \`id\` 'q' \\`;
+    const name = serverName({ title }, config());
+    assert.match(name, /^[a-z0-9-]+$/, name);
+    // The URL is the API's own (configured, or a host the operator allowed); quoted all the same.
+    const endpoint = `https://platform.example/mcp/clients/a'b"$(id);c`;
+    for (const auth of [{ type: 'oauth' as const }, { type: 'api_key' as const }]) {
+      const snippets = clientSnippets(name, endpoint, auth);
+      const command = snippets.find((s) => s.client === 'claude-code')!.text;
+      assert.match(command, /^claude mcp add /);
+      // What a POSIX shell makes of it: the same words, nothing run.
+      const words = execFileSync('sh', ['-c', `set -- ${command.slice('claude '.length)}; printf '%s\\n' "$@"`], {
+        env: { PATH: process.env.PATH, PLATFORM_API_KEY: 'k' },
+        encoding: 'utf8',
+      });
+      assert.deepEqual(words.trimEnd().split('\n'), [
+        'mcp',
+        'add',
+        '--transport',
+        'http',
+        name,
+        endpoint,
+        ...(auth.type === 'api_key' ? ['--header', 'Authorization: Bearer k'] : []),
+      ]);
+      for (const s of snippets.filter((s) => s.format === 'json')) assert.doesNotThrow(() => JSON.parse(s.text), s.client);
+    }
   });
 });
 
