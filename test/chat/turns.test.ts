@@ -169,7 +169,8 @@ describe('a turn', () => {
     const chat = await newChat(alice, ws);
     const send = (message: string) =>
       alice.request('POST', `/artifacts/${chat}/turns`, { body: { message }, headers: { 'idempotency-key': 'race-1' } });
-    const replies = await Promise.all([send('How often is the gearbox oil changed?'), send('When is lunch served?')]);
+    // Both about the gearbox (the default model reply cites the gearbox fact, whichever wins).
+    const replies = await Promise.all([send('How often is the gearbox oil changed?'), send('Gearbox oil: how often is it changed?')]);
     assert.deepEqual(replies.map((r) => r.status).sort(), [200, 409], replies.map((r) => r.text).join('\n'));
     const kept = replies.find((r) => r.status === 200)!;
     const turns = await turnsOf(alice, chat);
