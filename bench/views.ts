@@ -92,6 +92,8 @@ async function main(): Promise<void> {
         `${what}: p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.perSecond.toFixed(0)} req/s, ${r.errors} errors` +
           (base ? `; p50 ${(r.p50 / base.p50).toFixed(2)}× the baseline's` : ''),
       );
+    // Warm-up (connections, plans, caches) so the first case measured, the baseline, is not the cold one.
+    for (const [, path] of cases) await load(50, concurrency, async () => (await fetch(`${url}${path}`, { headers })).ok);
     let baseline: LoadResult | undefined;
     for (const [what, path] of cases) {
       const r = await measure(path);
