@@ -144,8 +144,9 @@ export function secretReferences(contentType: string, content: string): { id: st
     return refs;
   }
   if (base === streamType) {
-    const { key_secret_id } = JSON.parse(content) as { key_secret_id: string };
-    return [{ id: key_secret_id, field: 'content.key_secret_id' }];
+    // A pulled source may need no key; a pushed one always names one (the schema says so).
+    const { key_secret_id } = JSON.parse(content) as { key_secret_id?: string };
+    return key_secret_id ? [{ id: key_secret_id, field: 'content.key_secret_id' }] : [];
   }
   if (base === authorizerType) {
     const { secret_id } = JSON.parse(content) as { secret_id?: string };
