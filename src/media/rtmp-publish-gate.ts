@@ -15,6 +15,16 @@ const maxMessageBytes = 64 * 1024;
 /** Bytes held back (unforwarded) at once: messages in progress on several chunk streams. */
 const maxHeldBytes = 256 * 1024;
 const maxChunkSize = 0x7fffffff;
+// A publisher's opening (connect, releaseStream, FCPublish, createStream, publish, a few control
+// messages) is under 2 KiB on two or three chunk streams. Anything far beyond that is refused before
+// it can cost the worker's event loop anything: without these caps a client that does not know the
+// key could open tens of thousands of chunk streams of empty messages.
+/** Distinct chunk streams before the publish. */
+const maxChunkStreams = 8;
+/** Whole messages before the publish. */
+const maxMessages = 32;
+/** Chunk bytes (headers and bodies, after the handshake) before the publish. */
+const maxOpeningBytes = 64 * 1024;
 
 /** Message types allowed before the publish: protocol control (1-6) and commands (AMF3 17, AMF0 20). */
 const controlTypes = new Set([1, 2, 3, 4, 5, 6]);
@@ -76,6 +86,10 @@ export class PublishGate {
   /** Parsed bytes not yet forwarded: a message in progress, or one just completed. */
   private held: Buffer[] = [];
   private heldBytes = 0;
+  /** Chunk streams with a message half-assembled: kept as a count so no chunk scans them all. */
+  private inProgress = 0;
+  private messages = 0;
+  private openingBytes = 0;
   private verdict: GateVerdict = { state: 'pending' };
 
   constructor(private readonly key: string) {}
@@ -98,7 +112,7 @@ export class PublishGate {
       if (step === 'more') break;
       if (this.state() === 'refused') return { forward: Buffer.alloc(0), verdict: this.verdict };
       // Nothing half-assembled: what was held is whole, allowed messages, and may go on.
-      if ([...this.streams.values()].every((s) => s.received === 0)) {
+      if (this.inProgress === 0) {
         out.push(...this.held);
         this.held = [];
         this.heldBytes = 0;
@@ -150,6 +164,10 @@ export class PublishGate {
         this.refuse('a chunk stream that did not start with a full header');
         return 'done';
       }
+      if (this.streams.size >= maxChunkStreams) {
+        this.refuse('too many chunk streams before the publish');
+        return 'done';
+      }
       stream = { length: 0, type: 0, timestamp: 0, extended: false, parts: [], received: 0 };
     }
     let timestamp = stream.timestamp;
@@ -177,17 +195,28 @@ export class PublishGate {
       this.refuse('a message too large before the publish');
       return 'done';
     }
+    this.openingBytes += at + take;
+    if (this.openingBytes > maxOpeningBytes) {
+      this.refuse('too much data before the publish');
+      return 'done';
+    }
     Object.assign(stream, { length, type, timestamp, extended });
     this.streams.set(csid, stream);
     stream.parts.push(b.subarray(at, at + take));
+    if (stream.received === 0 && take > 0) this.inProgress += 1;
     stream.received += take;
     this.held.push(b.subarray(0, at + take));
     this.heldBytes += at + take;
     this.buffer = b.subarray(at + take);
     if (stream.received >= stream.length) {
       const body = Buffer.concat(stream.parts);
+      if (stream.received > 0) this.inProgress -= 1;
       stream.parts = [];
       stream.received = 0;
+      if (++this.messages > maxMessages) {
+        this.refuse('too many messages before the publish');
+        return 'done';
+      }
       this.message(type, body);
     }
     return 'done';
