@@ -1269,6 +1269,228 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/artifacts/{id}/turns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat's current revision and the answers being written now (what a page showing the chat polls)
+     * @description Needs the `artifact:read` scope.
+     */
+    get: operations['getArtifactsIdTurns'];
+    put?: never;
+    /**
+     * Add a turn to a chat: the question, and an answer grounded in search with citations
+     * @description Needs artifact:write on the chat (a workspace draft) and search:read and artifact:read for the answer. Answers 200 with the question and its answer once the chat's new revision holds them, or 202 with where to follow the turn (`poll`, and `stream` for the answer as it is written) when it takes longer than `wait_seconds`. Send an Idempotency-Key to retry safely: the same key answers the same turn.
+     *
+     *     Needs the `artifact:write` scope.
+     */
+    post: operations['postArtifactsIdTurns'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/turns/{turn_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat turn: running (with the answer so far) or ended
+     * @description `status` is `answering` (`partial` holds the answer so far), `writing` (the turn goes into the chat), `completed` (`turns` holds the question and its answer as the chat does, `revision` the chat's revision holding them) or `failed` (`error` says why: the asker may no longer change the chat, it was archived, or it is full). A turn of another chat is not found here (404).
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    get: operations['getArtifactsIdTurnsTurnId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/turns/{turn_id}/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A chat turn's answer as the model writes it (Server-Sent Events)
+     * @description `delta` events carry `{offset, text}`: the answer from `offset` on (an offset before the text shown means the answer started again). A `turn` event carries the ended turn, as GET /artifacts/{id}/turns/{turn_id} answers it; the stream then ends. It also ends after 10 minutes (poll the turn, or open it again), when the credentials it was opened with no longer hold or the chat is no longer readable (looked at every 30 s), and it counts against the per-person cap of open event streams (429).
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    get: operations['getArtifactsIdTurnsTurnIdStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/results': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A view's results: the artifacts its filter matches in its sources, as you may read them
+     * @description The artifact must be an application/vnd.platform.view+json (409 `not-a-view` otherwise). Sources you cannot read are listed with `readable: false` and contribute nothing. A view with a query also needs search:read. The ETag is the results digest: If-None-Match with it answers 304 while nothing changed. The results are private to the caller (Cache-Control: private, no-cache).
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    get: operations['getArtifactsIdResults'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/results/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A view's results as they change (Server-Sent Events: a `results` event each time)
+     * @description The first event holds the current results; another follows whenever they change (an artifact written in a source, the view edited, access changed). Each event id is the results digest: reconnecting with it as Last-Event-ID skips results you already have. An `error` event (problem+json) ends the stream when the view is gone or no longer readable; a revoked key or a signed-out session ends it within seconds, and a source whose grant was withdrawn is reported unreadable at the next look (at most 5 s).
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    get: operations['getArtifactsIdResultsStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/op/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start a live session of a stream: listen for RTMP (or pull its source) and record
+     * @description Starts the stream's session (one at a time) and answers its status once it listens: publish RTMP to `ingest_url` with the stream key (the value of the secret `key_secret_id` names) as the stream name, e.g. `ffmpeg … -f flv <ingest_url>/<key>`; a pulled stream (source.mode pull) connects to its source instead (409 stream-source-refused when its host is an address the platform may not reach). Live sessions are capped: 429 stream-sessions-per-person over STREAM_MAX_SESSIONS_PER_PERSON of the caller's, 409 stream-sessions-full over STREAM_MAX_SESSIONS in all. What the configuration keeps (segments, stills, metadata) becomes drafts in the stream's workspace, written as the caller, who must be able to add to it. 202 when the session is still setting up: follow GET /artifacts/{id}/status.
+     *
+     *     Needs the `stream:ingest` scope.
+     */
+    post: operations['postArtifactsIdOpStart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/op/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Stop a stream's live session
+     * @description Ends the session: the publisher is disconnected, the files in progress are closed and kept. Answers the status once ended (202 while it is still closing).
+     *
+     *     Needs the `stream:ingest` scope.
+     */
+    post: operations['postArtifactsIdOpStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A stream's live status and what its latest session recorded
+     * @description Needs the `stream:read` scope.
+     */
+    get: operations['getArtifactsIdStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/status/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A stream's status as it changes (Server-Sent Events: a `status` event each time)
+     * @description The first event holds the current status (as GET /artifacts/{id}/status answers it); another follows whenever it changes: a session starting, a publisher connecting or refused, a file recorded, the session ending. An `error` event (problem+json) ends the stream when the stream is gone or no longer readable.
+     *
+     *     Needs the `stream:read` scope.
+     */
+    get: operations['getArtifactsIdStatusStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/artifacts/{id}/client-config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An MCP client configuration's endpoint and the snippets for Claude, VS Code and Cursor
+     * @description For an application/vnd.platform.mcp-client+json artifact: its endpoint URL (as this request reached the API), the tools it offers, and the configuration to paste into each client. In api_key mode the snippets read the key from the environment or a prompt: the key itself is never rendered (keys are shown once, when created).
+     *
+     *     Needs the `artifact:read` scope.
+     */
+    get: operations['getArtifactsIdClientConfig'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/workspaces/{id}/commit-preview': {
     parameters: {
       query?: never;
@@ -1843,6 +2065,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/mcp/clients/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * An MCP client configuration's own MCP endpoint (Streamable HTTP)
+     * @description The platform's MCP server limited to what the configuration (an application/vnd.platform.mcp-client+json artifact) says: only its tools, within the intersection of the caller's scopes and its scopes, and of the caller's workspaces and collections and its own. The caller must be able to read the configuration (404 otherwise), and be the credential it is tied to when it names one (403). The configuration is read on every request: an edit applies to the next one.
+     *
+     *     Any valid token.
+     */
+    post: operations['postMcpClientsId'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/mcp.json': {
     parameters: {
       query?: never;
@@ -1915,6 +2159,28 @@ export interface paths {
      * @description No credentials.
      */
     get: operations['getWellKnownOauthProtectedResourceMcp'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/oauth-protected-resource/mcp/clients/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An MCP client configuration endpoint's protected resource metadata (RFC 9728)
+     * @description Each configuration is a resource of its own (issue #36): a token issued for it is accepted only on its endpoint. The same answer for any id, whether or not such a configuration exists (anonymous callers learn nothing of it).
+     *
+     *     No credentials.
+     */
+    get: operations['getWellKnownOauthProtectedResourceMcpClientsId'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2565,9 +2831,11 @@ export interface components {
       updated_at: string;
       source: {
         /** @enum {string} */
-        kind: 'api' | 'mcp' | 'agent' | 'commit' | 'import';
+        kind: 'api' | 'mcp' | 'agent' | 'commit' | 'import' | 'stream';
         request_id?: string;
         import_id?: string;
+        stream_id?: string;
+        session_id?: string;
         invocation_id?: string;
         action_id?: string;
         agent?: string;
@@ -2648,6 +2916,180 @@ export interface components {
       /** @enum {string} */
       state: 'draft' | 'archived' | 'committed' | 'deleted';
       artifact: components['schemas']['Artifact'] | null;
+    };
+    ChatTurn: {
+      chat_id: string;
+      turn_id: string;
+      question: string;
+      /** @enum {string} */
+      status: 'answering' | 'writing' | 'completed' | 'failed';
+      /** @description The chat's revision that holds the turn. */
+      revision?: number;
+      /** @description The question and its answer, as the chat holds them. */
+      turns?: {
+        /** Format: uuid */
+        turn_id: string;
+        /** @enum {string} */
+        role: 'user' | 'assistant';
+        content: string;
+        citations?: {
+          /** Format: uuid */
+          artifact_id: string;
+          title: string;
+          ref?: number;
+        }[];
+        /** @enum {string} */
+        mode?: 'llm' | 'extractive' | 'none';
+        note?: string;
+        by?: string;
+        /** Format: date-time */
+        at: string;
+      }[];
+      /** @description The answer so far, while the model writes it. */
+      partial?: string;
+      error?: {
+        type: string;
+        message: string;
+      };
+      poll: string;
+      stream: string;
+    };
+    ChatActivity: {
+      chat_id: string;
+      /** @description The chat's current revision: a page showing the chat reloads it when this moves. */
+      revision: number;
+      /** @description Answers the model is writing now (the newest 10), each with where to follow it. */
+      running: {
+        turn_id: string;
+        question: string;
+        poll: string;
+        stream: string;
+      }[];
+    };
+    ViewResults: {
+      view: {
+        id: string;
+        title: string;
+        revision: number;
+      };
+      /** @enum {string} */
+      sort: 'updated_desc' | 'created_desc' | 'title_asc' | 'position' | 'relevance';
+      limit: number;
+      items: components['schemas']['ViewItem'][];
+      /** @description More artifacts may match than are listed: `limit` of them are, or a large source was read only so far (its first 4,000 artifacts in this order) for a filter that keeps few. */
+      more: boolean;
+      sources: components['schemas']['ViewSource'][];
+      /** @description Changes whenever the listed results do (their ids, order and revisions): the stream sends it as the event id. */
+      digest: string;
+      /** Format: date-time */
+      evaluated_at: string;
+    };
+    ViewItem: {
+      id: string;
+      title: string;
+      content_type: string;
+      /** @enum {string} */
+      state: 'draft' | 'archived' | 'committed';
+      container: {
+        /** @enum {string} */
+        kind: 'workspace' | 'collection';
+        id: string;
+      };
+      /** @description The artifact's `context.tags` (its strings). */
+      tags: string[];
+      revision: number;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      updated_at: string;
+      /** @description With a query: the search score (Σ weight / (60 + rank)). */
+      score?: number;
+    };
+    ViewSource: {
+      /** @enum {string} */
+      kind: 'workspace' | 'collection';
+      id: string;
+      /** @description False: you cannot read it (or it is gone); nothing of it is in the results. */
+      readable: boolean;
+      name?: string;
+    };
+    StreamStatus: {
+      stream_id: string;
+      /**
+       * @description idle: never started. starting: the session is being set up. listening: waiting for a publisher (push). connecting: connecting to the source, or waiting to try again (pull; error says why). receiving: recording. ended: stopped or past its duration. failed: see error.
+       * @enum {string}
+       */
+      state: 'idle' | 'starting' | 'listening' | 'connecting' | 'receiving' | 'ended' | 'failed';
+      session_id: string | null;
+      /** @description While live: where to publish RTMP, with the stream key as the stream name (`<ingest_url>/<key>`). The key itself is never shown. */
+      ingest_url: string | null;
+      started_at: string | null;
+      /** @description When the session ends by itself (its max_duration_seconds). */
+      ends_by: string | null;
+      ended_at: string | null;
+      counts: {
+        /** @description Publishes recorded (a publisher that reconnects starts a new take). */
+        takes: number;
+        segments: number;
+        stills: number;
+        metadata: number;
+        /** @description Publishers turned away: a wrong stream key, not RTMP, or no publish in time. */
+        refused: number;
+        /** @description Recorded files larger than the platform keeps as artifacts. */
+        too_large: number;
+      };
+      recorded: {
+        /** @description The newest recorded artifact ids of this kind (at most 50; the count is complete). */
+        segments: string[];
+        /** @description The newest recorded artifact ids of this kind (at most 50; the count is complete). */
+        stills: string[];
+        /** @description The newest recorded artifact ids of this kind (at most 50; the count is complete). */
+        metadata: string[];
+      };
+      /** @description Why the session failed; for a pulled source, why its last connection ended. */
+      error: string | null;
+      updated_at: string | null;
+    };
+    McpClientConfig: {
+      id: string;
+      /** @description The server's name in the client's configuration. */
+      name: string;
+      /** @description The configuration's own MCP endpoint (Streamable HTTP). */
+      endpoint: string;
+      auth: {
+        /** @enum {string} */
+        type: 'oauth' | 'api_key';
+        client_id?: string;
+        api_key_id?: string;
+      };
+      /** @description For api_key: the environment variable the snippets read the key from. */
+      api_key_env: string | null;
+      scopes: (
+        | 'artifact:read'
+        | 'artifact:write'
+        | 'artifact:manage'
+        | 'artifact:invoke'
+        | 'search:read'
+        | 'stream:read'
+        | 'stream:ingest'
+        | 'events:subscribe'
+      )[];
+      workspaces: '*' | string[];
+      collections: '*' | string[];
+      /** @description The tools the endpoint offers (to a caller holding these scopes). */
+      tools: string[];
+      /** @description Tools the configuration names whose scope it does not grant: never offered. */
+      tools_without_scope: string[];
+      snippets: {
+        /** @enum {string} */
+        client: 'claude-code' | 'claude-desktop' | 'vscode' | 'cursor';
+        title: string;
+        /** @enum {string} */
+        format: 'shell' | 'json' | 'text';
+        /** @description Where the snippet goes (a file), or null for a command or a setting. */
+        path: string | null;
+        text: string;
+      }[];
     };
     CommitPreview: {
       workspace_id: string;
@@ -2896,7 +3338,7 @@ export interface components {
     };
     OpenedArtifact: {
       artifact: components['schemas']['Artifact'];
-      /** @description The §2.10 type definition of the artifact's content type, when a server defines it. */
+      /** @description The §2.10 type definition of the artifact's content type: the platform's own for its types (SPEC §2.2), else the one a content-type server defines. */
       type: {
         [key: string]: unknown;
       } | null;
@@ -6298,6 +6740,416 @@ export interface operations {
       default: components['responses']['Error'];
     };
   };
+  getArtifactsIdTurns: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatActivity'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postArtifactsIdTurns: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "message": "How often is the gearbox oil changed?"
+         *     }
+         */
+        'application/json': {
+          message: string;
+          /**
+           * @description How many search hits ground the answer.
+           * @default 5
+           */
+          limit?: number;
+          /** @description How long to wait for the answer before answering 202 with where to follow it (default MCP_INVOKE_WAIT_SECONDS). */
+          wait_seconds?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatTurn'];
+        };
+      };
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatTurn'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdTurnsTurnId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+        turn_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ChatTurn'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdTurnsTurnIdStream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+        turn_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdResults: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ViewResults'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdResultsStream: {
+    parameters: {
+      query?: {
+        last_digest?: string;
+      };
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postArtifactsIdOpStart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StreamStatus'];
+        };
+      };
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StreamStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  postArtifactsIdOpStop: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StreamStatus'];
+        };
+      };
+      /** @description Success */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StreamStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdStatus: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['StreamStatus'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdStatusStream: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
+  getArtifactsIdClientConfig: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['McpClientConfig'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
   postWorkspacesIdCommitPreview: {
     parameters: {
       query?: never;
@@ -7557,6 +8409,48 @@ export interface operations {
       default: components['responses']['Error'];
     };
   };
+  postMcpClientsId: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description A server credential or API key acting for a person who consented to it: their id. */
+        'X-On-Behalf-Of'?: components['parameters']['OnBehalfOf'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    /** @description A JSON-RPC 2.0 message (MCP Streamable HTTP). */
+    requestBody?: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': unknown;
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      413: components['responses']['PayloadTooLarge'];
+      415: components['responses']['UnsupportedMediaType'];
+      429: components['responses']['TooManyRequests'];
+      503: components['responses']['ServiceUnavailable'];
+      default: components['responses']['Error'];
+    };
+  };
   getWellKnownMcpJson: {
     parameters: {
       query?: never;
@@ -7642,6 +8536,31 @@ export interface operations {
         };
       };
       400: components['responses']['BadRequest'];
+      default: components['responses']['Error'];
+    };
+  };
+  getWellKnownOauthProtectedResourceMcpClientsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ProtectedResourceMetadata'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
       default: components['responses']['Error'];
     };
   };
