@@ -1,6 +1,22 @@
 // One ffmpeg (or ffprobe) process: spawned with an argument array (never a shell), its stderr kept to
 // a bounded tail, and killed for sure: SIGTERM, then SIGKILL, and the exit awaited.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+
+/**
+ * util-linux's setpriv, when the host has it: ffmpeg runs under `--pdeathsig KILL`, so a worker killed
+ * without warning (SIGKILL, OOM) takes its media processes with it. A pulling ffmpeg's input is the
+ * remote source, not the worker, so nothing else would end it. The signal fires when the thread that
+ * spawned the child exits: Node spawns from its event-loop thread, which lives as long as the process.
+ */
+export const setprivPath = (() => {
+  try {
+    accessSync('/usr/bin/setpriv', constants.X_OK);
+    return '/usr/bin/setpriv';
+  } catch {
+    return null;
+  }
+})();
 
 export interface MediaProcess {
   child: ChildProcess;
@@ -22,7 +38,8 @@ export function spawnMedia(
   args: string[],
   options: { redact?: string[]; stdout?: boolean; stdoutMax?: number; cwd?: string } = {},
 ): MediaProcess & { stdout: () => string } {
-  const child = spawn(command, args, {
+  const [file, argv] = setprivPath ? [setprivPath, ['--pdeathsig', 'KILL', '--', command, ...args]] : [command, args];
+  const child = spawn(file, argv, {
     stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'],
     shell: false,
     cwd: options.cwd,

@@ -12,6 +12,14 @@ export interface RecordPlan {
   segmentSeconds: number;
   /** null: no stills. */
   stillEverySeconds: number | null;
+  /** When the session ends (ms since the epoch): no ffmpeg reads its input past it, whatever befalls the worker. */
+  endsBy?: number;
+}
+
+/** ffmpeg's input option that stops reading at the session's end (at least a second: `-t 0` would mean nothing). */
+function untilEnd(plan: RecordPlan): string[] {
+  if (plan.endsBy === undefined) return [];
+  return ['-t', String(Math.max(1, Math.ceil((plan.endsBy - Date.now()) / 1000)))];
 }
 
 export interface RecordedFile {
@@ -61,6 +69,7 @@ export function takeArgs(port: number, plan: RecordPlan): string[] {
     // Seconds to wait for the gate's connection: a recorder whose worker died never waits forever.
     '-timeout',
     '20',
+    ...untilEnd(plan),
     '-i',
     `rtmp://127.0.0.1:${port}/live/stream`,
     ...outputArgs(plan),
@@ -70,7 +79,7 @@ export function takeArgs(port: number, plan: RecordPlan): string[] {
 /** ffmpeg's arguments for one pull of `source` (the checked address, the key as the stream name). */
 export function pullArgs(source: string, plan: RecordPlan): string[] {
   // A source that stops sending for 15 s ends the take (its files are kept); the session connects again.
-  return [...quiet, '-rw_timeout', '15000000', '-i', source, ...outputArgs(plan)];
+  return [...quiet, '-rw_timeout', '15000000', ...untilEnd(plan), '-i', source, ...outputArgs(plan)];
 }
 
 // Errors only: a warning line would carry the stream name (the key).
