@@ -1,6 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from 'mongodb';
 import { v5 as uuidv5 } from 'uuid';
@@ -13,6 +11,7 @@ import { probe } from '../media/probe.js';
 import { record, recordPull, type RecordedFile, type RecorderEvents, type TakeSummary } from '../media/recorder.js';
 import { checkedSource } from '../media/source.js';
 import { listenInRange } from '../media/rtmp-ingest.js';
+import { newWorkDir, removeStaleWorkDirs } from '../media/workdirs.js';
 import { createDrafts, type NewDraft } from '../store/artifact-batch.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import type { ArtifactDoc } from '../store/artifact-doc.js';
@@ -153,7 +152,10 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
       };
       const pull = content.source.mode === 'pull' ? content.source.url : null;
       const [from, to] = config.STREAM_PORTS.split('-').map(Number) as [number, number];
-      const workDir = await mkdtemp(join(tmpdir(), 'platform-stream-'));
+      // What sessions of a killed worker left on this host: older than any session runs (and its retries).
+      const stale = await removeStaleWorkDirs((config.STREAM_MAX_DURATION_SECONDS + 3600) * 1000);
+      if (stale > 0) context.log.info('stale stream working directories removed', { count: stale });
+      const workDir = await newWorkDir();
       // Pushed: a listener of our own. Pulled: none, ffmpeg connects out.
       const server =
         pull === null
@@ -189,6 +191,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
         const plan = {
           segmentSeconds: content.record.segments?.seconds ?? 10,
           stillEverySeconds: content.record.stills?.every_seconds ?? null,
+          endsBy: input.endsBy,
         };
         const events: RecorderEvents = {
           receiving: async (take, remote) => {
