@@ -167,6 +167,7 @@ export function createServices(config: Config, logger: Logger): Services {
 /** First-start work, idempotent and safe to run from several replicas at once. */
 export async function bootstrap(services: Services): Promise<AdminBootstrap | null> {
   await ensureIndexes(services.db);
+  await services.streamSessions.ensureIndexes();
   await services.signingKeys.init();
   await services.signingKeys.rotateIfOlderThan(services.config.SIGNING_KEY_ROTATION_DAYS);
   const admin = await ensureAdmin(services.config, services.users, services.logger);

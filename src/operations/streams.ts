@@ -3,7 +3,7 @@ import { requireGrant } from '../identity/grants.js';
 import { snapshotOf } from '../identity/principal.js';
 import { baseType, streamType } from '../artifacts/content-types/index.js';
 import { streamContent, type StreamContent } from '../artifacts/content-types/stream.js';
-import { problems } from '../kernel/errors/problem.js';
+import { Problem, problems } from '../kernel/errors/problem.js';
 import { checkedSource, SourceRefused } from '../media/source.js';
 import { liveStates, type StreamSessionDoc } from '../store/stream-sessions.js';
 import type { ArtifactDoc } from '../store/artifact-doc.js';
@@ -89,6 +89,23 @@ export async function startStream(ctx: OperationContext, id: string): Promise<{ 
       throw problems.conflict('stream-source-refused', err.message);
     }
   }
+  // Each live session holds a worker activity slot for up to its whole duration: capped in all and per person.
+  // Counted, not reserved: two starts at the same instant may both pass, one over the cap (the workflow id
+  // still allows one session per stream).
+  const live = await ctx.services.streamSessions.countLive(ctx.state.principal.subject);
+  if (live.person >= config.STREAM_MAX_SESSIONS_PER_PERSON)
+    throw new Problem(
+      429,
+      'stream-sessions-per-person',
+      'Too many live stream sessions',
+      `You have ${live.person} live stream sessions, the most one person may run (STREAM_MAX_SESSIONS_PER_PERSON): stop one first.`,
+      { limit: config.STREAM_MAX_SESSIONS_PER_PERSON },
+    );
+  if (live.total >= config.STREAM_MAX_SESSIONS)
+    throw problems.conflict(
+      'stream-sessions-full',
+      `The platform runs ${live.total} live stream sessions, its most (STREAM_MAX_SESSIONS): retry when one has ended.`,
+    );
   const sessionId = uuidv7();
   let started;
   try {

@@ -44,6 +44,11 @@ export interface StreamSessionDoc {
   counts: StreamCounts;
   recorded: { segments: string[]; stills: string[]; metadata: string[] };
   error: string | null;
+  /**
+   * The recording activity's attempt that owns the record (Temporal's attempt number): an older attempt
+   * still running after a newer one started (a missed heartbeat) writes nothing more.
+   */
+  attempt?: number;
   updated_at: Date;
 }
 
@@ -52,6 +57,27 @@ export class StreamSessionStore {
 
   constructor(db: Db) {
     this.sessions = db.collection<StreamSessionDoc>('stream_sessions');
+  }
+
+  /** The live-session counts read at every start (countLive). */
+  async ensureIndexes(): Promise<void> {
+    await Promise.all([
+      this.sessions.createIndex({ state: 1, ends_by: 1 }, { name: 'live' }),
+      this.sessions.createIndex({ requested_by: 1, state: 1, ends_by: 1 }, { name: 'live_by_person' }),
+    ]);
+  }
+
+  /**
+   * Live sessions, in all and of one person: a record still in a live state past its deadline is one
+   * whose worker died for good, so it no longer counts.
+   */
+  async countLive(subject: string, now = new Date()): Promise<{ total: number; person: number }> {
+    const live = { state: { $in: [...liveStates] }, ends_by: { $gt: now } };
+    const [total, person] = await Promise.all([
+      this.sessions.countDocuments(live),
+      this.sessions.countDocuments({ requested_by: subject, ...live }),
+    ]);
+    return { total, person };
   }
 
   get(streamId: string): Promise<StreamSessionDoc | null> {
@@ -63,9 +89,39 @@ export class StreamSessionStore {
     await this.sessions.replaceOne({ _id: doc._id }, doc, { upsert: true });
   }
 
-  /** Sets fields of this session's record; false when the stream has moved on to another session. */
-  async update(streamId: string, sessionId: string, fields: Partial<Omit<StreamSessionDoc, '_id' | 'session_id'>>): Promise<boolean> {
-    const r = await this.sessions.updateOne({ _id: streamId, session_id: sessionId }, { $set: { ...fields, updated_at: new Date() } });
+  /**
+   * Sets fields of this session's record; false when the stream has moved on to another session, or
+   * (`attempt` given) when a newer attempt owns the record.
+   */
+  async update(
+    streamId: string,
+    sessionId: string,
+    fields: Partial<Omit<StreamSessionDoc, '_id' | 'session_id'>>,
+    attempt?: number,
+  ): Promise<boolean> {
+    const r = await this.sessions.updateOne(
+      { _id: streamId, session_id: sessionId, ...(attempt === undefined ? {} : { attempt }) },
+      { $set: { ...fields, updated_at: new Date() } },
+    );
     return r.matchedCount > 0;
+  }
+
+  /** Makes `attempt` the record's owner, unless a newer one is already: false then (this attempt is stale). */
+  async claim(streamId: string, sessionId: string, attempt: number): Promise<boolean> {
+    const r = await this.sessions.updateOne(
+      { _id: streamId, session_id: sessionId, $or: [{ attempt: { $exists: false } }, { attempt: { $lte: attempt } }] },
+      { $set: { attempt, updated_at: new Date() } },
+    );
+    return r.matchedCount > 0;
+  }
+
+  /** The next take's number, reserved on the record (two attempts never share one); null when `attempt` no longer owns it. */
+  async reserveTake(streamId: string, sessionId: string, attempt: number): Promise<number | null> {
+    const doc = await this.sessions.findOneAndUpdate(
+      { _id: streamId, session_id: sessionId, attempt },
+      { $inc: { 'counts.takes': 1 }, $set: { updated_at: new Date() } },
+      { returnDocument: 'after' },
+    );
+    return doc ? doc.counts.takes : null;
   }
 }

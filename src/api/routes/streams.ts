@@ -14,9 +14,9 @@ export const streamRoutes: RouteDef[] = [
     doc: {
       summary: 'Start a live session of a stream: listen for RTMP (or pull its source) and record',
       description:
-        "Starts the stream's session (one at a time) and answers its status once it listens: publish RTMP to `ingest_url` with the stream key (the value of the secret `key_secret_id` names) as the stream name, e.g. `ffmpeg … -f flv <ingest_url>/<key>`; a pulled stream (source.mode pull) connects to its source instead (409 stream-source-refused when its host is an address the platform may not reach). What the configuration keeps (segments, stills, metadata) becomes drafts in the stream's workspace, written as the caller, who must be able to add to it. 202 when the session is still setting up: follow GET /artifacts/{id}/status.",
+        "Starts the stream's session (one at a time) and answers its status once it listens: publish RTMP to `ingest_url` with the stream key (the value of the secret `key_secret_id` names) as the stream name, e.g. `ffmpeg … -f flv <ingest_url>/<key>`; a pulled stream (source.mode pull) connects to its source instead (409 stream-source-refused when its host is an address the platform may not reach). Live sessions are capped: 429 stream-sessions-per-person over STREAM_MAX_SESSIONS_PER_PERSON of the caller's, 409 stream-sessions-full over STREAM_MAX_SESSIONS in all. What the configuration keeps (segments, stills, metadata) becomes drafts in the stream's workspace, written as the caller, who must be able to add to it. 202 when the session is still setting up: follow GET /artifacts/{id}/status.",
       status: 200,
-      errors: [409, 503],
+      errors: [409, 429, 503],
       response: byStatus({ 200: streamStatusSchema, 202: streamStatusSchema }),
     },
     handler: async (ctx) => {

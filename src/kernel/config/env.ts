@@ -216,6 +216,9 @@ export const envSchema = z.object({
   /** The ffmpeg and ffprobe executables (Debian's, installed by temporal-dev/install-media.sh). */
   STREAM_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   STREAM_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  /** Live sessions at once, platform-wide, and per person who started them (each holds a worker activity slot). */
+  STREAM_MAX_SESSIONS: z.coerce.number().int().min(1).max(1000).default(10),
+  STREAM_MAX_SESSIONS_PER_PERSON: z.coerce.number().int().min(1).max(1000).default(3),
   INVOKE_MAX_ACTIONS: z.coerce.number().int().min(1).max(5000).default(500),
   OAUTH_CONSENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   OAUTH_REFRESHES_PER_RUN: z.coerce.number().int().min(1).max(10_000).default(100),
