@@ -142,6 +142,11 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
       const key = content.key_secret_id ? await deps.secrets.reveal(owner, content.key_secret_id) : null;
       if (content.key_secret_id && !key) throw refused(`The stream key's secret ${content.key_secret_id} is gone, or not its writer's.`);
       if (content.source.mode === 'push' && !key) throw refused('A pushed stream needs its key.');
+      // This attempt owns the record from now on: an older one still running (a missed heartbeat made
+      // Temporal start this one) finds its next write refused, and stops.
+      const attempt = context.info.attempt;
+      if (!(await sessions.claim(input.streamId, input.sessionId, attempt)))
+        throw refused('The session was replaced by a newer one, or a newer attempt records it.');
       const record0 = await sessions.get(input.streamId);
       if (!record0 || record0.session_id !== input.sessionId) throw refused('The session was replaced by a newer one.');
       const counts: StreamCounts = { ...noStreamCounts, ...record0.counts };
@@ -171,8 +176,20 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
       context.cancellationSignal.addEventListener('abort', onCancel, { once: true });
       const deadline = setTimeout(() => stop.abort(), Math.max(0, input.endsBy - Date.now()));
       const beat = setInterval(() => context.heartbeat({ takes: counts.takes }), 3000);
-      const save = (fields: Partial<StreamSessionDoc>) =>
-        sessions.update(input.streamId, input.sessionId, { counts: { ...counts }, recorded, ...fields });
+      const superseded = () => {
+        refusal ??= refused('A newer attempt records this session.');
+        stop.abort();
+      };
+      const save = async (fields: Partial<StreamSessionDoc>) => {
+        if (!(await sessions.update(input.streamId, input.sessionId, { counts: { ...counts }, recorded, ...fields }, attempt)))
+          superseded();
+      };
+      const nextTake = async () => {
+        const take = await sessions.reserveTake(input.streamId, input.sessionId, attempt);
+        if (take === null) superseded();
+        counts.takes = take ?? counts.takes + 1; // a superseded attempt's take writes nothing (refusal is set)
+        return counts.takes;
+      };
       const title = doc.title.slice(0, 300);
       const origin = (take: number, file: string, mime: string) => ({
         stream: { id: input.streamId, session_id: input.sessionId, take, file },
@@ -278,7 +295,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
             await save({ publisher: null });
           },
         };
-        const common = { plan, workDir, ffmpegPath: config.STREAM_FFMPEG_PATH, firstTake: counts.takes, signal: stop.signal };
+        const common = { plan, workDir, ffmpegPath: config.STREAM_FFMPEG_PATH, firstTake: counts.takes, nextTake, signal: stop.signal };
         if (server) await record({ ...common, server, key: key!, events });
         else
           await recordPull({

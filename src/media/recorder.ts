@@ -171,6 +171,8 @@ export async function record(options: {
   workDir: string;
   ffmpegPath: string;
   firstTake: number;
+  /** Reserves the next take's number (the session's record: attempts never share one); else firstTake counts up. */
+  nextTake?: () => Promise<number>;
   signal: AbortSignal;
   events: RecorderEvents;
 }): Promise<void> {
@@ -219,7 +221,7 @@ export async function record(options: {
         }
         continue;
       }
-      take++;
+      take = options.nextTake ? await options.nextTake() : take + 1;
       deaths = 0;
       setServing(server, true);
       await events.receiving(take, `${client!.remoteAddress}:${client!.remotePort}`);
@@ -297,6 +299,7 @@ export async function recordPull(options: {
   workDir: string;
   ffmpegPath: string;
   firstTake: number;
+  nextTake?: () => Promise<number>;
   signal: AbortSignal;
   events: RecorderEvents & { unreachable(message: string): Promise<void> };
   retryMs?: number;
@@ -331,18 +334,19 @@ export async function recordPull(options: {
         signal,
         {
           ...events,
+          // The take's number is reserved once it brings media (a connection that brings none is no take).
           file: async (file) => {
             if (!began) {
               began = true;
-              take = next;
+              take = options.nextTake ? await options.nextTake() : next;
               await events.receiving(take, 'source');
             }
-            await events.file(file);
+            await events.file({ ...file, take });
           },
           takeEnded: async (summary) => {
             if (began || summary.segments > 0) {
-              take = next;
-              await events.takeEnded(summary);
+              if (!began) take = options.nextTake ? await options.nextTake() : next;
+              await events.takeEnded({ ...summary, take });
             }
           },
         },
