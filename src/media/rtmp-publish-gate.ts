@@ -187,7 +187,10 @@ export class PublishGate {
     const take = Math.min(this.chunkSize, length - stream.received);
     if (b.length < at + take) return 'more';
     // The chunk is all here: commit its header to the chunk stream's state.
-    if (fmt <= 1 && stream.received > 0) {
+    // Only type-3 chunks continue a message. ffmpeg keeps a message's extended-timestamp flag from its
+    // first chunk: a type-2 chunk mid-message would make it and this parser frame what follows
+    // differently, and bytes this gate never checked would reach ffmpeg.
+    if (fmt <= 2 && stream.received > 0) {
       this.refuse('a new message header in the middle of a message');
       return 'done';
     }

@@ -65,4 +65,19 @@ describe('the publish gate before the publish', () => {
     r = gate.push(control(30_000));
     assert.deepEqual(r.verdict, { state: 'refused', reason: 'too much data before the publish' });
   });
+
+  it('refuses a type-2 chunk in the middle of a message (ffmpeg would frame what follows differently)', () => {
+    const gate = new PublishGate('k'.repeat(20));
+    gate.push(handshake);
+    const body = Buffer.alloc(300);
+    body[0] = 2;
+    body.writeUInt16BE(3, 1);
+    body.write('foo', 3);
+    const first = Buffer.concat([Buffer.from([0x03, 0, 0, 0, 0, 1, 44, 20, 0, 0, 0, 0]), body.subarray(0, 128)]);
+    const second = Buffer.concat([Buffer.from([0x83, 0xff, 0xff, 0xff, 0, 0, 0, 0]), body.subarray(128, 256)]);
+    const third = Buffer.concat([Buffer.from([0xc3, 0, 0, 0, 0]), body.subarray(256)]);
+    const r = gate.push(Buffer.concat([first, second, third]));
+    assert.deepEqual(r.verdict, { state: 'refused', reason: 'a new message header in the middle of a message' });
+    assert.equal(r.forward.length, 0);
+  });
 });
