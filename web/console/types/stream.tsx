@@ -105,16 +105,24 @@ export function StreamBody({ artifact }: { artifact: Artifact }) {
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    /** The message a failed poll showed: cleared by the next poll that succeeds (an action's error stays). */
+    let pollFailed: string | null = null;
     const poll = async () => {
       try {
         const next = await api<StreamStatus>(`/artifacts/${encodeURIComponent(artifact.id)}/status`);
         if (stopped) return;
         setStatus(next);
+        if (pollFailed !== null) {
+          const shown = pollFailed;
+          pollFailed = null;
+          setError((e) => (e === shown ? null : e));
+        }
         // Every 2 s while live, every 15 s otherwise (a session started elsewhere shows up).
         timer = setTimeout(poll, live(next.state) ? 2000 : 15_000);
       } catch (err) {
         if (stopped) return;
-        setError((err as Error).message);
+        pollFailed = (err as Error).message;
+        setError(pollFailed);
         timer = setTimeout(poll, 15_000);
       }
     };
