@@ -361,7 +361,13 @@ describe('the response contract', () => {
     const admin = await checked().login(adminEmail, adminPassword);
     const frank = await newPerson(admin);
     const ws = (await frank.post('/workspaces', { name: 'views' })).body.id;
-    await frank.post('/artifacts', { title: 'Tagged', content_type: 'text/plain', content: 't', context: { tags: ['a'] }, collection_id: ws });
+    await frank.post('/artifacts', {
+      title: 'Tagged',
+      content_type: 'text/plain',
+      content: 't',
+      context: { tags: ['a'] },
+      collection_id: ws,
+    });
     const created = await frank.post('/artifacts', {
       title: 'Tagged ones',
       content_type: 'application/vnd.platform.view+json',
