@@ -63,11 +63,10 @@ describe('a worker killed during a stream session', () => {
     assert.equal(started.status, 200, started.text);
     const recorder = await eventually(async () => ffmpegOf(worker!.pid!)[0], 10_000, "the worker's ffmpeg");
 
-    await new Promise((r) => setTimeout(r, 2000)); // joined to the worker's gate by now
     worker.kill('SIGKILL');
-    // Its input closed by the kernel with the worker, it exits (one the worker had not joined yet
-    // exits when its listen timeout, 20 s, runs out).
-    await eventually(async () => !alive(recorder), 25_000, 'the orphaned ffmpeg exits by itself');
+    // Killed with the worker (setpriv's parent-death signal), whether or not the worker's gate had
+    // joined it yet; without setpriv its input closes with the worker, or its listen timeout (20 s) ends it.
+    await eventually(async () => !alive(recorder), 25_000, 'the orphaned ffmpeg exits');
 
     worker = await workerProcess(platform, ports);
     // The killed attempt's heartbeat times out (10 s); the retry listens again.
@@ -88,7 +87,7 @@ describe('a worker killed during a stream session', () => {
       30_000,
       'the publish recorded',
     );
-    assert.ok(recorded.counts.stills >= 2, JSON.stringify(recorded.counts));
+    assert.ok(recorded.counts.stills >= 1, JSON.stringify(recorded.counts));
     assert.equal((await admin.post(`/artifacts/${id}/op/stop`, {})).status, 200);
     await eventually(async () => ffmpegOf(worker!.pid!).length === 0, 10_000, 'no ffmpeg after the stop');
   });
