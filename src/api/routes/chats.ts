@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { Problem } from '../../kernel/errors/problem.js';
+import { tooManyStreams } from '../sse.js';
 import { uuid } from '../../kernel/json/schemas.js';
 import { addTurn, chatActivity, getTurn, turnBody, turnLinks, visibleChat } from '../../operations/chats.js';
 import type { OperationContext } from '../../operations/services.js';
@@ -36,18 +37,6 @@ export const turnStreamTiming = {
   /** Deadline of the reads a stream makes (the run's state has its own, 10 s). */
   deadlineMs: 5000,
 };
-
-const tooManyStreams = (which: 'person' | 'total') =>
-  new Problem(
-    429,
-    'too-many-streams',
-    'Too many open event streams',
-    which === 'person'
-      ? 'You have as many event streams open as one person may (turn streams count with the others); close one first.'
-      : 'This server holds as many event streams as it may; retry shortly.',
-    { limit: which },
-    { 'Retry-After': '5' },
-  );
 
 const turnParams = z.object({ id: uuid(), turn_id: uuid('must be a turn id (a UUID)') });
 const turnOf = (ctx: AuthedContext) => {

@@ -1,12 +1,12 @@
 // GET /workspaces/{id}/events/stream: a workspace's events as Server-Sent Events, as they are recorded.
 // Same access as GET /workspaces/{id}/events. Resume with Last-Event-ID (or ?last_event_id=): exactly
 // the events after it; without one, the stream starts after the newest event.
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { EventTail, TailBatch } from '../../events/tail.js';
 import { StreamSlots } from '../../events/stream-slots.js';
-import { Problem } from '../../kernel/errors/problem.js';
+import { SlowReader, sseMessage, tooManyStreams, writeSse } from '../sse.js';
 import { visibleContainer } from '../../operations/containers.js';
 import { stillFollows, workspaceEventTail } from '../../operations/events.js';
 import { uuid } from '../../kernel/json/schemas.js';
@@ -45,18 +45,6 @@ export function eventStreams(services: Services): StreamSlots {
   return slots;
 }
 
-const tooManyStreams = (which: 'person' | 'total') =>
-  new Problem(
-    429,
-    'too-many-streams',
-    'Too many open event streams',
-    which === 'person'
-      ? 'You have as many event streams open as one person may; close one first.'
-      : 'This server holds as many event streams as it may; retry shortly.',
-    { limit: which },
-    { 'Retry-After': '5' },
-  );
-
 /** Last-Event-ID (what EventSource sends on reconnecting), else ?last_event_id=. */
 function resumePoint(ctx: AppContext, fromQuery: string | undefined): string | undefined {
   const header = ctx.get('last-event-id');
@@ -91,29 +79,6 @@ export const eventStreamRoutes: RouteDef[] = [
   }),
 ];
 
-/** The client reads too slowly: its buffer stayed full past the drain timeout. */
-class SlowReader extends Error {}
-
-/** Writes a chunk, waiting while the client's buffer is full (never more than one message buffered past it). */
-async function write(res: ServerResponse, chunk: string, stop: AbortSignal): Promise<void> {
-  if (res.write(chunk) || stop.aborted) return;
-  await new Promise<void>((resolve, reject) => {
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      res.off('drain', ok);
-      stop.removeEventListener('abort', ok);
-      if (err) reject(err);
-      else resolve();
-    };
-    const ok = () => done();
-    const timer = setTimeout(() => done(new SlowReader()), eventStreamTiming.drainTimeoutMs);
-    res.once('drain', ok);
-    stop.addEventListener('abort', ok, { once: true });
-  });
-}
-
-const message = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-
 /** Follows the workspace until the client leaves, the server stops, access is lost or the stream's lifetime ends. */
 async function stream(ctx: AppContext, workspaceId: string, tail: EventTail, stopAll: AbortSignal): Promise<void> {
   const { services } = ctx;
@@ -130,7 +95,7 @@ async function stream(ctx: AppContext, workspaceId: string, tail: EventTail, sto
   let lastWrite = Date.now();
   let lastAccessCheck = Date.now();
   const send = async (chunk: string) => {
-    await write(res, chunk, stopper.signal);
+    await writeSse(res, chunk, stopper.signal, eventStreamTiming.drainTimeoutMs);
     lastWrite = Date.now();
   };
   try {
@@ -181,9 +146,9 @@ async function storeRead<T>(ctx: AppContext, read: () => Promise<T>): Promise<T 
 }
 
 async function deliver(batch: TailBatch, tail: EventTail, send: (chunk: string) => Promise<void>): Promise<void> {
-  for (const doc of batch.events) await send(message(doc._id, doc.kind, presentEvent(doc)));
+  for (const doc of batch.events) await send(sseMessage(doc._id, doc.kind, presentEvent(doc)));
   if (batch.overflowed) {
     const detail = 'More events were recorded than one read delivers: some were skipped. Reload the list, then follow from here.';
-    await send(message(tail.position, 'overflow', { detail }));
+    await send(sseMessage(tail.position, 'overflow', { detail }));
   }
 }

@@ -1,8 +1,9 @@
 // The view content type's REST routes (issue #36): a view's results, once or as they change.
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { Problem } from '../../kernel/errors/problem.js';
+import { SlowReader, sseMessage, tooManyStreams, writeSse } from '../sse.js';
 import { viewResults } from '../../operations/views.js';
 import { ViewWatch } from '../../operations/view-watch.js';
 import { viewResultsSchema } from '../../presenters/views.js';
@@ -36,18 +37,6 @@ export const viewStreamTiming = {
 /** A digest the stream sent (its event id), as Last-Event-ID or ?last_digest=. */
 const digest = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a digest this stream sent');
 const streamQuery = z.object({ last_digest: digest.optional() });
-
-const tooManyStreams = (which: 'person' | 'total') =>
-  new Problem(
-    429,
-    'too-many-streams',
-    'Too many open event streams',
-    which === 'person'
-      ? 'You have as many event streams open as one person may; close one first.'
-      : 'This server holds as many event streams as it may; retry shortly.',
-    { limit: which },
-    { 'Retry-After': '5' },
-  );
 
 export const viewRoutes: RouteDef[] = [
   route({
@@ -127,28 +116,6 @@ export function notModified(header: string, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-class SlowReader extends Error {}
-
-/** Writes a chunk, waiting while the client's buffer is full (cut off past the drain timeout). */
-async function write(res: ServerResponse, chunk: string, stop: AbortSignal): Promise<void> {
-  if (res.write(chunk) || stop.aborted) return;
-  await new Promise<void>((resolve, reject) => {
-    const done = (err?: Error) => {
-      clearTimeout(timer);
-      res.off('drain', ok);
-      stop.removeEventListener('abort', ok);
-      if (err) reject(err);
-      else resolve();
-    };
-    const ok = () => done();
-    const timer = setTimeout(() => done(new SlowReader()), viewStreamTiming.drainTimeoutMs);
-    res.once('drain', ok);
-    stop.addEventListener('abort', ok, { once: true });
-  });
-}
-
-const message = (id: string, event: string, data: unknown) => `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-
 async function stream(
   ctx: AuthedContext,
   viewId: string,
@@ -169,7 +136,7 @@ async function stream(
   let lastWrite = Date.now();
   let lastAccessCheck = Date.now();
   const send = async (chunk: string) => {
-    await write(res, chunk, stopper.signal);
+    await writeSse(res, chunk, stopper.signal, viewStreamTiming.drainTimeoutMs);
     lastWrite = Date.now();
   };
   try {
@@ -180,7 +147,7 @@ async function stream(
       Connection: 'close',
     });
     await send(`retry: ${t.retryMs}\n: results of view ${viewId}\n\n`);
-    if (first) await send(message(first.digest, 'results', first));
+    if (first) await send(sseMessage(first.digest, 'results', first));
     while (!stopper.signal.aborted && server?.listening !== false && Date.now() < endsAt) {
       await sleep(t.pollMs, undefined, { signal: stopper.signal }).catch(() => undefined);
       if (stopper.signal.aborted) break;
@@ -199,10 +166,10 @@ async function stream(
         next = await storeRead(ctx, () => watch.poll());
       } catch (err) {
         if (!(err instanceof Problem)) throw err;
-        await send(message('', 'error', err.body(`/artifacts/${viewId}/results/stream`)));
+        await send(sseMessage('', 'error', err.body(`/artifacts/${viewId}/results/stream`)));
         break;
       }
-      if (next) await send(message(next.digest, 'results', next));
+      if (next) await send(sseMessage(next.digest, 'results', next));
       if (Date.now() - lastWrite >= t.heartbeatMs) await send(': keep-alive\n\n');
     }
   } catch (err) {
