@@ -6,15 +6,10 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { createApiKey } from '../helpers/credentials.js';
 import { Browser } from '../helpers/oauth-browser.js';
+import { MemoryProvider } from '../helpers/oauth-memory-provider.js';
 import { Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -31,44 +26,7 @@ before(async () => {
 });
 after(() => platform?.close());
 
-/** What a desktop client keeps: its registration, tokens and PKCE verifier, in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = '';
-  authorizationUrl: URL | null = null;
-  readonly redirectUrl = 'http://127.0.0.1:33421/callback';
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP client configuration audience test',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: unknown) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: unknown) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+const newProvider = () => new MemoryProvider('MCP client configuration audience test', 'http://127.0.0.1:33421/callback');
 
 async function configuration(content: Record<string, unknown>, title: string): Promise<string> {
   const created = await api.post('/artifacts', {
@@ -148,7 +106,7 @@ describe("an MCP client configuration's own audience", () => {
     const otherId = await configuration(readOnly, 'Cursor');
     const endpoint = endpointOf(id);
 
-    const provider = new MemoryProvider();
+    const provider = newProvider();
     const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
     await assert.rejects(
       new Client({ name: 'oauth-client', version: '1.0.0' }).connect(transport),

@@ -5,14 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { Browser } from '../helpers/oauth-browser.js';
+import { MemoryProvider } from '../helpers/oauth-memory-provider.js';
 import { Api } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
@@ -29,44 +24,7 @@ before(async () => {
 });
 after(() => platform?.close());
 
-/** What a desktop client keeps: its registration, tokens and PKCE verifier, in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = '';
-  authorizationUrl: URL | null = null;
-  readonly redirectUrl = 'http://127.0.0.1:33419/callback';
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP client configuration test',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: unknown) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: unknown) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+const newProvider = () => new MemoryProvider('MCP client configuration test', 'http://127.0.0.1:33419/callback');
 
 /** The person signs in at the page the SDK sent them to, allows, and hands back the callback's query. */
 async function personAllows(url: URL): Promise<URLSearchParams> {
@@ -82,7 +40,7 @@ async function personAllows(url: URL): Promise<URLSearchParams> {
 
 /** Signs a new OAuth client in to the endpoint, as a client given only its URL does. */
 async function signedIn(endpoint: URL): Promise<MemoryProvider> {
-  const provider = new MemoryProvider();
+  const provider = newProvider();
   const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
   await assert.rejects(
     new Client({ name: 'oauth-client', version: '1.0.0' }).connect(transport),
@@ -131,7 +89,7 @@ describe('an MCP client configuration in OAuth mode', () => {
     assert.equal(pinned.status, 200, pinned.text);
     assert.deepEqual(await toolsThrough(endpoint, provider), ['get_artifact', 'search']);
     // Another client signing in from the same URL gets its token, then the endpoint refuses it.
-    const other = new MemoryProvider();
+    const other = newProvider();
     const transport = new StreamableHTTPClientTransport(endpoint, { authProvider: other });
     await assert.rejects(new Client({ name: 'other', version: '1.0.0' }).connect(transport), (err) => err instanceof UnauthorizedError);
     await transport.finishAuth(await personAllows(other.authorizationUrl!));

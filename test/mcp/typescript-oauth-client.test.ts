@@ -5,15 +5,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import {
-  auth,
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-} from '@modelcontextprotocol/client';
+import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { Browser } from '../helpers/oauth-browser.js';
+import { MemoryProvider } from '../helpers/oauth-memory-provider.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 let platform: TestPlatform;
@@ -27,44 +21,7 @@ before(async () => {
 });
 after(() => platform.close());
 
-/** What a desktop client keeps: its registration, tokens and PKCE verifier, in memory. */
-class MemoryProvider implements OAuthClientProvider {
-  info: any;
-  saved: any;
-  verifier = '';
-  authorizationUrl: URL | null = null;
-  readonly redirectUrl = 'http://127.0.0.1:33418/callback';
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'TS SDK test client',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: unknown) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: unknown) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
+const newProvider = () => new MemoryProvider('TS SDK test client', 'http://127.0.0.1:33418/callback');
 
 /**
  * The person at the pages the SDK sent them to: signs in, allows (`change`: the consent form's fields
@@ -97,7 +54,7 @@ async function search(provider: MemoryProvider) {
 
 describe('the TypeScript SDK as an OAuth client of /mcp', () => {
   it('registers, is authorized by a person, lists and calls tools, refreshes and calls again', async () => {
-    const provider = new MemoryProvider();
+    const provider = newProvider();
     const mcpUrl = new URL(`${platform.url}/mcp`);
     // A first connection meets 401: the SDK discovers, registers and sends the person to authorize.
     const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
@@ -134,7 +91,7 @@ describe('the TypeScript SDK as an OAuth client of /mcp', () => {
   });
 
   it('steps up: a call needing a scope the person did not allow sends them to allow it, and then goes through', async () => {
-    const provider = new MemoryProvider();
+    const provider = newProvider();
     const mcpUrl = new URL(`${platform.url}/mcp`);
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     await assert.rejects(new Client({ name: 'ts-sdk-oauth', version: '1.0.0' }).connect(first), (err) => err instanceof UnauthorizedError);
