@@ -12,7 +12,7 @@ import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { workerProcess } from '../helpers/worker-process.js';
 import { publish } from './publisher.js';
 
-const ports = { STREAM_PORTS: '25935-25960' };
+const ports = { STREAM_PORTS: '25935-25960', STREAM_PULL_ALLOW: '127.0.0.0/8' };
 let platform: TestPlatform;
 let admin: Api;
 let worker: ChildProcess | undefined;
@@ -90,5 +90,36 @@ describe('a worker killed during a stream session', () => {
     assert.ok(recorded.counts.stills >= 1, JSON.stringify(recorded.counts));
     assert.equal((await admin.post(`/artifacts/${id}/op/stop`, {})).status, 200);
     await eventually(async () => ffmpegOf(worker!.pid!).length === 0, 10_000, 'no ffmpeg after the stop');
+  });
+
+  it('takes a pulling ffmpeg with it mid-take (its input is the source, not the worker)', async () => {
+    worker?.kill('SIGKILL');
+    const ws = (await admin.post('/workspaces', { name: 'crash pull' })).body.id;
+    const sourceKey = randomBytes(8).toString('hex');
+    const secret = (await admin.post('/secrets', { name: 'source key', value: sourceKey })).body.id;
+    const port = 25971;
+    const serving = publish(`rtmp://127.0.0.1:${port}/live/${sourceKey}`, 30, { serve: true });
+    const stream = await admin.post('/artifacts', {
+      title: 'Pulled camera',
+      content_type: 'application/vnd.platform.stream+json',
+      content: JSON.stringify({
+        source: { mode: 'pull', url: `rtmp://127.0.0.1:${port}/live` },
+        key_secret_id: secret,
+        record: { segments: { seconds: 2 } },
+      }),
+      collection_id: ws,
+    });
+    assert.equal(stream.status, 201, stream.text);
+    const id = stream.body.id;
+    worker = await workerProcess(platform, ports);
+    assert.equal((await admin.post(`/artifacts/${id}/op/start`, {})).status, 200);
+    await eventually(async () => (await admin.get(`/artifacts/${id}/status`)).body.state === 'receiving', 30_000, 'a take under way');
+    const puller = ffmpegOf(worker.pid!)[0];
+    assert.ok(puller, 'the pulling ffmpeg');
+    worker.kill('SIGKILL');
+    worker = undefined;
+    // The source still sends: only the parent-death signal can end the puller (bounded polling).
+    await eventually(async () => !alive(puller), 10_000, 'the pulling ffmpeg dies with its worker');
+    await serving; // the source ends once nobody pulls
   });
 });
