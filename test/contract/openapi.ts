@@ -3722,7 +3722,7 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
-    /** @description The request conflicts with the current state. Types: `immutable-artifact`, `collection-write-requires-commit`, `archived-artifact`, `nothing-to-commit`, `commit-not-pending`, `commit-stale`, `invocation-not-pending`, `idempotency-key-reused`, `user-exists`, `client-id-taken`, `not-an-mcp-server`, `too-many-subscriptions`, `subscription-not-paused`, `connection-deleting`, `connection-attempt-gone`, `authorizer-unusable`. */
+    /** @description The request conflicts with the current state. Types: `immutable-artifact`, `collection-write-requires-commit`, `archived-artifact`, `nothing-to-commit`, `commit-not-pending`, `commit-stale`, `invocation-not-pending`, `idempotency-key-reused`, `user-exists`, `client-id-taken`, `not-an-mcp-server`, `too-many-subscriptions`, `subscription-not-paused`, `connection-deleting`, `connection-attempt-gone`, `authorizer-unusable`, `not-invocable`, `chat-full`, `chat-turn-failed`, `not-a-view`, `invalid-view`, `invalid-mcp-client`, `not-a-stream`, `stream-in-collection`, `stream-key-missing`, `stream-key-unusable`, `stream-session-running`, `stream-sessions-full`, `stream-not-live`, `stream-source-refused`. */
     Conflict: {
       headers: {
         [name: string]: unknown;
@@ -3790,7 +3790,7 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
-    /** @description A rate limit is used up (Retry-After says when to retry). Types: `rate-limited`, `too-many-requests`, `sign-in-throttled`, `account-locked`. */
+    /** @description A rate limit is used up (Retry-After says when to retry). Types: `rate-limited`, `too-many-requests`, `sign-in-throttled`, `account-locked`, `too-many-streams`, `stream-sessions-per-person`. */
     TooManyRequests: {
       headers: {
         [name: string]: unknown;
