@@ -4,7 +4,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { Artifact } from './browse-api';
 import { maxMarkdownLength, renderMarkdown } from './markdown';
-import { typeBodies } from './types/index';
 
 /** `text/markdown; charset=utf-8` → `text/markdown`. */
 export const baseType = (contentType: string) => (contentType.split(';')[0] ?? '').trim().toLowerCase();
@@ -80,8 +79,6 @@ function pretty(text: string): string {
 
 export function ArtifactBody({ artifact }: { artifact: Artifact }) {
   const type = baseType(artifact.content_type);
-  const TypeBody = typeBodies[type];
-  if (TypeBody) return <TypeBody artifact={artifact} />;
   const media = mediaKind(type);
   if (media) return <Media artifact={artifact} kind={media} type={type} />;
   if (isMarkdown(type) && artifact.content.length <= maxMarkdownLength) return <Markdown source={artifact.content} />;

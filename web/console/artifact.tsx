@@ -3,11 +3,12 @@
 // refused (403, 404: a built-in agent or server has no container), GET /artifacts/{id} reads it.
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { ArtifactBody } from './artifact-body';
+import { ArtifactBody, baseType } from './artifact-body';
 import { containerPath, type Artifact, type Opened } from './browse-api';
 import { ContainerName, Problem } from './commits';
 import { follow } from './router';
 import { ViewerFrame } from './viewer/lazy';
+import { typeBodies } from './types/index';
 
 async function open(id: string): Promise<Opened> {
   const path = `/artifacts/${encodeURIComponent(id)}`;
@@ -114,7 +115,7 @@ export function ArtifactView({ id }: { id: string }) {
           {opened.viewer && <ViewerFrame artifact={artifact} viewer={opened.viewer} />}
           <section aria-labelledby="content-title" class="artifact-content">
             <h2 id="content-title">Content</h2>
-            <ArtifactBody artifact={artifact} />
+            <Body artifact={artifact} />
           </section>
           {artifact.context && Object.keys(artifact.context).length > 0 && (
             <section aria-labelledby="context-title">
@@ -128,4 +129,14 @@ export function ArtifactView({ id }: { id: string }) {
       )}
     </article>
   );
+}
+
+/**
+ * The content as its type's page shows it: the platform's own types (chat, view, stream, MCP client
+ * configuration) have pages of their own, which call the API; anything else is ArtifactBody, which
+ * the MCP App page shares and which fetches nothing.
+ */
+function Body({ artifact }: { artifact: Artifact }) {
+  const TypeBody = typeBodies[baseType(artifact.content_type)];
+  return TypeBody ? <TypeBody artifact={artifact} /> : <ArtifactBody artifact={artifact} />;
 }
