@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { writeFollowers } from './write-followers.js';
 import type { Db } from 'mongodb';
 import { v7 as uuidv7 } from 'uuid';
 import { grantsOf } from '../identity/grants.js';
@@ -23,8 +24,6 @@ import {
 } from '../store/imports.js';
 import { insertNew } from '../store/mongo.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
-import { EventWorkflows } from '../workflow-clients/events.js';
-import { IndexingWorkflows } from '../workflow-clients/indexing.js';
 import { importRefusedFailure, type ImportBatchInput, type ImportBatchResult } from '../workflows/contracts/import-artifacts.js';
 
 /** Items of a batch read at once: the reading threads (two on two cores) and a URL fetch in flight beside them. */
@@ -123,18 +122,7 @@ export function createImportActivities(deps: { config: Config; db: Db; changes: 
   const { config, db } = deps;
   const imports = new ImportStore(db);
   const containers = new ContainerStore(db);
-  const clients = new WeakMap<object, { events: EventWorkflows; indexing: IndexingWorkflows }>();
-  const workflowsFor = (client: ReturnType<typeof Context.current>['client']) => {
-    let found = clients.get(client);
-    if (!found) {
-      found = {
-        events: new EventWorkflows(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, { db, inline: true }),
-        indexing: new IndexingWorkflows(() => client, config.TEMPORAL_TASK_QUEUE),
-      };
-      clients.set(client, found);
-    }
-    return found;
-  };
+  const workflowsFor = writeFollowers(config, db);
 
   async function batch(input: ImportBatchInput): Promise<ImportBatchResult> {
     const record = await imports.get(input.importId);

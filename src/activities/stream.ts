@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { writeFollowers } from './write-followers.js';
 import type { Db } from 'mongodb';
 import { v5 as uuidv5 } from 'uuid';
 import { grantsOf } from '../identity/grants.js';
@@ -19,8 +20,6 @@ import { ContainerStore, type ContainerDoc } from '../store/containers.js';
 import type { SearchChangeStore } from '../store/search-changes.js';
 import type { SecretStore } from '../store/secrets.js';
 import { keptIds, noStreamCounts, StreamSessionStore, type StreamCounts, type StreamSessionDoc } from '../store/stream-sessions.js';
-import { EventWorkflows } from '../workflow-clients/events.js';
-import { IndexingWorkflows } from '../workflow-clients/indexing.js';
 import {
   streamRefusedFailure,
   streamWorkflowId,
@@ -63,18 +62,7 @@ export function createStreamActivities(deps: { config: Config; db: Db; secrets: 
   const sessions = new StreamSessionStore(db);
   const containers = new ContainerStore(db);
   const artifacts = new ArtifactStore(db);
-  const clients = new WeakMap<object, { events: EventWorkflows; indexing: IndexingWorkflows }>();
-  const workflowsFor = (client: ReturnType<typeof Context.current>['client']) => {
-    let found = clients.get(client);
-    if (!found) {
-      found = {
-        events: new EventWorkflows(client, config.TEMPORAL_TASK_QUEUE, config.EVENTS_CONTINUE_AS_NEW_AFTER, { db, inline: true }),
-        indexing: new IndexingWorkflows(() => client, config.TEMPORAL_TASK_QUEUE),
-      };
-      clients.set(client, found);
-    }
-    return found;
-  };
+  const workflowsFor = writeFollowers(config, db);
 
   /** The stream, its content, its workspace, and the requester's right to add to it, checked again. */
   async function checked(input: RecordStreamInput): Promise<{ doc: ArtifactDoc; content: StreamContent; workspace: ContainerDoc }> {
