@@ -11,11 +11,11 @@ export function navigate(path: string, replace = false): void {
   for (const listener of listeners) listener();
 }
 
-/** The current path, re-rendered on navigate() and on the browser's back and forward. */
-export function usePath(): string {
-  const [path, setPath] = useState(location.pathname);
+/** A part of the address, re-rendered on navigate() and on the browser's back and forward. */
+function useLocationPart(read: () => string): string {
+  const [part, setPart] = useState(read);
   useEffect(() => {
-    const update = () => setPath(location.pathname);
+    const update = () => setPart(read());
     listeners.add(update);
     addEventListener('popstate', update);
     return () => {
@@ -23,13 +23,19 @@ export function usePath(): string {
       removeEventListener('popstate', update);
     };
   }, []);
-  return path;
+  return part;
 }
+
+/** The current path. */
+export const usePath = (): string => useLocationPart(() => location.pathname);
+
+/** The current query string (`location.search`: "" or "?…"), where a page keeps its state (search, paging). */
+export const useSearch = (): string => useLocationPart(() => location.search);
 
 /** onClick for an in-console link: plain clicks stay in the page, modified ones do what the browser does. */
 export function follow(event: MouseEvent): void {
   const link = event.currentTarget as HTMLAnchorElement;
   if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   event.preventDefault();
-  navigate(link.pathname);
+  navigate(link.pathname + link.search);
 }
