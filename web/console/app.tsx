@@ -8,6 +8,7 @@ import { HostsView } from './hosts';
 import { InvocationView } from './invocations';
 import { follow, navigate, usePath } from './router';
 import { SettingsView } from './settings';
+import { ThemeChoice } from './theme';
 
 type Phase = { kind: 'signed-out'; error?: string } | { kind: 'resuming' } | { kind: 'finishing' } | { kind: 'signed-in' };
 
@@ -79,6 +80,7 @@ export function App() {
             </a>
           </nav>
         )}
+        <ThemeChoice />
         {phase.kind === 'signed-in' && <SignOut email={me?.email} />}
       </header>
       <main>
