@@ -7,6 +7,7 @@ import { AwaitingCommits, CommitView } from './commits';
 import { HostsView } from './hosts';
 import { InvocationView } from './invocations';
 import { follow, navigate, usePath } from './router';
+import { SearchPage } from './search-route';
 import { SettingsView } from './settings';
 import { ThemeChoice } from './theme';
 
@@ -72,6 +73,9 @@ export function App() {
             <a href="/console/" onClick={follow}>
               Overview
             </a>{' '}
+            <a href="/console/search" onClick={follow}>
+              Search
+            </a>{' '}
             <a href="/console/hosts" onClick={follow}>
               Hosts
             </a>{' '}
@@ -121,6 +125,7 @@ function SignIn({ error }: { error?: string }) {
 function Screen({ path, me }: { path: string; me: Me | null }) {
   if (path === '/console/settings') return <SettingsView me={me} />;
   if (path === '/console/hosts') return <HostsView />;
+  if (path === '/console/search') return <SearchPage />;
   const [, kind, raw] = /^\/console\/([a-z]+)\/([^/]+)$/.exec(path) ?? [];
   const id = raw ? decodeURIComponent(raw) : '';
   if (kind === 'commits') return <CommitView key={id} id={id} me={me} />;
