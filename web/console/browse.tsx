@@ -124,6 +124,11 @@ function Search({ kind, id, name }: { kind: ContainerKind; id: string; name: str
           Search
         </button>
       </form>
+      <p>
+        <a href={`/console/search?${new URLSearchParams({ q: query, [kind]: id })}`} onClick={follow}>
+          Search with more options
+        </a>
+      </p>
       <Problem error={error} />
       {answer && <Results answer={answer} />}
     </section>
