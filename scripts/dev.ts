@@ -7,6 +7,7 @@ import { ConfigError, loadConfig } from '../src/kernel/config/env.js';
 import { startEngines, type Engines } from '../temporal-dev/engines.js';
 import { buildConsole } from '../src/console/build-console.js';
 import { parseAddress } from '../src/observability/worker-metrics.js';
+import { outboundLine } from '../src/net/allow-list.js';
 import { codecLines, metricsLines, startEnv } from './start-settings.js';
 
 const devDir = resolve(process.env.PLATFORM_DEV_DIR ?? '.dev');
@@ -114,6 +115,7 @@ async function main(): Promise<void> {
   const codecEndpoint = env.TEMPORAL_UI_CODEC_ENDPOINT?.trim();
   if (engines.temporalUiUrl && codecEndpoint) for (const line of codecLines(codecEndpoint)) say(line);
   for (const line of metricsLines(config)) say(line);
+  say(`Outbound     ${outboundLine(config)}`);
   say(
     env.PLATFORM_ADMIN_EMAIL && env.PLATFORM_ADMIN_PASSWORD
       ? `Admin        ${env.PLATFORM_ADMIN_EMAIL} (password from PLATFORM_ADMIN_PASSWORD)`

@@ -10,6 +10,7 @@ import { markDraining, reportWorker } from '../operations/readiness.js';
 import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
+import { outboundLine } from '../net/allow-list.js';
 import { apiWorkerStopMs, startApiWorker, type ApiWorker } from './api-worker.js';
 import { onShutdownSignal } from './graceful.js';
 import { trackInFlight } from './in-flight.js';
@@ -96,7 +97,13 @@ export async function startApi(): Promise<void> {
   onShutdownSignal({ what: 'API', logger, deadlineMs: config.SHUTDOWN_GRACE_MS + (worker ? apiWorkerStopMs(config) : 0), stop: drain });
   // Said last: whoever waits for it (an orchestrator's log, a test) finds the signal handlers installed.
   logger.info(
-    { url: config.apiUri, mcp: `${config.apiUri}/mcp`, admin_email: admin?.email, admin_credentials_file: admin?.credentialsFile },
+    {
+      url: config.apiUri,
+      mcp: `${config.apiUri}/mcp`,
+      admin_email: admin?.email,
+      admin_credentials_file: admin?.credentialsFile,
+      outbound: outboundLine(config),
+    },
     'API listening',
   );
 }

@@ -6,7 +6,8 @@ import { ConnectionWorkflows } from '../workflow-clients/connection.js';
 import { ConnectionStore } from '../store/connections.js';
 import type { Config } from '../kernel/config/env.js';
 import type { Logger } from '../kernel/logging/logger.js';
-import { createOutbound, parseAllowList } from '../net/outbound.js';
+import { createOutbound } from '../net/outbound.js';
+import { outboundAllowList } from '../net/allow-list.js';
 import { ArtifactStore } from '../store/artifacts.js';
 import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { SecretStore } from '../store/secrets.js';
@@ -30,7 +31,7 @@ export interface McpClient extends ActivityMcp {
  * and what they close.
  */
 export function createMcpClient(config: Config, db: Db, logger: Logger): McpClient {
-  const allow = parseAllowList(config.MCP_OUTBOUND_ALLOW);
+  const allow = outboundAllowList(config);
   const discovery = createOutbound({ allow, timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS, maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES });
   // A tool that answers with plain JSON sends nothing until it is done: the call's own timeout (which
   // progress resets) bounds it, not the outbound one, which still bounds connecting.

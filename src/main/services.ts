@@ -39,6 +39,7 @@ import { McpCatalogStore } from '../store/mcp-catalog.js';
 import { InvocationWorkflows } from '../workflow-clients/invocation.js';
 import { ToolCallWorkflows } from '../workflow-clients/tool-call.js';
 import { createOutbound, parseAllowList, type Outbound } from '../net/outbound.js';
+import { outboundAllowList } from '../net/allow-list.js';
 import type { Db } from 'mongodb';
 import { ConnectionStore } from '../store/connections.js';
 import { stdioServers } from '../stdio-servers/index.js';
@@ -83,7 +84,7 @@ export function createServices(config: Config, logger: Logger): Services {
   const consents = new ConsentStore(db);
   const oauth = new OAuthStore(db);
   const outbound = createOutbound({
-    allow: parseAllowList(config.MCP_OUTBOUND_ALLOW),
+    allow: outboundAllowList(config),
     timeoutMs: config.MCP_OUTBOUND_TIMEOUT_MS,
     maxResponseBytes: config.MCP_OUTBOUND_MAX_BYTES,
   });

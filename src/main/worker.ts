@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../kernel/config/env.js';
 import { createLogger } from '../kernel/logging/logger.js';
 import { startTracing } from '../observability/tracing.js';
 import { startWorkerMetrics } from '../observability/worker-metrics.js';
+import { outboundLine } from '../net/allow-list.js';
 import { createStoreClient, openDatabase } from '../store/mongo.js';
 import { onShutdownSignal } from './graceful.js';
 import { createPlatformWorker } from './temporal-worker.js';
@@ -35,7 +36,10 @@ async function main(): Promise<void> {
       await ran;
     },
   });
-  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, 'worker running');
+  logger.info(
+    { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, outbound: outboundLine(config) },
+    'worker running',
+  );
   ran = worker.run().finally(async () => {
     await connection.close();
     await store.close();

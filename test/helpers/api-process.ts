@@ -27,6 +27,7 @@ export async function apiProcess(platform: TestPlatform, env: Record<string, str
       TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
       // The same development key-encryption key, so this replica opens the same signing keys.
       PLATFORM_DEV_DIR: config.PLATFORM_DEV_DIR,
+      MCP_OUTBOUND_LOOPBACK: String(config.outboundLoopback),
       PLATFORM_ADMIN_EMAIL: adminEmail,
       PLATFORM_ADMIN_PASSWORD: adminPassword,
       EMBEDDINGS_PROVIDER: 'hashing',

@@ -41,6 +41,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     EMBEDDINGS_MODEL_DIR: resolve(process.env.PLATFORM_DEV_DIR ?? '.dev', 'models', 'all-MiniLM-L6-v2'),
     // The shipped stdio catalog plus the tests' own entries, as an operator adds theirs.
     STDIO_CATALOG_PATHS: 'config/stdio-catalog.json,test/fixtures/stdio-catalog.json',
+    // Outbound calls as production judges them (a test that reaches its own loopback servers lists them
+    // in MCP_OUTBOUND_ALLOW); test/net/outbound-loopback.test.ts and the README's test unset this to get
+    // the development default, loopback allowed (issue #37).
+    MCP_OUTBOUND_LOOPBACK: 'false',
     // The web console test/run.ts built once; unset (a file run on its own), the API builds its own.
     ...(process.env.TEST_CONSOLE_ASSETS_DIR ? { CONSOLE_ASSETS_DIR: process.env.TEST_CONSOLE_ASSETS_DIR } : {}),
     ...overrides,

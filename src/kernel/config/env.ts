@@ -86,6 +86,13 @@ export const envSchema = z.object({
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z.string().default(''),
   MCP_OUTBOUND_ALLOW: z.string().default(''),
+  /**
+   * Whether outbound calls (MCP servers, webhooks, URL imports, authorizers, identity providers) may
+   * reach loopback (127.0.0.0/8, ::1), as MCP_OUTBOUND_ALLOW listing it would. Unset: true in
+   * development (a developer's own servers and receivers on their machine), false in production.
+   * Private, link-local and metadata addresses are never covered by it (issue #37).
+   */
+  MCP_OUTBOUND_LOOPBACK: bool.optional(),
   OAUTH_METADATA_DOCUMENT_ALLOW: z.string().default(''),
   MCP_OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   MCP_OUTBOUND_MAX_BYTES: z.coerce
@@ -268,6 +275,8 @@ export interface Config extends Env {
   /** Browser origins and Host names besides the API's own that may call /mcp. */
   mcpAllowedOrigins: string[];
   mcpAllowedHosts: string[];
+  /** MCP_OUTBOUND_LOOPBACK, else isDev: the outbound guard lets loopback through. */
+  outboundLoopback: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -300,5 +309,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: e.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
     mcpAllowedOrigins: list(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: list(e.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
+    outboundLoopback: e.MCP_OUTBOUND_LOOPBACK ?? isDev,
   };
 }
