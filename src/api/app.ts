@@ -24,6 +24,7 @@ import { importRoutes } from './routes/imports.js';
 import { relayRoutes } from './routes/relay.js';
 import { manageRoutes } from './routes/manage.js';
 import { versionRoutes } from './routes/versions.js';
+import { nameRoutes } from './routes/names.js';
 import { revisionRoutes } from './routes/revisions.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { oauthMetadataRoutes } from './routes/oauth-metadata.js';
@@ -67,6 +68,7 @@ export const routes: RouteDef[] = [
   ...searchRoutes,
   ...artifactRoutes,
   ...versionRoutes,
+  ...nameRoutes,
   ...revisionRoutes,
   ...manageRoutes,
   ...chatRoutes,

@@ -253,6 +253,21 @@ export class ContainerStore {
     return docs.filter((d) => grantsOf(d, principal.subject).has(flag)).map((d) => d._id);
   }
 
+  /**
+   * The people the principal works with: owners and readers of every container it can see (the
+   * console names them, issue #37). Its own person is among them.
+   */
+  async peopleSharedWith(principal: Principal): Promise<Set<string>> {
+    const people = new Set([principal.subject]);
+    for (const kind of ['workspace', 'collection'] as const) {
+      const docs = await this.coll(kind)
+        .find(this.visible(kind, principal), { projection: { owner_id: 1, readers: 1 } })
+        .toArray();
+      for (const d of docs) for (const id of [d.owner_id, ...(d.readers ?? [])]) people.add(id);
+    }
+    return people;
+  }
+
   /** Ids of every container of a kind the principal can see: store queries on artifacts filter by these. */
   async visibleIds(kind: ContainerKind, principal: Principal): Promise<string[]> {
     const docs = await this.coll(kind)

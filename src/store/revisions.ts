@@ -129,6 +129,15 @@ export async function listRevisions(db: Db, artifactId: string, limit: number, c
   return { items, next_cursor: docs.length > limit && last ? encodeCursor([String(last.revision)]) : null };
 }
 
+/** An artifact's latest revision claims, newest first (a deleted draft's deletion, then what it was). */
+export function latestRevisions(db: Db, artifactId: string, limit: number): Promise<RevisionDoc[]> {
+  return revisionsCollection(db)
+    .find({ _id: { $gt: revisionId(artifactId, 0), $lt: `${artifactId};` } })
+    .sort({ _id: -1 })
+    .limit(limit)
+    .toArray();
+}
+
 /**
  * The outbox (issue #21): claims whose event has not been handed to the workspace's event workflow
  * yet. Read and marked by the event relay (events/outbox-relay.ts); marking is a field set per claim, so

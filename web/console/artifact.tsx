@@ -1,6 +1,7 @@
 // One artifact, opened (POST /artifacts/{id}/open, which runs its type's on_open) and rendered by its
 // type; a type with a viewer is shown in the MCP Apps host (./viewer/frame) above it. Where open is
 // refused (403, 404: a built-in agent or server has no container), GET /artifacts/{id} reads it.
+import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { ArtifactBody, baseType } from './artifact-body';
@@ -9,6 +10,8 @@ import { ContainerName, Problem } from './commits';
 import { follow } from './router';
 import { ViewerFrame } from './viewer/lazy';
 import { typeBodies } from './types/index';
+import { WrittenBy, type Source } from './provenance';
+import { TypeBadge, type TypeUi } from './type-badge';
 
 async function open(id: string): Promise<Opened> {
   const path = `/artifacts/${encodeURIComponent(id)}`;
@@ -20,15 +23,19 @@ async function open(id: string): Promise<Opened> {
   }
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString();
 const json = (value: unknown) => JSON.stringify(value, null, 2);
 
-function Facts({ artifact, onOpen }: { artifact: Artifact; onOpen: Opened['on_open'] }) {
+function Facts({ artifact, onOpen, type }: { artifact: Artifact; onOpen: Opened['on_open']; type: Opened['type'] }) {
   const p = artifact.provenance;
+  // The type definition the open answered with (§2.10): a registered type's label, icon and colour.
+  const ui = (type as { mime?: string; ui?: TypeUi } | null)?.ui;
+  const registered = ui ? new Map([[baseType(artifact.content_type), ui]]) : undefined;
   return (
     <dl class="facts" aria-label="About this artifact">
       <dt>Type</dt>
-      <dd>{artifact.content_type}</dd>
+      <dd>
+        <TypeBadge contentType={artifact.content_type} registered={registered} />
+      </dd>
       <dt>State</dt>
       <dd data-testid="artifact-state">{artifact.state}</dd>
       <dt>Revision</dt>
@@ -52,21 +59,13 @@ function Facts({ artifact, onOpen }: { artifact: Artifact; onOpen: Opened['on_op
       {p && (
         <>
           <dt>Created</dt>
-          <dd>
-            by {p.created_by}, <time dateTime={p.created_at}>{when(p.created_at)}</time>
+          <dd data-testid="artifact-created">
+            <WrittenBy person={p.created_by} at={p.created_at} />
           </dd>
           <dt>Updated</dt>
-          <dd>
-            by {p.updated_by}, <time dateTime={p.updated_at}>{when(p.updated_at)}</time>
+          <dd data-testid="artifact-updated">
+            <WrittenBy person={p.updated_by} at={p.updated_at} source={p.source as Source | undefined} />
           </dd>
-          {p.source !== undefined && p.source !== null && (
-            <>
-              <dt>Source</dt>
-              <dd>
-                <pre class="json">{json(p.source)}</pre>
-              </dd>
-            </>
-          )}
         </>
       )}
       <dt>On open</dt>
@@ -111,7 +110,7 @@ export function ArtifactView({ id }: { id: string }) {
       {!error && !opened && <p role="status">Opening…</p>}
       {opened && artifact && (
         <>
-          <Facts artifact={artifact} onOpen={opened.on_open} />
+          <Facts artifact={artifact} onOpen={opened.on_open} type={opened.type} />
           {opened.viewer && <ViewerFrame artifact={artifact} viewer={opened.viewer} />}
           <section aria-labelledby="content-title" class="artifact-content">
             <h2 id="content-title">Content</h2>
@@ -125,6 +124,7 @@ export function ArtifactView({ id }: { id: string }) {
               </pre>
             </section>
           )}
+          {artifact.provenance && <LazyHistory key={`${artifact.id}:${artifact.revision}`} artifact={artifact} />}
         </>
       )}
     </article>
@@ -139,4 +139,29 @@ export function ArtifactView({ id }: { id: string }) {
 function Body({ artifact }: { artifact: Artifact }) {
   const TypeBody = typeBodies[baseType(artifact.content_type)];
   return TypeBody ? <TypeBody artifact={artifact} /> : <ArtifactBody artifact={artifact} />;
+}
+
+type HistoryBody = FunctionComponent<{ artifact: Artifact }>;
+let historyChunk: Promise<HistoryBody> | null = null;
+
+/** The artifact's versions or revisions (./history): a chunk of its own, with the diff library. */
+function LazyHistory({ artifact }: { artifact: Artifact }) {
+  const [Loaded, setLoaded] = useState<HistoryBody | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    historyChunk ??= import('./history').then((m) => m.History);
+    historyChunk.then(
+      (component) => live && setLoaded(() => component),
+      (err: Error) => {
+        historyChunk = null;
+        if (live) setError(`The history could not be loaded: ${err.message}`);
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  if (error) return <p role="alert">{error}</p>;
+  return Loaded ? <Loaded artifact={artifact} /> : null;
 }

@@ -7,6 +7,9 @@ import { useDecision } from './decision';
 import { useLive } from './live';
 import { usePaged } from './paged';
 import { follow } from './router';
+import { Diff } from './diff';
+
+export { Diff };
 
 const names = new Map<string, Promise<string>>();
 
@@ -115,29 +118,6 @@ export function AwaitingCommits({ me }: { me: Me | null }) {
         </button>
       )}
     </section>
-  );
-}
-
-function lineClass(line: string): string {
-  if (line.startsWith('+++') || line.startsWith('---') || line.startsWith('===') || line.startsWith('Index:')) return 'diff-file';
-  if (line.startsWith('@@')) return 'diff-hunk';
-  if (line.startsWith('+')) return 'diff-add';
-  if (line.startsWith('-')) return 'diff-del';
-  if (line.startsWith('\\')) return 'diff-note';
-  return 'diff-ctx';
-}
-
-/** A unified diff as text, one span per line, classed for + and -: never parsed as HTML. */
-export function Diff({ diff, label }: { diff: string; label: string }) {
-  const lines = diff.replace(/\n$/, '').split('\n');
-  return (
-    <pre class="diff" aria-label={label} tabIndex={0}>
-      {lines.map((line, i) => (
-        <span key={i} class={lineClass(line)}>
-          {line + '\n'}
-        </span>
-      ))}
-    </pre>
   );
 }
 

@@ -58,6 +58,8 @@ export class ActionApplier {
       action_id: action.id,
       agent: scope.agent,
       ...(scope.automation ? { automation: scope.automation } : {}),
+      // The credential that started the run, when not the person's own token (as a REST write records it).
+      ...(scope.principal.actor.kind !== 'user' ? { via: { kind: scope.principal.actor.kind, id: scope.principal.actor.id } } : {}),
     };
     const ours = (doc: ArtifactDoc | null) =>
       doc?.provenance.source.invocation_id === scope.invocationId && doc.provenance.source.action_id === action.id;
