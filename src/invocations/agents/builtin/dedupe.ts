@@ -1,3 +1,4 @@
+import { counted } from '../wording.js';
 import { z } from 'zod';
 import { defineAgent, isTextual, type AgentArtifact } from '../types.js';
 
@@ -61,6 +62,9 @@ export const dedupe = defineAgent({
         rationale: `"${artifact.title}" is near-identical to the older "${best.artifact.title}" (${best.artifact.id}): ${Math.round(best.similarity * 100)}% of word 3-grams shared. The older one is kept.`,
       });
     }
-    return { actions, output: `${actions.length} of ${candidates.length} artifacts are near-identical copies.` };
+    return {
+      actions,
+      output: `${actions.length} of ${counted(candidates.length, 'artifact')} ${actions.length === 1 ? 'is a near-identical copy' : 'are near-identical copies'}.`,
+    };
   },
 });

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import type { ProposedAction } from '../../proposed-actions/schema.js';
 import { defineAgent, isTextual, type AgentArtifact } from '../types.js';
+import { counted } from '../wording.js';
 
 interface Section {
   title: string;
   body: string;
+  /** A heading's own line, kept apart from the body it introduces. */
+  heading?: string;
 }
 
 /** Splits at Markdown headings up to `level` (`#` … `######`); text before the first heading is its own section. */
@@ -18,14 +21,35 @@ function byHeadings(a: AgentArtifact, level: number): Section[] {
     const m = fence ? null : heading.exec(line);
     if (m) {
       if (current) sections.push(current);
-      current = { title: m[2]!, body: `${line}\n` };
+      current = { title: m[2]!, heading: line, body: '' };
     } else {
       current ??= { title: a.title, body: '' };
       current.body += `${line}\n`;
     }
   }
   if (current) sections.push(current);
-  return sections.map((s) => ({ ...s, body: s.body.trim() })).filter((s) => s.body.length > 0);
+  return foldEmptyHeadings(sections);
+}
+
+/**
+ * Issue #37: a heading with no body of its own ("# Part I" right before "## Chapter 1") is not a
+ * section: its line goes to the top of the next section, which keeps its own title; a trailing one
+ * has nothing to introduce and is dropped. Text before the first heading is a section when not blank.
+ */
+function foldEmptyHeadings(sections: Section[]): Section[] {
+  const out: Section[] = [];
+  let carried = '';
+  for (const s of sections) {
+    const body = s.body.trim();
+    const head = [carried, s.heading ?? ''].filter(Boolean).join('\n');
+    if (!body) {
+      carried = head;
+      continue;
+    }
+    out.push({ title: s.title, body: head ? `${head}\n${body}` : body });
+    carried = '';
+  }
+  return out;
 }
 
 /** Without headings: paragraphs packed into parts of at most `max` characters. */
@@ -83,6 +107,6 @@ export const splitSections = defineAgent({
         }),
       );
     }
-    return { actions, output: `${actions.length} sections proposed.` };
+    return { actions, output: `${counted(actions.length, 'section')} proposed.` };
   },
 });
