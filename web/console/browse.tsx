@@ -8,6 +8,7 @@ import { WorkspaceEvents } from './events';
 import { WorkspaceImports } from './imports';
 import { usePaged } from './paged';
 import { follow } from './router';
+import { lazyComponent } from './lazy';
 
 const plural = { workspace: 'Workspaces', collection: 'Collections' } as const;
 
@@ -51,36 +52,8 @@ export function WorkspacesList() {
   );
 }
 
-function ArtifactsList({ kind, id }: { kind: ContainerKind; id: string }) {
-  const { items, error, loading, more } = usePaged<Artifact>(`/artifacts?collection_id=${encodeURIComponent(id)}`);
-  return (
-    <section aria-labelledby="artifacts-title">
-      <h2 id="artifacts-title">Artifacts</h2>
-      <Problem error={error} />
-      {!error && items === null && <p role="status">Loading artifacts…</p>}
-      {items?.length === 0 && <p>No artifacts here yet.</p>}
-      {items && items.length > 0 && (
-        <ul class="artifacts" aria-label="Artifacts">
-          {items.map((a) => (
-            <li key={a.id}>
-              <a href={artifactPath(a.id)} onClick={follow}>
-                {a.title}
-              </a>{' '}
-              <span class="meta">
-                {a.content_type} · {a.state} · {kind === 'collection' ? `version ${a.version ?? a.revision}` : `revision ${a.revision}`}
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-      {more && (
-        <button type="button" disabled={loading} onClick={more}>
-          Show more artifacts
-        </button>
-      )}
-    </section>
-  );
-}
+/** A container's artifacts (./artifact-list): a chunk of its own, with the type badges and names it shows. */
+const ArtifactsList = lazyComponent(() => import('./artifact-list').then((m) => m.ArtifactsList), 'artifact list');
 
 const score = (n: number, digits = 4) => n.toFixed(digits);
 
