@@ -1,9 +1,11 @@
-import type { ApiKeyStore } from '../store/api-keys.js';
+import type { Logger } from '../kernel/logging/logger.js';
+import type { ApiKeyDoc, ApiKeyStore } from '../store/api-keys.js';
 import type { ConsentStore } from '../store/consents.js';
 import type { OAuthStore } from '../store/oauth.js';
 import type { ServerCredentialStore } from '../store/server-credentials.js';
 import type { UserStore } from '../store/users.js';
 import { sameHash, sha256 } from '../kernel/crypto/opaque.js';
+import { withDeadline } from '../store/deadline.js';
 import { delegationKind } from './delegation.js';
 import { ScopeSet, userPrincipal, type Principal } from './principal.js';
 import { TokenError, type TokenService } from './tokens.js';
@@ -16,23 +18,59 @@ export interface CredentialServices {
   serverCredentials: ServerCredentialStore;
   consents: ConsentStore;
   oauth: OAuthStore;
+  logger: Logger;
 }
 
 /** API keys look like `pk_<id>_<secret>`, so they are recognisable in a leak scan and distinct from JWTs. */
 export const apiKeyPattern = /^pk_([0-9a-f]{32})_([0-9A-Za-z]{43})$/;
 
-export async function principalFromApiKey(services: CredentialServices, key: string): Promise<Principal> {
+async function apiKeyOf(services: CredentialServices, key: string): Promise<ApiKeyDoc> {
   const match = apiKeyPattern.exec(key);
   const doc = match ? await services.apiKeys.get(match[1]!) : null;
   if (!doc || !sameHash(doc.secret_sha256, sha256(match![2]!))) throw new TokenError('API key is not valid');
-  return {
-    actor: { kind: 'api_key', id: doc._id },
-    subject: doc.owner_id,
-    onBehalfOf: false,
-    scopes: new ScopeSet(doc.scopes),
-    filters: doc.resource_filters,
-    isAdmin: false,
-  };
+  return doc;
+}
+
+const keyPrincipal = (doc: ApiKeyDoc): Principal => ({
+  actor: { kind: 'api_key', id: doc._id },
+  subject: doc.owner_id,
+  onBehalfOf: false,
+  scopes: new ScopeSet(doc.scopes),
+  filters: doc.resource_filters,
+  isAdmin: false,
+});
+
+export async function principalFromApiKey(services: CredentialServices, key: string): Promise<Principal> {
+  return keyPrincipal(await apiKeyOf(services, key));
+}
+
+/** A key used directly as a bearer records its use at most this often: a busy key does not write on every request. */
+export const directUseIntervalMs = 60_000;
+
+/** The longest a record of a use may take: past it, it is given up (and logged), never the request's failure. */
+const useRecordDeadlineMs = 2_000;
+
+/**
+ * Records a credential's use (`last_used_at`) within a short deadline; a failure is logged, never
+ * thrown: what the credential was used for goes on without it.
+ */
+export async function recordUse(services: Pick<CredentialServices, 'logger'>, what: string, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await withDeadline(`${what} use record`, write(), useRecordDeadlineMs);
+  } catch (err) {
+    services.logger.warn({ err }, `${what}: its use was not recorded`);
+  }
+}
+
+/**
+ * A key used directly as a bearer: its use is recorded without the request waiting for it, and only
+ * when the last one recorded (as the key was just read, then as the store has it, for replicas racing)
+ * is older than directUseIntervalMs.
+ */
+function recordDirectUse(services: CredentialServices, doc: ApiKeyDoc): void {
+  const now = new Date();
+  if (doc.last_used_at && now.getTime() - doc.last_used_at.getTime() < directUseIntervalMs) return;
+  void recordUse(services, `API key ${doc._id}`, () => services.apiKeys.touchUnlessRecent(doc._id, now, directUseIntervalMs));
 }
 
 function narrow(granted: string[], tokenScope: unknown): ScopeSet {
@@ -51,7 +89,11 @@ export async function principalFromBearer(
   token: string,
   audiences: string[] = [services.tokens.audience],
 ): Promise<Principal> {
-  if (token.startsWith('pk_')) return principalFromApiKey(services, token);
+  if (token.startsWith('pk_')) {
+    const doc = await apiKeyOf(services, token);
+    recordDirectUse(services, doc);
+    return keyPrincipal(doc);
+  }
   const claims = await services.tokens.verify(token, audiences);
   switch (claims.kind ?? 'user') {
     case 'user': {

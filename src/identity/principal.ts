@@ -1,18 +1,9 @@
 import { z } from 'zod';
 import { uuid } from '../kernel/json/schemas.js';
+import { scopes, type Scope } from '../kernel/scopes.js';
 
-/** Scopes of SPEC §2.8. A human user's own token carries all of them. */
-export const scopes = [
-  'artifact:read',
-  'artifact:write',
-  'artifact:manage',
-  'artifact:invoke',
-  'search:read',
-  'stream:read',
-  'stream:ingest',
-  'events:subscribe',
-] as const;
-export type Scope = (typeof scopes)[number];
+/** Scopes of SPEC §2.8 (kept in kernel/scopes.ts, which the console shares). */
+export { scopes, type Scope };
 
 const fineKinds = ['resource', 'tool', 'prompt'] as const;
 const fineActions = { read: 'artifact:read', write: 'artifact:write', manage: 'artifact:manage', invoke: 'artifact:invoke' } as const;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { principalFromApiKey } from '../identity/credentials.js';
+import { principalFromApiKey, recordUse } from '../identity/credentials.js';
 import { resourceFiltersSchema, scopeList } from '../identity/principal.js';
 import { TokenError, type IssuedToken } from '../identity/tokens.js';
 import { randomBase62, sha256 } from '../kernel/crypto/opaque.js';
@@ -56,7 +56,9 @@ export async function exchangeApiKey(services: Services, apiKey: string): Promis
     if (err instanceof TokenError) throw problems.unauthorized('The API key is not valid.');
     throw err;
   }
-  await services.apiKeys.touch(principal.actor.id);
+  // Every exchange is recorded (awaited, so the list shows it at once), but never fails the exchange.
+  const keyId = principal.actor.id;
+  await recordUse(services, `API key ${keyId}`, () => services.apiKeys.touch(keyId));
   const scope = principal.scopes.toJSON().join(' ');
   return {
     ...(await services.tokens.issue(principal.subject, { kind: 'api_key', akid: principal.actor.id, scope }, exchangedTokenSeconds)),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordUse } from '../identity/credentials.js';
 import { decoyHash, hashPassword, verifyPassword } from '../identity/passwords.js';
 import { resourceFiltersSchema, scopeList } from '../identity/principal.js';
 import type { IssuedToken } from '../identity/tokens.js';
@@ -138,7 +139,8 @@ export async function clientCredentialsGrant(
     if (extra.length > 0) return { error: 'invalid_scope', description: `Not granted to this client: ${extra.join(' ')}.` };
     scopes = requested;
   }
-  await services.serverCredentials.touch(cred._id);
+  // SPEC §2.6: every exchange is recorded (awaited, so the list shows it at once), but never fails the grant.
+  await recordUse(services, `server credential ${cred._id}`, () => services.serverCredentials.touch(cred._id));
   const issued = await services.tokens.issue(cred._id, { kind: 'server', gen: cred.generation, scope: scopes.join(' ') });
   return { issued, scope: scopes.join(' ') };
 }

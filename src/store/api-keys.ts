@@ -36,6 +36,20 @@ export class ApiKeyStore {
     await this.coll.updateOne({ _id: id }, { $set: { last_used_at: new Date() } });
   }
 
+  /**
+   * Records a use at `at` unless one was recorded less than `intervalMs` before it: a conditional
+   * write, so replicas serving a busy key write it about once an interval, not on every request.
+   * True when it wrote.
+   */
+  async touchUnlessRecent(id: string, at: Date, intervalMs: number): Promise<boolean> {
+    const stale = new Date(at.getTime() - intervalMs);
+    const result = await this.coll.updateOne(
+      { _id: id, $or: [{ last_used_at: null }, { last_used_at: { $lt: stale } }] },
+      { $set: { last_used_at: at } },
+    );
+    return result.modifiedCount === 1;
+  }
+
   async delete(id: string, ownerId: string): Promise<boolean> {
     return (await this.coll.deleteOne({ _id: id, owner_id: ownerId })).deletedCount === 1;
   }
