@@ -17,7 +17,23 @@ const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const steps = shellSteps(readme);
 
 /** Whole-session deadline: the bash is killed past it (a block that loops forever fails here). */
-const sessionMs = 120_000;
+const sessionMs = 180_000;
+
+/**
+ * The development defaults `npm start` runs with, not the test helper's stricter ones: loopback is
+ * reachable (MCP_OUTBOUND_LOOPBACK unset, no MCP_OUTBOUND_ALLOW), as the README's local MCP server and
+ * webhook receiver need (issue #37).
+ */
+const developmentDefaults = { MCP_OUTBOUND_LOOPBACK: undefined, MCP_OUTBOUND_ALLOW: undefined } as unknown as Record<string, string>;
+
+async function startDevelopmentPlatform(overrides: Record<string, string> = {}) {
+  const platform = await startPlatform({ ...developmentDefaults, ...overrides });
+  assert.equal(platform.config.PLATFORM_ENV, 'development');
+  assert.equal(platform.config.MCP_OUTBOUND_LOOPBACK, undefined, 'the default, not a setting');
+  assert.equal(platform.config.MCP_OUTBOUND_ALLOW, '', 'no allow-list');
+  assert.equal(platform.config.outboundLoopback, true);
+  return platform;
+}
 
 interface Outcome {
   code: number | null;
@@ -80,10 +96,15 @@ describe("the README's first session", () => {
       'a ```text block follows every ```sh block',
     );
     assert.ok(readme.includes('http://localhost:8080'), 'the README names the default address');
+    // The journeys on a developer's own machine (issue #37) are among the blocks run.
+    const run = steps.map((s) => s.code).join('\n');
+    assert.match(run, /npx -y @modelcontextprotocol\/server-everything streamableHttp/, 'a local MCP server over HTTP');
+    assert.match(run, /"type\\?": \\?"http\\?", \\?"url\\?": \\?"http:\/\/127\.0\.0\.1:/, 'registered by its url, on loopback');
+    assert.match(run, /\/workspaces\/\$WS\/subscriptions -d '\{"url": "http:\/\/127\.0\.0\.1:/, 'a webhook to a loopback receiver');
   });
 
   it('runs as written with the administrator from PLATFORM_ADMIN_EMAIL and PLATFORM_ADMIN_PASSWORD', async () => {
-    const platform = await startPlatform();
+    const platform = await startDevelopmentPlatform();
     try {
       const outcome = await runSession(platform.url, { PLATFORM_ADMIN_EMAIL: adminEmail, PLATFORM_ADMIN_PASSWORD: adminPassword });
       checkSession(outcome);
@@ -96,7 +117,7 @@ describe("the README's first session", () => {
   it('runs as written with the credentials file a development platform generates', async () => {
     // No administrator configured: the platform writes $PLATFORM_DEV_DIR/admin-credentials.json.
     const unset = { PLATFORM_ADMIN_EMAIL: undefined, PLATFORM_ADMIN_PASSWORD: undefined } as unknown as Record<string, string>;
-    const platform = await startPlatform(unset);
+    const platform = await startDevelopmentPlatform(unset);
     try {
       const credentials = JSON.parse(readFileSync(join(platform.config.PLATFORM_DEV_DIR, 'admin-credentials.json'), 'utf8'));
       assert.equal(credentials.email, 'admin@platform.local');
