@@ -46,15 +46,31 @@ export const agentInvokeBody = z.strictObject({
 });
 export type AgentInvokeBody = z.infer<typeof agentInvokeBody>;
 
+const actionIds = z
+  .array(z.string().regex(/^a\d{1,6}$/, 'must be an action id such as a1'))
+  .min(1)
+  .max(5000)
+  .refine((ids) => new Set(ids).size === ids.length, 'must not name an action twice');
+
 /** `POST /invocations/{id}/apply`. */
 export const applyBody = z.strictObject({
-  action_ids: z
-    .array(z.string().regex(/^a\d{1,6}$/, 'must be an action id such as a1'))
-    .min(1)
-    .max(5000)
+  action_ids: actionIds
     .optional()
-    .describe('Apply only these; all proposed actions when absent.'),
+    .describe(
+      'Apply only these; all proposed actions when absent. The others stay proposed, to apply or discard later, until the run expires.',
+    ),
+  discard_rest: z
+    .boolean()
+    .default(false)
+    .describe('With action_ids: discard every action still proposed once these are applied; the run ends.'),
   wait_seconds: agentWait,
+});
+
+/** `POST /invocations/{id}/discard` (a body is optional). */
+export const discardBody = z.strictObject({
+  action_ids: actionIds
+    .optional()
+    .describe('Discard only these; the others stay proposed. All actions still proposed when absent: the run ends.'),
 });
 
 /** Throws unless the principal may apply every kind of action the agent may propose, in this workspace. */
@@ -232,27 +248,48 @@ async function agentRunToDecide(ctx: OperationContext, invocationId: string): Pr
   return state;
 }
 
-/** Applies the proposals (all, or the chosen ones) with the decider's own permissions; answers once applied, or 202 within the wait. */
+/**
+ * Applies the proposals (all, or the chosen ones) with the decider's own permissions; answers once
+ * applied, or 202 within the wait. Chosen ones leave the rest proposed (issue #37), unless `discard_rest`.
+ */
 export async function applyInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof applyBody>): Promise<Answer> {
   await agentRunToDecide(ctx, invocationId);
   const principal = ctx.state.principal;
-  await ctx.services.invocationWorkflows.decide(invocationId, {
-    action: 'apply',
-    input: { by: snapshotOf(principal), ...(body.action_ids ? { action_ids: body.action_ids } : {}) },
-  });
-  return answerWith(
-    await ctx.services.invocationWorkflows.finished(
-      invocationId,
-      (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000,
-    ),
+  if (body.discard_rest && !body.action_ids)
+    throw problems.validation('body discard_rest: needs action_ids (applying all leaves nothing to discard).', [
+      { name: 'discard_rest', reason: 'needs action_ids' },
+    ]);
+  const workflows = ctx.services.invocationWorkflows;
+  const waitMs = (body.wait_seconds ?? ctx.services.config.MCP_INVOKE_WAIT_SECONDS) * 1000;
+  const started = Date.now();
+  const decided = await workflows.decide(
     invocationId,
-    presentAgentRun,
+    {
+      action: 'apply',
+      input: {
+        by: snapshotOf(principal),
+        ...(body.action_ids ? { action_ids: body.action_ids } : {}),
+        ...(body.discard_rest ? { discard_rest: true } : {}),
+      },
+    },
+    waitMs,
   );
+  // A run started before decisions in parts answers once decided, and applies after: its end is awaited.
+  const state =
+    decided && (decided.status === 'applying' || decided.status === 'running')
+      ? await workflows.finished(invocationId, Math.max(0, waitMs - (Date.now() - started)))
+      : decided;
+  return answerWith(state, invocationId, presentAgentRun);
 }
 
-export async function discardInvocation(ctx: OperationContext, invocationId: string) {
+/** Discards the proposals (all still proposed, or the chosen ones: the rest stay proposed). */
+export async function discardInvocation(ctx: OperationContext, invocationId: string, body: z.infer<typeof discardBody>): Promise<Answer> {
   await agentRunToDecide(ctx, invocationId);
-  return presentAgentRun(
-    await ctx.services.invocationWorkflows.decide(invocationId, { action: 'discard', by: ctx.state.principal.subject }),
+  const input = { by: ctx.state.principal.subject, ...(body.action_ids ? { action_ids: body.action_ids } : {}) };
+  const waitMs = ctx.services.config.MCP_INVOKE_WAIT_SECONDS * 1000;
+  return answerWith(
+    await ctx.services.invocationWorkflows.decide(invocationId, { action: 'discard', input }, waitMs),
+    invocationId,
+    presentAgentRun,
   );
 }

@@ -34,6 +34,14 @@ export const recordedActionSchema = z
   })
   .meta({ id: 'RecordedAction' });
 
+const decisionSchema = z.object({
+  action: z.enum(['apply', 'discard']),
+  by: z.string(),
+  at: timestamp,
+  action_ids: z.array(z.string()).optional(),
+  discard_rest: z.boolean().optional(),
+});
+
 /** A task agent's or an LLM's run over a workspace: its proposals, and the decision on them. */
 export const agentRunSchema = z
   .object({
@@ -47,10 +55,19 @@ export const agentRunSchema = z
     status: z.enum(['running', 'awaiting_decision', 'applying', 'completed', 'discarded', 'expired', 'refused', 'failed']),
     output: z.string().nullable(),
     actions: z.array(recordedActionSchema),
-    progress: z.object({ applied: count, total: count }),
-    decision: z
-      .object({ action: z.enum(['apply', 'discard']), by: z.string(), at: timestamp, action_ids: z.array(z.string()).optional() })
-      .optional(),
+    progress: z
+      .object({
+        total: count.describe('Every action the agent proposed, whatever became of it.'),
+        proposed: count.describe('Still awaiting a decision.'),
+        applied: count,
+        skipped: count,
+        discarded: count,
+        refused: count,
+        conflict: count,
+      })
+      .describe('What became of the actions, counted from them: at every state, the counts add up to `total`.'),
+    decision: decisionSchema.optional().describe('The last decision taken.'),
+    decisions: z.array(decisionSchema).optional().describe('Every decision, in order: a preview may be decided in parts.'),
     error: z.object({ type: z.string(), message: z.string() }).optional(),
     automation: automationSchema.optional(),
     started_at: timestamp,
@@ -154,6 +171,13 @@ export const agentSchema = z
   })
   .meta({ id: 'Agent' });
 
+/** Counts of the actions by what became of them (issue #37: true at every state, not only while applying). */
+export function progressOf(actions: RecordedAction[]): AgentRun['progress'] {
+  const progress = { total: actions.length, proposed: 0, applied: 0, skipped: 0, discarded: 0, refused: 0, conflict: 0 };
+  for (const a of actions) progress[a.status] += 1;
+  return progress;
+}
+
 /** An agent run as REST presents it: its proposals and what became of them. */
 export function presentAgentRun(state: AgentRunState): AgentRun {
   const id = state.invocation_id;
@@ -168,8 +192,9 @@ export function presentAgentRun(state: AgentRunState): AgentRun {
     status: state.status,
     output: state.output,
     actions: state.actions,
-    progress: state.progress,
+    progress: progressOf(state.actions),
     ...(state.decision ? { decision: state.decision } : {}),
+    ...(state.decisions ? { decisions: state.decisions } : {}),
     ...(state.error ? { error: state.error } : {}),
     ...(state.automation ? { automation: state.automation } : {}),
     started_at: state.started_at,

@@ -1,4 +1,10 @@
-import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  type Client,
+} from '@temporalio/client';
 import type { QueryDefinition, SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import type { Config } from '../kernel/config/env.js';
 import { Problem, problems } from '../kernel/errors/problem.js';
@@ -20,11 +26,13 @@ import {
   agentRunStateQuery,
   applyUpdate,
   discardUpdate,
+  decidedActionsFailure,
   settledUpdate,
   unknownActionsFailure,
   type AgentRunInput,
   type AgentRunState,
   type ApplyInput,
+  type DiscardInput,
 } from '../workflows/contracts/agent-run.js';
 import { notPendingFailure } from '../workflows/contracts/commit-workspace.js';
 import { startOnce } from '../temporal/start-once.js';
@@ -40,6 +48,8 @@ function decisionProblem(err: WorkflowUpdateFailedError): Problem {
     return problems.validation(cause.message ?? 'Unknown actions.', [
       { name: 'action_ids', reason: 'must name proposed actions of this invocation' },
     ]);
+  if (cause?.type === decidedActionsFailure)
+    return problems.conflict('action-not-proposed', cause.message ?? 'Some of the actions were already decided otherwise.');
   return problems.conflict('invocation-not-pending', cause?.message ?? err.message);
 }
 
@@ -146,16 +156,25 @@ export class InvocationWorkflows {
     return this.settledState(invocationId, settledUpdate, agentRunStateQuery, waitMs);
   }
 
-  /** Applies (all or some) or discards the proposals of a run awaiting a decision; the state once the decision is taken. */
+  /**
+   * Applies (all or some) or discards (all or some) the proposals of a run awaiting a decision. The
+   * state once the decision is taken, or null when that takes longer than `waitMs`; a decision the run
+   * refuses is a problem at once.
+   */
   async decide(
     invocationId: string,
-    decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; by: string },
-  ): Promise<AgentRunState> {
+    decision: { action: 'apply'; input: ApplyInput } | { action: 'discard'; input: DiscardInput },
+    waitMs: number,
+  ): Promise<AgentRunState | null> {
     const handle = this.client.workflow.getHandle<AgentRun>(invocationWorkflowId(invocationId));
     try {
-      return decision.action === 'apply'
-        ? await handle.executeUpdate(applyUpdate, { args: [decision.input] })
-        : await handle.executeUpdate(discardUpdate, { args: [{ by: decision.by }] });
+      const update =
+        decision.action === 'apply'
+          ? await handle.startUpdate(applyUpdate, { args: [decision.input], waitForStage: WorkflowUpdateStage.ACCEPTED })
+          : await handle.startUpdate(discardUpdate, { args: [decision.input], waitForStage: WorkflowUpdateStage.ACCEPTED });
+      const result = update.result();
+      // A refused decision settles at once; an accepted one may take the wait and more.
+      return (await within(result, waitMs))?.value ?? null;
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw decisionProblem(err);
       if (err instanceof WorkflowNotFoundError) throw problems.conflict('invocation-not-pending', 'The invocation has ended.');

@@ -115,7 +115,7 @@ describe('task agents', () => {
     assert.equal((await alice.post(`/invocations/${r.body.invocation_id}/apply`, {})).status, 409);
   });
 
-  it('applies a chosen subset; the rest are skipped; provenance names the invocation and action', async () => {
+  it('applies a chosen subset; the rest stay proposed; provenance names the invocation and action', async () => {
     const space = (await alice.post('/workspaces', { name: 'subset' })).body.id;
     const doc = await draft(
       'Handbook',
@@ -132,9 +132,10 @@ describe('task agents', () => {
     assert.match(r.body.actions[2].payload.content, /# not a heading/, 'a fenced block is not split');
     const applied = await alice.post(`/invocations/${r.body.invocation_id}/apply`, { action_ids: ['a2'] });
     assert.equal(applied.status, 200, applied.text);
+    assert.equal(applied.body.status, 'awaiting_decision', 'the rest are decided later (issue #37)');
     assert.deepEqual(
       applied.body.actions.map((a: { status: string }) => a.status),
-      ['skipped', 'applied', 'skipped'],
+      ['proposed', 'applied', 'proposed'],
     );
     const created = await alice.get(`/artifacts/${applied.body.actions[1].artifact_id}`);
     assert.equal(created.status, 200);
@@ -146,6 +147,7 @@ describe('task agents', () => {
     assert.equal(created.body.provenance.source.action_id, 'a2');
     const listed = (await alice.get(`/artifacts?collection_id=${space}`)).body.items;
     assert.equal(listed.length, 2, 'only the chosen section was created');
+    assert.equal((await alice.post(`/invocations/${r.body.invocation_id}/discard`)).body.status, 'completed');
   });
 
   it('rejects an unknown action id, a bad parameter and a non-invocable target, changing nothing', async () => {

@@ -63,6 +63,7 @@ export const problemStatuses: Record<number, { name: string; title: string; desc
       'commit-not-pending',
       'commit-stale',
       'invocation-not-pending',
+      'action-not-proposed',
       'idempotency-key-reused',
       'user-exists',
       'client-id-taken',

@@ -1,5 +1,5 @@
 import { agents, presentAgent } from '../../invocations/agents/registry.js';
-import { applyBody, applyInvocation, discardInvocation } from '../../operations/agent-runs.js';
+import { applyBody, applyInvocation, discardBody, discardInvocation } from '../../operations/agent-runs.js';
 import { getInvocation, invoke, withDiffs } from '../../operations/invoke.js';
 import { approvalBody, decideTransform } from '../../operations/transforms.js';
 import { idempotencyKeyOf, idParam, parse } from '../validate.js';
@@ -58,7 +58,7 @@ export const invocationRoutes: RouteDef[] = [
     path: '/invocations/:id/apply',
     access: 'artifact:invoke',
     doc: {
-      summary: "Apply an agent run's proposed actions",
+      summary: "Apply an agent run's proposed actions (all, or the chosen ones: the rest stay proposed)",
       errors: [409],
       response: byStatus({ 200: agentRunSchema, 202: pendingRunSchema }),
     },
@@ -69,15 +69,22 @@ export const invocationRoutes: RouteDef[] = [
       answer(ctx, { ...applied, body: await withDiffs(ctx, applied.body) });
     },
   }),
-  {
+  route({
     method: 'post',
     path: '/invocations/:id/discard',
     access: 'artifact:invoke',
-    doc: { summary: "Discard an agent run's proposed actions", errors: [409], response: agentRunSchema },
-    handler: async (ctx) => {
-      ctx.body = await withDiffs(ctx, await discardInvocation(ctx, invocationId(ctx)));
+    doc: {
+      summary: "Discard an agent run's proposed actions (all still proposed, or the chosen ones)",
+      errors: [409],
+      response: byStatus({ 200: agentRunSchema, 202: pendingRunSchema }),
     },
-  },
+    body: 'json',
+    request: discardBody,
+    handler: async (ctx, _query, body) => {
+      const discarded = await discardInvocation(ctx, invocationId(ctx), body());
+      answer(ctx, { ...discarded, body: await withDiffs(ctx, discarded.body) });
+    },
+  }),
   ...(['approve', 'reject'] as const).map((action) =>
     route({
       method: 'post',

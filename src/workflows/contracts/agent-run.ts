@@ -58,6 +58,8 @@ export interface Decision {
   by: string;
   at: string;
   action_ids?: string[];
+  /** An apply that also discards every action still proposed (issue #37). */
+  discard_rest?: boolean;
 }
 
 export interface AgentRunState {
@@ -74,7 +76,10 @@ export interface AgentRunState {
   output: string | null;
   actions: RecordedAction[];
   progress: { applied: number; total: number };
+  /** The last decision taken. */
   decision?: Decision;
+  /** Every decision, in the order taken: a preview may be decided in parts (issue #37). */
+  decisions?: Decision[];
   error?: { type: string; message: string };
   started_at: string;
   expires_at?: string;
@@ -87,13 +92,23 @@ export interface ApplyInput {
   by: PrincipalSnapshot;
   /** A subset of the proposed actions; all of them when absent. */
   action_ids?: string[];
+  /** After applying `action_ids`, discard every action still proposed: the run ends. */
+  discard_rest?: boolean;
+}
+
+/** Discards some proposed actions (`action_ids`), or every one still proposed. */
+export interface DiscardInput {
+  by: string;
+  action_ids?: string[];
 }
 
 export const agentRunStateQuery = defineQuery<AgentRunState>('state');
 /** Answers once the run has settled: proposals awaiting a decision, or an end. */
 export const settledUpdate = defineUpdate<AgentRunState>('settled');
 export const applyUpdate = defineUpdate<AgentRunState, [ApplyInput]>('apply');
-export const discardUpdate = defineUpdate<AgentRunState, [{ by: string }]>('discard');
+export const discardUpdate = defineUpdate<AgentRunState, [DiscardInput]>('discard');
 /** The failure type of a refused decision; the API answers 409 `invocation-not-pending`. */
 export const notPendingFailure = 'InvocationNotPending';
 export const unknownActionsFailure = 'UnknownActions';
+/** Actions named in a decision that were already decided otherwise (skipped, discarded, refused, conflict); the API answers 409 `action-not-proposed`. */
+export const decidedActionsFailure = 'ActionsDecided';
