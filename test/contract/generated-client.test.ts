@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-import { generateTypes, typesOnly } from './generate.js';
+import { generatedTypesPath, generateTypes, typesOnly } from './generate.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -73,9 +73,9 @@ describe('the client generated from the OpenAPI document', () => {
     assert.match(output, /Property 'id' does not exist on type 'never'/);
   });
 
-  it('is the copy in test/contract/openapi.ts, which the repository type-checks the script against', async () => {
+  it('is the copy in clients/typescript/src/openapi.ts, which the client package and the script compile against', async () => {
     const fresh = typesOnly(await generateTypes(document));
-    const copy = typesOnly(readFileSync(join(here, 'openapi.ts'), 'utf8'));
-    assert.ok(fresh === copy, 'test/contract/openapi.ts is out of date: run `node --import tsx test/contract/generate.ts`');
+    const copy = typesOnly(readFileSync(generatedTypesPath, 'utf8'));
+    assert.ok(fresh === copy, 'clients/typescript/src/openapi.ts is out of date: run `node --import tsx test/contract/generate.ts`');
   });
 });
