@@ -18,7 +18,8 @@ const fetchDeadlineMs = 30_000;
 
 /**
  * A URL of an import as a file: fetched with the platform's guarded client (no private, loopback or
- * link-local target unless MCP_OUTBOUND_ALLOW lists it; redirects checked the same way), under one
+ * link-local target unless MCP_OUTBOUND_ALLOW lists it, loopback also under MCP_OUTBOUND_LOOPBACK;
+ * redirects checked the same way), under one
  * deadline, and read no further than `maxBytes`. The file's name is the URL path's last segment.
  */
 export async function fetchFile(fetch: FetchLike, url: string, maxBytes: number, cancelled?: AbortSignal): Promise<ImportFile> {

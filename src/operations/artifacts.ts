@@ -131,7 +131,8 @@ export async function visibleAuthorizer(ctx: OperationContext, id: string): Prom
 /**
  * Why the outbound guard would refuse a URL the platform (or, for an authorizer's auth_url, a
  * person's browser and the platform's metadata lookup at its origin) will reach: a private, loopback
- * or link-local target that MCP_OUTBOUND_ALLOW does not list. Undefined when it may be reached.
+ * or link-local target that MCP_OUTBOUND_ALLOW does not list (loopback passes under
+ * MCP_OUTBOUND_LOOPBACK). Undefined when it may be reached.
  */
 async function outboundRefusal(ctx: OperationContext, url: string): Promise<string | undefined> {
   try {

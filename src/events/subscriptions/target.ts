@@ -11,8 +11,9 @@ const loopbackHost = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
  * A webhook target: https (or http to a loopback host), no credentials in it, and an address the
- * SSRF-guarded outbound client would contact now (a private or loopback address only when
- * MCP_OUTBOUND_ALLOW lets it through). Every delivery goes through the same guard again.
+ * SSRF-guarded outbound client would contact now (a private address only when MCP_OUTBOUND_ALLOW
+ * lets it through; loopback also under MCP_OUTBOUND_LOOPBACK, on by default in development). Every
+ * delivery goes through the same guard again.
  */
 export async function checkWebhookUrl(outbound: Pick<Outbound, 'check'>, raw: string): Promise<string> {
   let url: URL;
