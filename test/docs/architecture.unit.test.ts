@@ -14,7 +14,7 @@ const map = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
 function sourcePath(token: string): string | null {
   const path = token.replace(/[.,;:)]+$/, '');
   if (!/^[a-z][\w-]*(\/[\w.-]+)*\/?$/.test(path) || !path.includes('/')) return null;
-  if (/^(src|test|docs|web|temporal-dev|scripts|bench)\//.test(path)) return path;
+  if (/^(src|test|docs|web|temporal-dev|scripts|bench|clients)\//.test(path)) return path;
   if (path.startsWith('contracts/')) return `src/workflows/${path}`;
   return `src/${path}`;
 }

@@ -1,7 +1,7 @@
-// CHANGELOG.md is in Keep a Changelog form (SPEC §9.5): `## [Unreleased]` on top, then the releases
-// newest first as `## [version] - YYYY-MM-DD`, the first being 1.0.0-mvp of 2026-04-01 (SPEC §9.1);
+// CHANGELOG.md is in Keep a Changelog form (SPEC §9): `## [Unreleased]` on top, then the releases
+// newest first as `## [version] - YYYY-MM-DD`, the first being 1.0.0-mvp of 2026-04-01 (the release SPEC §9 dates);
 // under each, only Keep a Changelog's kinds of change, each at most once, holding bullets. The newest
-// release is the version package.json carries.
+// release is the version package.json (and the typed client's, clients/typescript) carries.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -92,9 +92,11 @@ describe('CHANGELOG.md', () => {
     assert.deepEqual(odd, [], 'lines that are neither headings, bullets nor their indented continuations');
   });
 
-  it('has the version of package.json as its newest release', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-    assert.equal(pkg.version, releases[0]?.[1]);
+  it('has the version of package.json, and of the typed client package, as its newest release', () => {
+    for (const manifest of ['package.json', 'clients/typescript/package.json']) {
+      const pkg = JSON.parse(readFileSync(join(root, manifest), 'utf8')) as { version: string };
+      assert.equal(pkg.version, releases[0]?.[1], manifest);
+    }
   });
 
   it('fails on headings out of form (the checks above can fail)', () => {
