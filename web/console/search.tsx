@@ -77,7 +77,11 @@ export function SearchView() {
     if (readState(search).q !== text) setText(readState(search).q);
   }, [search]);
 
-  useEffect(() => () => clearTimeout(timer.current), []);
+  // The box has the focus when the page opens (autofocus does not apply to an element added later).
+  useEffect(() => {
+    input.current?.focus();
+    return () => clearTimeout(timer.current);
+  }, []);
 
   // The search the address holds, run; an answer that arrives after a newer search began is dropped.
   useEffect(() => {
@@ -140,7 +144,7 @@ export function SearchView() {
   return (
     <article class="search-page" aria-labelledby="search-page-title">
       <h1 id="search-page-title">Search</h1>
-      <form role="search" aria-label="Search artifacts" class="search-form" onSubmit={submit}>
+      <form role="search" aria-label="Search artifacts" class="search-form" noValidate onSubmit={submit}>
         <label for="search-page-query">Search for</label>
         <div class="search-box">
           <input
@@ -149,7 +153,6 @@ export function SearchView() {
             type="search"
             maxLength={1000}
             autoComplete="off"
-            autoFocus
             value={text}
             aria-describedby="search-page-hint"
             onInput={(event) => onType((event.currentTarget as HTMLInputElement).value)}
