@@ -186,6 +186,11 @@ describe('the response contract', () => {
     const apiKey = await bob.post('/api-keys', { name: 'ci', scopes: ['artifact:read'] });
     assert.equal(apiKey.status, 201, apiKey.text);
     assert.equal((await anonymous.post('/api-keys/exchange', { api_key: apiKey.body.key })).status, 200);
+    const named = await bob.get(
+      `/names?people=${bob.id}&api_keys=${apiKey.body.id}&server_credentials=${clientId}&oauth_clients=x&artifacts=x`,
+    );
+    assert.equal(named.status, 200, named.text);
+    assert.equal(named.body.api_keys[0].name, 'ci');
     const consent = await bob.post('/consents', { credential_kind: 'api_key', credential_id: apiKey.body.id });
     assert.equal(consent.status, 201, consent.text);
     assert.equal((await bob.get('/consents')).status, 200);

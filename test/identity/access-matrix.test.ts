@@ -196,6 +196,7 @@ before(async () => {
     'POST /artifacts/:id/move': { path: `/artifacts/${art}/move`, body: { after_id: art2 }, target: 'container' },
     'DELETE /artifacts/:id': { path: `/artifacts/${art}`, target: 'container' },
     'GET /artifacts/:id/versions': { path: `/artifacts/${committed}/versions`, target: 'container' },
+    'GET /names': { path: `/names?people=${person}&artifacts=${art}`, target: 'none' },
     'GET /artifacts/:id/versions/:n': { path: `/artifacts/${committed}/versions/1`, target: 'container' },
     'GET /artifacts/:id/revisions': { path: `/artifacts/${art}/revisions`, target: 'container' },
     'GET /artifacts/:id/revisions/:n': { path: `/artifacts/${art}/revisions/1`, target: 'container' },
