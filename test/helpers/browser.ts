@@ -22,12 +22,13 @@ export async function launchBrowser(): Promise<Browser> {
 
 /**
  * Saves a screenshot the README links to: into docs/screenshots/ when UPDATE_SCREENSHOTS=1 (then
- * committed), else into .dev/screenshots/, so that a test run leaves the tree as it was.
+ * committed), else into .dev/screenshots/, so that a test run leaves the tree as it was. The whole
+ * page by default; `fullPage: false` keeps just the viewport (small files for the README).
  */
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
   const dir = process.env.UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : '.dev/screenshots';
   await mkdir(dir, { recursive: true });
   const path = `${dir}/${name}.png`;
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage });
   return path;
 }
