@@ -2,12 +2,16 @@
 // its secret once (copied, then used from the test), not after a reload; revokes it with the confirm
 // step and the API refuses it. They revoke a consent a server credential relies on (X-On-Behalf-Of
 // then refused) and remove a pending OAuth connection; a problem from the API shows as an alert.
+// Server credentials (issue #37): created with every field, the secret shown once (gone after a
+// reload), rotated, deactivated and switched back on, with "last used" after a token exchange; both
+// forms offer every scope the API knows.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { consolePage, newPerson, probe, reloadSignedIn, signIn, type Person } from '../helpers/console.js';
-import { asServer, createServerCredential } from '../helpers/credentials.js';
+import { scopes } from '../../src/identity/principal.js';
+import { asServer, createServerCredential, exchange } from '../helpers/credentials.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 const authorizerType = 'application/vnd.platform.authorizer+json';
@@ -109,6 +113,129 @@ describe('the settings page of the web console', () => {
     });
     assert.equal(again.status, 401);
     assert.deepEqual(dialogs(), [], 'confirmed in the page, never with a dialog');
+    await page.context().close();
+  });
+
+  it('creates a server credential, shows its secret once, rotates, deactivates and shows its last use', async () => {
+    const person = await newPerson(platform);
+    const research = (await person.api.post('/workspaces', { name: 'Research' })).body.id as string;
+    assert.equal((await person.api.post('/workspaces', { name: 'Drafts' })).status, 201);
+    const page = await open(person, ['clipboard-read', 'clipboard-write']);
+
+    // Both forms offer every scope the API knows, events:subscribe included.
+    const keys = page.getByRole('region', { name: 'API keys' });
+    const servers = page.getByRole('region', { name: 'Server credentials' });
+    await servers.getByText('You have no server credentials.').waitFor();
+    for (const form of [keys.getByRole('form', { name: 'New API key' }), servers.getByRole('form', { name: 'New server credential' })]) {
+      const offered = await form
+        .getByRole('group', { name: 'Scopes' })
+        .getByRole('checkbox')
+        .evaluateAll((boxes) => boxes.map((box) => (box.closest('label')?.textContent ?? '').trim().split(' ')[0]));
+      assert.deepEqual(offered, [...scopes]);
+    }
+    await keys.getByRole('checkbox', { name: /events:subscribe/ }).waitFor();
+
+    // Every field: name (with markup), client id, server, host, scopes, and a workspace filter chosen by name.
+    const form = servers.getByRole('form', { name: 'New server credential' });
+    await form.getByLabel('Name', { exact: true }).fill(`Indexer ${probe}`);
+    await form.getByLabel('Client ID').fill('indexer');
+    await form.getByLabel('Server ID').fill('notes-server');
+    await form.getByLabel('Host ID').fill('laptop');
+    await form.getByRole('checkbox', { name: /events:subscribe/ }).check();
+    await form.getByRole('radio', { name: 'only these workspaces:' }).check();
+    await form.getByRole('group', { name: 'Which workspaces' }).getByRole('checkbox', { name: 'Research' }).check();
+    await form.getByRole('button', { name: 'Create server credential' }).click();
+
+    const shown = servers.getByRole('region', { name: `The secret of “Indexer ${probe}”` });
+    await shown.waitFor();
+    await shown.getByText('Copy it now: you will not see it again.').waitFor();
+    const secret = await shown.getByRole('textbox', { name: 'Client secret' }).inputValue();
+    assert.match(secret, /^scs_[0-9A-Za-z]+$/);
+    const clientId = await shown.locator('code').innerText();
+    assert.match(clientId, /^indexer\.[0-9A-Za-z]+$/);
+    await shown.getByRole('button', { name: 'Copy secret' }).click();
+    await shown.getByRole('status').getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+
+    const row = servers.locator(`tr[data-client-id="${clientId}"]`);
+    await row.waitFor();
+    const listed = await row.innerText();
+    assert.match(listed, /artifact:read, events:subscribe/);
+    assert.match(listed, /1 workspace, all collections/);
+    assert.match(listed, /Research/, 'the filter named, not its id');
+    assert.doesNotMatch(listed, new RegExp(research), 'no raw id');
+    assert.match(listed, /active/);
+    assert.match(listed, /notes-server/);
+    assert.match(listed, /never/, 'not used yet');
+    assert.equal(await page.locator('img').count(), 0, 'the name stays text');
+    const stored = (await person.api.get(`/server-credentials/${clientId}`)).body;
+    assert.deepEqual(stored.scopes, ['artifact:read', 'events:subscribe']);
+    assert.deepEqual(stored.resource_filters, { workspaces: [research], collections: '*' });
+    assert.equal(stored.host_id, 'laptop');
+
+    // The secret works: a token exchange, which the list shows as its last use.
+    const cred = { client_id: clientId, client_secret: secret };
+    const server = await asServer(platform.url, cred);
+    assert.equal((await server.get(`/workspaces/${research}`)).status, 200);
+
+    // Dismissed, then reloaded: the secret is gone, and "last used" is the exchange.
+    await shown.getByRole('button', { name: 'I have copied it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    await reloadSignedIn(page, person);
+    await row.waitFor();
+    assert.doesNotMatch(await row.innerText(), /never/, 'last used after the exchange');
+    assert.equal(await page.getByRole('region', { name: /secret of/ }).count(), 0);
+    assert.equal((await page.content()).includes(secret), false, 'never shown again');
+    const kept = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie);
+    assert.equal(kept.includes(secret), false);
+
+    // A creation the API refuses (the same client id again) is said in an alert.
+    await form.getByLabel('Name', { exact: true }).fill('Again');
+    await form.getByLabel('Client ID').fill('indexer');
+    await form.getByLabel('Server ID').fill('notes-server');
+    await form.getByLabel('Host ID').fill('laptop');
+    await form.getByRole('button', { name: 'Create server credential' }).click();
+    await servers
+      .getByRole('alert')
+      .getByText(/Could not create the server credential/)
+      .waitFor();
+
+    // Rotate: asked first (Escape keeps it), then a new secret shown once; the old one stops at once.
+    await row.getByRole('button', { name: `Rotate the secret of Indexer ${probe}` }).click();
+    const asking = row.getByRole('group', { name: /Rotate the secret of “Indexer/ });
+    await asking.getByRole('button', { name: 'Rotate secret' }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Rotate secret');
+    await page.keyboard.press('Escape');
+    await asking.waitFor({ state: 'detached' });
+    assert.equal((await exchange(platform.url, cred)).status, 200, 'not rotated');
+    await row.getByRole('button', { name: `Rotate the secret of Indexer ${probe}` }).click();
+    await asking.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotated = servers.getByRole('region', { name: `The new secret of “Indexer ${probe}”` });
+    await rotated.waitFor();
+    const newSecret = await rotated.getByRole('textbox', { name: 'Client secret' }).inputValue();
+    assert.match(newSecret, /^scs_/);
+    assert.notEqual(newSecret, secret);
+    assert.equal((await exchange(platform.url, cred)).status, 401, 'the old secret stops');
+    assert.equal((await server.get(`/workspaces/${research}`)).status, 401, 'and the tokens it got');
+    const renewed = { client_id: clientId, client_secret: newSecret };
+    const again = await asServer(platform.url, renewed);
+    await rotated.getByRole('button', { name: 'I have copied it' }).click();
+
+    // Deactivate, with the confirm step: the credential and its tokens stop; reactivated, it works again.
+    await row.getByRole('button', { name: `Deactivate Indexer ${probe}` }).click();
+    await row
+      .getByRole('group', { name: /Deactivate “Indexer/ })
+      .getByRole('button', { name: 'Deactivate' })
+      .click();
+    await row.getByRole('button', { name: `Reactivate Indexer ${probe}` }).waitFor();
+    assert.match(await row.innerText(), /deactivated/);
+    assert.equal((await exchange(platform.url, renewed)).status, 401);
+    assert.equal((await again.get(`/workspaces/${research}`)).status, 401);
+    assert.equal((await person.api.get(`/server-credentials/${clientId}`)).body.active, false);
+    await row.getByRole('button', { name: `Reactivate Indexer ${probe}` }).click();
+    await row.getByRole('button', { name: `Deactivate Indexer ${probe}` }).waitFor();
+    assert.equal((await exchange(platform.url, renewed)).status, 200);
+    assert.deepEqual(dialogs(), []);
     await page.context().close();
   });
 

@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
+import { offeredScopes } from './settings-scopes';
 
 /**
  * A secret shown once (a new API key, a relay's command): its box takes the focus, and "copy" puts
@@ -115,5 +116,40 @@ export function ItemsTable<T>(props: {
       </thead>
       <tbody>{items.map(props.row)}</tbody>
     </table>
+  );
+}
+
+/** The filters of a key or a server credential (SPEC §2.6), in words. */
+export interface ResourceFilters {
+  workspaces: '*' | string[];
+  collections: '*' | string[];
+}
+
+const count = (ids: '*' | string[], what: string) =>
+  ids === '*' ? `all ${what}` : `${ids.length} ${ids.length === 1 ? what.slice(0, -1) : what}`;
+
+export const reach = (filters: ResourceFilters) =>
+  filters.workspaces === '*' && filters.collections === '*'
+    ? 'everything you can reach'
+    : `${count(filters.workspaces, 'workspaces')}, ${count(filters.collections, 'collections')}`;
+
+/** The set with `item` added, or taken out when it was there. */
+export function toggled<T>(set: ReadonlySet<T>, item: T): Set<T> {
+  const next = new Set(set);
+  if (!next.delete(item)) next.add(item);
+  return next;
+}
+
+/** Every scope the API knows (settings-scopes.ts), each a checkbox with what it grants. */
+export function ScopeChoices({ chosen, onToggle }: { chosen: ReadonlySet<string>; onToggle: (scope: string) => void }) {
+  return (
+    <fieldset>
+      <legend>Scopes</legend>
+      {offeredScopes.map(([scope, what]) => (
+        <label key={scope} class="scope">
+          <input type="checkbox" checked={chosen.has(scope)} onChange={() => onToggle(scope)} /> {scope} <span class="note">({what})</span>
+        </label>
+      ))}
+    </fieldset>
   );
 }

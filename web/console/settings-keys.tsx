@@ -3,7 +3,8 @@
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { Problem } from './commits';
-import { ConfirmButton, ItemsTable, useItems, useShownOnce, when } from './settings-common';
+import { ConfirmButton, ItemsTable, reach, ScopeChoices, toggled, useItems, useShownOnce, when } from './settings-common';
+import { offeredScopes } from './settings-scopes';
 
 interface ApiKey {
   id: string;
@@ -13,22 +14,6 @@ interface ApiKey {
   created_at: string;
   last_used_at: string | null;
 }
-
-/** The coarse scopes a key may hold (the fine-grained ones are for the API). */
-const scopes = [
-  ['artifact:read', 'read artifacts'],
-  ['artifact:write', 'create and edit drafts'],
-  ['artifact:manage', 'archive, revert and delete'],
-  ['artifact:invoke', 'invoke tools and agents'],
-  ['search:read', 'search'],
-  ['stream:read', 'read streams'],
-  ['stream:ingest', 'write to streams'],
-] as const;
-
-const reach = (filters: ApiKey['resource_filters']) =>
-  filters.workspaces === '*' && filters.collections === '*'
-    ? 'everything you can reach'
-    : `${filters.workspaces === '*' ? 'all' : filters.workspaces.length} workspaces, ${filters.collections === '*' ? 'all' : filters.collections.length} collections`;
 
 export function ApiKeys() {
   const { items, error, setError, reload } = useItems<ApiKey>('/api-keys');
@@ -85,11 +70,7 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<Set<string>>(new Set(['artifact:read']));
   const [busy, setBusy] = useState(false);
-  const toggle = (scope: string) => {
-    const next = new Set(chosen);
-    if (!next.delete(scope)) next.add(scope);
-    setChosen(next);
-  };
+  const toggle = (scope: string) => setChosen(toggled(chosen, scope));
   return (
     <form
       class="create-key"
@@ -101,7 +82,7 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
         setBusy(true);
         api<ApiKey & { key: string }>('/api-keys', {
           method: 'POST',
-          body: JSON.stringify({ name: name.trim(), scopes: scopes.map(([s]) => s).filter((s) => chosen.has(s)) }),
+          body: JSON.stringify({ name: name.trim(), scopes: offeredScopes.map(([s]) => s).filter((s) => chosen.has(s)) }),
         })
           .then(
             (made) => {
@@ -118,14 +99,7 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
       <label>
         Key name <input type="text" value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
       </label>
-      <fieldset>
-        <legend>Scopes</legend>
-        {scopes.map(([scope, what]) => (
-          <label key={scope} class="scope">
-            <input type="checkbox" checked={chosen.has(scope)} onChange={() => toggle(scope)} /> {scope} <span class="note">({what})</span>
-          </label>
-        ))}
-      </fieldset>
+      <ScopeChoices chosen={chosen} onToggle={toggle} />
       <p class="note">The key reaches every workspace and collection you can reach.</p>
       <button type="submit" disabled={busy}>
         Create key
