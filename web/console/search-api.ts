@@ -3,8 +3,10 @@
 // string (so back and forward work and a search can be shared), and the request body they make. The
 // page's words for the ranking details are here too, and the snippet it cuts from an artifact's text,
 // marked with the index's own analyzer so that what is marked is what BM25 matched.
-import { processTerm, tokenize } from '../../src/search/analyzer';
-import type { ContainerKind } from './browse-api';
+// Extensions spelled out: the unit test compiles this file under Node's resolution too.
+import { processTerm, tokenize } from '../../src/search/analyzer.js';
+
+export type ContainerKind = 'workspace' | 'collection';
 
 export type Preset = 'balanced' | 'description-first' | 'content-heavy';
 
