@@ -111,7 +111,7 @@ describe('browsing workspaces, collections and artifacts in the web console', ()
     assert.equal(await artifacts.getByRole('listitem').count(), 3);
     assert.match(
       await artifacts.getByRole('listitem').filter({ hasText: 'Survey settings' }).innerText(),
-      /application\/json · draft · revision 1/,
+      /JSON[\s\S]*Survey settings[\s\S]*draft · revision 1/,
     );
     // The workspace's events (their own component) are on the page.
     await page
@@ -133,7 +133,10 @@ describe('browsing workspaces, collections and artifacts in the web console', ()
     assert.equal(await site.getAttribute('rel'), 'noopener noreferrer');
     // Back to the workspace through its name.
     await page.getByTestId('artifact-container').getByText('Field notes').waitFor();
-    assert.match(await page.locator('.facts').first().innerText(), /Type\s+text\/markdown[\s\S]*State\s+draft[\s\S]*Revision\s+1/);
+    assert.match(
+      await page.locator('.facts').first().innerText(),
+      /Type\s+\S*\s*Markdown\s+text\/markdown[\s\S]*State\s+draft[\s\S]*Revision\s+1/,
+    );
 
     // JSON, pretty-printed (back to the workspace through the page's links: a reload would sign out).
     await page.getByTestId('artifact-container').click();
@@ -225,7 +228,7 @@ describe('browsing workspaces, collections and artifacts in the web console', ()
     await page.getByRole('heading', { level: 1, name: 'Collection: Tide tables' }).waitFor();
     const item = page.getByRole('list', { name: 'Artifacts' }).getByRole('listitem');
     await item.getByRole('link', { name: 'Spring tides' }).waitFor();
-    assert.match(await item.innerText(), /text\/markdown · committed · version 1/);
+    assert.match(await item.innerText(), /Markdown[\s\S]*Spring tides[\s\S]*committed · version 1/);
     assert.equal(await page.getByRole('heading', { name: /events/i }).count(), 0, 'a collection has no event feed');
 
     await searchFor(page, 'spring tides');

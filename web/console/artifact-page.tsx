@@ -34,7 +34,7 @@ function Facts({ artifact, onOpen, type }: { artifact: Artifact; onOpen: Opened[
     <dl class="facts" aria-label="About this artifact">
       <dt>Type</dt>
       <dd>
-        <TypeBadge contentType={artifact.content_type} registered={registered} />
+        <TypeBadge contentType={artifact.content_type} registered={registered} /> <code class="mime">{artifact.content_type}</code>
       </dd>
       <dt>State</dt>
       <dd data-testid="artifact-state">{artifact.state}</dd>

@@ -2,7 +2,7 @@
 // tag-keywords (agent) through ci-bot (API key), over the REST API". Every id is named (./names);
 // nothing is shown as JSON.
 import type { ComponentChildren } from 'preact';
-import { NameOf, type NameKind } from './names';
+import { NameOf, useName, type NameKind } from './names';
 import { artifactPath } from './browse-api';
 import { follow } from './router';
 
@@ -29,6 +29,23 @@ const viaKinds: Record<string, { names: NameKind; label: string }> = {
   server_credential: { names: 'server_credentials', label: 'server credential' },
   oauth_client: { names: 'oauth_clients', label: 'OAuth client' },
 };
+
+/** A credential by its name and kind ("ci-bot (API key)"), or "an API key" where its name is not the reader's to know. */
+function Credential({ kind, id, label }: { kind: NameKind; id: string; label: string }) {
+  const name = useName(kind, id);
+  if (!name) return <span title={id}>…</span>;
+  if (!name.known)
+    return (
+      <span class="name name-unknown" title={id}>
+        {name.text}
+      </span>
+    );
+  return (
+    <span title={id}>
+      <strong class="name">{name.text}</strong> ({label})
+    </span>
+  );
+}
 
 const channels: Record<string, string> = {
   api: 'over the REST API',
@@ -86,10 +103,7 @@ export function SourceText({ source }: { source: Source | undefined | null }) {
     parts.push(
       <span key="via" data-testid="via-credential">
         {' through '}
-        <strong>
-          <NameOf kind={via.names} id={source.via.id} />
-        </strong>{' '}
-        ({via.label})
+        <Credential kind={via.names} id={source.via.id} label={via.label} />
       </span>,
     );
   }
