@@ -54,7 +54,7 @@ out.listed = page.items.map((a) => a.title);
 const key = await person.post('/api-keys', { body: { name: 'typed client', scopes: ['artifact:read', 'search:read'] } });
 const reader = new PlatformClient({ baseUrl, credentials: { apiKey: key.key }, timeoutMs: 10_000 });
 let hits: string[] = [];
-for (let i = 0; i < 100 && !hits.includes(draft.id); i++) {
+for (let i = 0; i < 300 && !hits.includes(draft.id); i++) {
   const found = await reader.post('/artifacts/search', { body: { query: 'telescope mirrors', limit: 5 } });
   hits = found.results.map((r) => r.id);
   if (!hits.includes(draft.id)) await new Promise((r) => setTimeout(r, 200));
