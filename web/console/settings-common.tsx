@@ -153,3 +153,50 @@ export function ScopeChoices({ chosen, onToggle }: { chosen: ReadonlySet<string>
     </fieldset>
   );
 }
+
+/**
+ * A secret shown once (a new API key, a server credential's secret): a region that takes the focus,
+ * says it will not be seen again, and offers Copy and "I have copied it". It lives only in the memory
+ * of the component that shows it, gone once dismissed or the page is left.
+ */
+export function SecretShownOnce(props: {
+  id: string;
+  title: ComponentChildren;
+  label: string;
+  copyLabel: string;
+  secret: string;
+  what: string;
+  children?: ComponentChildren;
+  onDone: () => void;
+}) {
+  const { copied, field, box, copy } = useShownOnce<HTMLInputElement>(props.secret, props.what);
+  return (
+    <div class="new-key" role="region" aria-labelledby={props.id} tabIndex={-1} ref={box}>
+      <h3 id={props.id}>{props.title}</h3>
+      <p class="warning">
+        <strong>Copy it now: you will not see it again.</strong> The platform keeps only a hash of it.
+      </p>
+      {props.children}
+      <label>
+        {props.label}{' '}
+        <input
+          ref={field}
+          type="text"
+          class="secret"
+          readOnly
+          value={props.secret}
+          spellcheck={false}
+          autoComplete="off"
+          onFocus={(e) => e.currentTarget.select()}
+        />
+      </label>{' '}
+      <button type="button" onClick={() => void copy()}>
+        {props.copyLabel}
+      </button>{' '}
+      <button type="button" onClick={props.onDone}>
+        I have copied it
+      </button>
+      <p role="status">{copied}</p>
+    </div>
+  );
+}

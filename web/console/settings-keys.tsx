@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { Problem } from './commits';
-import { ConfirmButton, ItemsTable, reach, ScopeChoices, toggled, useItems, useShownOnce, when } from './settings-common';
+import { ConfirmButton, ItemsTable, reach, ScopeChoices, toggled, SecretShownOnce, useItems, when } from './settings-common';
 import { offeredScopes } from './settings-scopes';
 
 interface ApiKey {
@@ -110,33 +110,15 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
 
 /** The new key's secret: shown once, with a copy button; it lives only here and is gone once dismissed or the page is left. */
 function NewKey({ name, key, onDone }: { name: string; key: string; onDone: () => void }) {
-  const { copied, field, box, copy } = useShownOnce<HTMLInputElement>(key, 'the key');
   return (
-    <div class="new-key" role="region" aria-labelledby="new-key-title" tabIndex={-1} ref={box}>
-      <h3 id="new-key-title">Your new key “{name}”</h3>
-      <p class="warning">
-        <strong>Copy it now: you will not see it again.</strong> The platform keeps only a hash of it.
-      </p>
-      <label>
-        API key{' '}
-        <input
-          ref={field}
-          type="text"
-          class="secret"
-          readOnly
-          value={key}
-          spellcheck={false}
-          autoComplete="off"
-          onFocus={(e) => e.currentTarget.select()}
-        />
-      </label>{' '}
-      <button type="button" onClick={() => void copy()}>
-        Copy key
-      </button>{' '}
-      <button type="button" onClick={onDone}>
-        I have copied it
-      </button>
-      <p role="status">{copied}</p>
-    </div>
+    <SecretShownOnce
+      id="new-key-title"
+      title={`Your new key “${name}”`}
+      label="API key"
+      copyLabel="Copy key"
+      secret={key}
+      what="the key"
+      onDone={onDone}
+    />
   );
 }

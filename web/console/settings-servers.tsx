@@ -13,7 +13,7 @@ import {
   ScopeChoices,
   toggled,
   useItems,
-  useShownOnce,
+  SecretShownOnce,
   when,
   type ResourceFilters,
 } from './settings-common';
@@ -285,38 +285,21 @@ function Filter({
   );
 }
 
-/** A secret shown once, with a copy button; it lives only here and is gone once dismissed or the page is left. */
+/** A secret shown once, with the client ID it goes with. */
 function ShownSecret({ title, clientId, secret, onDone }: Shown & { onDone: () => void }) {
-  const { copied, field, box, copy } = useShownOnce<HTMLInputElement>(secret, 'the secret');
   return (
-    <div class="new-key" role="region" aria-labelledby="shown-secret-title" tabIndex={-1} ref={box}>
-      <h3 id="shown-secret-title">{title}</h3>
-      <p class="warning">
-        <strong>Copy it now: you will not see it again.</strong> The platform keeps only a hash of it.
-      </p>
+    <SecretShownOnce
+      id="shown-secret-title"
+      title={title}
+      label="Client secret"
+      copyLabel="Copy secret"
+      secret={secret}
+      what="the secret"
+      onDone={onDone}
+    >
       <p>
         Client ID <code>{clientId}</code>
       </p>
-      <label>
-        Client secret{' '}
-        <input
-          ref={field}
-          type="text"
-          class="secret"
-          readOnly
-          value={secret}
-          spellcheck={false}
-          autoComplete="off"
-          onFocus={(e) => e.currentTarget.select()}
-        />
-      </label>{' '}
-      <button type="button" onClick={() => void copy()}>
-        Copy secret
-      </button>{' '}
-      <button type="button" onClick={onDone}>
-        I have copied it
-      </button>
-      <p role="status">{copied}</p>
-    </div>
+    </SecretShownOnce>
   );
 }
