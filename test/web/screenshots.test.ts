@@ -302,7 +302,17 @@ describe("the console's look, with the screenshots the docs show", () => {
           const box = await link.boundingBox();
           assert.ok(box && box.x >= 0 && box.x + box.width <= 375, `${name} is on screen at 375 px: ${JSON.stringify(box)}`);
         }
-        if (path.startsWith('/console/commits/')) await screenshot(phone.page, 'console-commit-phone', { fullPage: false });
+        if (path.startsWith('/console/commits/')) {
+          // The diff on a phone: the modified note's item in view, below the header.
+          await phone.page
+            .locator('.diff-add')
+            .first()
+            .evaluate((e) => {
+              e.closest('li')!.scrollIntoView({ block: 'start' });
+              scrollBy(0, -130);
+            });
+          await screenshot(phone.page, 'console-commit-phone', { fullPage: false });
+        }
       }
     } finally {
       await phone.context.close();
