@@ -241,7 +241,19 @@ export function History({ artifact }: { artifact: Artifact }) {
           <button type="submit">Compare</button>
         </form>
       )}
-      {compared && compared[0] !== compared[1] && <Changes read={read} from={compared[0]} to={compared[1]} what={what} />}
+      {compared && (
+        <div
+          data-testid="compared"
+          role="region"
+          aria-label={`${what === 'version' ? 'Version' : 'Revision'} ${compared[0]} against ${compared[1]}`}
+        >
+          {compared[0] === compared[1] ? (
+            <p class="note">Choose two different {what}s.</p>
+          ) : (
+            <Changes read={read} from={compared[0]} to={compared[1]} what={what} />
+          )}
+        </div>
+      )}
       {newestFirst.length > 0 && (
         <ol class="history-list" reversed aria-label={`${what === 'version' ? 'Versions' : 'Revisions'}, newest first`}>
           {newestFirst.map(({ entry, raw }, i) => {
