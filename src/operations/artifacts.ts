@@ -1,3 +1,4 @@
+import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { requireGrant, type GrantFlag } from '../identity/grants.js';
 import type { Principal, Scope } from '../identity/principal.js';
@@ -14,6 +15,7 @@ import type { OperationContext } from './services.js';
 import { storableObject, text, uuid } from '../kernel/json/schemas.js';
 import { stdioServers } from '../stdio-servers/index.js';
 import { afterMcpWrite } from './mcp-catalog.js';
+import { enrichCreated, onCreateVerdict } from './on-create.js';
 import { afterWrite, type AfterWriteSteps } from '../artifacts/after-write.js';
 
 /**
@@ -246,15 +248,17 @@ export async function createArtifact(ctx: OperationContext, input: z.infer<typeo
   requireTypeScope(principal, 'artifact:write', input.content_type);
   requireGrant(container, principal, 'C');
   const content = await checkedContent(ctx, input.content_type, input.content, container);
+  // §4.6 on_create validates before anything is written (issue #37): a refusal stores nothing.
+  const id = uuidv7();
+  const fields = { title: input.title, content_type: input.content_type, content, context: input.context };
+  const verdict = await onCreateVerdict(ctx, container, { id, ...fields, collection_id: container._id });
   const doc = await ctx.services.artifacts.create(principal, container, {
-    title: input.title,
-    content_type: input.content_type,
-    content,
-    context: input.context,
+    id,
+    ...fields,
     source: { ...apiSource(ctx), ...(input.derived_from ? { derived_from: input.derived_from } : {}) },
   });
   await afterApiWrite(ctx, 'artifact_created', doc);
-  return doc;
+  return enrichCreated(ctx, doc, verdict, (d, changed) => afterApiWrite(ctx, 'artifact_updated', d, changed));
 }
 
 /**

@@ -4,7 +4,6 @@ import { catalogWorkflowId } from '../workflows/contracts/ids.js';
 import type { EventKind } from '../events/types.js';
 import type { ArtifactDoc } from '../store/artifacts.js';
 import { invokesServers } from './mcp-permissions.js';
-import { startLifecycle } from './mcp-lifecycle.js';
 import type { CatalogDoc } from '../store/mcp-catalog.js';
 import type { OperationContext } from './services.js';
 import { presentMcpServer } from '../presenters/mcp-servers.js';
@@ -76,13 +75,11 @@ export async function listServers(ctx: OperationContext, options: { workspaceId?
 
 /**
  * What a write means for the MCP client: a server registered or changed is listed anew (so its tools
- * and content types are known before anyone asks), a deleted one leaves the catalog, and a new
- * artifact of a type a server defines gets that server's `on_create`.
+ * and content types are known before anyone asks), a deleted one leaves the catalog. A new artifact
+ * of a type a server defines had that server's `on_create` before it was written (operations/on-create.ts).
  */
 export async function afterMcpWrite(ctx: OperationContext, kind: EventKind, doc: ArtifactDoc): Promise<void> {
-  if (doc.container_kind !== 'workspace') return;
-  if (isServer(doc)) {
-    if (kind === 'artifact_deleted') await ctx.services.mcpCatalog.delete(doc._id);
-    else await refreshCatalog(ctx, doc);
-  } else if (kind === 'artifact_created') await startLifecycle(ctx, doc, 'on_create');
+  if (doc.container_kind !== 'workspace' || !isServer(doc)) return;
+  if (kind === 'artifact_deleted') await ctx.services.mcpCatalog.delete(doc._id);
+  else await refreshCatalog(ctx, doc);
 }

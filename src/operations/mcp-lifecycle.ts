@@ -8,15 +8,8 @@ import { invocationWorkflowId } from '../workflows/contracts/ids.js';
 import type { OperationContext } from './services.js';
 import { mayInvokeIn } from './mcp-permissions.js';
 
-// SPEC §4.6: the lifecycle tools a content type's server may implement (on_create, on_open), called
-// as MCP runs for the person who wrote or opened the artifact.
-
-/** Starts a §4.6 lifecycle call for a draft, if its type's server implements the tool. Returns the run's id. */
-export async function startLifecycle(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool): Promise<string | null> {
-  if (doc.container_kind !== 'workspace') return null;
-  const serverId = await lifecycleServer(ctx.services.mcpCatalog, doc.collection_id, doc.content_type, tool);
-  return serverId && startLifecycleOn(ctx, doc, tool, serverId);
-}
+// SPEC §4.6: the lifecycle tools a content type's server may implement, called as MCP runs for the
+// person who opened the artifact (on_open); on_create is called before the write (on-create.ts).
 
 async function startLifecycleOn(ctx: OperationContext, doc: ArtifactDoc, tool: LifecycleTool, serverId: string): Promise<string> {
   const invocationId = uuidv7();

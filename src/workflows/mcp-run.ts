@@ -36,7 +36,8 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
   let outcome: McpRunResult;
   try {
     if (op.kind === 'call_tool') {
-      const artifactId = input.lifecycle?.artifactId;
+      // Before the write, the artifact is in the arguments: there is none to read yet.
+      const artifactId = input.lifecycle?.beforeWrite ? undefined : input.lifecycle?.artifactId;
       outcome = {
         kind: 'tool_result',
         result: await call.callMcpTool({
@@ -56,7 +57,12 @@ export async function mcpRun(input: McpRunInput): Promise<McpRunResult> {
         await acts.readMcpResource({ serverId: input.serverId, uri: op.uri, timeoutMs: op.timeoutMs, person: input.principalId }),
       );
     else outcome = { kind: 'catalog', ...(await acts.refreshMcpCatalog(input.serverId, input.principalId)) };
-    if (input.lifecycle?.tool === 'on_create' && outcome.kind === 'tool_result' && !outcome.result.isError) {
+    if (
+      input.lifecycle?.tool === 'on_create' &&
+      !input.lifecycle.beforeWrite &&
+      outcome.kind === 'tool_result' &&
+      !outcome.result.isError
+    ) {
       const context = (outcome.result.structuredContent as { context?: unknown } | undefined)?.context;
       if (context && typeof context === 'object' && !Array.isArray(context))
         await acts.mergeArtifactContext({ artifactId: input.lifecycle.artifactId, context: context as Record<string, unknown> });

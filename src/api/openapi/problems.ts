@@ -36,7 +36,7 @@ export const problemStatuses: Record<number, { name: string; title: string; desc
     name: 'BadRequest',
     title: 'Request validation failed',
     description: 'The request was refused as sent',
-    types: ['validation-error', 'malformed-json'],
+    types: ['validation-error', 'malformed-json', 'rejected-by-type-server'],
   },
   401: {
     name: 'Unauthorized',
@@ -117,7 +117,7 @@ export const problemStatuses: Record<number, { name: string; title: string; desc
     title: 'Storage unavailable',
     name: 'ServiceUnavailable',
     description: 'A dependency did not answer in time; retry shortly',
-    types: ['storage-unavailable', 'service-unavailable'],
+    types: ['storage-unavailable', 'service-unavailable', 'type-server-unavailable'],
   },
 };
 

@@ -30,8 +30,10 @@ export const artifactRoutes: RouteDef[] = [
     access: 'artifact:write',
     doc: {
       summary: 'Create a draft artifact in a workspace',
+      description:
+        "A type a workspace server defines is first offered to that server's on_create (SPEC §4.6): it may refuse (400 rejected-by-type-server) or not answer in time (503 type-server-unavailable); either way nothing is stored.",
       status: 201,
-      errors: [409],
+      errors: [409, 503],
       example: { title: 'Notes', content_type: 'text/markdown', content: '# Notes', collection_id: '0190c1d2-7a4b-7c3d-8e9f-0a1b2c3d4e5f' },
       response: artifactSchema,
     },

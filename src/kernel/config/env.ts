@@ -106,6 +106,11 @@ export const envSchema = z.object({
   /** A tool call whose attempt timeout is at most this runs as a local activity (no progress heartbeats); 0: never. */
   MCP_CALL_LOCAL_MAX_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   MCP_INVOKE_WAIT_SECONDS: z.coerce.number().min(0).max(120).default(25),
+  /**
+   * SPEC §4.6 on_create (issue #37): how long a create waits for the type server's verdict before it
+   * answers 503 type-server-unavailable and stores nothing.
+   */
+  ON_CREATE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
   MCP_CONNECTION_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   MCP_CATALOG_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   MCP_RESULT_MAX_BYTES: z.coerce

@@ -27,8 +27,12 @@ export interface McpRunInput {
    * server receives. The token itself is minted by the activity, so it is never in this history.
    */
   delegation?: DelegationRequest;
-  /** A §4.6 lifecycle call: on_create's `context` is merged into this artifact. */
-  lifecycle?: { tool: string; artifactId: string };
+  /**
+   * A §4.6 lifecycle call: on_create's `context` is merged into this artifact. `beforeWrite` (issue
+   * #37): on_create validating an artifact not written yet: the call's arguments carry it, and the API
+   * writes it (with the context) only if the server accepts. Absent in older runs: they replay as they ran.
+   */
+  lifecycle?: { tool: string; artifactId: string; beforeWrite?: boolean };
   /** Started by an automation: which, and the event (shown in the run's input). */
   automation?: AutomationTrigger;
   /**
