@@ -4,7 +4,7 @@
 import { tokenSource, type Credentials, type TokenSource } from './credentials.js';
 import { ConnectionError, DeadlineError, ProblemError } from './errors.js';
 import type { paths } from './openapi.js';
-import type { Answer, Method, OptionsArgument, PathsWith, PlatformResponse, RequestOptions } from './types.js';
+import type { Answer, CallOptions, Method, OptionsArgument, PathsWith, PlatformResponse, RequestOptions } from './types.js';
 
 export interface PlatformClientOptions {
   /** The platform's base URL, such as `http://localhost:8080`. */
@@ -19,33 +19,32 @@ export interface PlatformClientOptions {
   now?: () => number;
 }
 
-type Untyped = { params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown } & Omit<
-  RequestOptions<'/me', 'get'>,
-  'params' | 'query' | 'body'
->;
+/** What a call is made of once its types have been checked. */
+type Untyped = CallOptions & { params?: Record<string, string | number>; query?: Record<string, unknown>; body?: unknown };
 
 export class PlatformClient {
   private readonly baseUrl: string;
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
-  private readonly tokens: TokenSource;
+  private tokens: TokenSource;
+  private onBehalfOf: string | undefined;
 
-  constructor(
-    private readonly options: PlatformClientOptions,
-    private readonly onBehalfOf?: string,
-    tokens?: TokenSource,
-  ) {
+  constructor(private readonly options: PlatformClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.tokens =
-      tokens ??
-      tokenSource(options.credentials, { refreshBeforeSeconds: options.refreshBeforeSeconds ?? 60, now: options.now ?? Date.now });
+    this.tokens = tokenSource(options.credentials, {
+      refreshBeforeSeconds: options.refreshBeforeSeconds ?? 60,
+      now: options.now ?? Date.now,
+    });
   }
 
   /** The same client acting for a person who consented to its credential (`X-On-Behalf-Of`); it shares the token. */
   forPerson(personId: string): PlatformClient {
-    return new PlatformClient(this.options, personId, this.tokens);
+    const client = new PlatformClient(this.options);
+    client.tokens = this.tokens;
+    client.onBehalfOf = personId;
+    return client;
   }
 
   /** The bearer token the next call sends (exchanged first if needed), for a stream or a call this client does not make. */
