@@ -238,6 +238,10 @@ describe("the console's look, with the screenshots the docs show", () => {
       await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
       await page.getByRole('heading', { level: 2, name: 'API keys' }).waitFor();
     });
+    // The header says where you are, to the eye and to a screen reader.
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    assert.equal(await nav.getByRole('link', { name: 'Settings' }).getAttribute('aria-current'), 'page');
+    assert.equal(await nav.getByRole('link', { name: 'Overview' }).getAttribute('aria-current'), null);
   });
 
   it('keeps a chosen theme over the system one, in localStorage, and goes back to the system one', async () => {

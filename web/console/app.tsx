@@ -70,16 +70,16 @@ export function App() {
         <span class="brand">Platform console</span>
         {phase.kind === 'signed-in' && (
           <nav aria-label="Console">
-            <a href="/console/" onClick={follow}>
+            <a href="/console/" onClick={follow} aria-current={path === '/console/' ? 'page' : undefined}>
               Overview
             </a>{' '}
-            <a href="/console/search" onClick={follow}>
+            <a href="/console/search" onClick={follow} aria-current={path === '/console/search' ? 'page' : undefined}>
               Search
             </a>{' '}
-            <a href="/console/hosts" onClick={follow}>
+            <a href="/console/hosts" onClick={follow} aria-current={path === '/console/hosts' ? 'page' : undefined}>
               Hosts
             </a>{' '}
-            <a href="/console/settings" onClick={follow}>
+            <a href="/console/settings" onClick={follow} aria-current={path === '/console/settings' ? 'page' : undefined}>
               Settings
             </a>
           </nav>
