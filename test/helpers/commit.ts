@@ -43,3 +43,12 @@ export async function commitInto(author: Api, collectionId: string, drafts: Draf
   );
   return sources.map((s) => made.get(s)!);
 }
+
+/** Requests a commit of the workspace's drafts into the collection; returns its id once it awaits approval. */
+export async function requestCommit(api: Api, ws: string, col: string, message: string): Promise<string> {
+  const reply = await api.post(`/workspaces/${ws}/commits`, { collection_id: col, message });
+  assert.equal(reply.status, 202, reply.text);
+  const id = reply.body.id as string;
+  await eventually(async () => (await api.get(`/commits/${id}`)).body.state === 'awaiting_approval', 30_000, `commit ${id} awaiting`);
+  return id;
+}

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { consolePage, draft, newPerson, signIn } from '../helpers/console.js';
-import { eventually, type Api } from '../helpers/http.js';
+import { requestCommit } from '../helpers/commit.js';
+import { eventually } from '../helpers/http.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 const phone = { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -27,14 +28,6 @@ async function fitsTheWidth(page: Page, what: string): Promise<void> {
   });
   assert.equal(clientWidth, 375, 'the window is a phone’s');
   assert.ok(scrollWidth <= clientWidth, `${what}: ${scrollWidth} px wide in ${clientWidth}: ${wide.join(', ')}`);
-}
-
-async function requestCommit(api: Api, ws: string, col: string, message: string): Promise<string> {
-  const reply = await api.post(`/workspaces/${ws}/commits`, { collection_id: col, message });
-  assert.equal(reply.status, 202, reply.text);
-  const id = reply.body.id as string;
-  await eventually(async () => (await api.get(`/commits/${id}`)).body.state === 'awaiting_approval', 30_000, `commit ${id} awaiting`);
-  return id;
 }
 
 describe('the console on a phone', () => {
