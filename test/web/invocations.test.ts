@@ -1,7 +1,8 @@
 // The agent builder's path in the web console (issue #20), in headless Chromium: a built-in agent that
 // needs no model (tag-keywords, split-sections) is invoked in preview mode over REST; its page shows
 // each proposed action with its target and rationale; one of two is chosen and applied with the
-// keyboard, and REST shows only that one applied; another invocation is discarded. A tag carrying
+// keyboard, and REST shows only that one applied, the other still proposed (issue #37), then that one
+// is discarded on its own; another invocation is discarded whole. A tag carrying
 // markup stays text. An LLM run (against the local OpenAI-compatible stand-in) proposes an update of a
 // draft's content: the API and the page show its unified diff.
 import { after, before, describe, it } from 'node:test';
@@ -89,11 +90,14 @@ describe("an invocation's proposed actions in the web console", () => {
     // The decision's controls, named.
     const tree = await page.getByRole('form', { name: 'Your decision' }).ariaSnapshot();
     assert.match(tree, /button "Apply selected"/);
+    assert.match(tree, /button "Apply selected, discard the rest"/);
+    assert.match(tree, /button "Discard selected"/);
     assert.match(tree, /button "Apply all"/);
-    assert.match(tree, /button "Discard"/);
+    assert.match(tree, /button "Discard all"/);
+    assert.match((await page.getByTestId('invocation-progress').textContent()) ?? '', /^0 of 2 actions applied, 2 proposed$/);
 
     // Nothing chosen: Apply selected says so and sends nothing.
-    await page.getByRole('button', { name: 'Apply selected' }).click();
+    await page.getByRole('button', { name: 'Apply selected', exact: true }).click();
     await page
       .getByRole('alert')
       .getByText(/Choose at least one action/)
@@ -111,19 +115,38 @@ describe("an invocation's proposed actions in the web console", () => {
     }
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Apply selected');
     await page.keyboard.press('Enter');
-    await page.getByTestId('invocation-state').getByText('applied', { exact: true }).waitFor({ timeout: 30_000 });
-    await page.getByTestId(`status-${teamAction.id}`).getByText('applied', { exact: true }).waitFor();
-    assert.equal(await page.getByTestId(`status-${budgetAction.id}`).textContent(), 'skipped');
+    // Applied; the other action stays proposed, to decide on later (issue #37).
+    await page.getByTestId(`status-${teamAction.id}`).getByText('applied', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId('invocation-state').textContent(), 'awaiting your decision');
+    assert.equal(await page.getByTestId(`status-${budgetAction.id}`).textContent(), 'proposed');
+    assert.equal(await page.getByTestId('invocation-progress').textContent(), '1 of 2 actions applied, 1 proposed');
     assert.match(await page.locator('article > .facts').innerText(), new RegExp(`Applied by\\s+you, .*\\(chosen: ${teamAction.id}\\)`));
+    assert.equal(await teamBox.count(), 0, 'an applied action is no longer to choose');
+    const partly = (await api.get(`/invocations/${id}`)).body;
+    assert.equal(partly.status, 'awaiting_decision');
+    assert.deepEqual(partly.decision.action_ids, [teamAction.id]);
+
+    // Later: the other one is discarded on its own, which ends the run.
+    await budgetBox.check();
+    await page.getByRole('button', { name: 'Discard selected' }).click();
+    await page.getByTestId('invocation-state').getByText('applied', { exact: true }).waitFor({ timeout: 30_000 });
+    assert.equal(await page.getByTestId(`status-${budgetAction.id}`).textContent(), 'discarded');
+    assert.match(await page.locator('article > .facts').innerText(), new RegExp(`Discarded by\\s+you, .*\\(chosen: ${budgetAction.id}\\)`));
     assert.equal(await page.getByRole('button', { name: 'Apply all' }).count(), 0, 'no decision once decided');
     assert.equal(await page.getByRole('checkbox').count(), 0);
 
     // Over REST: only the chosen action was applied.
     const done = (await api.get(`/invocations/${id}`)).body;
     assert.equal(done.status, 'completed');
-    assert.deepEqual(done.decision.action_ids, [teamAction.id]);
+    assert.deepEqual(
+      done.decisions.map((d: { action: string; action_ids: string[] }) => [d.action, d.action_ids]),
+      [
+        ['apply', [teamAction.id]],
+        ['discard', [budgetAction.id]],
+      ],
+    );
     const statuses = Object.fromEntries((done.actions as { id: string; status: string }[]).map((a) => [a.id, a.status]));
-    assert.deepEqual(statuses, { [teamAction.id]: 'applied', [budgetAction.id]: 'skipped' });
+    assert.deepEqual(statuses, { [teamAction.id]: 'applied', [budgetAction.id]: 'discarded' });
     assert.deepEqual((await api.get(`/artifacts/${team}`)).body.context.tags, ['people']);
     const untouched = (await api.get(`/artifacts/${budget}`)).body;
     assert.equal(untouched.revision, 1);
@@ -158,12 +181,12 @@ describe("an invocation's proposed actions in the web console", () => {
     assert.equal(await setup.getByLabel('Content of a2').textContent(), invoked.body.actions[1].payload.content as string);
     assert.match((await setup.locator('.rationale').textContent())!, /^Why: \S/);
 
-    await page.getByRole('button', { name: 'Discard' }).click();
+    await page.getByRole('button', { name: 'Discard all' }).click();
     await page.getByTestId('invocation-state').getByText('discarded', { exact: true }).waitFor({ timeout: 30_000 });
     assert.equal(await page.getByTestId('status-a1').textContent(), 'discarded');
     assert.equal(await page.getByTestId('status-a2').textContent(), 'discarded');
     assert.match(await page.locator('article > .facts').innerText(), /Discarded by\s+you/);
-    assert.equal(await page.getByRole('button', { name: 'Apply selected' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Apply selected', exact: true }).count(), 0);
 
     const discarded = (await api.get(`/invocations/${id}`)).body;
     assert.equal(discarded.status, 'discarded');

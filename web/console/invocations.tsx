@@ -1,8 +1,9 @@
 // The agent builder's path (issue #20): an invocation's page, /console/invocations/{id}. What the agent
 // proposed (create, update, delete, log), each with its target and rationale; choose some and apply
-// them, apply all, or discard; then the state as it moves. Everything the API says is text.
+// them (the rest stay proposed, to decide later: issue #37), apply them and discard the rest, discard
+// the chosen ones, apply all or discard all; then the state as it moves. Everything the API says is text.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { movingInvocationStates, type Invocation, type Me, type ProposedAction } from './api';
+import { movingInvocationStates, type Invocation as ApiInvocation, type Me, type ProposedAction } from './api';
 import { ContainerName, Diff, Problem } from './commits';
 import { useDecision } from './decision';
 import { useLive } from './live';
@@ -27,7 +28,22 @@ const kindLabel: Record<string, string> = {
   transform_run: 'transform run',
 };
 
+/** A decision on an agent run; a preview may take several (issue #37). */
+type Decision = NonNullable<ApiInvocation['decision']> & { discard_rest?: boolean };
+/** What became of the actions, counted by the API at every state. */
+type Progress = { applied: number; total: number } & Partial<Record<'proposed' | 'skipped' | 'discarded' | 'refused' | 'conflict', number>>;
+type Invocation = Omit<ApiInvocation, 'progress' | 'decision'> & { progress?: Progress; decision?: Decision; decisions?: Decision[] };
+
 const when = (iso: string) => new Date(iso).toLocaleString();
+const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** "2 of 4 applied, 1 proposed, 1 discarded": the counts that are not zero. */
+function progressText(p: Progress): string {
+  const rest = (['proposed', 'discarded', 'skipped', 'refused', 'conflict'] as const)
+    .filter((k) => (p[k] ?? 0) > 0)
+    .map((k) => `${p[k]} ${k === 'conflict' ? 'in conflict' : k}`);
+  return [`${p.applied} of ${counted(p.total, 'action')} applied`, ...rest].join(', ');
+}
 const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** What the action does to what, as its checkbox's name: "Create “Intro”", "Update Budget". */
@@ -186,13 +202,25 @@ function Action({
   );
 }
 
-/** Apply all, apply the chosen ones, or discard. */
+/**
+ * The decision, in parts if wished: apply the chosen actions (the others stay proposed until decided
+ * or the run expires), apply them and discard the rest, discard the chosen ones, apply all, discard all.
+ */
 function Decide({ invocation, chosen, onDecided }: { invocation: Invocation; chosen: string[]; onDecided: (next: Invocation) => void }) {
   const { error, setError, busy, post } = useDecision(onDecided);
   const path = `/invocations/${encodeURIComponent(invocation.invocation_id)}`;
+  const open = (invocation.actions ?? []).filter((a) => a.status === 'proposed').length;
 
-  const send = (what: 'apply' | 'discard', actionIds?: string[]) =>
-    post(`${path}/${what}`, what === 'apply' ? (actionIds ? { action_ids: actionIds } : {}) : undefined);
+  const withChosen = (then: () => void) => () => {
+    if (chosen.length === 0) {
+      setError('Choose at least one action first, or decide on all of them.');
+      return;
+    }
+    then();
+  };
+  const applyChosen = withChosen(() => post(`${path}/apply`, { action_ids: chosen }));
+  const applyDiscardRest = withChosen(() => post(`${path}/apply`, { action_ids: chosen, discard_rest: true }));
+  const discardChosen = withChosen(() => post(`${path}/discard`, { action_ids: chosen }));
 
   return (
     <form
@@ -200,15 +228,20 @@ function Decide({ invocation, chosen, onDecided }: { invocation: Invocation; cho
       aria-labelledby="decide-title"
       onSubmit={(event) => {
         event.preventDefault();
-        if (chosen.length === 0) {
-          setError('Choose at least one action to apply, or apply all.');
-          return;
-        }
-        send('apply', chosen);
+        applyChosen();
       }}
     >
       <h2 id="decide-title">Your decision</h2>
-      <p>{chosen.length === 0 ? 'No action chosen.' : `${chosen.length} chosen: ${chosen.join(', ')}.`} Actions not chosen are skipped.</p>
+      <p>
+        {chosen.length === 0 ? 'No action chosen.' : `${chosen.length} chosen: ${chosen.join(', ')}.`} {counted(open, 'action')} still
+        proposed. Actions you do not choose stay proposed: decide on them later
+        {invocation.expires_at ? (
+          <>
+            , until <time dateTime={invocation.expires_at}>{when(invocation.expires_at)}</time>
+          </>
+        ) : null}
+        , or discard them.
+      </p>
       {error && (
         <p class="error" role="alert">
           {error}
@@ -218,14 +251,34 @@ function Decide({ invocation, chosen, onDecided }: { invocation: Invocation; cho
         <button type="submit" disabled={busy}>
           Apply selected
         </button>
-        <button type="button" disabled={busy} onClick={() => send('apply')}>
+        <button type="button" disabled={busy} onClick={applyDiscardRest}>
+          Apply selected, discard the rest
+        </button>
+        <button type="button" class="danger" disabled={busy} onClick={discardChosen}>
+          Discard selected
+        </button>
+        <button type="button" disabled={busy} onClick={() => post(`${path}/apply`, {})}>
           Apply all
         </button>
-        <button type="button" class="danger" disabled={busy} onClick={() => send('discard')}>
-          Discard
+        <button type="button" class="danger" disabled={busy} onClick={() => post(`${path}/discard`, {})}>
+          Discard all
         </button>
       </div>
     </form>
+  );
+}
+
+/** One decision as a fact: who, when, on what. */
+function DecisionFact({ decision, who }: { decision: Decision; who: (by: string) => string }) {
+  return (
+    <>
+      <dt>{decision.action === 'apply' ? 'Applied by' : 'Discarded by'}</dt>
+      <dd>
+        {who(decision.by)}, <time dateTime={decision.at}>{when(decision.at)}</time>
+        {decision.action_ids && <> (chosen: {decision.action_ids.join(', ')})</>}
+        {decision.discard_rest && <>, the rest discarded</>}
+      </dd>
+    </>
   );
 }
 
@@ -273,10 +326,10 @@ export function InvocationView({ id, me }: { id: string; me: Me | null }) {
       </h1>
       <p role="status" aria-live="polite" class={`state state-${invocation.status}`}>
         State: <strong data-testid="invocation-state">{statusLabel[invocation.status] ?? invocation.status}</strong>
-        {invocation.progress && invocation.progress.total > 0 && invocation.status !== 'awaiting_decision' && (
+        {invocation.progress && invocation.progress.total > 0 && (
           <>
             {' '}
-            ({invocation.progress.applied}/{invocation.progress.total} applied)
+            (<span data-testid="invocation-progress">{progressText(invocation.progress)}</span>)
           </>
         )}
       </p>
@@ -331,15 +384,9 @@ export function InvocationView({ id, me }: { id: string; me: Me | null }) {
             <dd>{invocation.output}</dd>
           </>
         )}
-        {invocation.decision && (
-          <>
-            <dt>{invocation.decision.action === 'apply' ? 'Applied by' : 'Discarded by'}</dt>
-            <dd>
-              {who(invocation.decision.by)}, <time dateTime={invocation.decision.at}>{when(invocation.decision.at)}</time>
-              {invocation.decision.action_ids && <> (chosen: {invocation.decision.action_ids.join(', ')})</>}
-            </dd>
-          </>
-        )}
+        {(invocation.decisions ?? (invocation.decision ? [invocation.decision] : [])).map((d) => (
+          <DecisionFact key={`${d.at}-${d.action}-${(d.action_ids ?? []).join()}`} decision={d} who={who} />
+        ))}
       </dl>
 
       <section aria-labelledby="actions-title">
@@ -373,7 +420,10 @@ export function InvocationView({ id, me }: { id: string; me: Me | null }) {
         <Decide
           invocation={invocation}
           chosen={chosen.filter((c) => actions.some((a) => a.id === c && choosable(a)))}
-          onDecided={setInvocation}
+          onDecided={(next) => {
+            setInvocation(next);
+            setChosen([]);
+          }}
         />
       )}
     </article>
