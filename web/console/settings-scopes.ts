@@ -1,7 +1,7 @@
 // The scopes a key or a server credential may hold, as the settings forms offer them: the API's own
 // list (src/kernel/scopes.ts), each with what it grants in a few words. A scope the API gains and this
 // page does not describe fails the typecheck, so the forms never lack one.
-import { scopes, type Scope } from '../../src/kernel/scopes';
+import { scopes, type Scope } from '../../src/kernel/scopes.js';
 
 const grants: Record<Scope, string> = {
   'artifact:read': 'read artifacts',
