@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { Names } from '../operations/names.js';
 
 const named = z.object({ id: z.string(), name: z.string().nullable().describe('Null when unknown, or not yours to know.') });
 
@@ -27,4 +26,7 @@ export const namesSchema = z
   })
   .meta({ id: 'Names' });
 
-export const presentNames = (names: Names): z.output<typeof namesSchema> => names;
+export type Names = z.output<typeof namesSchema>;
+
+/** The names as resolved (operations/names.ts): already only what the caller may know. */
+export const presentNames = (names: Names): Names => names;
