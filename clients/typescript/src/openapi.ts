@@ -1112,7 +1112,9 @@ export interface paths {
     put?: never;
     /**
      * Create a draft artifact in a workspace
-     * @description Needs the `artifact:write` scope.
+     * @description A type a workspace server defines is first offered to that server's on_create (SPEC §4.6): it may refuse (400 rejected-by-type-server) or not answer in time (503 type-server-unavailable); either way nothing is stored.
+     *
+     *     Needs the `artifact:write` scope.
      */
     post: operations['postArtifacts'];
     delete?: never;
@@ -3729,7 +3731,7 @@ export interface components {
     };
   };
   responses: {
-    /** @description The request was refused as sent. Types: `validation-error`, `malformed-json`. */
+    /** @description The request was refused as sent. Types: `validation-error`, `malformed-json`, `rejected-by-type-server`. */
     BadRequest: {
       headers: {
         [name: string]: unknown;
@@ -3882,7 +3884,7 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
-    /** @description A dependency did not answer in time; retry shortly. Types: `storage-unavailable`, `service-unavailable`. */
+    /** @description A dependency did not answer in time; retry shortly. Types: `storage-unavailable`, `service-unavailable`, `type-server-unavailable`. */
     ServiceUnavailable: {
       headers: {
         [name: string]: unknown;
