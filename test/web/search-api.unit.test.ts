@@ -9,6 +9,7 @@ import {
   foundBy,
   hasText,
   readState,
+  refinements,
   requestBody,
   searchPath,
   snippet,
@@ -51,6 +52,14 @@ describe('the search page’s address and request', () => {
     assert.equal(searchPath(state), path);
     assert.equal(searchPath(readState('?q=wing')), '/console/search?q=wing');
     assert.equal(searchPath(readState('')), '/console/search');
+  });
+
+  it('says in words what a search changes from the defaults', () => {
+    assert.equal(refinements(readState('?q=wing')), '');
+    assert.equal(
+      refinements(readState('?q=wing&preset=content-heavy&aperture=off&limit=5&workspace=w&collection=c&type=text%2Fplain&min_keep=2')),
+      'content heavy; aperture off; at most 5; 2 places; text/plain; advanced settings',
+    );
   });
 
   it('sends each control, numbers as numbers, and what is not a number as typed for the API to refuse', () => {

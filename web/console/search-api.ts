@@ -69,6 +69,21 @@ export function searchPath(state: SearchState): string {
   return `/console/search${query ? `?${query}` : ''}`;
 }
 
+/** What a search changes from the defaults, in words ("" when nothing): shown while the controls are folded. */
+export function refinements(state: SearchState): string {
+  const words: string[] = [];
+  const preset = presets.find((p) => p.name === state.preset);
+  if (state.preset !== 'balanced') words.push((preset?.label ?? state.preset).toLowerCase());
+  if (!state.aperture) words.push('aperture off');
+  if (state.numbers.limit) words.push(`at most ${state.numbers.limit}`);
+  const where = state.workspaces.length + state.collections.length;
+  if (where) words.push(`${where} ${where === 1 ? 'place' : 'places'}`);
+  if (state.types.length) words.push(state.types.join(', '));
+  const advanced = (['candidates', 'min_score', 'min_keep', 'min_candidates', 'flat_spread'] as const).filter((f) => state.numbers[f]);
+  if (advanced.length) words.push('advanced settings');
+  return words.join('; ');
+}
+
 /** A number as typed: a number when it is one, else the text (the API says what is wrong with it). */
 const asNumber = (text: string): number | string => (text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text);
 

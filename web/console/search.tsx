@@ -15,6 +15,7 @@ import {
   hasText,
   presets,
   readState,
+  refinements,
   requestBody,
   searchPath,
   snippet,
@@ -229,121 +230,135 @@ function Controls({ state, go }: { state: SearchState; go: (next: Partial<Search
   });
   const chosen = new Set([...state.workspaces, ...state.collections]);
   const listed = new Set(containers?.map((c) => c.id));
+  // Folded unless the search already uses one of them (a shared link, back): the box and the results come first.
+  const changed = refinements(state);
+  const [open] = useState(() => changed !== '');
   const toggle = (kind: 'workspace' | 'collection', id: string, on: boolean) => {
     const key = kind === 'workspace' ? 'workspaces' : 'collections';
     go({ [key]: on ? [...state[key], id] : state[key].filter((x) => x !== id) });
   };
   return (
-    <div class="search-controls">
-      <fieldset>
-        <legend>Ranking</legend>
-        {presets.map((p) => (
-          <label key={p.name} class="choice">
-            <input
-              type="radio"
-              name="preset"
-              value={p.name}
-              checked={state.preset === p.name}
-              onChange={() => go({ preset: p.name })}
-              aria-describedby={`preset-${p.name}-hint`}
-            />{' '}
-            {p.label}{' '}
-            <span class="meta" id={`preset-${p.name}-hint`}>
-              {p.hint}
-            </span>
-          </label>
-        ))}
-        <label class="choice">
-          <input
-            type="checkbox"
-            checked={state.aperture}
-            onChange={(event) => go({ aperture: (event.currentTarget as HTMLInputElement).checked })}
-            aria-describedby="aperture-hint"
-          />{' '}
-          Leave out loosely related meanings (aperture){' '}
-          <span class="meta" id="aperture-hint">
-            Keeps the closest meanings, up to where similarity drops off sharply; off keeps every neighbour found.
-          </span>
-        </label>
-        <label class="inline">
-          Results at most <input type="number" min={1} max={100} placeholder={defaultLimit} class="narrow" {...number('limit')} />
-        </label>
-      </fieldset>
-      <fieldset>
-        <legend>Where</legend>
-        {containers === null && <p class="meta">Loading your workspaces and collections…</p>}
-        {containers?.length === 0 && <p class="meta">You have no workspace or collection yet.</p>}
-        {containers?.map((c) => (
-          <label key={c.id} class="choice">
-            <input
-              type="checkbox"
-              checked={chosen.has(c.id)}
-              onChange={(e) => toggle(c.kind, c.id, (e.currentTarget as HTMLInputElement).checked)}
-            />{' '}
-            {c.name} <span class="meta">({c.kind})</span>
-          </label>
-        ))}
-        {[...state.workspaces.map((id) => ['workspace', id] as const), ...state.collections.map((id) => ['collection', id] as const)]
-          .filter(([, id]) => containers !== null && !listed.has(id))
-          .map(([kind, id]) => (
-            <label key={id} class="choice">
-              <input type="checkbox" checked onChange={() => toggle(kind, id, false)} />{' '}
-              <ContainerName kind={kind === 'workspace' ? 'workspaces' : 'collections'} id={id} /> <span class="meta">({kind})</span>
+    <details class="refine" open={open}>
+      <summary>Ranking and filters{changed && <span class="meta"> ({changed})</span>}</summary>
+      <div class="search-controls">
+        <fieldset>
+          <legend>Ranking</legend>
+          {presets.map((p) => (
+            <label key={p.name} class="choice">
+              <input
+                type="radio"
+                name="preset"
+                value={p.name}
+                checked={state.preset === p.name}
+                onChange={() => go({ preset: p.name })}
+                aria-describedby={`preset-${p.name}-hint`}
+              />{' '}
+              {p.label}{' '}
+              <span class="meta" id={`preset-${p.name}-hint`}>
+                {p.hint}
+              </span>
             </label>
           ))}
-        <p class="meta">None ticked: everywhere you may search.</p>
-        <label class="block">
-          Only these content types{' '}
-          <input
-            type="text"
-            class="types"
-            placeholder="e.g. text/markdown, application/json"
-            value={state.types.join(', ')}
-            onChange={(event) =>
-              go({
-                types: (event.currentTarget as HTMLInputElement).value
-                  .split(',')
-                  .map((t) => t.trim())
-                  .filter(Boolean),
-              })
-            }
-          />
-        </label>
-      </fieldset>
-      <details class="advanced">
-        <summary>Advanced ranking settings</summary>
-        <p class="meta">Empty fields take the platform’s defaults.</p>
-        <label class="block">
-          Candidates each ranking considers{' '}
-          <input type="number" min={1} max={1000} placeholder="100" class="narrow" {...number('candidates')} />
-        </label>
-        <label class="block">
-          Lowest similarity kept{' '}
-          <input type="number" min={-1} max={1} step={0.05} class="narrow" disabled={!state.aperture} {...number('min_score')} />
-        </label>
-        <label class="block">
-          Always keep at least (neighbours){' '}
-          <input type="number" min={1} max={1000} placeholder="5" class="narrow" disabled={!state.aperture} {...number('min_keep')} />
-        </label>
-        <label class="block">
-          Fewest neighbours to look for a drop-off{' '}
-          <input type="number" min={2} max={1000} placeholder="8" class="narrow" disabled={!state.aperture} {...number('min_candidates')} />
-        </label>
-        <label class="block">
-          Flat below this spread of similarity{' '}
-          <input
-            type="number"
-            min={0}
-            max={2}
-            step={0.01}
-            placeholder="0.02"
-            class="narrow"
-            disabled={!state.aperture}
-            {...number('flat_spread')}
-          />
-        </label>
-      </details>
-    </div>
+          <label class="choice">
+            <input
+              type="checkbox"
+              checked={state.aperture}
+              onChange={(event) => go({ aperture: (event.currentTarget as HTMLInputElement).checked })}
+              aria-describedby="aperture-hint"
+            />{' '}
+            Leave out loosely related meanings (aperture){' '}
+            <span class="meta" id="aperture-hint">
+              Keeps the closest meanings, up to where similarity drops off sharply; off keeps every neighbour found.
+            </span>
+          </label>
+          <label class="inline">
+            Results at most <input type="number" min={1} max={100} placeholder={defaultLimit} class="narrow" {...number('limit')} />
+          </label>
+        </fieldset>
+        <fieldset>
+          <legend>Where</legend>
+          {containers === null && <p class="meta">Loading your workspaces and collections…</p>}
+          {containers?.length === 0 && <p class="meta">You have no workspace or collection yet.</p>}
+          {containers?.map((c) => (
+            <label key={c.id} class="choice">
+              <input
+                type="checkbox"
+                checked={chosen.has(c.id)}
+                onChange={(e) => toggle(c.kind, c.id, (e.currentTarget as HTMLInputElement).checked)}
+              />{' '}
+              {c.name} <span class="meta">({c.kind})</span>
+            </label>
+          ))}
+          {[...state.workspaces.map((id) => ['workspace', id] as const), ...state.collections.map((id) => ['collection', id] as const)]
+            .filter(([, id]) => containers !== null && !listed.has(id))
+            .map(([kind, id]) => (
+              <label key={id} class="choice">
+                <input type="checkbox" checked onChange={() => toggle(kind, id, false)} />{' '}
+                <ContainerName kind={kind === 'workspace' ? 'workspaces' : 'collections'} id={id} /> <span class="meta">({kind})</span>
+              </label>
+            ))}
+          <p class="meta">None ticked: everywhere you may search.</p>
+          <label class="block">
+            Only these content types{' '}
+            <input
+              type="text"
+              class="types"
+              placeholder="e.g. text/markdown, application/json"
+              value={state.types.join(', ')}
+              onChange={(event) =>
+                go({
+                  types: (event.currentTarget as HTMLInputElement).value
+                    .split(',')
+                    .map((t) => t.trim())
+                    .filter(Boolean),
+                })
+              }
+            />
+          </label>
+        </fieldset>
+        <details class="advanced">
+          <summary>Advanced ranking settings</summary>
+          <p class="meta">Empty fields take the platform’s defaults.</p>
+          <label class="block">
+            Candidates each ranking considers{' '}
+            <input type="number" min={1} max={1000} placeholder="100" class="narrow" {...number('candidates')} />
+          </label>
+          <label class="block">
+            Lowest similarity kept{' '}
+            <input type="number" min={-1} max={1} step={0.05} class="narrow" disabled={!state.aperture} {...number('min_score')} />
+          </label>
+          <label class="block">
+            Always keep at least (neighbours){' '}
+            <input type="number" min={1} max={1000} placeholder="5" class="narrow" disabled={!state.aperture} {...number('min_keep')} />
+          </label>
+          <label class="block">
+            Fewest neighbours to look for a drop-off{' '}
+            <input
+              type="number"
+              min={2}
+              max={1000}
+              placeholder="8"
+              class="narrow"
+              disabled={!state.aperture}
+              {...number('min_candidates')}
+            />
+          </label>
+          <label class="block">
+            Flat below this spread of similarity{' '}
+            <input
+              type="number"
+              min={0}
+              max={2}
+              step={0.01}
+              placeholder="0.02"
+              class="narrow"
+              disabled={!state.aperture}
+              {...number('flat_spread')}
+            />
+          </label>
+        </details>
+      </div>
+    </details>
   );
 }
 
