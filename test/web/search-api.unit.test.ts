@@ -119,7 +119,7 @@ describe('the search page’s address and request', () => {
     assert.equal(typeLabel('text/markdown; charset=utf-8'), 'Markdown');
     assert.equal(typeLabel('image/png'), 'Image');
     assert.equal(typeLabel('application/x-custom'), 'application/x-custom');
-    assert.ok(hasText('text/plain') && hasText('application/vnd.platform.chat+json') && hasText('application/json'));
-    assert.ok(!hasText('image/png') && !hasText('application/pdf'));
+    assert.ok(hasText('text/plain') && hasText('text/markdown; charset=utf-8') && hasText('application/json'));
+    assert.ok(!hasText('image/png') && !hasText('application/pdf') && !hasText('application/vnd.platform.chat+json'));
   });
 });

@@ -216,8 +216,8 @@ export function typeLabel(contentType: string): string {
   return contentType;
 }
 
-/** Whether an artifact of this type has text to cut a snippet from (not media, not a PDF). */
-export const hasText = (contentType: string) => /^(text\/|application\/([\w.+-]*\+)?(json|xml|yaml|markdown))/i.test(contentType);
+/** Whether an artifact of this type is text a person reads (not media, a PDF, or a platform type's JSON record). */
+export const hasText = (contentType: string) => /^(text\/|application\/(json|xml|yaml|x-yaml|markdown)\b)/i.test(contentType);
 
 export type SnippetPart = { text: string; mark: boolean };
 
