@@ -12,6 +12,9 @@ import { typeBodies } from './types/index';
 import { WrittenBy, type Source } from './provenance';
 import { TypeBadge, type TypeUi } from './type-badge';
 import { lazyComponent } from './lazy';
+import { ServerIcon, ToolIcons } from './icons';
+
+const mcpServerType = 'application/vnd.platform.mcp-server+json';
 
 async function open(id: string): Promise<Opened> {
   const path = `/artifacts/${encodeURIComponent(id)}`;
@@ -65,6 +68,15 @@ function Facts({ artifact, onOpen, type }: { artifact: Artifact; onOpen: Opened[
           <dt>Updated</dt>
           <dd data-testid="artifact-updated">
             <WrittenBy person={p.updated_by} at={p.updated_at} source={p.source as Source | undefined} />
+          </dd>
+        </>
+      )}
+      {baseType(artifact.content_type) === mcpServerType && artifact.container === 'workspace' && artifact.collection_id && (
+        <>
+          <dt>Server</dt>
+          <dd>
+            <ServerIcon workspaceId={artifact.collection_id} serverId={artifact.id} label={artifact.title} /> {artifact.title}
+            <ToolIcons workspaceId={artifact.collection_id} serverId={artifact.id} label={artifact.title} />
           </dd>
         </>
       )}

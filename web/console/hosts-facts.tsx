@@ -2,6 +2,7 @@
 // it runs, its recent errors and its local policy. All of it is text the relay sent: rendered as text.
 import type { HostPolicy, HostStatus } from './hosts-api';
 import { when } from './settings-common';
+import { ServerIcon } from './icons';
 
 const sandboxLabel: Record<NonNullable<HostStatus['sandbox']>, string> = {
   bwrap: 'bubblewrap',
@@ -74,7 +75,8 @@ export function RelayDetails({ host }: { host: HostStatus }) {
         <ul class="items" aria-label={`Servers running on ${host.title}`}>
           {host.servers.map((s) => (
             <li key={`${s.server_id}/${s.revision}`}>
-              {s.label} <span class="meta">revision {s.revision}</span>
+              <ServerIcon workspaceId={host.workspace_id} serverId={s.server_id} label={s.label} /> {s.label}{' '}
+              <span class="meta">revision {s.revision}</span>
               {s.commit && <span class="meta"> at commit {s.commit.slice(0, 12)}</span>}
               <span class="meta">, since {when(s.started_at)}</span>
             </li>

@@ -4,8 +4,8 @@
 // else by a label of its MIME type. Icons (§2.12) are emoji, data: images, or the markers `platform`
 // and `mcp`; an image URL is not loaded (the console's CSP allows images from itself only), so it
 // shows the generic icon instead.
-import { useEffect, useState } from 'preact/hooks';
-import { api } from './api';
+import { useMemo } from 'preact/hooks';
+import { Icon, useCatalog, type CatalogServer } from './icons';
 import { baseType } from './artifact-body';
 import { platformTypeDefinition } from '../../src/artifacts/content-types/platform-definitions';
 
@@ -13,11 +13,6 @@ export interface TypeUi {
   label?: string;
   icon?: string;
   color?: string;
-}
-
-interface Definition {
-  mime?: string;
-  ui?: TypeUi;
 }
 
 /** Labels for the common types no server defines. */
@@ -45,28 +40,6 @@ export function typeUi(contentType: string, registered?: Map<string, TypeUi>): R
 
 const hex = /^#[0-9a-f]{3,8}$/i;
 
-/** An icon value as the page may show it: an emoji or short text, a data: image, or the generic icon. */
-export function Icon({ icon, label }: { icon: string | undefined; label: string }) {
-  if (icon && /^data:image\/(png|gif|jpeg|webp|svg\+xml);/i.test(icon)) return <img class="icon" src={icon} alt="" aria-hidden="true" />;
-  if (!icon || icon.includes(':') || icon === 'mcp' || icon.length > 16)
-    return (
-      <span class="icon icon-generic" aria-hidden="true" title={label}>
-        ◆
-      </span>
-    );
-  if (icon === 'platform')
-    return (
-      <span class="icon icon-platform" aria-hidden="true">
-        ◉
-      </span>
-    );
-  return (
-    <span class="icon" aria-hidden="true">
-      {icon}
-    </span>
-  );
-}
-
 /** A type's badge: its icon and label on its colour; the MIME type as the tooltip. */
 export function TypeBadge({ contentType, registered }: { contentType: string; registered?: Map<string, TypeUi> }) {
   const ui = typeUi(contentType, registered);
@@ -85,38 +58,15 @@ export function TypeBadge({ contentType, registered }: { contentType: string; re
   );
 }
 
-const registries = new Map<string, Promise<Map<string, TypeUi>>>();
-
-/** The types a workspace's content-type servers define (§2.10), by MIME type; empty when they cannot be read. */
-function registeredIn(workspaceId: string | null): Promise<Map<string, TypeUi>> {
-  const key = workspaceId ?? '*';
-  let found = registries.get(key);
-  if (!found) {
-    const path = workspaceId ? `/mcp/workspaces/${encodeURIComponent(workspaceId)}/servers` : '/mcp/servers';
-    found = api<{ servers: { content_types: Definition[] }[] }>(path).then(
-      ({ servers }) => {
-        const types = new Map<string, TypeUi>();
-        for (const s of servers) for (const t of s.content_types) if (t.mime && t.ui && !types.has(t.mime)) types.set(t.mime, t.ui);
-        return types;
-      },
-      () => new Map<string, TypeUi>(),
-    );
-    registries.set(key, found);
-    // Read again on the next page that asks: a server registered meanwhile defines more.
-    setTimeout(() => registries.delete(key), 30_000);
-  }
-  return found;
+/** The types the servers define (§2.10), by MIME type: the first server's definition of each. */
+function registeredIn(servers: CatalogServer[]): Map<string, TypeUi> {
+  const types = new Map<string, TypeUi>();
+  for (const s of servers) for (const t of s.content_types) if (t.mime && t.ui && !types.has(t.mime)) types.set(t.mime, t.ui);
+  return types;
 }
 
 /** The registered types for a list's badges (the workspace's servers; every server the person sees for a collection). */
 export function useRegisteredTypes(workspaceId: string | null): Map<string, TypeUi> | undefined {
-  const [types, setTypes] = useState<Map<string, TypeUi> | undefined>(undefined);
-  useEffect(() => {
-    let live = true;
-    void registeredIn(workspaceId).then((t) => live && setTypes(t));
-    return () => {
-      live = false;
-    };
-  }, [workspaceId]);
-  return types;
+  const servers = useCatalog(workspaceId);
+  return useMemo(() => servers && registeredIn(servers), [servers]);
 }
