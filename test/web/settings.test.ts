@@ -135,6 +135,16 @@ describe('the settings page of the web console', () => {
     }
     await keys.getByRole('checkbox', { name: /events:subscribe/ }).waitFor();
 
+    // A content-type scope the API refuses is said in an alert, and no key is made.
+    await keys.getByLabel('Key name').fill('Typed');
+    await keys.getByLabel('Content-type scopes').fill('resource:text/markdown:read resource:nope');
+    await keys.getByRole('button', { name: 'Create key' }).click();
+    await keys
+      .getByRole('alert')
+      .getByText(/Could not create the key/)
+      .waitFor();
+    assert.deepEqual((await person.api.get('/api-keys')).body.items, []);
+
     // Every field: name (with markup), client id, server, host, scopes, and a workspace filter chosen by name.
     const form = servers.getByRole('form', { name: 'New server credential' });
     await form.getByLabel('Name', { exact: true }).fill(`Indexer ${probe}`);
@@ -142,6 +152,7 @@ describe('the settings page of the web console', () => {
     await form.getByLabel('Server ID').fill('notes-server');
     await form.getByLabel('Host ID').fill('laptop');
     await form.getByRole('checkbox', { name: /events:subscribe/ }).check();
+    await form.getByLabel('Content-type scopes').fill(' resource:text/markdown:read ');
     await form.getByRole('radio', { name: 'only these workspaces:' }).check();
     await form.getByRole('group', { name: 'Which workspaces' }).getByRole('checkbox', { name: 'Research' }).check();
     await form.getByRole('button', { name: 'Create server credential' }).click();
@@ -160,7 +171,7 @@ describe('the settings page of the web console', () => {
     const row = servers.locator(`tr[data-client-id="${clientId}"]`);
     await row.waitFor();
     const listed = await row.innerText();
-    assert.match(listed, /artifact:read, events:subscribe/);
+    assert.match(listed, /artifact:read, events:subscribe, resource:text\/markdown:read/);
     assert.match(listed, /1 workspace, all collections/);
     assert.match(listed, /Research/, 'the filter named, not its id');
     assert.doesNotMatch(listed, new RegExp(research), 'no raw id');
@@ -169,7 +180,7 @@ describe('the settings page of the web console', () => {
     assert.match(listed, /never/, 'not used yet');
     assert.equal(await page.locator('img').count(), 0, 'the name stays text');
     const stored = (await person.api.get(`/server-credentials/${clientId}`)).body;
-    assert.deepEqual(stored.scopes, ['artifact:read', 'events:subscribe']);
+    assert.deepEqual(stored.scopes, ['artifact:read', 'events:subscribe', 'resource:text/markdown:read']);
     assert.deepEqual(stored.resource_filters, { workspaces: [research], collections: '*' });
     assert.equal(stored.host_id, 'laptop');
 

@@ -140,16 +140,49 @@ export function toggled<T>(set: ReadonlySet<T>, item: T): Set<T> {
   return next;
 }
 
-/** Every scope the API knows (settings-scopes.ts), each a checkbox with what it grants. */
-export function ScopeChoices({ chosen, onToggle }: { chosen: ReadonlySet<string>; onToggle: (scope: string) => void }) {
+/** The scopes a form sends: the ticked ones, in the API's order, then the content-type scopes typed. */
+export const scopesOf = (chosen: ReadonlySet<string>, fine: string) => [
+  ...offeredScopes.map(([s]) => s).filter((s) => chosen.has(s)),
+  ...fine.split(/\s+/).filter(Boolean),
+];
+
+/**
+ * Every scope the API knows (settings-scopes.ts), each a checkbox with what it grants, and a field for
+ * content-type scopes (SPEC §2.8), which the API judges. `id` tells two forms' fields apart.
+ */
+export function ScopeChoices(props: {
+  id: string;
+  chosen: ReadonlySet<string>;
+  onToggle: (scope: string) => void;
+  fine: string;
+  onFine: (fine: string) => void;
+}) {
   return (
     <fieldset>
       <legend>Scopes</legend>
       {offeredScopes.map(([scope, what]) => (
         <label key={scope} class="scope">
-          <input type="checkbox" checked={chosen.has(scope)} onChange={() => onToggle(scope)} /> {scope} <span class="note">({what})</span>
+          <input type="checkbox" checked={props.chosen.has(scope)} onChange={() => props.onToggle(scope)} /> {scope}{' '}
+          <span class="note">({what})</span>
         </label>
       ))}
+      <p class="field">
+        <label for={`${props.id}-fine`}>Content-type scopes</label>{' '}
+        <input
+          id={`${props.id}-fine`}
+          type="text"
+          value={props.fine}
+          maxLength={2000}
+          spellcheck={false}
+          autoComplete="off"
+          aria-describedby={`${props.id}-fine-hint`}
+          onInput={(e) => props.onFine(e.currentTarget.value)}
+        />{' '}
+        <span class="note" id={`${props.id}-fine-hint`}>
+          Optional, separated by spaces: <code>resource|tool|prompt:&lt;content type&gt;:&lt;read|write|manage|invoke&gt;</code>, such as{' '}
+          <code>resource:text/*:read</code>.
+        </span>
+      </p>
     </fieldset>
   );
 }

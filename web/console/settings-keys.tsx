@@ -3,8 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api } from './api';
 import { Problem } from './commits';
-import { ConfirmButton, ItemsTable, reach, ScopeChoices, toggled, SecretShownOnce, useItems, when } from './settings-common';
-import { offeredScopes } from './settings-scopes';
+import { ConfirmButton, ItemsTable, reach, ScopeChoices, scopesOf, SecretShownOnce, toggled, useItems, when } from './settings-common';
 
 interface ApiKey {
   id: string;
@@ -69,6 +68,7 @@ export function ApiKeys() {
 function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: string) => void; onError: (error: string | null) => void }) {
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<Set<string>>(new Set(['artifact:read']));
+  const [fine, setFine] = useState('');
   const [busy, setBusy] = useState(false);
   const toggle = (scope: string) => setChosen(toggled(chosen, scope));
   return (
@@ -78,16 +78,18 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
       onSubmit={(event) => {
         event.preventDefault();
         if (!name.trim()) return onError('Give the key a name.');
-        if (chosen.size === 0) return onError('Choose at least one scope.');
+        const scopes = scopesOf(chosen, fine);
+        if (scopes.length === 0) return onError('Choose at least one scope.');
         setBusy(true);
         api<ApiKey & { key: string }>('/api-keys', {
           method: 'POST',
-          body: JSON.stringify({ name: name.trim(), scopes: offeredScopes.map(([s]) => s).filter((s) => chosen.has(s)) }),
+          body: JSON.stringify({ name: name.trim(), scopes }),
         })
           .then(
             (made) => {
               onError(null);
               setName('');
+              setFine('');
               onCreated(made.name, made.key);
             },
             (err: Error) => onError(`Could not create the key: ${err.message}`),
@@ -99,7 +101,7 @@ function CreateKey({ onCreated, onError }: { onCreated: (name: string, key: stri
       <label>
         Key name <input type="text" value={name} maxLength={200} required onInput={(e) => setName(e.currentTarget.value)} />
       </label>
-      <ScopeChoices chosen={chosen} onToggle={toggle} />
+      <ScopeChoices id="key-scopes" chosen={chosen} onToggle={toggle} fine={fine} onFine={setFine} />
       <p class="note">The key reaches every workspace and collection you can reach.</p>
       <button type="submit" disabled={busy}>
         Create key

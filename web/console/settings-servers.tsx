@@ -11,13 +11,13 @@ import {
   ItemsTable,
   reach,
   ScopeChoices,
+  scopesOf,
   toggled,
   useItems,
   SecretShownOnce,
   when,
   type ResourceFilters,
 } from './settings-common';
-import { offeredScopes } from './settings-scopes';
 
 interface ServerCredential {
   client_id: string;
@@ -170,6 +170,7 @@ function CreateServerCredential({
   const [chosen, setChosen] = useState<Set<string>>(new Set(['artifact:read']));
   const [workspaces, setWorkspaces] = useState<Set<string> | null>(null);
   const [collections, setCollections] = useState<Set<string> | null>(null);
+  const [fine, setFine] = useState('');
   const [busy, setBusy] = useState(false);
   const field = (key: keyof typeof fields, label: string, hint: string, extra: Record<string, unknown> = {}) => (
     <p class="field">
@@ -191,7 +192,8 @@ function CreateServerCredential({
   );
   const submit = (event: Event) => {
     event.preventDefault();
-    if (chosen.size === 0) return onError('Choose at least one scope.');
+    const scopes = scopesOf(chosen, fine);
+    if (scopes.length === 0) return onError('Choose at least one scope.');
     if (workspaces?.size === 0) return onError('Choose at least one workspace, or let it reach every workspace.');
     if (collections?.size === 0) return onError('Choose at least one collection, or let it reach every collection.');
     setBusy(true);
@@ -200,7 +202,7 @@ function CreateServerCredential({
       client_id: fields.client_id.trim(),
       server_id: fields.server_id.trim(),
       host_id: fields.host_id.trim(),
-      scopes: offeredScopes.map(([s]) => s).filter((s) => chosen.has(s)),
+      scopes,
       resource_filters: { workspaces: workspaces ? [...workspaces] : '*', collections: collections ? [...collections] : '*' },
     };
     api<ServerCredential & { client_secret: string }>('/server-credentials', { method: 'POST', body: JSON.stringify(body) })
@@ -208,6 +210,7 @@ function CreateServerCredential({
         (made) => {
           onError(null);
           setFields({ name: '', client_id: '', server_id: '', host_id: '' });
+          setFine('');
           onCreated(made);
         },
         (err: Error) => onError(`Could not create the server credential: ${err.message}`),
@@ -226,7 +229,13 @@ function CreateServerCredential({
       })}
       {field('server_id', 'Server ID', 'The MCP server it is for.')}
       {field('host_id', 'Host ID', 'Where that server runs.')}
-      <ScopeChoices chosen={chosen} onToggle={(scope) => setChosen(toggled(chosen, scope))} />
+      <ScopeChoices
+        id="server-scopes"
+        chosen={chosen}
+        onToggle={(scope) => setChosen(toggled(chosen, scope))}
+        fine={fine}
+        onFine={setFine}
+      />
       <Filter kind="workspaces" chosen={workspaces} onChange={setWorkspaces} />
       <Filter kind="collections" chosen={collections} onChange={setCollections} />
       <button type="submit" disabled={busy}>
