@@ -8,6 +8,7 @@ import {
   explain,
   foundBy,
   hasText,
+  markdownText,
   readState,
   refinements,
   requestBody,
@@ -113,6 +114,15 @@ describe('the search page’s address and request', () => {
     const shown = parts.map((p) => p.text).join('');
     assert.ok(shown.length < 240, `${shown.length} characters`);
     assert.deepEqual(snippet('short text', 'absent'), [{ text: 'short text', mark: false }]);
+  });
+
+  it('reads markdown as its words', () => {
+    assert.equal(
+      markdownText(
+        '# Pier survey\n\n*Van Driest*, **bold** and `code` with a [site](https://example.org) and _this_\n- first\n> quoted\nsnake_case stays',
+      ),
+      'Pier survey\n\nVan Driest, bold and code with a site and this\nfirst\nquoted\nsnake_case stays',
+    );
   });
 
   it('labels types in words, and knows which have text', () => {

@@ -219,6 +219,16 @@ export function typeLabel(contentType: string): string {
 /** Whether an artifact of this type is text a person reads (not media, a PDF, or a platform type's JSON record). */
 export const hasText = (contentType: string) => /^(text\/|application\/(json|xml|yaml|x-yaml|markdown)\b)/i.test(contentType);
 
+/** Markdown as the words a reader sees: no heading marks, emphasis, code ticks, bullets, or link targets. */
+export function markdownText(text: string): string {
+  return text
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s{0,3}(#{1,6}|>|[-+*]|\d+[.)])\s+/gm, '')
+    .replace(/(\*\*|__|\*|`+|~~)/g, '')
+    .replace(/(^|\s)_(\S)/g, '$1$2')
+    .replace(/(\S)_(\s|$)/g, '$1$2');
+}
+
 export type SnippetPart = { text: string; mark: boolean };
 
 /**

@@ -13,6 +13,7 @@ import {
   explain,
   foundBy,
   hasText,
+  markdownText,
   presets,
   readState,
   refinements,
@@ -418,7 +419,9 @@ function Snippet({ hit, query }: { hit: SearchHit; query: string }) {
   if (!text) return null;
   return (
     <p class="snippet" data-testid="snippet">
-      {snippet(text, query).map((part, i) => (part.mark ? <mark key={i}>{part.text}</mark> : part.text))}
+      {snippet(/markdown/i.test(hit.content_type) ? markdownText(text) : text, query).map((part, i) =>
+        part.mark ? <mark key={i}>{part.text}</mark> : part.text,
+      )}
     </p>
   );
 }
