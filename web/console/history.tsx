@@ -177,6 +177,34 @@ function RevisionFacts({ r }: { r: RevisionEntry }) {
   );
 }
 
+/** One end of a comparison: a labelled choice among the history's numbers. */
+function Pick({
+  id,
+  label,
+  numbers,
+  value,
+  onPick,
+}: {
+  id: string;
+  label: string;
+  numbers: number[];
+  value: number;
+  onPick: (n: number) => void;
+}) {
+  return (
+    <>
+      <label for={id}>{label}</label>{' '}
+      <select id={id} value={String(value)} onChange={(e) => onPick(Number((e.currentTarget as HTMLSelectElement).value))}>
+        {numbers.map((n) => (
+          <option key={n} value={String(n)}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 /** The history of one artifact: newest first, each point with its changes from the one before. */
 export function History({ artifact }: { artifact: Artifact }) {
   const collection = artifact.container === 'collection';
@@ -214,30 +242,8 @@ export function History({ artifact }: { artifact: Artifact }) {
             setCompared([Math.min(a, b), Math.max(a, b)]);
           }}
         >
-          <label for="compare-from">From {what}</label>{' '}
-          <select
-            id="compare-from"
-            value={String(from ?? numbers.at(-2))}
-            onChange={(e) => setFrom(Number((e.currentTarget as HTMLSelectElement).value))}
-          >
-            {numbers.map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-          </select>{' '}
-          <label for="compare-to">to {what}</label>{' '}
-          <select
-            id="compare-to"
-            value={String(to ?? numbers.at(-1))}
-            onChange={(e) => setTo(Number((e.currentTarget as HTMLSelectElement).value))}
-          >
-            {numbers.map((n) => (
-              <option key={n} value={String(n)}>
-                {n}
-              </option>
-            ))}
-          </select>{' '}
+          <Pick id="compare-from" label={`From ${what}`} numbers={numbers} value={from ?? numbers.at(-2)!} onPick={setFrom} />{' '}
+          <Pick id="compare-to" label={`to ${what}`} numbers={numbers} value={to ?? numbers.at(-1)!} onPick={setTo} />{' '}
           <button type="submit">Compare</button>
         </form>
       )}
