@@ -100,22 +100,24 @@ export function ItemsTable<T>(props: {
   if (items === null) return props.error ? null : <p role="status">{props.loading}</p>;
   if (items.length === 0) return <p>{props.empty}</p>;
   return (
-    <table class="settings-table">
-      <caption>{props.caption}</caption>
-      <thead>
-        <tr>
-          {props.columns.map((column) => (
-            <th scope="col" key={column}>
-              {column}
+    <div class="table-scroll">
+      <table class="settings-table">
+        <caption>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column}>
+                {column}
+              </th>
+            ))}
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
             </th>
-          ))}
-          <th scope="col">
-            <span class="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>{items.map(props.row)}</tbody>
-    </table>
+          </tr>
+        </thead>
+        <tbody>{items.map(props.row)}</tbody>
+      </table>
+    </div>
   );
 }
 
