@@ -173,7 +173,12 @@ export class InvocationWorkflows {
           ? await handle.startUpdate(applyUpdate, { args: [decision.input], waitForStage: WorkflowUpdateStage.ACCEPTED })
           : await handle.startUpdate(discardUpdate, { args: [decision.input], waitForStage: WorkflowUpdateStage.ACCEPTED });
       const result = update.result();
-      // A refused decision settles at once; an accepted one may take the wait and more.
+      // A refused decision settles at once; an accepted one may take the wait and more. No wait at all
+      // (wait_seconds 0): a refusal still surfaces, an outcome already known is not waited for.
+      if (waitMs <= 0) {
+        await within(result, 20);
+        return null;
+      }
       return (await within(result, waitMs))?.value ?? null;
     } catch (err) {
       if (err instanceof WorkflowUpdateFailedError) throw decisionProblem(err);
