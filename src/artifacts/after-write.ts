@@ -22,9 +22,9 @@ export interface AfterWriteSteps {
    */
   publish(write: ArtifactWrite): Promise<unknown>;
   /**
-   * A registered MCP server's catalog refresh, or a new artifact's `on_create` (SPEC §4.6). Only the
-   * API has it: agents cannot write platform types (their actions are refused), and `on_create` for
-   * an agent's draft is not called yet (docs/decisions.md).
+   * A registered MCP server's catalog refresh. Only the API has it: agents cannot write platform types
+   * (their actions are refused). A new artifact's `on_create` (SPEC §4.6) comes before its write
+   * (operations/on-create.ts), and is not called for an agent's draft (docs/decisions.md).
    */
   mcp?(write: ArtifactWrite): Promise<unknown>;
 }
