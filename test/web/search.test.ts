@@ -264,7 +264,7 @@ describe('the search page of the web console', () => {
     assert.ok(all.length > narrowed.length, `aperture off: ${all.length} results, on: ${narrowed.length}`);
     assert.match(
       await page.getByTestId('search-summary').innerText(),
-      new RegExp(`${all.length} of ${all.length} closest kept \\(aperture off\\)`),
+      new RegExp(`${all.length} of the ${all.length} closest in meaning kept \\(vectors, [^,]+, aperture off\\)`),
     );
 
     // The limit.

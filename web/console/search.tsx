@@ -395,8 +395,9 @@ function Results({
   return (
     <>
       <p class="meta" data-testid="search-summary">
-        {answer.took_ms} ms. Words (BM25, {answer.preset}): {lexical.candidates} candidates. Meaning (vectors, {semantic.embedder}):{' '}
-        {semantic.kept} of {semantic.candidates} closest kept{state.aperture ? '' : ' (aperture off)'}.
+        {lexical.candidates} {lexical.candidates === 1 ? 'artifact uses' : 'artifacts use'} your words (BM25, {answer.preset} preset);{' '}
+        {semantic.kept} of the {semantic.candidates} closest in meaning kept (vectors, {semantic.embedder}
+        {state.aperture ? '' : ', aperture off'}). {answer.took_ms} ms.
       </p>
       <ol class="search-results" aria-label="Search results" ref={listRef} onKeyDown={onKeyDown}>
         {answer.results.map((hit) => (
