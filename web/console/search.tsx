@@ -245,33 +245,37 @@ function Controls({ state, go }: { state: SearchState; go: (next: Partial<Search
         <fieldset>
           <legend>Ranking</legend>
           {presets.map((p) => (
-            <label key={p.name} class="choice">
-              <input
-                type="radio"
-                name="preset"
-                value={p.name}
-                checked={state.preset === p.name}
-                onChange={() => go({ preset: p.name })}
-                aria-describedby={`preset-${p.name}-hint`}
-              />{' '}
-              {p.label}{' '}
+            <div key={p.name} class="choice">
+              <label>
+                <input
+                  type="radio"
+                  name="preset"
+                  value={p.name}
+                  checked={state.preset === p.name}
+                  onChange={() => go({ preset: p.name })}
+                  aria-describedby={`preset-${p.name}-hint`}
+                />{' '}
+                {p.label}
+              </label>
               <span class="meta" id={`preset-${p.name}-hint`}>
                 {p.hint}
               </span>
-            </label>
+            </div>
           ))}
-          <label class="choice">
-            <input
-              type="checkbox"
-              checked={state.aperture}
-              onChange={(event) => go({ aperture: (event.currentTarget as HTMLInputElement).checked })}
-              aria-describedby="aperture-hint"
-            />{' '}
-            Leave out loosely related meanings (aperture){' '}
+          <div class="choice">
+            <label>
+              <input
+                type="checkbox"
+                checked={state.aperture}
+                onChange={(event) => go({ aperture: (event.currentTarget as HTMLInputElement).checked })}
+                aria-describedby="aperture-hint"
+              />{' '}
+              Leave out loosely related meanings (aperture)
+            </label>
             <span class="meta" id="aperture-hint">
               Keeps the closest meanings, up to where similarity drops off sharply; off keeps every neighbour found.
             </span>
-          </label>
+          </div>
           <label class="inline">
             Results at most <input type="number" min={1} max={100} placeholder={defaultLimit} class="narrow" {...number('limit')} />
           </label>
