@@ -303,7 +303,11 @@ function registerDecisionHandlers(state: AgentRunState, run: DecisionState): voi
       validator: (d) => {
         pending();
         if (run.partial) checkChosen(state, run, 'discard', d.action_ids);
-        else if (d.action_ids) throw notPending();
+        else if (d.action_ids)
+          throw ApplicationFailure.create({
+            type: notPendingFailure,
+            message: 'This invocation was started before decisions in parts: it can only be discarded whole, or applied.',
+          });
       },
     },
   );
