@@ -8,42 +8,68 @@ import { useLive } from './live';
 import { usePaged } from './paged';
 import { follow } from './router';
 import { Diff } from './diff';
+import { NameOf } from './names';
+import { SourceText } from './provenance';
+import { artifactPath } from './browse-api';
 
 export { Diff };
 
-const names = new Map<string, Promise<string>>();
+const names = new Map<string, Promise<string | null>>();
 
-type Named = 'workspaces' | 'collections' | 'artifacts';
+type Container = 'workspaces' | 'collections';
+type Named = Container | 'artifacts';
 
-/** A workspace's or collection's name, or an artifact's title, looked up once; its id when it cannot be read. */
-function nameOf(kind: Named, id: string): Promise<string> {
+const unreadable: Record<Container, string> = {
+  workspaces: 'a workspace you cannot see',
+  collections: 'a collection you cannot see',
+};
+
+/** A workspace's or collection's name, looked up once; null when it cannot be read. */
+function containerName(kind: Container, id: string): Promise<string | null> {
   const key = `${kind}/${id}`;
   let name = names.get(key);
   if (!name) {
-    name = api<{ name?: string; title?: string }>(`/${kind}/${encodeURIComponent(id)}`).then(
-      (c) => c.name ?? c.title ?? id,
-      () => id,
+    name = api<{ name?: string }>(`/${kind}/${encodeURIComponent(id)}`).then(
+      (c) => c.name ?? null,
+      () => null,
     );
     names.set(key, name);
   }
   return name;
 }
 
-export function ContainerName({ kind, id }: { kind: Named; id: string }) {
-  const [name, setName] = useState<string | null>(null);
+function ContainerOnly({ kind, id }: { kind: Container; id: string }) {
+  const [name, setName] = useState<string | null | undefined>(undefined);
   useEffect(() => {
     let live = true;
-    void nameOf(kind, id).then((n) => live && setName(n));
+    setName(undefined);
+    void containerName(kind, id).then((n) => live && setName(n));
     return () => {
       live = false;
     };
   }, [kind, id]);
-  return <span title={id}>{name ?? id}</span>;
+  if (name === null)
+    return (
+      <span class="name name-unknown" title={id}>
+        {unreadable[kind]}
+      </span>
+    );
+  return <span title={id}>{name ?? '…'}</span>;
 }
 
-function requester(commit: Commit, me: Me | null): string {
-  const who = me && commit.requested_by === me.id ? 'you' : commit.requested_by;
-  return commit.requested_via ? `${who}, through ${commit.requested_via.kind} ${commit.requested_via.id}` : who;
+/** A workspace's or collection's name, or an artifact's title (from GET /names, ./names), never its id (issue #37). */
+export function ContainerName({ kind, id }: { kind: Named; id: string }) {
+  return kind === 'artifacts' ? <NameOf kind="artifacts" id={id} /> : <ContainerOnly kind={kind} id={id} />;
+}
+
+/** "you" or the person's e-mail, and the credential the request came through by its name (issue #37). */
+function Requester({ commit }: { commit: Commit }) {
+  return (
+    <span data-testid="commit-requester">
+      <NameOf kind="people" id={commit.requested_by} />
+      {commit.requested_via && <SourceText source={{ via: commit.requested_via }} />}
+    </span>
+  );
 }
 
 const when = (iso: string) => new Date(iso).toLocaleString();
@@ -63,7 +89,7 @@ const stateLabel: Record<Commit['state'], string> = {
   failed: 'failed',
 };
 
-const title = (commit: Commit) => commit.message || `Commit ${commit.id}`;
+const title = (commit: Commit) => commit.message || `Commit requested ${when(commit.created_at)}`;
 
 export function Problem({ error }: { error: string | null }) {
   return error ? (
@@ -74,7 +100,7 @@ export function Problem({ error }: { error: string | null }) {
 }
 
 /** GET /commits?state=awaiting_approval, a page at a time. */
-export function AwaitingCommits({ me }: { me: Me | null }) {
+export function AwaitingCommits(_: { me: Me | null }) {
   const { items: commits, error, loading, more } = usePaged<Commit>('/commits?state=awaiting_approval');
 
   return (
@@ -100,7 +126,9 @@ export function AwaitingCommits({ me }: { me: Me | null }) {
                   <ContainerName kind="collections" id={c.collection_id} />
                 </dd>
                 <dt>Requested by</dt>
-                <dd>{requester(c, me)}</dd>
+                <dd>
+                  <Requester commit={c} />
+                </dd>
                 <dt>Requested</dt>
                 <dd>
                   <time dateTime={c.created_at}>{when(c.created_at)}</time>
@@ -245,7 +273,7 @@ function Decide({ commit, onDecided }: { commit: Commit; onDecided: (c: Commit) 
 }
 
 /** GET /commits/{id} and its items with their diffs; while it moves, read again every second. */
-export function CommitView({ id, me }: { id: string; me: Me | null }) {
+export function CommitView({ id }: { id: string; me: Me | null }) {
   const path = `/commits/${encodeURIComponent(id)}`;
   // Read again while the commit is still moving (previewing, applying, or just decided).
   const live = useLive<Commit>(path, (c) => c.state !== 'awaiting_approval' && !finalStates.includes(c.state));
@@ -303,7 +331,9 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
           <ContainerName kind="collections" id={commit.collection_id} />
         </dd>
         <dt>Requested by</dt>
-        <dd>{requester(commit, me)}</dd>
+        <dd>
+          <Requester commit={commit} />
+        </dd>
         <dt>Requested</dt>
         <dd>
           <time dateTime={commit.created_at}>{when(commit.created_at)}</time>
@@ -322,8 +352,7 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
           <>
             <dt>{commit.decision.action === 'approve' ? 'Approved by' : 'Rejected by'}</dt>
             <dd>
-              {me && commit.decision.by === me.id ? 'you' : commit.decision.by},{' '}
-              <time dateTime={commit.decision.at}>{when(commit.decision.at)}</time>
+              <NameOf kind="people" id={commit.decision.by} />, <time dateTime={commit.decision.at}>{when(commit.decision.at)}</time>
             </dd>
             {commit.decision.comment && (
               <>
@@ -343,7 +372,10 @@ export function CommitView({ id, me }: { id: string; me: Me | null }) {
           <ul aria-label="Versions written">
             {commit.results.map((r) => (
               <li key={r.source_artifact_id}>
-                {r.artifact_id}: version {r.version}
+                <a href={artifactPath(r.artifact_id)} onClick={follow}>
+                  <NameOf kind="artifacts" id={r.artifact_id} />
+                </a>
+                : version {r.version}
               </li>
             ))}
           </ul>

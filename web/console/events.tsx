@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, currentTokens, type Me, type Page } from './api';
 import { ContainerName, Problem } from './commits';
+import { NameOf } from './names';
 import { cursorTrail, usePageAt, withTrail } from './paged';
 import { follow, useSearch } from './router';
 
@@ -129,7 +130,8 @@ function EventList({ events, me, label }: { events: WorkspaceEvent[]; me: string
             <ContainerName kind="artifacts" id={e.artifact_id} />
           </a>{' '}
           <span class="meta">
-            by {e.actor === me ? 'you' : e.actor}, <time dateTime={e.occurred_at}>{new Date(e.occurred_at).toLocaleString()}</time>
+            by {e.actor === me ? 'you' : <NameOf kind="people" id={e.actor} />},{' '}
+            <time dateTime={e.occurred_at}>{new Date(e.occurred_at).toLocaleString()}</time>
           </span>
         </li>
       ))}
