@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '../../temporal-dev/engines.js';
 import { eventually, type Api } from '../helpers/http.js';
+import { envelope, postMcp } from '../helpers/mcp-raw.js';
 import { noteTypeServer, registerServer } from '../helpers/mcp-servers.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 import { untilReady } from '../helpers/processes.js';
@@ -93,6 +94,21 @@ describe('on_create validates', () => {
     assert.equal(r.body.status, 400);
     // The events are relayed asynchronously: give a stray one time to show up.
     await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.deepEqual(await footprint(notesWs), before);
+  });
+
+  it('refuses the same over MCP (create_artifact): a tool error with the reason and the problem type', async () => {
+    const before = await footprint(notesWs);
+    const body = await postMcp(`${platform.url}/mcp`, alice.token!, {
+      method: 'tools/call',
+      params: {
+        name: 'create_artifact',
+        arguments: { title: 'bad', content_type: noteType, content: '[1, 2]', collection_id: notesWs },
+        _meta: envelope(false),
+      },
+    });
+    assert.equal(body.result?.isError, true, JSON.stringify(body));
+    assert.match(body.result!.content[0].text, /content must be a JSON object.*rejected-by-type-server, 400/);
     assert.deepEqual(await footprint(notesWs), before);
   });
 
