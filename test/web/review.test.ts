@@ -57,6 +57,7 @@ describe('reviewing commits in the web console', () => {
     // Names, not ids, once looked up: each is looked up on its own, so wait for both.
     await entry.getByText('Published notes').waitFor();
     await entry.getByText('Release drafts').waitFor();
+    await entry.getByTestId('name-people').getByText('you', { exact: true }).waitFor();
     const entryText = await entry.innerText();
     assert.match(entryText, /Release drafts/);
     assert.match(entryText, /Requested by\s+you/);
@@ -97,10 +98,12 @@ describe('reviewing commits in the web console', () => {
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Approve');
     await page.keyboard.press('Enter');
     await page.getByTestId('commit-state').getByText('committed', { exact: true }).waitFor({ timeout: 30_000 });
-    assert.match(await page.locator('.facts').innerText(), /Approved by\s+you/);
+    await page.locator('.facts dd').filter({ hasText: /^you,/ }).waitFor();
+    assert.match(await page.locator('.facts').innerText(), /Approved by\s+you,/);
     await page.getByText('Looks right').waitFor();
     await page.getByText('2/2 applied').waitFor();
-    await page.getByRole('list', { name: 'Versions written' }).waitFor();
+    // Each version written by its artifact's title, a link to it (issue #37).
+    await page.getByRole('list', { name: 'Versions written' }).getByRole('link', { name: 'Alpha', exact: true }).waitFor();
 
     const committed = (await api.get(`/commits/${id}`)).body;
     assert.equal(committed.state, 'committed');
