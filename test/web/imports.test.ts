@@ -104,7 +104,8 @@ describe('importing files in the web console', () => {
     assert.equal(await createdLink.getAttribute('href'), `/console/artifacts/${created[0]!.artifact_id}`);
     await artifacts.getByRole('link', { name: 'Field guide' }).waitFor();
     assert.equal(await artifacts.getByRole('listitem').count(), 1);
-    assert.match(await artifacts.getByRole('listitem').innerText(), /text\/markdown · draft · revision 1/);
+    await artifacts.getByRole('listitem').filter({ hasText: 'updated by you' }).waitFor();
+    assert.match(await artifacts.getByRole('listitem').innerText(), /Markdown\s+Field guide\s+draft · revision 1 · updated by you/);
 
     // The recent imports: this one, completed.
     const recent = page.getByRole('list', { name: 'Recent imports' });
