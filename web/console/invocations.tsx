@@ -86,7 +86,7 @@ function Payload({ action }: { action: ProposedAction }) {
         <>
           <dt>Target</dt>
           <dd>
-            <ContainerName kind="artifacts" id={action.target} /> <span class="note">({action.target})</span>
+            <ContainerName kind="artifacts" id={action.target} />
           </dd>
         </>
       )}
