@@ -10,16 +10,19 @@ if [ -n "${CHROMIUM_PATH:-}" ]; then
   [ -x "$CHROMIUM_PATH" ] || say "CHROMIUM_PATH=$CHROMIUM_PATH is not an executable: the browser tests will fail"
   exit 0
 fi
-if [ -x /usr/bin/chromium ]; then
+# The console's type badges use emoji; Debian's Chromium has no emoji font of its own, and screenshots
+# (test/web/screenshots.test.ts) would show empty boxes without one.
+have_emoji_font() { [ -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; }
+if [ -x /usr/bin/chromium ] && have_emoji_font; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  say "chromium is missing and this is not root: run \`sudo apt-get install -y --no-install-recommends chromium\`, or set CHROMIUM_PATH"
+  say "chromium or its emoji font is missing and this is not root: run \`sudo apt-get install -y --no-install-recommends chromium fonts-noto-color-emoji\`, or set CHROMIUM_PATH"
   exit 0
 fi
-say "installing chromium (Debian package) for the browser tests"
+say "installing chromium and an emoji font (Debian packages) for the browser tests"
 export DEBIAN_FRONTEND=noninteractive
-install() { apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1; }
+install() { apt-get install -y -qq --no-install-recommends chromium fonts-noto-color-emoji >/dev/null 2>&1; }
 if ! install; then
   # A stale package list (a security update replaced the version it names): refresh it once and retry.
   apt-get update -qq >/dev/null 2>&1 || true
