@@ -9,17 +9,8 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../helpers/browser.js';
 import { consolePage, draft, newPerson, signIn, type Person } from '../helpers/console.js';
-import { eventually, type Api } from '../helpers/http.js';
+import { requestCommit } from '../helpers/commit.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-
-/** Requests a commit of the workspace's drafts into the collection; returns it once awaiting approval. */
-async function requestCommit(api: Api, ws: string, col: string, message: string): Promise<string> {
-  const reply = await api.post(`/workspaces/${ws}/commits`, { collection_id: col, message });
-  assert.equal(reply.status, 202, reply.text);
-  const id = reply.body.id as string;
-  await eventually(async () => (await api.get(`/commits/${id}`)).body.state === 'awaiting_approval', 30_000, `commit ${id} awaiting`);
-  return id;
-}
 
 /** Goes to a console path the way the console's links do (a reload would sign in again). */
 async function inConsole(page: Page, path: string) {

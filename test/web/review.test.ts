@@ -7,17 +7,9 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { consolePage, draft, newPerson, probe, signIn } from '../helpers/console.js';
-import { Api, eventually } from '../helpers/http.js';
+import { eventually } from '../helpers/http.js';
+import { requestCommit } from '../helpers/commit.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
-
-/** Requests a commit of the workspace's drafts into the collection; returns it once awaiting approval. */
-async function requestCommit(api: Api, ws: string, col: string, message: string): Promise<string> {
-  const reply = await api.post(`/workspaces/${ws}/commits`, { collection_id: col, message });
-  assert.equal(reply.status, 202, reply.text);
-  const id = reply.body.id as string;
-  await eventually(async () => (await api.get(`/commits/${id}`)).body.state === 'awaiting_approval', 30_000, `commit ${id} awaiting`);
-  return id;
-}
 
 /** Signs in through the console and the platform's own sign-in page, starting from `path`. */
 

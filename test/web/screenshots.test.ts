@@ -11,7 +11,8 @@ import type { Browser, Page } from 'playwright-core';
 import { agentId } from '../../src/invocations/agents/registry.js';
 import { launchBrowser, screenshot } from '../helpers/browser.js';
 import { consolePage, draft, newPerson, signIn, type Person } from '../helpers/console.js';
-import { eventually, type Api } from '../helpers/http.js';
+import { eventually } from '../helpers/http.js';
+import { requestCommit } from '../helpers/commit.js';
 import { startPlatform, type TestPlatform } from '../helpers/platform.js';
 
 // Abstracts from the Cranfield collection (aeronautics, public research data), as a reader's notes.
@@ -51,14 +52,6 @@ const later = {
     '# Some structural and aeroelastic considerations of high speed flight\n\n*Bisplinghoff, J. Ae. Scs. 23, 1956* · Cranfield 12\n\n' +
     'The dominating factors in structural design of high-speed aircraft are **thermal and aeroelastic** in origin.\n',
 };
-
-async function requestCommit(api: Api, ws: string, col: string, message: string): Promise<string> {
-  const reply = await api.post(`/workspaces/${ws}/commits`, { collection_id: col, message });
-  assert.equal(reply.status, 202, reply.text);
-  const id = reply.body.id as string;
-  await eventually(async () => (await api.get(`/commits/${id}`)).body.state === 'awaiting_approval', 30_000, `commit ${id} awaiting`);
-  return id;
-}
 
 /** The page's background colour as drawn (the body's computed background). */
 const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
@@ -237,6 +230,7 @@ describe("the console's look, with the screenshots the docs show", () => {
     await both('settings', async () => {
       await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
       await page.getByRole('heading', { level: 2, name: 'API keys' }).waitFor();
+      await page.getByRole('form', { name: 'New server credential' }).waitFor();
     });
     // The header says where you are, to the eye and to a screen reader.
     const nav = page.getByRole('navigation', { name: 'Console' });
