@@ -1,6 +1,6 @@
 /**
  * The outbound guard's allow-list for a deployment (issue #37): the CIDRs of MCP_OUTBOUND_ALLOW, and
- * loopback when MCP_OUTBOUND_LOOPBACK says so (unset: in development only). Loopback alone: private
+ * loopback when MCP_OUTBOUND_LOOPBACK says so (unset: in development, when the API listens on loopback only). Loopback alone: private
  * ranges, link-local and cloud metadata (169.254.169.254) stay refused unless MCP_OUTBOUND_ALLOW
  * lists them. OAuth metadata documents have their own list (OAUTH_METADATA_DOCUMENT_ALLOW) and never
  * take this one.
@@ -16,11 +16,18 @@ export function outboundAllowList(config: Pick<Config, 'MCP_OUTBOUND_ALLOW' | 'o
 }
 
 /** What `npm start` and the API say about it at start. */
-export function outboundLine(config: Pick<Config, 'MCP_OUTBOUND_ALLOW' | 'outboundLoopback' | 'isDev'>): string {
+export function outboundLine(
+  config: Pick<Config, 'MCP_OUTBOUND_ALLOW' | 'MCP_OUTBOUND_LOOPBACK' | 'outboundLoopback' | 'isDev' | 'HOST'>,
+): string {
   const listed = parseAllowList(config.MCP_OUTBOUND_ALLOW);
   const also = listed.length > 0 ? `; also ${listed.join(', ')} (MCP_OUTBOUND_ALLOW)` : '';
   if (!config.outboundLoopback) {
-    return `loopback refused${config.isDev ? ' (MCP_OUTBOUND_LOOPBACK=false)' : ' (production)'}${also}`;
+    const why = !config.isDev
+      ? 'production'
+      : config.MCP_OUTBOUND_LOOPBACK === false
+        ? 'MCP_OUTBOUND_LOOPBACK=false'
+        : `development, but HOST=${config.HOST} answers other machines; MCP_OUTBOUND_LOOPBACK=true allows it`;
+    return `loopback refused (${why})${also}`;
   }
   return config.isDev
     ? `loopback allowed (development); production refuses it unless MCP_OUTBOUND_ALLOW lists it${also}`

@@ -25,6 +25,13 @@ describe('MCP_OUTBOUND_LOOPBACK', () => {
     assert.equal(loadConfig({ MCP_OUTBOUND_LOOPBACK: '' }).outboundLoopback, true, 'empty is unset');
     assert.equal(loadConfig(production).outboundLoopback, false);
     assert.equal(loadConfig({ ...production, MCP_OUTBOUND_LOOPBACK: 'true' }).outboundLoopback, true);
+    // A development platform that answers other machines does not open this machine's loopback to them.
+    for (const HOST of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]'])
+      assert.equal(loadConfig({ HOST }).outboundLoopback, true, HOST);
+    for (const HOST of ['0.0.0.0', '::', '192.168.1.20', 'dev.example.org', '127.0.0.1.example.org']) {
+      assert.equal(loadConfig({ HOST }).outboundLoopback, false, HOST);
+    }
+    assert.equal(loadConfig({ HOST: '0.0.0.0', MCP_OUTBOUND_LOOPBACK: 'true' }).outboundLoopback, true);
   });
 
   it('refuses a value that is not a boolean with one line', () => {
@@ -66,6 +73,10 @@ describe('MCP_OUTBOUND_LOOPBACK', () => {
     assert.equal(outboundLine(loadConfig({})), 'loopback allowed (development); production refuses it unless MCP_OUTBOUND_ALLOW lists it');
     assert.equal(outboundLine(loadConfig({ MCP_OUTBOUND_LOOPBACK: 'false' })), 'loopback refused (MCP_OUTBOUND_LOOPBACK=false)');
     assert.equal(outboundLine(loadConfig(production)), 'loopback refused (production)');
+    assert.equal(
+      outboundLine(loadConfig({ HOST: '0.0.0.0' })),
+      'loopback refused (development, but HOST=0.0.0.0 answers other machines; MCP_OUTBOUND_LOOPBACK=true allows it)',
+    );
     assert.equal(
       outboundLine(loadConfig({ ...production, MCP_OUTBOUND_LOOPBACK: 'true', MCP_OUTBOUND_ALLOW: '10.1.0.0/16' })),
       'loopback allowed (MCP_OUTBOUND_LOOPBACK=true); also 10.1.0.0/16 (MCP_OUTBOUND_ALLOW)',

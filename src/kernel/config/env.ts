@@ -280,7 +280,11 @@ export interface Config extends Env {
   /** Browser origins and Host names besides the API's own that may call /mcp. */
   mcpAllowedOrigins: string[];
   mcpAllowedHosts: string[];
-  /** MCP_OUTBOUND_LOOPBACK, else isDev: the outbound guard lets loopback through. */
+  /**
+   * MCP_OUTBOUND_LOOPBACK, else development with the API listening on loopback only: the outbound guard
+   * lets loopback through. A development platform on HOST=0.0.0.0 answers other machines, which must not
+   * reach this one's loopback services (Temporal, the store, metrics) through it.
+   */
   outboundLoopback: boolean;
 }
 
@@ -314,6 +318,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: e.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
     mcpAllowedOrigins: list(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: list(e.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
-    outboundLoopback: e.MCP_OUTBOUND_LOOPBACK ?? isDev,
+    outboundLoopback: e.MCP_OUTBOUND_LOOPBACK ?? (isDev && listensOnLoopbackOnly(e.HOST)),
   };
+}
+
+/** HOST names this machine only: `localhost`, `127.x.x.x` or `::1`. */
+export function listensOnLoopbackOnly(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
 }
