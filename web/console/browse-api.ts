@@ -1,7 +1,8 @@
 // What the browsing pages read from the API: containers, artifacts, search results, an opened artifact.
+import type { ContainerKind, SearchHit } from './search-api';
 import type { ViewerRef } from './viewer/frame';
 
-export type ContainerKind = 'workspace' | 'collection';
+export type { ContainerKind };
 
 /** GET /workspaces/{id}, GET /collections/{id}. */
 export interface Container {
@@ -30,23 +31,7 @@ export interface Artifact {
   provenance?: { created_by: string; created_at: string; updated_by: string; updated_at: string; source?: unknown };
 }
 
-export interface RetrieverHit {
-  rank: number;
-  score: number;
-  /** No vector yet: the semantic rank is the lexical one (issue #23), not a neighbour found. */
-  imputed?: true;
-}
-
-/** One result of POST /artifacts/search: the fused RRF score and each retriever's rank and score. */
-export interface SearchHit {
-  id: string;
-  title: string;
-  content_type: string;
-  container: { kind: ContainerKind; id: string };
-  score: number;
-  retrievers: { lexical?: RetrieverHit; semantic?: RetrieverHit };
-}
-
+/** POST /artifacts/search: each result with the fused RRF score and each retriever's rank and score. */
 export interface SearchResponse {
   query: string;
   preset: string;
